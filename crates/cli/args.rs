@@ -1,0 +1,177 @@
+//! The command line: clap definitions only. Values are validated here (bad
+//! values fail inside clap with exit code 2); commands receive typed options.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Inspect and repair Apache Kafka's on-disk log data.
+///
+/// Exit codes: 0 clean, 1 problems found in the data, 2 usage or I/O error.
+#[derive(Parser, Debug)]
+#[command(name = "logtool", version, max_term_width = 100, propagate_version = true)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalOpts,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options every command takes.
+#[derive(Args, Debug, Clone)]
+pub struct GlobalOpts {
+    /// Output format: a table for people, or JSON Lines for scripts (schema: docs/json.md).
+    #[arg(long, value_enum, default_value_t = Format::Table, global = true)]
+    pub format: Format,
+    /// No progress bar.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+}
+
+/// Output format.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Tables, for people.
+    Table,
+    /// JSON Lines, one object per line, for scripts.
+    Json,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Print the contents of log files, partition dirs or whole log dirs.
+    ///
+    /// PATH may be any file of a Kafka log dir (segment .log, .index, .timeindex,
+    /// .txnindex, producer .snapshot, KRaft .checkpoint, the offset checkpoints,
+    /// leader-epoch-checkpoint, partition.metadata, meta.properties, quorum-state),
+    /// a partition directory, or a log dir (walked in the order described in
+    /// docs/json.md). Damaged bytes are reported with their position and the dump
+    /// goes on. Exit code 1 when any damage (bad CRC, corrupt or truncated bytes)
+    /// was found.
+    Dump(DumpArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct DumpArgs {
+    /// Files or directories to dump.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Also print every record of every batch.
+    #[arg(long)]
+    pub deep: bool,
+    /// How to print keys, values and header values (utf8 is lossy: invalid bytes become U+FFFD).
+    #[arg(long, value_enum, default_value_t = Payload::Utf8)]
+    pub payload: Payload,
+    /// Only offsets in this range: A..B (B excluded), A.., ..B, or one offset A.
+    /// Segments outside it are skipped and the offset index is used to seek.
+    #[arg(long, value_name = "RANGE", value_parser = parse_offset_range)]
+    pub offsets: Option<OffsetRange>,
+    /// Only read batches lying entirely within the first N bytes of each .log
+    /// (like kafka-dump-log's --max-bytes). Suffixes K, M, G (powers of 1024).
+    #[arg(long, value_name = "N", value_parser = parse_size)]
+    pub max_bytes: Option<u64>,
+    /// Largest batch accepted before it is reported as corrupt (held in memory while decoded).
+    #[arg(long, value_name = "N", value_parser = parse_size, default_value = "128M", hide_short_help = true)]
+    pub max_batch_size: u64,
+    /// Ceiling on the decompressed size of one batch (guards against decompression bombs).
+    #[arg(long, value_name = "N", value_parser = parse_size, default_value = "256M", hide_short_help = true)]
+    pub max_decompressed_size: u64,
+}
+
+/// How payload bytes are printed.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Payload {
+    /// UTF-8, invalid sequences replaced by U+FFFD.
+    Utf8,
+    /// Lowercase hexadecimal.
+    Hex,
+    /// Standard base64 with padding.
+    Base64,
+    /// Not printed (sizes only).
+    None,
+}
+
+/// A half-open offset range `[start, end)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OffsetRange {
+    pub start: i64,
+    pub end: i64,
+}
+
+impl OffsetRange {
+    pub fn contains(&self, offset: i64) -> bool {
+        offset >= self.start && offset < self.end
+    }
+
+    /// Does `[first, last]` meet the range?
+    pub fn overlaps(&self, first: i64, last: i64) -> bool {
+        first < self.end && last >= self.start
+    }
+}
+
+fn parse_offset(s: &str) -> Result<i64, String> {
+    let v: i64 = s.trim().parse().map_err(|_| format!("{s:?} is not an offset"))?;
+    if v < 0 {
+        return Err(format!("offset {v} is negative"));
+    }
+    Ok(v)
+}
+
+pub fn parse_offset_range(s: &str) -> Result<OffsetRange, String> {
+    let r = match s.split_once("..") {
+        None => {
+            let a = parse_offset(s)?;
+            OffsetRange { start: a, end: a.saturating_add(1) }
+        }
+        Some((a, b)) => OffsetRange {
+            start: if a.is_empty() { 0 } else { parse_offset(a)? },
+            end: if b.is_empty() { i64::MAX } else { parse_offset(b)? },
+        },
+    };
+    if r.start >= r.end {
+        return Err(format!("the range {s:?} is empty"));
+    }
+    Ok(r)
+}
+
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (num, mult) = match t.char_indices().last() {
+        Some((i, 'k' | 'K')) => (&t[..i], 1u64 << 10),
+        Some((i, 'm' | 'M')) => (&t[..i], 1 << 20),
+        Some((i, 'g' | 'G')) => (&t[..i], 1 << 30),
+        _ => (t, 1),
+    };
+    let n: u64 = num.parse().map_err(|_| format!("{s:?} is not a size (examples: 4096, 64K, 16M, 2G)"))?;
+    n.checked_mul(mult).ok_or_else(|| format!("{s:?} is too large"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn verify_cli() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn offset_ranges() {
+        assert_eq!(parse_offset_range("5..10").unwrap(), OffsetRange { start: 5, end: 10 });
+        assert_eq!(parse_offset_range("5..").unwrap(), OffsetRange { start: 5, end: i64::MAX });
+        assert_eq!(parse_offset_range("..10").unwrap(), OffsetRange { start: 0, end: 10 });
+        assert_eq!(parse_offset_range("7").unwrap(), OffsetRange { start: 7, end: 8 });
+        assert!(parse_offset_range("10..5").is_err());
+        assert!(parse_offset_range("x..5").is_err());
+        assert!(parse_offset_range("-1..5").is_err());
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("4096").unwrap(), 4096);
+        assert_eq!(parse_size("64K").unwrap(), 65536);
+        assert_eq!(parse_size("2g").unwrap(), 2 << 30);
+        assert!(parse_size("12Q").is_err());
+    }
+}

@@ -1,0 +1,772 @@
+//! `logtool dump`: print what files, partition dirs and log dirs hold.
+//!
+//! Paths are expanded (log dir → partition dirs → files, in the order
+//! `logfmt::logdir` documents), then each file is dumped by kind. Damage is
+//! reported as `error` lines with byte positions and the dump goes on: inside
+//! a `.log` the reader resynchronises at the next valid batch, and every other
+//! file is independent. Only the output failing stops the run.
+//!
+//! `--offsets` skips whole segments outside the range and seeks inside a
+//! segment with its offset index (never scanning from the start when the index
+//! is sound; when the index points at something that is not the batch it
+//! claims, a note says so and the segment is read from its start).
+
+use std::borrow::Cow;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use base64::Engine;
+use logfmt::batch::RecordBatch;
+use logfmt::control::{self, ControlRecord};
+use logfmt::index::{self, IndexEntry, IndexKind, IndexReader};
+use logfmt::legacy::LegacyMessage;
+use logfmt::log::{Entry, Item, LogReader};
+use logfmt::logdir::{self, LogDirEntry, Target};
+use logfmt::naming::{self, FileKind, FileName};
+use logfmt::{Error, ErrorClass, Limits};
+
+use crate::args::{DumpArgs, GlobalOpts, OffsetRange, Payload};
+use crate::exit::Status;
+use crate::output::*;
+use crate::progress::Progress;
+
+/// One unit of work, in output order.
+enum Work {
+    File {
+        path: PathBuf,
+        size: u64,
+    },
+    /// A directory in a log dir that is not a partition.
+    Foreign(PathBuf),
+    /// A path that could not be listed or opened.
+    Failed {
+        path: PathBuf,
+        error: Error,
+    },
+}
+
+pub fn run(global: &GlobalOpts, args: &DumpArgs) -> anyhow::Result<Status> {
+    let limits = Limits {
+        max_batch_size: u32::try_from(args.max_batch_size).unwrap_or(u32::MAX),
+        max_decompressed_size: usize::try_from(args.max_decompressed_size).unwrap_or(usize::MAX),
+        ..Limits::default()
+    };
+    let mut work = Vec::new();
+    for p in &args.paths {
+        plan(p, args.offsets, &mut work);
+    }
+    let total: u64 = work.iter().map(|w| if let Work::File { size, .. } = w { *size } else { 0 }).sum();
+    let progress = Progress::new(total, global.quiet);
+    let out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    let mut d = Dumper {
+        out: Output::new(out, global.format),
+        args,
+        limits,
+        scratch: Vec::new(),
+        status: Status::Clean,
+        summary: SummaryLine::default(),
+        progress: &progress,
+    };
+    for w in work {
+        match w {
+            Work::File { path, size } => d.file(&path, size)?,
+            Work::Foreign(path) => {
+                let file = path.display().to_string();
+                let message =
+                    "a directory that is not a partition (Kafka 3.9 refuses to start on a log dir holding one)".into();
+                d.out.emit(&Line::Note(NoteLine { file: &file, message }))?;
+            }
+            Work::Failed { path, error } => {
+                let file = path.display().to_string();
+                d.error(&file, &error, None)?;
+            }
+        }
+    }
+    progress.finish();
+    let summary = d.summary;
+    d.out.emit(&Line::Summary(summary))?;
+    d.out.finish()?;
+    Ok(d.status)
+}
+
+fn file_size(path: &Path) -> Result<u64, Error> {
+    std::fs::metadata(path).map(|m| m.len()).map_err(|e| Error::io(e, Some(path)))
+}
+
+fn push_file(path: PathBuf, work: &mut Vec<Work>) {
+    match file_size(&path) {
+        Ok(size) => work.push(Work::File { path, size }),
+        Err(error) => work.push(Work::Failed { path, error }),
+    }
+}
+
+/// Expand a user path into work items.
+fn plan(path: &Path, offsets: Option<OffsetRange>, work: &mut Vec<Work>) {
+    match logdir::resolve(path) {
+        Err(error) => work.push(Work::Failed { path: path.to_path_buf(), error }),
+        Ok(Target::File(p)) => push_file(p, work),
+        Ok(Target::PartitionDir(p)) => plan_partition(&p, offsets, work),
+        Ok(Target::LogDir(p)) => match logdir::log_dir_entries(&p) {
+            Err(error) => work.push(Work::Failed { path: p, error }),
+            Ok(entries) => {
+                for e in entries {
+                    match e {
+                        LogDirEntry::File(f) => push_file(f, work),
+                        LogDirEntry::Partition(d) => plan_partition(&d, offsets, work),
+                        LogDirEntry::Foreign(d) => work.push(Work::Foreign(d)),
+                    }
+                }
+            }
+        },
+    }
+}
+
+fn is_segment_file(n: &FileName) -> bool {
+    matches!(n.kind, FileKind::Log | FileKind::OffsetIndex | FileKind::TimeIndex | FileKind::TxnIndex)
+}
+
+fn plan_partition(dir: &Path, offsets: Option<OffsetRange>, work: &mut Vec<Work>) {
+    let files = match logdir::partition_files(dir) {
+        Ok(f) => f,
+        Err(error) => {
+            work.push(Work::Failed { path: dir.to_path_buf(), error });
+            return;
+        }
+    };
+    let name_of =
+        |p: &PathBuf| naming::classify(&p.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default());
+    // live segment base offsets, ascending (partition_files sorts them)
+    let bases: Vec<i64> = files
+        .iter()
+        .map(name_of)
+        .filter(|n| n.kind == FileKind::Log && n.suffix.is_none())
+        .filter_map(|n| n.offset)
+        .collect();
+    for f in files {
+        let n = name_of(&f);
+        if let (Some(range), true) = (offsets, is_segment_file(&n)) {
+            // keep a segment's files only if the segment can hold offsets in range
+            let Some(base) = n.offset.filter(|_| n.suffix.is_none()) else { continue };
+            let next = bases.iter().copied().find(|&b| b > base).unwrap_or(i64::MAX);
+            if !range.overlaps(base, next.saturating_sub(1)) {
+                continue;
+            }
+        }
+        push_file(f, work);
+    }
+}
+
+fn encode<'a>(payload: Payload, bytes: Option<&'a [u8]>) -> Field<'a> {
+    match (payload, bytes) {
+        (Payload::None, _) => Field::Absent,
+        (_, None) => Field::Null,
+        (Payload::Utf8, Some(b)) => Field::Text(String::from_utf8_lossy(b)),
+        (Payload::Hex, Some(b)) => Field::Text(Cow::Owned(hex(b))),
+        (Payload::Base64, Some(b)) => Field::Text(Cow::Owned(base64::engine::general_purpose::STANDARD.encode(b))),
+    }
+}
+
+fn hex(b: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(b.len() * 2);
+    for &x in b {
+        s.push(DIGITS[usize::from(x >> 4)] as char);
+        s.push(DIGITS[usize::from(x & 0xf)] as char);
+    }
+    s
+}
+
+/// Control records as JSON (docs/json.md).
+fn control_json(c: &ControlRecord) -> serde_json::Value {
+    use serde_json::json;
+    match c {
+        ControlRecord::EndTxn(m) => json!({
+            "type": if m.commit { "commit" } else { "abort" },
+            "version": m.version,
+            "coordinator_epoch": m.coordinator_epoch,
+        }),
+        ControlRecord::LeaderChange(l) => json!({
+            "type": "leader_change",
+            "version": l.version,
+            "leader_id": l.leader_id,
+            "voters": l.voters,
+            "granting_voters": l.granting_voters,
+        }),
+        ControlRecord::SnapshotHeader(h) => json!({
+            "type": "snapshot_header",
+            "version": h.version,
+            "last_contained_log_timestamp": h.last_contained_log_timestamp,
+        }),
+        ControlRecord::SnapshotFooter(f) => json!({ "type": "snapshot_footer", "version": f.version }),
+        ControlRecord::KRaftVersion(k) => json!({
+            "type": "kraft_version",
+            "version": k.version,
+            "kraft_version": k.kraft_version,
+        }),
+        ControlRecord::KRaftVoters(v) => json!({
+            "type": "kraft_voters",
+            "version": v.version,
+            "voters": v.voters.iter().map(|voter| json!({
+                "voter_id": voter.voter_id,
+                "voter_directory_id": logfmt::uuid::Uuid(voter.voter_directory_id).to_string(),
+                "endpoints": voter.endpoints.iter().map(|e| json!({"name": e.name, "host": e.host, "port": e.port})).collect::<Vec<_>>(),
+                "kraft_version_feature": {
+                    "min_supported_version": voter.min_supported_version,
+                    "max_supported_version": voter.max_supported_version,
+                },
+            })).collect::<Vec<_>>(),
+        }),
+        ControlRecord::Unknown { type_id } => json!({ "type": "unknown", "type_id": type_id }),
+    }
+}
+
+struct Dumper<'a, W: Write> {
+    out: Output<W>,
+    args: &'a DumpArgs,
+    limits: Limits,
+    scratch: Vec<u8>,
+    status: Status,
+    summary: SummaryLine,
+    progress: &'a Progress,
+}
+
+impl<W: Write> Dumper<'_, W> {
+    /// Report an error: I/O errors make the exit status 2, damage 1.
+    fn error(&mut self, file: &str, e: &Error, end: Option<u64>) -> io::Result<()> {
+        let class = e.class();
+        self.status = self.status.merge(if class == ErrorClass::Io { Status::Error } else { Status::Problems });
+        self.summary.problems += 1;
+        let message = if class == ErrorClass::Io { e.to_string() } else { e.message() };
+        self.out.emit(&Line::Error(ErrorLine {
+            file,
+            position: e.position(),
+            end_position: end,
+            kind: class.name(),
+            message,
+        }))
+    }
+
+    fn note(&mut self, file: &str, message: String) -> io::Result<()> {
+        self.out.emit(&Line::Note(NoteLine { file, message }))
+    }
+
+    fn file(&mut self, path: &Path, size: u64) -> io::Result<()> {
+        let file = path.display().to_string();
+        let fname = path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = naming::classify(&fname);
+        let base_offset = if is_segment_file(&name) { name.offset } else { None };
+        self.out.emit(&Line::File(FileLine {
+            file: &file,
+            kind: name.kind.name(),
+            size,
+            base_offset,
+            suffix: name.suffix.map(|s| s.name()),
+        }))?;
+        self.summary.files += 1;
+        match name.kind {
+            FileKind::Log | FileKind::KraftSnapshot => self.log(path, &file, &name)?,
+            FileKind::OffsetIndex => self.index(path, &file, IndexKind::Offset, name.offset.unwrap_or(0))?,
+            FileKind::TimeIndex => self.index(path, &file, IndexKind::Time, name.offset.unwrap_or(0))?,
+            FileKind::TxnIndex => self.index(path, &file, IndexKind::Txn, name.offset.unwrap_or(0))?,
+            FileKind::ProducerSnapshot => self.snapshot(path, &file)?,
+            k if k.is_offset_checkpoint() => self.offset_checkpoint(path, &file)?,
+            FileKind::LeaderEpochCheckpoint => self.epochs(path, &file)?,
+            FileKind::PartitionMetadata => self.partition_metadata(path, &file)?,
+            FileKind::MetaProperties => self.meta_properties(path, &file)?,
+            FileKind::QuorumState | FileKind::CleanShutdown => self.json_file(path, &file, name.kind)?,
+            _ => {}
+        }
+        if !matches!(name.kind, FileKind::Log | FileKind::KraftSnapshot) {
+            self.progress.inc(size);
+        }
+        Ok(())
+    }
+
+    fn log(&mut self, path: &Path, file: &str, name: &FileName) -> io::Result<()> {
+        let mut reader = match LogReader::open(path, self.limits) {
+            Ok(r) => r,
+            Err(e) => return self.error(file, &e, None),
+        };
+        let size = reader.end();
+        if let Some(n) = self.args.max_bytes {
+            reader.set_end(n);
+        }
+        let limited = reader.end() < size;
+        let range = self.args.offsets;
+        // Seek with the offset index: `expect` is the offset of the index entry used.
+        let mut expect: Option<i64> = None;
+        if let (Some(r), FileKind::Log, Some(base), None) = (range, name.kind, name.offset, name.suffix) {
+            let idx = path.with_file_name(naming::segment_file_name(base, logfmt::spec::names::INDEX_FILE_SUFFIX));
+            if idx.exists() {
+                match index::lookup_offset(&idx, base, r.start) {
+                    Ok(Some(e)) if e.position > 0 && (e.position as u64) < reader.end() => {
+                        reader.seek(e.position as u64);
+                        expect = Some(e.offset);
+                    }
+                    Ok(_) => {}
+                    Err(e) => self.note(file, format!("offset index not usable ({e}); reading from the start"))?,
+                }
+            }
+        }
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let mut done_to = reader.position();
+        loop {
+            let mut restart = false;
+            let mut stop = false;
+            match reader.next_item() {
+                Err(e) => {
+                    self.error(file, &e, None)?;
+                    break;
+                }
+                Ok(None) => break,
+                Ok(Some(Item::Entry(entry))) => {
+                    if let Some(expected) = expect.take() {
+                        if entry.last_offset() > expected {
+                            restart = true;
+                        }
+                    }
+                    if !restart {
+                        stop = self.entry(file, &entry, range, &mut scratch)?;
+                    }
+                }
+                Ok(Some(Item::Damage(d))) => {
+                    if expect.take().is_some() {
+                        restart = true;
+                    } else if d.truncated_tail && limited {
+                        // --max-bytes cut a batch: not damage, as with kafka-dump-log
+                        break;
+                    } else {
+                        self.error(file, &d.error, Some(d.end))?;
+                        if d.truncated_tail {
+                            self.note(
+                                file,
+                                format!(
+                                    "{} byte(s) at the end of the file do not hold a whole batch: a torn write",
+                                    d.end - d.start
+                                ),
+                            )?;
+                        }
+                    }
+                }
+            }
+            if restart {
+                self.note(
+                    file,
+                    "the offset index points at a batch that does not match it; reading from the start".into(),
+                )?;
+                reader.seek(0);
+            }
+            let pos = reader.position();
+            self.progress.inc(pos.saturating_sub(done_to));
+            done_to = pos;
+            if stop {
+                break;
+            }
+        }
+        self.progress.inc(size.saturating_sub(done_to));
+        self.scratch = scratch;
+        Ok(())
+    }
+
+    /// Print one entry; returns true when the offset range is exhausted.
+    fn entry(
+        &mut self,
+        file: &str,
+        entry: &Entry<'_>,
+        range: Option<OffsetRange>,
+        scratch: &mut Vec<u8>,
+    ) -> io::Result<bool> {
+        match entry {
+            Entry::V2(b) => self.batch(file, b, range, scratch),
+            Entry::Legacy(m) => self.legacy(file, m, range, scratch),
+        }
+    }
+
+    fn batch(
+        &mut self,
+        file: &str,
+        b: &RecordBatch<'_>,
+        range: Option<OffsetRange>,
+        scratch: &mut Vec<u8>,
+    ) -> io::Result<bool> {
+        let h = *b.header();
+        if let Some(r) = range {
+            if h.base_offset >= r.end {
+                return Ok(true);
+            }
+            if h.last_offset() < r.start {
+                return Ok(false);
+            }
+        }
+        let crc_valid = b.is_valid();
+        self.summary.batches += 1;
+        self.summary.bytes += b.bytes().len() as u64;
+        self.out.emit(&Line::Batch(BatchLine {
+            file,
+            position: b.position(),
+            base_offset: Some(h.base_offset),
+            last_offset: h.last_offset(),
+            count: Some(h.records_count.into()),
+            size: b.bytes().len() as u64,
+            magic: h.magic,
+            crc: h.crc,
+            crc_valid,
+            compression: h.compression().map(|c| c.name()),
+            timestamp_type: h.timestamp_type().name(),
+            base_timestamp: h.base_timestamp,
+            max_timestamp: h.max_timestamp,
+            producer_id: h.producer_id,
+            producer_epoch: h.producer_epoch,
+            base_sequence: h.base_sequence,
+            last_sequence: h.last_sequence(),
+            partition_leader_epoch: h.partition_leader_epoch,
+            is_transactional: h.is_transactional(),
+            is_control: h.is_control(),
+            delete_horizon_ms: h.delete_horizon_ms(),
+            attributes: h.attributes,
+        }))?;
+        if !crc_valid {
+            let e = Error::at(
+                b.position() + logfmt::spec::batch::CRC_OFFSET as u64,
+                logfmt::ErrorKind::CrcMismatch { what: "record batch", stored: h.crc, computed: b.compute_crc() },
+            );
+            self.error(file, &e, None)?;
+        }
+        let needs_records = self.args.deep || h.compression().is_none();
+        if !needs_records {
+            return Ok(false);
+        }
+        let records = match b.records(scratch, &self.limits) {
+            Ok(r) => r,
+            Err(e) => {
+                self.error(file, &e, None)?;
+                return Ok(false);
+            }
+        };
+        let payload = self.args.payload;
+        for r in records {
+            let rec = match r {
+                Ok(rec) => rec,
+                Err(e) => {
+                    self.error(file, &e, None)?;
+                    break;
+                }
+            };
+            if range.is_some_and(|r| !r.contains(rec.offset)) {
+                continue;
+            }
+            self.summary.records += 1;
+            let control = if h.is_control() {
+                match control::parse(&rec, b.position()) {
+                    Ok(c) => Some(control_json(&c)),
+                    Err(e) => {
+                        self.error(file, &e, None)?;
+                        None
+                    }
+                }
+            } else {
+                None
+            };
+            let headers = rec
+                .headers
+                .iter()
+                .map(|hd| HeaderOut { key: String::from_utf8_lossy(hd.key), value: encode(payload, hd.value) })
+                .collect();
+            self.out.emit(&Line::Record(RecordLine {
+                file,
+                offset: rec.offset,
+                timestamp: rec.timestamp,
+                key_size: rec.key_size(),
+                value_size: rec.value_size(),
+                sequence: rec.sequence,
+                key: encode(payload, rec.key),
+                value: encode(payload, rec.value),
+                headers,
+                control,
+                crc: None,
+                crc_valid: None,
+            }))?;
+        }
+        Ok(false)
+    }
+
+    fn legacy(
+        &mut self,
+        file: &str,
+        m: &LegacyMessage<'_>,
+        range: Option<OffsetRange>,
+        scratch: &mut Vec<u8>,
+    ) -> io::Result<bool> {
+        let records = m.records(scratch, &self.limits);
+        let (base_offset, count) = match &records {
+            Ok(r) => (Some(r.base_offset()), Some(i64::from(r.record_count()))),
+            Err(_) => (None, None),
+        };
+        if let Some(r) = range {
+            if base_offset.unwrap_or(m.offset) >= r.end {
+                return Ok(true);
+            }
+            if m.offset < r.start {
+                return Ok(false);
+            }
+        }
+        let crc_valid = m.is_valid();
+        self.summary.batches += 1;
+        self.summary.bytes += m.size_in_bytes();
+        self.out.emit(&Line::Batch(BatchLine {
+            file,
+            position: m.position(),
+            base_offset,
+            last_offset: m.offset,
+            count,
+            size: m.size_in_bytes(),
+            magic: m.magic,
+            crc: m.crc,
+            crc_valid,
+            compression: m.compression().map(|c| c.name()),
+            timestamp_type: m.timestamp_type().name(),
+            base_timestamp: m.timestamp,
+            max_timestamp: m.timestamp,
+            producer_id: -1,
+            producer_epoch: -1,
+            base_sequence: -1,
+            last_sequence: -1,
+            partition_leader_epoch: -1,
+            is_transactional: false,
+            is_control: false,
+            delete_horizon_ms: None,
+            attributes: i16::from(m.attributes),
+        }))?;
+        if !crc_valid {
+            let e = Error::at(
+                m.position() + logfmt::spec::log::LOG_OVERHEAD as u64,
+                logfmt::ErrorKind::CrcMismatch { what: "message", stored: m.crc, computed: m.compute_crc() },
+            );
+            self.error(file, &e, None)?;
+        }
+        let records = match records {
+            Ok(r) => r,
+            Err(e) => {
+                self.error(file, &e, None)?;
+                return Ok(false);
+            }
+        };
+        if !self.args.deep {
+            return Ok(false);
+        }
+        let payload = self.args.payload;
+        for r in records {
+            let rec = match r {
+                Ok(rec) => rec,
+                Err(e) => {
+                    self.error(file, &e, None)?;
+                    break;
+                }
+            };
+            if range.is_some_and(|r| !r.contains(rec.offset)) {
+                continue;
+            }
+            self.summary.records += 1;
+            let msg = rec.message;
+            let valid = msg.is_valid();
+            if !valid {
+                let e = Error::malformed(
+                    m.position(),
+                    "message",
+                    format!(
+                        "inner message at offset {} has a bad CRC (stored {}, computed {})",
+                        rec.offset,
+                        msg.crc,
+                        msg.compute_crc()
+                    ),
+                );
+                self.error(file, &e, None)?;
+            }
+            self.out.emit(&Line::Record(RecordLine {
+                file,
+                offset: rec.offset,
+                timestamp: rec.timestamp,
+                key_size: msg.key_size(),
+                value_size: msg.value_size(),
+                sequence: -1,
+                key: encode(payload, msg.key),
+                value: encode(payload, msg.value),
+                headers: Vec::new(),
+                control: None,
+                crc: Some(msg.crc),
+                crc_valid: Some(valid),
+            }))?;
+        }
+        Ok(false)
+    }
+
+    fn index(&mut self, path: &Path, file: &str, kind: IndexKind, base: i64) -> io::Result<()> {
+        let mut r = match IndexReader::open(path, kind, base) {
+            Ok(r) => r,
+            Err(e) => return self.error(file, &e, None),
+        };
+        let range = self.args.offsets;
+        let keep = |first: i64, last: i64| range.is_none_or(|r| r.overlaps(first, last));
+        for e in r.by_ref() {
+            match e {
+                Ok(IndexEntry::Offset(e)) if keep(e.offset, e.offset) => {
+                    self.out.emit(&Line::IndexEntry(IndexEntryLine { file, offset: e.offset, position: e.position }))?
+                }
+                Ok(IndexEntry::Time(e)) if keep(e.offset, e.offset) => {
+                    self.out.emit(&Line::TimeIndexEntry(TimeIndexEntryLine {
+                        file,
+                        timestamp: e.timestamp,
+                        offset: e.offset,
+                    }))?
+                }
+                Ok(IndexEntry::Txn(e)) if keep(e.first_offset, e.last_offset) => {
+                    self.out.emit(&Line::TxnIndexEntry(TxnIndexEntryLine {
+                        file,
+                        version: e.version,
+                        producer_id: e.producer_id,
+                        first_offset: e.first_offset,
+                        last_offset: e.last_offset,
+                        last_stable_offset: e.last_stable_offset,
+                    }))?
+                }
+                Ok(_) => {}
+                Err(e) => self.error(file, &e, None)?,
+            }
+        }
+        if let Some(t) = r.tail().copied() {
+            if t.slots > 0 || t.partial_bytes > 0 {
+                self.out.emit(&Line::IndexTail(IndexTailLine {
+                    file,
+                    position: t.position,
+                    slots: t.slots,
+                    zeroed: t.zeroed,
+                    partial_bytes: t.partial_bytes,
+                }))?;
+            }
+            if !t.zeroed {
+                let e =
+                    Error::malformed(t.position, "index", format!("{} unused slot(s) hold non-zero bytes", t.slots));
+                self.error(file, &e, None)?;
+            }
+            if t.partial_bytes > 0 {
+                let at = t.position + t.slots * kind.entry_size() as u64;
+                let e = Error::at(
+                    at,
+                    logfmt::ErrorKind::TrailingBytes { what: "last whole index entry", bytes: t.partial_bytes },
+                );
+                self.error(file, &e, None)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn snapshot(&mut self, path: &Path, file: &str) -> io::Result<()> {
+        let s = match logfmt::snapshot::read(path, &self.limits) {
+            Ok(s) => s,
+            Err(e) => return self.error(file, &e, None),
+        };
+        for p in &s.entries {
+            self.out.emit(&Line::ProducerState(ProducerStateLine {
+                file,
+                producer_id: p.producer_id,
+                producer_epoch: p.producer_epoch,
+                coordinator_epoch: p.coordinator_epoch,
+                current_txn_first_offset: p.open_transaction(),
+                first_sequence: p.first_sequence(),
+                last_sequence: p.last_sequence,
+                last_offset: p.last_offset,
+                offset_delta: p.offset_delta,
+                last_timestamp: p.timestamp,
+            }))?;
+        }
+        if !s.crc_valid() {
+            let e = Error::at(
+                logfmt::spec::snapshot::CRC_OFFSET as u64,
+                logfmt::ErrorKind::CrcMismatch { what: "producer snapshot", stored: s.crc, computed: s.computed_crc },
+            );
+            self.error(file, &e, None)?;
+        }
+        if s.trailing_bytes > 0 {
+            self.note(
+                file,
+                format!("{} byte(s) after the last producer entry (Kafka ignores them)", s.trailing_bytes),
+            )?;
+        }
+        Ok(())
+    }
+
+    fn offset_checkpoint(&mut self, path: &Path, file: &str) -> io::Result<()> {
+        match logfmt::checkpoint::read_offsets(path, &self.limits) {
+            Ok(c) => {
+                for (_, e) in &c.entries {
+                    self.out.emit(&Line::CheckpointEntry(CheckpointEntryLine {
+                        file,
+                        topic: &e.topic,
+                        partition: e.partition,
+                        offset: e.offset,
+                    }))?;
+                }
+                Ok(())
+            }
+            Err(e) => self.error(file, &e, None),
+        }
+    }
+
+    fn epochs(&mut self, path: &Path, file: &str) -> io::Result<()> {
+        match logfmt::checkpoint::read_epochs(path, &self.limits) {
+            Ok(c) => {
+                for (_, e) in &c.entries {
+                    self.out.emit(&Line::LeaderEpochEntry(LeaderEpochEntryLine {
+                        file,
+                        epoch: e.epoch,
+                        start_offset: e.start_offset,
+                    }))?;
+                }
+                Ok(())
+            }
+            Err(e) => self.error(file, &e, None),
+        }
+    }
+
+    fn partition_metadata(&mut self, path: &Path, file: &str) -> io::Result<()> {
+        match logfmt::properties::read_partition_metadata(path, &self.limits) {
+            Ok(m) => self.out.emit(&Line::PartitionMetadata(PartitionMetadataLine {
+                file,
+                version: m.version,
+                topic_id: m.topic_id.to_string(),
+            })),
+            Err(e) => self.error(file, &e, None),
+        }
+    }
+
+    fn meta_properties(&mut self, path: &Path, file: &str) -> io::Result<()> {
+        match logfmt::properties::read_meta_properties(path, &self.limits) {
+            Ok(props) => {
+                let properties = props.into_iter().map(|(k, v)| (k, serde_json::Value::String(v))).collect();
+                self.out.emit(&Line::MetaProperties(PropertiesLine { file, properties }))
+            }
+            Err(e) => self.error(file, &e, None),
+        }
+    }
+
+    fn json_file(&mut self, path: &Path, file: &str, kind: FileKind) -> io::Result<()> {
+        let bytes = match logfmt::read_bounded(path, self.limits.max_text_file_size, "JSON state file") {
+            Ok(b) => b,
+            Err(e) => return self.error(file, &e, None),
+        };
+        match serde_json::from_slice::<serde_json::Value>(&bytes) {
+            Ok(content) => {
+                let line = JsonFileLine { file, content };
+                self.out.emit(&if kind == FileKind::QuorumState {
+                    Line::QuorumState(line)
+                } else {
+                    Line::CleanShutdown(line)
+                })
+            }
+            Err(err) => {
+                let e = Error::malformed(0, "JSON state file", err.to_string());
+                self.error(file, &e, None)
+            }
+        }
+    }
+}

@@ -1,0 +1,32 @@
+//! The `logtool` binary: glue between the command line and the libraries.
+//! Parses arguments, runs one command, maps its outcome to an exit code
+//! (see `exit.rs`). A closed stdout (`logtool dump ... | head`) ends quietly.
+
+mod args;
+mod cmd;
+mod exit;
+mod output;
+mod progress;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::exit::Status;
+
+fn main() -> ExitCode {
+    let cli = args::Cli::parse();
+    match cmd::run(cli) {
+        Ok(status) => status.code(),
+        Err(err) => {
+            if err
+                .chain()
+                .any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe))
+            {
+                return Status::Clean.code();
+            }
+            eprintln!("logtool: error: {err:#}");
+            Status::Error.code()
+        }
+    }
+}

@@ -1,0 +1,528 @@
+//! Output: every command reports [`Line`]s; the [`Output`] renders them as
+//! JSON Lines (one object per line, `type` first; schema in docs/json.md) or as
+//! tables for people.
+//!
+//! Memory stays bounded for any input: JSON lines are written as they come,
+//! and tables are rendered in chunks of [`TABLE_CHUNK`] rows.
+
+use std::borrow::Cow;
+use std::io::{self, Write};
+
+use serde::Serialize;
+use tabled::builder::Builder;
+use tabled::settings::Style;
+
+use crate::args::Format;
+
+/// Rows per rendered table chunk.
+pub const TABLE_CHUNK: usize = 1000;
+
+/// A JSON `file` line: what follows concerns this file.
+#[derive(Serialize)]
+pub struct FileLine<'a> {
+    pub file: &'a str,
+    pub kind: &'a str,
+    pub size: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base_offset: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suffix: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+pub struct BatchLine<'a> {
+    pub file: &'a str,
+    pub position: u64,
+    pub base_offset: Option<i64>,
+    pub last_offset: i64,
+    pub count: Option<i64>,
+    pub size: u64,
+    pub magic: i8,
+    pub crc: u32,
+    pub crc_valid: bool,
+    pub compression: Option<&'static str>,
+    pub timestamp_type: &'static str,
+    pub base_timestamp: i64,
+    pub max_timestamp: i64,
+    pub producer_id: i64,
+    pub producer_epoch: i16,
+    pub base_sequence: i32,
+    pub last_sequence: i32,
+    pub partition_leader_epoch: i32,
+    pub is_transactional: bool,
+    pub is_control: bool,
+    pub delete_horizon_ms: Option<i64>,
+    pub attributes: i16,
+}
+
+#[derive(Serialize)]
+pub struct HeaderOut<'a> {
+    pub key: Cow<'a, str>,
+    #[serde(skip_serializing_if = "Skip::skip")]
+    pub value: Field<'a>,
+}
+
+/// A payload field: absent (`--payload none`), null, or a string.
+pub enum Field<'a> {
+    Absent,
+    Null,
+    Text(Cow<'a, str>),
+}
+
+pub trait Skip {
+    fn skip(&self) -> bool;
+}
+
+impl Skip for Field<'_> {
+    fn skip(&self) -> bool {
+        matches!(self, Field::Absent)
+    }
+}
+
+impl Serialize for Field<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Field::Absent | Field::Null => s.serialize_none(),
+            Field::Text(t) => s.serialize_str(t),
+        }
+    }
+}
+
+#[derive(Serialize)]
+pub struct RecordLine<'a> {
+    pub file: &'a str,
+    pub offset: i64,
+    pub timestamp: i64,
+    pub key_size: i64,
+    pub value_size: i64,
+    pub sequence: i32,
+    #[serde(skip_serializing_if = "Skip::skip")]
+    pub key: Field<'a>,
+    #[serde(skip_serializing_if = "Skip::skip")]
+    pub value: Field<'a>,
+    pub headers: Vec<HeaderOut<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub control: Option<serde_json::Value>,
+    /// Legacy (v0/v1) records carry their own CRC.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub crc: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub crc_valid: Option<bool>,
+}
+
+#[derive(Serialize)]
+pub struct IndexEntryLine<'a> {
+    pub file: &'a str,
+    pub offset: i64,
+    pub position: i32,
+}
+
+#[derive(Serialize)]
+pub struct TimeIndexEntryLine<'a> {
+    pub file: &'a str,
+    pub timestamp: i64,
+    pub offset: i64,
+}
+
+#[derive(Serialize)]
+pub struct TxnIndexEntryLine<'a> {
+    pub file: &'a str,
+    pub version: i16,
+    pub producer_id: i64,
+    pub first_offset: i64,
+    pub last_offset: i64,
+    pub last_stable_offset: i64,
+}
+
+#[derive(Serialize)]
+pub struct IndexTailLine<'a> {
+    pub file: &'a str,
+    pub position: u64,
+    pub slots: u64,
+    pub zeroed: bool,
+    pub partial_bytes: u64,
+}
+
+#[derive(Serialize)]
+pub struct ProducerStateLine<'a> {
+    pub file: &'a str,
+    pub producer_id: i64,
+    pub producer_epoch: i16,
+    pub coordinator_epoch: i32,
+    pub current_txn_first_offset: Option<i64>,
+    pub first_sequence: Option<i32>,
+    pub last_sequence: i32,
+    pub last_offset: i64,
+    pub offset_delta: i32,
+    pub last_timestamp: i64,
+}
+
+#[derive(Serialize)]
+pub struct CheckpointEntryLine<'a> {
+    pub file: &'a str,
+    pub topic: &'a str,
+    pub partition: i32,
+    pub offset: i64,
+}
+
+#[derive(Serialize)]
+pub struct LeaderEpochEntryLine<'a> {
+    pub file: &'a str,
+    pub epoch: i32,
+    pub start_offset: i64,
+}
+
+#[derive(Serialize)]
+pub struct PartitionMetadataLine<'a> {
+    pub file: &'a str,
+    pub version: i32,
+    pub topic_id: String,
+}
+
+#[derive(Serialize)]
+pub struct PropertiesLine<'a> {
+    pub file: &'a str,
+    pub properties: serde_json::Map<String, serde_json::Value>,
+}
+
+#[derive(Serialize)]
+pub struct JsonFileLine<'a> {
+    pub file: &'a str,
+    pub content: serde_json::Value,
+}
+
+#[derive(Serialize)]
+pub struct ErrorLine<'a> {
+    pub file: &'a str,
+    pub position: Option<u64>,
+    pub end_position: Option<u64>,
+    pub kind: &'static str,
+    pub message: String,
+}
+
+#[derive(Serialize)]
+pub struct NoteLine<'a> {
+    pub file: &'a str,
+    pub message: String,
+}
+
+#[derive(Serialize, Default, Clone, Copy)]
+pub struct SummaryLine {
+    pub files: u64,
+    pub batches: u64,
+    pub records: u64,
+    pub bytes: u64,
+    pub problems: u64,
+}
+
+/// One reported fact.
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Line<'a> {
+    File(FileLine<'a>),
+    Batch(BatchLine<'a>),
+    Record(RecordLine<'a>),
+    IndexEntry(IndexEntryLine<'a>),
+    TimeIndexEntry(TimeIndexEntryLine<'a>),
+    TxnIndexEntry(TxnIndexEntryLine<'a>),
+    IndexTail(IndexTailLine<'a>),
+    ProducerState(ProducerStateLine<'a>),
+    CheckpointEntry(CheckpointEntryLine<'a>),
+    LeaderEpochEntry(LeaderEpochEntryLine<'a>),
+    PartitionMetadata(PartitionMetadataLine<'a>),
+    MetaProperties(PropertiesLine<'a>),
+    QuorumState(JsonFileLine<'a>),
+    CleanShutdown(JsonFileLine<'a>),
+    Error(ErrorLine<'a>),
+    Note(NoteLine<'a>),
+    Summary(SummaryLine),
+}
+
+/// Where lines go.
+pub struct Output<W: Write> {
+    out: W,
+    format: Format,
+    table: TableState,
+}
+
+#[derive(Default)]
+struct TableState {
+    header: Vec<&'static str>,
+    rows: Vec<Vec<String>>,
+}
+
+impl<W: Write> Output<W> {
+    pub fn new(out: W, format: Format) -> Output<W> {
+        Output { out, format, table: TableState::default() }
+    }
+
+    pub fn emit(&mut self, line: &Line<'_>) -> io::Result<()> {
+        match self.format {
+            Format::Json => {
+                serde_json::to_writer(&mut self.out, line).map_err(io::Error::from)?;
+                self.out.write_all(b"\n")
+            }
+            Format::Table => self.table_line(line),
+        }
+    }
+
+    pub fn finish(&mut self) -> io::Result<()> {
+        self.flush_table()?;
+        self.out.flush()
+    }
+
+    fn flush_table(&mut self) -> io::Result<()> {
+        if self.table.rows.is_empty() {
+            return Ok(());
+        }
+        let mut b = Builder::default();
+        b.push_record(self.table.header.iter().map(|s| s.to_string()));
+        for row in self.table.rows.drain(..) {
+            b.push_record(row);
+        }
+        let mut t = b.build();
+        t.with(Style::sharp());
+        writeln!(self.out, "{t}")
+    }
+
+    fn row(&mut self, header: &[&'static str], row: Vec<String>) -> io::Result<()> {
+        if self.table.header != header {
+            self.flush_table()?;
+            self.table.header = header.to_vec();
+        }
+        self.table.rows.push(row);
+        if self.table.rows.len() >= TABLE_CHUNK {
+            self.flush_table()?;
+        }
+        Ok(())
+    }
+
+    fn text(&mut self, s: &str) -> io::Result<()> {
+        self.flush_table()?;
+        writeln!(self.out, "{s}")
+    }
+
+    fn table_line(&mut self, line: &Line<'_>) -> io::Result<()> {
+        const LOG: &[&str] =
+            &["POSITION", "OFFSETS", "COUNT", "SIZE", "EPOCH", "CODEC", "TIME", "PRODUCER", "CRC", "FLAGS"];
+        match line {
+            Line::File(f) => {
+                let mut s = format!("\n{} ({}, {} bytes", f.file, f.kind.replace('_', " "), f.size);
+                if let Some(sfx) = f.suffix {
+                    s.push_str(&format!(", .{sfx}"));
+                }
+                s.push(')');
+                self.text(&s)
+            }
+            Line::Batch(b) => {
+                let offsets = match b.base_offset {
+                    Some(base) if base != b.last_offset => format!("{base}..{}", b.last_offset),
+                    Some(base) => base.to_string(),
+                    None => format!("?..{}", b.last_offset),
+                };
+                let producer = match (b.producer_id, b.base_sequence) {
+                    (id, _) if id < 0 => "-".to_string(),
+                    (id, seq) if seq < 0 => format!("{id} e{}", b.producer_epoch),
+                    (id, seq) => format!("{id} e{} seq {seq}..{}", b.producer_epoch, b.last_sequence),
+                };
+                let mut flags = Vec::new();
+                if b.magic != 2 {
+                    flags.push(format!("v{}", b.magic));
+                }
+                if b.is_transactional {
+                    flags.push("txn".into());
+                }
+                if b.is_control {
+                    flags.push("control".into());
+                }
+                if b.timestamp_type == "log_append_time" {
+                    flags.push("log-append-time".into());
+                }
+                if let Some(h) = b.delete_horizon_ms {
+                    flags.push(format!("delete-horizon {}", fmt_time(h)));
+                }
+                let row = vec![
+                    b.position.to_string(),
+                    offsets,
+                    b.count.map_or("?".into(), |c| c.to_string()),
+                    b.size.to_string(),
+                    if b.partition_leader_epoch >= 0 { b.partition_leader_epoch.to_string() } else { "-".into() },
+                    b.compression.unwrap_or("?").to_string(),
+                    fmt_time(b.max_timestamp),
+                    producer,
+                    if b.crc_valid { "ok".into() } else { format!("BAD ({})", b.crc) },
+                    flags.join(" "),
+                ];
+                self.row(LOG, row)
+            }
+            Line::Record(r) => {
+                let mut detail = Vec::new();
+                if let Some(c) = &r.control {
+                    detail.push(format!("control {c}"));
+                } else {
+                    if let Field::Text(k) = &r.key {
+                        detail.push(format!("key={}", clip(k)));
+                    } else if let Field::Null = r.key {
+                        detail.push("key=null".into());
+                    }
+                    if let Field::Text(v) = &r.value {
+                        detail.push(format!("value={}", clip(v)));
+                    } else if let Field::Null = r.value {
+                        detail.push("value=null".into());
+                    }
+                }
+                for h in &r.headers {
+                    match &h.value {
+                        Field::Text(v) => detail.push(format!("{}:{}", clip(&h.key), clip(v))),
+                        _ => detail.push(format!("{}:null", clip(&h.key))),
+                    }
+                }
+                if r.crc_valid == Some(false) {
+                    detail.push("BAD CRC".into());
+                }
+                let row = vec![
+                    String::new(),
+                    format!("  {}", r.offset),
+                    String::new(),
+                    format!("{}/{}", r.key_size, r.value_size),
+                    String::new(),
+                    String::new(),
+                    fmt_time(r.timestamp),
+                    if r.sequence >= 0 { format!("seq {}", r.sequence) } else { String::new() },
+                    String::new(),
+                    detail.join(" "),
+                ];
+                self.row(LOG, row)
+            }
+            Line::IndexEntry(e) => {
+                self.row(&["OFFSET", "POSITION"], vec![e.offset.to_string(), e.position.to_string()])
+            }
+            Line::TimeIndexEntry(e) => self.row(
+                &["TIMESTAMP", "TIME", "OFFSET"],
+                vec![e.timestamp.to_string(), fmt_time(e.timestamp), e.offset.to_string()],
+            ),
+            Line::TxnIndexEntry(e) => self.row(
+                &["PRODUCER", "FIRST OFFSET", "LAST OFFSET", "LAST STABLE OFFSET"],
+                vec![
+                    e.producer_id.to_string(),
+                    e.first_offset.to_string(),
+                    e.last_offset.to_string(),
+                    e.last_stable_offset.to_string(),
+                ],
+            ),
+            Line::IndexTail(t) => {
+                let what = if t.zeroed { "zero-filled (preallocated)" } else { "NOT zero: stale or garbage bytes" };
+                let mut s = format!("  {} unused slot(s) from byte {}: {what}", t.slots, t.position);
+                if t.partial_bytes > 0 {
+                    s.push_str(&format!("; {} byte(s) after the last whole slot", t.partial_bytes));
+                }
+                self.text(&s)
+            }
+            Line::ProducerState(p) => self.row(
+                &["PRODUCER", "EPOCH", "COORD EPOCH", "OPEN TXN FROM", "SEQUENCES", "LAST OFFSET", "LAST TIMESTAMP"],
+                vec![
+                    p.producer_id.to_string(),
+                    p.producer_epoch.to_string(),
+                    p.coordinator_epoch.to_string(),
+                    p.current_txn_first_offset.map_or("-".into(), |o| o.to_string()),
+                    match p.first_sequence {
+                        Some(f) => format!("{f}..{}", p.last_sequence),
+                        None => "-".into(),
+                    },
+                    p.last_offset.to_string(),
+                    fmt_time(p.last_timestamp),
+                ],
+            ),
+            Line::CheckpointEntry(c) => self.row(
+                &["TOPIC", "PARTITION", "OFFSET"],
+                vec![c.topic.to_string(), c.partition.to_string(), c.offset.to_string()],
+            ),
+            Line::LeaderEpochEntry(e) => {
+                self.row(&["EPOCH", "START OFFSET"], vec![e.epoch.to_string(), e.start_offset.to_string()])
+            }
+            Line::PartitionMetadata(m) => {
+                self.row(&["KEY", "VALUE"], vec!["version".into(), m.version.to_string()])?;
+                self.row(&["KEY", "VALUE"], vec!["topic_id".into(), m.topic_id.clone()])
+            }
+            Line::MetaProperties(p) => {
+                for (k, v) in &p.properties {
+                    let v = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+                    self.row(&["KEY", "VALUE"], vec![k.clone(), v])?;
+                }
+                Ok(())
+            }
+            Line::QuorumState(j) | Line::CleanShutdown(j) => self.text(&format!("  {}", j.content)),
+            Line::Error(e) => {
+                let at = match (e.position, e.end_position) {
+                    (Some(p), Some(end)) => format!(" at bytes {p}..{end}"),
+                    (Some(p), None) => format!(" at byte {p}"),
+                    _ => String::new(),
+                };
+                self.text(&format!("  !! {}{at}: {}", e.kind, e.message))
+            }
+            Line::Note(n) => self.text(&format!("  note: {}", n.message)),
+            Line::Summary(s) => self.text(&format!(
+                "\n{} file(s), {} batch(es), {} record(s), {} byte(s); {} problem(s)",
+                s.files, s.batches, s.records, s.bytes, s.problems
+            )),
+        }
+    }
+}
+
+/// Shorten long payloads in tables, and show control characters (which could
+/// drive the terminal) as `.`, as hex dumps do.
+fn clip(s: &str) -> Cow<'_, str> {
+    const MAX: usize = 60;
+    let long = s.chars().nth(MAX).is_some();
+    if !long && !s.chars().any(char::is_control) {
+        return Cow::Borrowed(s);
+    }
+    let mut t: String = s.chars().take(MAX).map(|c| if c.is_control() { '.' } else { c }).collect();
+    if long {
+        t.push('…');
+    }
+    Cow::Owned(t)
+}
+
+/// Epoch milliseconds as an RFC 3339 UTC time; `-` for negative (no timestamp).
+pub fn fmt_time(ms: i64) -> String {
+    if ms < 0 {
+        return "-".into();
+    }
+    let secs = ms.div_euclid(1000);
+    let millis = ms.rem_euclid(1000);
+    let days = secs.div_euclid(86_400);
+    let sod = secs.rem_euclid(86_400);
+    // civil-from-days (Howard Hinnant), proleptic Gregorian
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if m <= 2 { y + 1 } else { y };
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z", sod / 3600, sod % 3600 / 60, sod % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clipping() {
+        assert_eq!(clip("short"), "short");
+        assert_eq!(clip("a\nb\x1b[2J"), "a.b.[2J");
+        assert_eq!(clip(&"x".repeat(70)).chars().count(), 61);
+    }
+
+    #[test]
+    fn times() {
+        assert_eq!(fmt_time(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(fmt_time(1_795_319_478_692), "2026-11-22T03:51:18.692Z");
+        assert_eq!(fmt_time(951_782_400_000), "2000-02-29T00:00:00.000Z");
+        assert_eq!(fmt_time(-1), "-");
+    }
+}

@@ -1,0 +1,381 @@
+//! The per-segment index files: `.index`, `.timeindex`, `.txnindex`.
+//!
+//! Mirrors `OffsetIndex.java`, `TimeIndex.java` and `TransactionIndex.java`.
+//! Entries are read one at a time through a small buffer, so a 10 MiB
+//! preallocated index costs no more memory than a trimmed one.
+//!
+//! **Preallocation.** While a segment is active Kafka sizes both index files to
+//! `segment.index.bytes` (10 MiB by default) and fills them from the front; the
+//! rest is a zero-filled (sparse) tail. A clean shutdown trims the files; after
+//! a crash the tail stays. Kafka itself cannot tell tail slots from entries
+//! (it counts `length / entry size`); `DumpLogSegments` stops at the first
+//! slot after slot 0 whose relative offset is 0. We apply the same rule, and
+//! also recognise an all-zero slot 0 followed by zeros as tail (no real offset
+//! index entry has position 0; no real time index has only zero slots). The
+//! tail is reported as an [`IndexTail`], never as entries.
+
+use std::fs::File;
+use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::spec::index as layout;
+
+/// An offset index entry: the batch starting at `position` ends at `offset`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OffsetIndexEntry {
+    /// Slot number (0-based).
+    pub slot: u64,
+    /// Offset relative to the segment's base offset, as stored.
+    pub relative_offset: i32,
+    /// Absolute offset.
+    pub offset: i64,
+    /// Byte position in the `.log` file.
+    pub position: i32,
+}
+
+/// A time index entry: up to `offset`, the largest timestamp is `timestamp`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeIndexEntry {
+    /// Slot number (0-based).
+    pub slot: u64,
+    /// Timestamp (ms).
+    pub timestamp: i64,
+    /// Offset relative to the segment's base offset, as stored.
+    pub relative_offset: i32,
+    /// Absolute offset.
+    pub offset: i64,
+}
+
+/// An aborted transaction (`AbortedTxn.java`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TxnIndexEntry {
+    /// Entry version (0).
+    pub version: i16,
+    /// The producer.
+    pub producer_id: i64,
+    /// First offset of the transaction.
+    pub first_offset: i64,
+    /// Offset of the ABORT marker.
+    pub last_offset: i64,
+    /// Last stable offset when the transaction was aborted.
+    pub last_stable_offset: i64,
+}
+
+/// What follows the last entry of an index file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IndexTail {
+    /// First byte after the last entry.
+    pub position: u64,
+    /// Whole unused slots (preallocated space).
+    pub slots: u64,
+    /// Every byte of those slots is zero (preallocation), as opposed to stale
+    /// or garbage bytes.
+    pub zeroed: bool,
+    /// Bytes after the last whole slot (a length that is not a multiple of
+    /// the entry size).
+    pub partial_bytes: u64,
+}
+
+/// Which kind of index file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IndexKind {
+    /// `.index`, 8-byte entries.
+    Offset,
+    /// `.timeindex`, 12-byte entries.
+    Time,
+    /// `.txnindex`, 34-byte entries.
+    Txn,
+}
+
+impl IndexKind {
+    /// Entry size in bytes.
+    pub fn entry_size(self) -> usize {
+        match self {
+            IndexKind::Offset => layout::OFFSET_INDEX_ENTRY_SIZE,
+            IndexKind::Time => layout::TIME_INDEX_ENTRY_SIZE,
+            IndexKind::Txn => layout::TXN_INDEX_ENTRY_SIZE,
+        }
+    }
+}
+
+/// One entry of any index file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IndexEntry {
+    /// From a `.index`.
+    Offset(OffsetIndexEntry),
+    /// From a `.timeindex`.
+    Time(TimeIndexEntry),
+    /// From a `.txnindex`.
+    Txn(TxnIndexEntry),
+}
+
+/// Streaming reader of one index file.
+pub struct IndexReader<R = File> {
+    src: BufReader<R>,
+    path: Option<PathBuf>,
+    kind: IndexKind,
+    base_offset: i64,
+    len: u64,
+    slot: u64,
+    done: bool,
+    tail: Option<IndexTail>,
+}
+
+impl IndexReader<File> {
+    /// Open `path`; `base_offset` is the segment's (from the file name).
+    pub fn open(path: &Path, kind: IndexKind, base_offset: i64) -> Result<IndexReader<File>> {
+        let f = File::open(path).map_err(|e| Error::io(e, Some(path)))?;
+        let len = f.metadata().map_err(|e| Error::io(e, Some(path)))?.len();
+        let mut r = IndexReader::new(f, len, kind, base_offset);
+        r.path = Some(path.to_path_buf());
+        Ok(r)
+    }
+}
+
+impl<R: Read> IndexReader<R> {
+    /// Read `len` bytes of `src` as an index of `kind`.
+    pub fn new(src: R, len: u64, kind: IndexKind, base_offset: i64) -> IndexReader<R> {
+        IndexReader {
+            src: BufReader::with_capacity(64 << 10, src),
+            path: None,
+            kind,
+            base_offset,
+            len,
+            slot: 0,
+            done: false,
+            tail: None,
+        }
+    }
+
+    /// After iteration: how the file ends (`None` while entries remain).
+    pub fn tail(&self) -> Option<&IndexTail> {
+        self.tail.as_ref()
+    }
+
+    fn io(&self, e: std::io::Error) -> Error {
+        Error::io(e, self.path.as_deref())
+    }
+
+    fn slots(&self) -> u64 {
+        self.len.checked_div(self.kind.entry_size() as u64).unwrap_or(0)
+    }
+
+    /// Finish: record the tail starting at the current slot, reading it to
+    /// see whether it is all zeros. `first` holds the slot already read, if any.
+    fn finish(&mut self, first: Option<&[u8]>) -> Result<()> {
+        let size = self.kind.entry_size() as u64;
+        let position = self.slot.saturating_mul(size);
+        let slots = self.slots().saturating_sub(self.slot);
+        let partial_bytes = self.len.checked_rem(size).unwrap_or(0);
+        let mut zeroed = first.is_none_or(|b| b.iter().all(|&x| x == 0));
+        let consumed = if first.is_some() { size } else { 0 };
+        let mut left = slots.saturating_mul(size).saturating_sub(consumed);
+        let mut buf = [0u8; 8192];
+        while zeroed && left > 0 {
+            let n = (left.min(buf.len() as u64)) as usize;
+            let chunk = buf.get_mut(..n).unwrap_or_default();
+            self.src.read_exact(chunk).map_err(|e| self.io(e))?;
+            zeroed = chunk.iter().all(|&x| x == 0);
+            left = left.saturating_sub(n as u64);
+        }
+        self.tail = Some(IndexTail { position, slots, zeroed: zeroed || slots == 0, partial_bytes });
+        self.done = true;
+        Ok(())
+    }
+
+    fn read_next(&mut self) -> Result<Option<IndexEntry>> {
+        if self.slot >= self.slots() {
+            self.finish(None)?;
+            return Ok(None);
+        }
+        let size = self.kind.entry_size();
+        let mut buf = [0u8; layout::TXN_INDEX_ENTRY_SIZE];
+        let slot_bytes = buf.get_mut(..size).unwrap_or_default();
+        self.src.read_exact(slot_bytes).map_err(|e| self.io(e))?;
+        let b: &[u8] = slot_bytes;
+        let i32_at =
+            |at: usize| b.get(at..at.saturating_add(4)).and_then(|x| x.try_into().ok()).map_or(0, i32::from_be_bytes);
+        let i64_at =
+            |at: usize| b.get(at..at.saturating_add(8)).and_then(|x| x.try_into().ok()).map_or(0, i64::from_be_bytes);
+        let all_zero = b.iter().all(|&x| x == 0);
+        let entry = match self.kind {
+            IndexKind::Offset => {
+                let relative_offset = i32_at(0);
+                // Kafka's rule (i > 0, relative offset 0), and a zero slot 0
+                if (self.slot > 0 && relative_offset == 0) || (self.slot == 0 && all_zero) {
+                    self.finish(Some(b))?;
+                    return Ok(None);
+                }
+                IndexEntry::Offset(OffsetIndexEntry {
+                    slot: self.slot,
+                    relative_offset,
+                    offset: self.base_offset.wrapping_add(relative_offset.into()),
+                    position: i32_at(4),
+                })
+            }
+            IndexKind::Time => {
+                let relative_offset = i32_at(8);
+                let zero_first = self.slot == 0 && all_zero && self.slots() > 1;
+                // Kafka's rule (i > 0, relative offset 0), and a zero slot 0 of a
+                // multi-slot file (a one-slot file may hold a real (0, base) entry)
+                if (self.slot > 0 && relative_offset == 0) || zero_first {
+                    self.finish(Some(b))?;
+                    return Ok(None);
+                }
+                IndexEntry::Time(TimeIndexEntry {
+                    slot: self.slot,
+                    timestamp: i64_at(0),
+                    relative_offset,
+                    offset: self.base_offset.wrapping_add(relative_offset.into()),
+                })
+            }
+            IndexKind::Txn => {
+                let version = i16::from_be_bytes([b.first().copied().unwrap_or(0), b.get(1).copied().unwrap_or(0)]);
+                if version != layout::TXN_INDEX_VERSION {
+                    return Err(Error::at(
+                        self.slot.saturating_mul(size as u64),
+                        ErrorKind::BadVersion { what: "transaction index entry", version: version.into() },
+                    ));
+                }
+                IndexEntry::Txn(TxnIndexEntry {
+                    version,
+                    producer_id: i64_at(2),
+                    first_offset: i64_at(10),
+                    last_offset: i64_at(18),
+                    last_stable_offset: i64_at(26),
+                })
+            }
+        };
+        self.slot = self.slot.saturating_add(1);
+        Ok(Some(entry))
+    }
+}
+
+impl<R: Read> Iterator for IndexReader<R> {
+    type Item = Result<IndexEntry>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        match self.read_next() {
+            Ok(Some(e)) => Some(Ok(e)),
+            Ok(None) => None,
+            Err(e) => {
+                self.done = true;
+                let e = match &self.path {
+                    Some(p) => e.with_path(p),
+                    None => e,
+                };
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+/// Kafka's `OffsetIndex.lookup` on a file: the entry with the largest offset
+/// at most `target` (ignoring a preallocated tail), or `None`. Reads O(log n)
+/// slots. The index is trusted to be sorted; callers check the position it
+/// gives against the log.
+pub fn lookup_offset(path: &Path, base_offset: i64, target: i64) -> Result<Option<OffsetIndexEntry>> {
+    let mut f = File::open(path).map_err(|e| Error::io(e, Some(path)))?;
+    let len = f.metadata().map_err(|e| Error::io(e, Some(path)))?.len();
+    let size = layout::OFFSET_INDEX_ENTRY_SIZE as u64;
+    let slots = len.checked_div(size).unwrap_or(0);
+    let mut read = |slot: u64| -> Result<(i32, i32)> {
+        let mut b = [0u8; 8];
+        f.seek(SeekFrom::Start(slot.saturating_mul(size))).map_err(|e| Error::io(e, Some(path)))?;
+        f.read_exact(&mut b).map_err(|e| Error::io(e, Some(path)))?;
+        let [r0, r1, r2, r3, p0, p1, p2, p3] = b;
+        Ok((i32::from_be_bytes([r0, r1, r2, r3]), i32::from_be_bytes([p0, p1, p2, p3])))
+    };
+    if slots == 0 || read(0)? == (0, 0) {
+        return Ok(None);
+    }
+    // number of entries before the zero tail: first slot > 0 with relative offset 0
+    let (mut lo, mut hi) = (1u64, slots);
+    while lo < hi {
+        let mid = lo.saturating_add(hi.saturating_sub(lo) / 2);
+        if read(mid)?.0 == 0 {
+            hi = mid;
+        } else {
+            lo = mid.saturating_add(1);
+        }
+    }
+    let entries = lo;
+    // largest slot with offset <= target
+    let (mut lo, mut hi) = (0u64, entries);
+    let mut found = None;
+    while lo < hi {
+        let mid = lo.saturating_add(hi.saturating_sub(lo) / 2);
+        let (rel, pos) = read(mid)?;
+        let offset = base_offset.wrapping_add(rel.into());
+        if offset <= target {
+            found = Some(OffsetIndexEntry { slot: mid, relative_offset: rel, offset, position: pos });
+            lo = mid.saturating_add(1);
+        } else {
+            hi = mid;
+        }
+    }
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Cursor;
+
+    fn offset_index(entries: &[(i32, i32)], zero_slots: usize) -> Vec<u8> {
+        let mut v = Vec::new();
+        for (r, p) in entries {
+            v.extend(r.to_be_bytes());
+            v.extend(p.to_be_bytes());
+        }
+        v.extend(vec![0u8; zero_slots * 8]);
+        v
+    }
+
+    #[test]
+    fn offset_index_stops_at_preallocated_tail() {
+        let data = offset_index(&[(5, 100), (9, 300)], 4);
+        let mut r = IndexReader::new(Cursor::new(data.clone()), data.len() as u64, IndexKind::Offset, 1000);
+        let got: Vec<_> = r.by_ref().map(|e| e.unwrap()).collect();
+        assert_eq!(got.len(), 2);
+        assert_eq!(
+            got[1],
+            IndexEntry::Offset(OffsetIndexEntry { slot: 1, relative_offset: 9, offset: 1009, position: 300 })
+        );
+        assert_eq!(r.tail(), Some(&IndexTail { position: 16, slots: 4, zeroed: true, partial_bytes: 0 }));
+    }
+
+    #[test]
+    fn all_zero_offset_index_has_no_entries() {
+        let data = offset_index(&[], 10);
+        let mut r = IndexReader::new(Cursor::new(data), 80, IndexKind::Offset, 0);
+        assert_eq!(r.by_ref().count(), 0);
+        assert_eq!(r.tail().unwrap().slots, 10);
+    }
+
+    #[test]
+    fn partial_trailing_bytes_are_reported() {
+        let mut data = offset_index(&[(5, 100)], 0);
+        data.extend([1, 2, 3]);
+        let mut r = IndexReader::new(Cursor::new(data), 11, IndexKind::Offset, 0);
+        assert_eq!(r.by_ref().count(), 1);
+        assert_eq!(r.tail().unwrap().partial_bytes, 3);
+    }
+
+    #[test]
+    fn lookup_finds_floor_entry() {
+        let dir = std::env::temp_dir().join(format!("logfmt-idx-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("00000000000000000100.index");
+        std::fs::write(&p, offset_index(&[(5, 100), (9, 300), (20, 700)], 3)).unwrap();
+        assert_eq!(lookup_offset(&p, 100, 99).unwrap(), None);
+        assert_eq!(lookup_offset(&p, 100, 105).unwrap().unwrap().position, 100);
+        assert_eq!(lookup_offset(&p, 100, 119).unwrap().unwrap().position, 300);
+        assert_eq!(lookup_offset(&p, 100, 5000).unwrap().unwrap().position, 700);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,228 @@
+//! Walking a log dir or a partition dir in a fixed, documented order.
+//!
+//! A path given by a user is a file, a partition directory or a whole log dir
+//! (one entry of `log.dirs`). [`resolve`] tells which; [`log_dir_entries`]
+//! and [`partition_files`] list what is inside in the order logtool reports
+//! it, which follows the order Kafka loads things:
+//!
+//! * log dir: `meta.properties`, `bootstrap.checkpoint`,
+//!   `.kafka_cleanshutdown`, the four offset checkpoints, any other file, then
+//!   partition directories: `__cluster_metadata-0` first (the broker opens the
+//!   metadata log before anything else), then by topic name and partition
+//!   number, live before `-delete`/`-future`/`-stray`; directories that are not
+//!   partitions last.
+//! * partition dir: segments by base offset, each as `.log`, `.index`,
+//!   `.timeindex`, `.txnindex` (files with `.deleted`/`.cleaned`/`.swap`
+//!   suffixes right after the live files of the same base offset), then KRaft
+//!   snapshots, then producer snapshots by offset, then
+//!   `leader-epoch-checkpoint`, `partition.metadata`, `quorum-state`, then
+//!   anything else by name.
+//!
+//! Only names are listed here; nothing is read.
+
+use std::cmp::Ordering;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::naming::{self, DirState, FileKind, FileName, TempSuffix};
+use crate::spec::names as n;
+
+/// What a path given by the user is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// A single file.
+    File(PathBuf),
+    /// A partition directory.
+    PartitionDir(PathBuf),
+    /// A log dir.
+    LogDir(PathBuf),
+}
+
+/// An entry of a log dir, in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LogDirEntry {
+    /// A file at the top of the log dir.
+    File(PathBuf),
+    /// A partition directory.
+    Partition(PathBuf),
+    /// A directory that is not a partition (Kafka 3.9 refuses to start with one).
+    Foreign(PathBuf),
+}
+
+fn read_dir_names(dir: &Path) -> Result<Vec<(String, bool)>> {
+    let rd = std::fs::read_dir(dir).map_err(|e| Error::io(e, Some(dir)))?;
+    let mut out = Vec::new();
+    for entry in rd {
+        let entry = entry.map_err(|e| Error::io(e, Some(dir)))?;
+        let is_dir = entry.file_type().map_err(|e| Error::io(e, Some(&entry.path())))?.is_dir();
+        out.push((entry.file_name().to_string_lossy().into_owned(), is_dir));
+    }
+    Ok(out)
+}
+
+/// Decide what `path` is.
+pub fn resolve(path: &Path) -> Result<Target> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(e, Some(path)))?;
+    if !meta.is_dir() {
+        return Ok(Target::File(path.to_path_buf()));
+    }
+    let names = read_dir_names(path)?;
+    let has_partition_children =
+        names.iter().any(|(name, is_dir)| *is_dir && naming::parse_partition_dir(name).is_some());
+    let has_log_dir_files = names.iter().any(|(name, is_dir)| {
+        !is_dir && (name == n::META_PROPERTIES || naming::classify(name).kind.is_offset_checkpoint())
+    });
+    if has_partition_children || has_log_dir_files {
+        return Ok(Target::LogDir(path.to_path_buf()));
+    }
+    let own_name = path.file_name().map(|s| s.to_string_lossy().into_owned());
+    let looks_partition = own_name.as_deref().and_then(naming::parse_partition_dir).is_some()
+        || names.iter().any(|(name, is_dir)| !is_dir && naming::classify(name).kind == FileKind::Log);
+    if looks_partition { Ok(Target::PartitionDir(path.to_path_buf())) } else { Ok(Target::LogDir(path.to_path_buf())) }
+}
+
+fn top_file_rank(name: &str) -> u8 {
+    match name {
+        n::META_PROPERTIES => 0,
+        n::BOOTSTRAP_CHECKPOINT => 1,
+        n::CLEAN_SHUTDOWN => 2,
+        n::RECOVERY_POINT_OFFSET_CHECKPOINT => 3,
+        n::REPLICATION_OFFSET_CHECKPOINT => 4,
+        n::LOG_START_OFFSET_CHECKPOINT => 5,
+        n::CLEANER_OFFSET_CHECKPOINT => 6,
+        _ => 7,
+    }
+}
+
+/// The entries of a log dir, in order (see the module docs).
+pub fn log_dir_entries(dir: &Path) -> Result<Vec<LogDirEntry>> {
+    let names = read_dir_names(dir)?;
+    let mut files: Vec<&String> = names.iter().filter(|(_, d)| !d).map(|(n, _)| n).collect();
+    files.sort_by(|a, b| top_file_rank(a).cmp(&top_file_rank(b)).then_with(|| a.cmp(b)));
+    let mut parts = Vec::new();
+    let mut foreign = Vec::new();
+    for (name, _) in names.iter().filter(|(_, d)| *d) {
+        match naming::parse_partition_dir(name) {
+            Some(p) => parts.push((p, name)),
+            None => foreign.push(name),
+        }
+    }
+    let state_rank = |s: &DirState| match s {
+        DirState::Live => 0,
+        DirState::Future(_) => 1,
+        DirState::Delete(_) => 2,
+        DirState::Stray(_) => 3,
+    };
+    parts.sort_by(|(a, an), (b, bn)| {
+        let meta = |p: &naming::PartitionDir| p.topic != n::CLUSTER_METADATA_TOPIC;
+        meta(a)
+            .cmp(&meta(b))
+            .then_with(|| a.topic.cmp(&b.topic))
+            .then_with(|| a.partition.cmp(&b.partition))
+            .then_with(|| state_rank(&a.state).cmp(&state_rank(&b.state)))
+            .then_with(|| an.cmp(bn))
+    });
+    foreign.sort();
+    let mut out: Vec<LogDirEntry> = files.into_iter().map(|f| LogDirEntry::File(dir.join(f))).collect();
+    out.extend(parts.into_iter().map(|(_, name)| LogDirEntry::Partition(dir.join(name))));
+    out.extend(foreign.into_iter().map(|name| LogDirEntry::Foreign(dir.join(name))));
+    Ok(out)
+}
+
+fn kind_rank(k: FileKind) -> u8 {
+    match k {
+        FileKind::Log => 0,
+        FileKind::OffsetIndex => 1,
+        FileKind::TimeIndex => 2,
+        FileKind::TxnIndex => 3,
+        _ => 4,
+    }
+}
+
+/// (group, offset, epoch, kind, suffix) sort key of a partition dir file.
+fn partition_key(f: &FileName, name: &str) -> (u8, i64, i32, u8, u8) {
+    let suffix = match f.suffix {
+        None => 0,
+        Some(TempSuffix::Deleted) => 1,
+        Some(TempSuffix::Cleaned) => 2,
+        Some(TempSuffix::Swap) => 3,
+        Some(TempSuffix::Partial) => 4,
+    };
+    let off = f.offset.unwrap_or(0);
+    match f.kind {
+        FileKind::Log | FileKind::OffsetIndex | FileKind::TimeIndex | FileKind::TxnIndex => {
+            (0, off, 0, kind_rank(f.kind), suffix)
+        }
+        FileKind::KraftSnapshot => (1, off, f.epoch.unwrap_or(0), 0, suffix),
+        FileKind::ProducerSnapshot => (2, off, 0, 0, suffix),
+        FileKind::LeaderEpochCheckpoint => (3, 0, 0, 0, 0),
+        FileKind::PartitionMetadata => (3, 0, 0, 1, 0),
+        FileKind::QuorumState => (3, 0, 0, 2, 0),
+        _ => (4, 0, 0, u8::from(name.starts_with('.')), 0),
+    }
+}
+
+/// The files of a partition directory, in order (see the module docs).
+/// Subdirectories are ignored.
+pub fn partition_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let names = read_dir_names(dir)?;
+    let mut files: Vec<(FileName, String)> =
+        names.into_iter().filter(|(_, d)| !d).map(|(name, _)| (naming::classify(&name), name)).collect();
+    files.sort_by(|(fa, na), (fb, nb)| {
+        let o = partition_key(fa, na).cmp(&partition_key(fb, nb));
+        if o == Ordering::Equal { na.cmp(nb) } else { o }
+    });
+    Ok(files.into_iter().map(|(_, name)| dir.join(name)).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partition_order() {
+        let dir = std::env::temp_dir().join(format!("logfmt-walk-{}", std::process::id()));
+        let p = dir.join("t-0");
+        std::fs::create_dir_all(&p).unwrap();
+        for f in [
+            "partition.metadata",
+            "00000000000000000060.snapshot",
+            "00000000000000000060.log",
+            "00000000000000000000.timeindex",
+            "00000000000000000000.log.deleted",
+            "00000000000000000000.index",
+            "00000000000000000000.log",
+            "leader-epoch-checkpoint",
+        ] {
+            std::fs::write(p.join(f), b"").unwrap();
+        }
+        std::fs::write(dir.join("meta.properties"), b"").unwrap();
+        std::fs::create_dir_all(dir.join("__cluster_metadata-0")).unwrap();
+        std::fs::create_dir_all(dir.join("a-1")).unwrap();
+        let names: Vec<String> = partition_files(&p)
+            .unwrap()
+            .iter()
+            .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "00000000000000000000.log",
+                "00000000000000000000.log.deleted",
+                "00000000000000000000.index",
+                "00000000000000000000.timeindex",
+                "00000000000000000060.log",
+                "00000000000000000060.snapshot",
+                "leader-epoch-checkpoint",
+                "partition.metadata"
+            ]
+        );
+        assert_eq!(resolve(&dir).unwrap(), Target::LogDir(dir.clone()));
+        assert_eq!(resolve(&p).unwrap(), Target::PartitionDir(p.clone()));
+        let top = log_dir_entries(&dir).unwrap();
+        assert_eq!(top[0], LogDirEntry::File(dir.join("meta.properties")));
+        assert_eq!(top[1], LogDirEntry::Partition(dir.join("__cluster_metadata-0")));
+        assert_eq!(top[2], LogDirEntry::Partition(dir.join("a-1")));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

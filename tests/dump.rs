@@ -1,0 +1,281 @@
+//! `logtool dump` behaviour: walking order, exit codes, options, damage.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::util::{copy_tree, fixtures, of_type, run, run_json};
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn file_names(lines: &[Value]) -> Vec<String> {
+    of_type(lines, "file").iter().map(|l| l["file"].as_str().unwrap().to_string()).collect()
+}
+
+#[test]
+fn every_fixture_log_dir_dumps_clean() {
+    for scenario in ["clean", "sigkill", "legacy"] {
+        let dir = fixtures().join(scenario).join("logs");
+        let (code, lines) = run_json(&["dump", "--deep", s(&dir)]);
+        let errors = of_type(&lines, "error");
+        assert!(errors.is_empty(), "{scenario}: {errors:?}");
+        assert_eq!(code, 0, "{scenario}");
+        assert!(lines.iter().all(|l| l["type"].is_string()), "every line has a type");
+        let summary = lines.last().unwrap();
+        assert_eq!(summary["type"], "summary");
+        assert_eq!(summary["problems"], 0);
+        assert_eq!(summary["records"].as_u64().unwrap(), of_type(&lines, "record").len() as u64);
+    }
+}
+
+#[test]
+fn a_log_dir_is_walked_in_kafkas_order() {
+    let dir = fixtures().join("clean").join("logs");
+    let (_, lines) = run_json(&["dump", s(&dir)]);
+    let names: Vec<String> = file_names(&lines)
+        .iter()
+        .map(|f| Path::new(f).strip_prefix(&dir).unwrap().to_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        &names[..7],
+        [
+            "meta.properties",
+            "bootstrap.checkpoint",
+            ".kafka_cleanshutdown",
+            "recovery-point-offset-checkpoint",
+            "replication-offset-checkpoint",
+            "log-start-offset-checkpoint",
+            "cleaner-offset-checkpoint"
+        ]
+    );
+    // partitions: the metadata log first, then by topic and partition number
+    let mut parts: Vec<&str> = Vec::new();
+    for n in &names {
+        if let Some((p, _)) = n.split_once('/') {
+            if parts.last() != Some(&p) {
+                parts.push(p);
+            }
+        }
+    }
+    assert_eq!(parts[0], "__cluster_metadata-0");
+    let mut sorted = parts[1..].to_vec();
+    sorted.sort_by_key(|p| {
+        let (t, n) = p.rsplit_once('-').unwrap();
+        (t.to_string(), n.parse::<i32>().unwrap())
+    });
+    assert_eq!(parts[1..], sorted[..]);
+    // inside a partition: segments (log, index, timeindex, ...), snapshots, then the rest
+    let txn: Vec<&str> = names.iter().filter_map(|n| n.strip_prefix("txn-1/")).collect();
+    assert!(txn[0].ends_with(".log") && txn[1].ends_with(".index") && txn[2].ends_with(".timeindex"), "{txn:?}");
+    assert_eq!(&txn[txn.len() - 2..], ["leader-epoch-checkpoint", "partition.metadata"]);
+    let first_snapshot = txn.iter().position(|n| n.ends_with(".snapshot")).unwrap();
+    assert!(txn[first_snapshot..txn.len() - 2].iter().all(|n| n.ends_with(".snapshot")), "{txn:?}");
+}
+
+#[test]
+fn checkpoints_and_metadata_files_are_dumped() {
+    let dir = fixtures().join("clean").join("logs");
+    let (_, lines) = run_json(&["dump", s(&dir)]);
+    let hw = std::fs::read_to_string(dir.join("replication-offset-checkpoint")).unwrap();
+    let entries: Vec<&Value> = of_type(&lines, "checkpoint_entry")
+        .into_iter()
+        .filter(|l| l["file"].as_str().unwrap().ends_with("/replication-offset-checkpoint"))
+        .collect();
+    assert_eq!(entries.len(), hw.lines().count() - 2);
+    for (line, e) in hw.lines().skip(2).zip(&entries) {
+        assert_eq!(line, format!("{} {} {}", e["topic"].as_str().unwrap(), e["partition"], e["offset"]));
+    }
+    let epochs = std::fs::read_to_string(dir.join("txn-0/leader-epoch-checkpoint")).unwrap();
+    let ours: Vec<String> = of_type(&lines, "leader_epoch_entry")
+        .iter()
+        .filter(|l| l["file"].as_str().unwrap().ends_with("txn-0/leader-epoch-checkpoint"))
+        .map(|l| format!("{} {}", l["epoch"], l["start_offset"]))
+        .collect();
+    assert_eq!(ours, epochs.lines().skip(2).collect::<Vec<_>>());
+    let meta = of_type(&lines, "meta_properties");
+    assert_eq!(meta[0]["properties"]["cluster.id"], "bG9ndG9vbC1maXh0dXJlcw");
+    let pm = std::fs::read_to_string(dir.join("txn-0/partition.metadata")).unwrap();
+    let id = of_type(&lines, "partition_metadata")
+        .iter()
+        .find(|l| l["file"].as_str().unwrap().ends_with("txn-0/partition.metadata"))
+        .unwrap()["topic_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(pm.ends_with(&format!("topic_id: {id}")));
+    assert_eq!(of_type(&lines, "quorum_state").len(), 1);
+    assert_eq!(of_type(&lines, "clean_shutdown").len(), 1);
+}
+
+#[test]
+fn preallocated_index_tails_are_reported_as_such() {
+    let dir = fixtures().join("sigkill").join("logs");
+    let (code, lines) = run_json(&["dump", s(&dir)]);
+    assert_eq!(code, 0);
+    let tails = of_type(&lines, "index_tail");
+    assert!(!tails.is_empty());
+    for t in tails {
+        assert_eq!(t["zeroed"], true, "{t}");
+        assert!(t["slots"].as_u64().unwrap() > 1000);
+    }
+}
+
+/// The segment of plain-0 that starts at `base`, and an offset whose index
+/// entry lies after the segment's first batch.
+fn seek_target(dir: &Path) -> (i64, i64, i64) {
+    let (_, lines) = run_json(&["dump", s(dir)]);
+    for f in of_type(&lines, "file") {
+        if f["kind"] != "offset_index" {
+            continue;
+        }
+        let file = f["file"].as_str().unwrap();
+        let entries: Vec<&Value> = of_type(&lines, "index_entry").into_iter().filter(|e| e["file"] == file).collect();
+        if entries.len() >= 2 {
+            let base = f["base_offset"].as_i64().unwrap();
+            return (base, entries[1]["offset"].as_i64().unwrap() + 1, entries[1]["position"].as_i64().unwrap());
+        }
+    }
+    panic!("no index with two entries");
+}
+
+#[test]
+fn offsets_seek_with_the_index_instead_of_scanning() {
+    let (_tmp, dir) = copy_tree(&fixtures().join("clean").join("logs").join("plain-0"));
+    let (base, target, _) = seek_target(&dir);
+    let (_, full) = run_json(&["dump", "--deep", s(&dir)]);
+    let want: Vec<i64> = of_type(&full, "record")
+        .iter()
+        .map(|r| r["offset"].as_i64().unwrap())
+        .filter(|o| (target..target + 5).contains(o))
+        .collect();
+    assert_eq!(want.len(), 5);
+    // Break the first batch of that segment (its CRC and its length): a scan
+    // from the start would report it; a seek through the index never reads it.
+    let log = dir.join(format!("{base:020}.log"));
+    let mut bytes = std::fs::read(&log).unwrap();
+    bytes[8..12].copy_from_slice(&[0, 0, 0, 1]);
+    bytes[20] ^= 0xff;
+    std::fs::write(&log, &bytes).unwrap();
+    let range = format!("{target}..{}", target + 5);
+    let (code, lines) = run_json(&["dump", "--deep", "--offsets", &range, s(&dir)]);
+    assert!(of_type(&lines, "error").is_empty(), "{lines:?}");
+    assert_eq!(code, 0);
+    let got: Vec<i64> = of_type(&lines, "record").iter().map(|r| r["offset"].as_i64().unwrap()).collect();
+    assert_eq!(got, want);
+    // other segments were skipped entirely
+    let logs: Vec<&Value> = of_type(&lines, "file").into_iter().filter(|f| f["kind"] == "log").collect();
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    // without --offsets the damage is there
+    let (code, lines) = run_json(&["dump", s(&log)]);
+    assert_eq!(code, 1);
+    assert_eq!(of_type(&lines, "error")[0]["position"], 8);
+}
+
+#[test]
+fn offsets_with_a_wrong_index_fall_back_to_reading_from_the_start() {
+    let (_tmp, dir) = copy_tree(&fixtures().join("clean").join("logs").join("plain-0"));
+    let (base, target, _) = seek_target(&dir);
+    let idx = dir.join(format!("{base:020}.index"));
+    let mut bytes = std::fs::read(&idx).unwrap();
+    // point the second entry into the middle of a batch
+    let pos = i32::from_be_bytes(bytes[12..16].try_into().unwrap());
+    bytes[12..16].copy_from_slice(&(pos + 3).to_be_bytes());
+    std::fs::write(&idx, &bytes).unwrap();
+    let range = format!("{target}..{}", target + 3);
+    let (_, lines) = run_json(&["dump", "--deep", "--offsets", &range, s(&dir)]);
+    assert!(
+        of_type(&lines, "note").iter().any(|n| n["message"].as_str().unwrap().contains("offset index")),
+        "{lines:?}"
+    );
+    let got: Vec<i64> = of_type(&lines, "record").iter().map(|r| r["offset"].as_i64().unwrap()).collect();
+    assert_eq!(got, vec![target, target + 1, target + 2]);
+}
+
+#[test]
+fn max_bytes_reads_only_whole_batches() {
+    let log = fixtures().join("clean/logs/txn-1/00000000000000000000.log");
+    let (_, full) = run_json(&["dump", s(&log)]);
+    let batches = of_type(&full, "batch");
+    let cut = batches[3]["position"].as_u64().unwrap() + 10;
+    let (code, lines) = run_json(&["dump", "--max-bytes", &cut.to_string(), s(&log)]);
+    assert_eq!(code, 0);
+    assert_eq!(of_type(&lines, "batch").len(), 3);
+    assert!(of_type(&lines, "error").is_empty());
+}
+
+#[test]
+fn payload_encodings() {
+    let log = fixtures().join("clean/logs/txn-1/00000000000000000000.log");
+    let first = |p: &str| {
+        let (_, l) = run_json(&["dump", "--deep", "--payload", p, s(&log)]);
+        of_type(&l, "record")[0].clone()
+    };
+    let utf8 = first("utf8");
+    let key = utf8["key"].as_str().unwrap().to_string();
+    assert!(key.starts_with('a'), "{utf8}");
+    let hex: String = key.bytes().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(first("hex")["key"], hex);
+    let b64 = first("base64");
+    assert!(b64["key"].as_str().unwrap().ends_with('=') || b64["key"].as_str().unwrap().len() % 4 == 0);
+    let none = first("none");
+    assert!(none.get("key").is_none() && none.get("value").is_none());
+    assert_eq!(none["key_size"], utf8["key_size"]);
+}
+
+#[test]
+fn damage_is_reported_with_positions_and_the_dump_goes_on() {
+    let (_tmp, dir) = copy_tree(&fixtures().join("clean").join("logs").join("txn-1"));
+    let log = dir.join("00000000000000000000.log");
+    let (_, full) = run_json(&["dump", s(&log)]);
+    let batches = of_type(&full, "batch");
+    let (p2, p3) = (batches[2]["position"].as_u64().unwrap(), batches[3]["position"].as_u64().unwrap());
+    let mut bytes = std::fs::read(&log).unwrap();
+    let len = bytes.len();
+    bytes[p2 as usize + 40] ^= 0x55; // inside batch 2: bad CRC
+    bytes.truncate(len - 7); // torn tail
+    std::fs::write(&log, &bytes).unwrap();
+    let other = dir.join("leader-epoch-checkpoint");
+    let (code, lines) = run_json(&["dump", s(&log), s(&other)]);
+    assert_eq!(code, 1);
+    let errors = of_type(&lines, "error");
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert_eq!(errors[0]["kind"], "corrupt");
+    assert_eq!(errors[0]["position"], p2 + 17);
+    assert_eq!(errors[1]["kind"], "truncated");
+    let last = batches.last().unwrap()["position"].as_u64().unwrap();
+    assert_eq!(errors[1]["position"], last);
+    assert_eq!(errors[1]["end_position"], (len - 7) as u64);
+    // the batch after the bad one is still read, and so is the next file
+    assert!(of_type(&lines, "batch").iter().any(|b| b["position"] == p3));
+    assert_eq!(of_type(&lines, "leader_epoch_entry").len(), 2);
+    // the table says so too
+    let (code, out, _) = run(&["dump", s(&log)]);
+    assert_eq!(code, 1);
+    assert!(out.contains("!! truncated at bytes"), "{out}");
+    assert!(out.contains("BAD"), "{out}");
+}
+
+#[test]
+fn missing_paths_are_errors_and_bad_options_are_usage_errors() {
+    let (code, lines) = run_json(&["dump", "/nonexistent/logtool/path"]);
+    assert_eq!(code, 2);
+    assert_eq!(of_type(&lines, "error")[0]["kind"], "io");
+    let (code, _, err) = run(&["dump", "--offsets", "9..3", "x"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("empty"), "{err}");
+    let (code, _, _) = run(&["dump"]);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn the_table_is_for_people() {
+    let (code, out, _) = run(&["dump", "--deep", s(&fixtures().join("clean/logs/txn-1"))]);
+    assert_eq!(code, 0);
+    for want in
+        ["POSITION", "OFFSETS", "txn control", "control {\"coordinator_epoch\"", "LAST STABLE OFFSET", "PRODUCER"]
+    {
+        assert!(out.contains(want), "missing {want:?} in\n{out}");
+    }
+}

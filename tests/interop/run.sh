@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The interop suite: logtool against a real Apache Kafka, now.
+#
+# Runs fixtures/generate.sh into a temporary directory - a real Kafka 3.9.1
+# broker (fetched from Maven Central) writes the clean, sigkill and legacy log
+# dirs and DumpLogSegments dumps them - then runs the whole integration test
+# binary against that fresh data instead of the committed copy. Needs java 17+
+# and mvn; brokers bind 127.0.0.1 only and are stopped by pid.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+out=$(mktemp -d "${TMPDIR:-/tmp}/logtool-interop.XXXXXX")
+trap 'rm -rf "$out"' EXIT
+LOGTOOL_FIXTURES_OUT="$out" fixtures/generate.sh
+LOGTOOL_FIXTURES="$out" cargo test --locked --test integration

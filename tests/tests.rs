@@ -1,0 +1,8 @@
+//! logtool's integration tests: one binary, a module per concern.
+
+// `logtool dump` behaviour: walking order, options, exit codes, damage
+mod dump;
+// `logtool dump` against Kafka's DumpLogSegments on the real-Kafka fixtures
+mod kafka_oracle;
+// shared helpers
+mod util;
