@@ -330,6 +330,17 @@ mod tests {
     }
 
     #[test]
+    fn lz4_ceiling_stops_a_bomb() {
+        let zeros = vec![0u8; 60_000];
+        let frame = kafka_lz4(&zeros, &[0x60, 0x40]);
+        assert!(frame.len() < 1000, "a highly compressible block");
+        let mut out = Vec::new();
+        assert!(matches!(decompress(Compression::Lz4, &frame, 2, 1000, &mut out), Err(DecompressError::TooLarge)));
+        decompress(Compression::Lz4, &frame, 2, 60_000, &mut out).unwrap();
+        assert_eq!(out.len(), 60_000);
+    }
+
+    #[test]
     fn zstd_round_trip_and_ceiling() {
         let z = zstd::encode_all(TEXT, 3).unwrap();
         let mut out = Vec::new();

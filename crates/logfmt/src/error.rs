@@ -55,10 +55,11 @@ impl ErrorClass {
 }
 
 /// The specific problem. Variants are named for what was observed.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ErrorKind {
     /// The file ended `needed` bytes before `what` was complete.
+    #[error("{what} is truncated: needed {needed} more byte(s) than the file holds")]
     Truncated {
         /// The structure being read.
         what: &'static str,
@@ -67,6 +68,7 @@ pub enum ErrorKind {
     },
     /// A structure runs `needed` bytes past the end of the structure that
     /// encloses it (e.g. a record past the end of its batch).
+    #[error("{what} runs {needed} byte(s) past the end of its enclosing structure")]
     OutOfBounds {
         /// The structure being read.
         what: &'static str,
@@ -74,6 +76,7 @@ pub enum ErrorKind {
         needed: u64,
     },
     /// A length or count field holds a value outside its valid range.
+    #[error("{what} is {value}, outside the valid range {min}..={max}")]
     BadLength {
         /// The field.
         what: &'static str,
@@ -85,11 +88,13 @@ pub enum ErrorKind {
         max: i64,
     },
     /// The magic (format version) byte is not 0, 1 or 2.
+    #[error("unknown magic byte {magic} (expected 0, 1 or 2)")]
     BadMagic {
         /// The magic byte found.
         magic: i8,
     },
     /// A version field holds an unsupported value.
+    #[error("unsupported {what} version {version}")]
     BadVersion {
         /// The structure whose version it is.
         what: &'static str,
@@ -97,6 +102,7 @@ pub enum ErrorKind {
         version: i64,
     },
     /// The stored checksum does not match the bytes.
+    #[error("{what} CRC mismatch: stored {stored}, computed {computed}")]
     CrcMismatch {
         /// The structure checked.
         what: &'static str,
@@ -107,21 +113,25 @@ pub enum ErrorKind {
     },
     /// A varint did not end within its maximum length (5 bytes for a varint,
     /// 10 for a varlong).
+    #[error("{what}: varint is too long")]
     VarintTooLong {
         /// The field.
         what: &'static str,
     },
     /// A varint's last byte sets bits beyond the width of its type.
+    #[error("{what}: varint overflows its type")]
     VarintOverflow {
         /// The field.
         what: &'static str,
     },
     /// The attributes name a compression codec id that does not exist (5, 6, 7).
+    #[error("unknown compression codec id {id}")]
     UnknownCompression {
         /// The codec id.
         id: u8,
     },
     /// The compressed payload could not be decompressed.
+    #[error("{} payload does not decompress: {message}", codec.name())]
     Decompress {
         /// The codec.
         codec: Compression,
@@ -130,6 +140,7 @@ pub enum ErrorKind {
     },
     /// Decompressing would exceed the configured ceiling (a bomb, or a limit
     /// set too low).
+    #[error("{} payload decompresses to more than the limit of {limit} bytes", codec.name())]
     DecompressedTooLarge {
         /// The codec.
         codec: Compression,
@@ -137,6 +148,7 @@ pub enum ErrorKind {
         limit: usize,
     },
     /// A batch declares a different number of records than it holds.
+    #[error("batch declares {declared} record(s) but holds {found}")]
     RecordCount {
         /// The `recordsCount` field.
         declared: i32,
@@ -144,6 +156,7 @@ pub enum ErrorKind {
         found: i32,
     },
     /// Bytes remain after the last element of a structure.
+    #[error("{bytes} unexpected byte(s) after the {what}")]
     TrailingBytes {
         /// The structure.
         what: &'static str,
@@ -152,6 +165,7 @@ pub enum ErrorKind {
     },
     /// Any other malformation, described in words (text files, nested
     /// structures).
+    #[error("malformed {what}: {detail}")]
     Malformed {
         /// The structure.
         what: &'static str,
@@ -159,6 +173,7 @@ pub enum ErrorKind {
         detail: String,
     },
     /// Reading failed.
+    #[error("I/O error: {0}")]
     Io(std::io::Error),
 }
 
@@ -243,42 +258,6 @@ impl Error {
     /// The message without file and position.
     pub fn message(&self) -> String {
         self.inner.kind.to_string()
-    }
-}
-
-impl fmt::Display for ErrorKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ErrorKind::Truncated { what, needed } => {
-                write!(f, "{what} is truncated: needed {needed} more byte(s) than the file holds")
-            }
-            ErrorKind::OutOfBounds { what, needed } => {
-                write!(f, "{what} runs {needed} byte(s) past the end of its enclosing structure")
-            }
-            ErrorKind::BadLength { what, value, min, max } => {
-                write!(f, "{what} is {value}, outside the valid range {min}..={max}")
-            }
-            ErrorKind::BadMagic { magic } => write!(f, "unknown magic byte {magic} (expected 0, 1 or 2)"),
-            ErrorKind::BadVersion { what, version } => write!(f, "unsupported {what} version {version}"),
-            ErrorKind::CrcMismatch { what, stored, computed } => {
-                write!(f, "{what} CRC mismatch: stored {stored}, computed {computed}")
-            }
-            ErrorKind::VarintTooLong { what } => write!(f, "{what}: varint is too long"),
-            ErrorKind::VarintOverflow { what } => write!(f, "{what}: varint overflows its type"),
-            ErrorKind::UnknownCompression { id } => write!(f, "unknown compression codec id {id}"),
-            ErrorKind::Decompress { codec, message } => {
-                write!(f, "{} payload does not decompress: {message}", codec.name())
-            }
-            ErrorKind::DecompressedTooLarge { codec, limit } => {
-                write!(f, "{} payload decompresses to more than the limit of {limit} bytes", codec.name())
-            }
-            ErrorKind::RecordCount { declared, found } => {
-                write!(f, "batch declares {declared} record(s) but holds {found}")
-            }
-            ErrorKind::TrailingBytes { what, bytes } => write!(f, "{bytes} unexpected byte(s) after the {what}"),
-            ErrorKind::Malformed { what, detail } => write!(f, "malformed {what}: {detail}"),
-            ErrorKind::Io(e) => write!(f, "I/O error: {e}"),
-        }
     }
 }
 
