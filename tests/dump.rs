@@ -53,10 +53,10 @@ fn a_log_dir_is_walked_in_kafkas_order() {
     // partitions: the metadata log first, then by topic and partition number
     let mut parts: Vec<&str> = Vec::new();
     for n in &names {
-        if let Some((p, _)) = n.split_once('/') {
-            if parts.last() != Some(&p) {
-                parts.push(p);
-            }
+        if let Some((p, _)) = n.split_once('/')
+            && parts.last() != Some(&p)
+        {
+            parts.push(p);
         }
     }
     assert_eq!(parts[0], "__cluster_metadata-0");

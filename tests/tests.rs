@@ -6,3 +6,5 @@ mod dump;
 mod kafka_oracle;
 // shared helpers
 mod util;
+// `logtool verify` on real-Kafka fixtures and real corruptions of them
+mod verify;

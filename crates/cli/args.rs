@@ -49,6 +49,16 @@ pub enum Command {
     /// goes on. Exit code 1 when any damage (bad CRC, corrupt or truncated bytes)
     /// was found.
     Dump(DumpArgs),
+    /// Find every problem in log dirs, partitions or files, after a crash or any time.
+    ///
+    /// Checks batches (CRC, framing, offsets, record decoding, timestamps, producer
+    /// sequences), torn tails versus corruption (every bad range reported), segment
+    /// continuity and leftovers, the offset/time/transaction indexes against the log,
+    /// and the checkpoints (high watermark, recovery point, log start, leader epochs,
+    /// producer snapshots, partition.metadata) against the log end. Read-only, also
+    /// when a live broker holds the log dir (it says so). Partitions are checked in
+    /// parallel. Exit code 1 when a finding is at or above --fail-on.
+    Verify(VerifyArgs),
 }
 
 #[derive(Args, Debug)]
@@ -70,12 +80,55 @@ pub struct DumpArgs {
     /// (like kafka-dump-log's --max-bytes). Suffixes K, M, G (powers of 1024).
     #[arg(long, value_name = "N", value_parser = parse_size)]
     pub max_bytes: Option<u64>,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// Log dirs, partition dirs or files to check.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Exit with 1 when a finding is at least this severe.
+    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    pub fail_on: FailOn,
+    /// List at most N findings of one kind per file; the rest are counted.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub max_per_kind: usize,
+    /// Check this many partitions at once (default: one per core).
+    #[arg(short = 'j', long, value_name = "N")]
+    pub threads: Option<std::num::NonZeroUsize>,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// Severity threshold for the exit code.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Info,
+}
+
+/// Ceilings on what one batch may cost in memory.
+#[derive(Args, Debug, Clone, Copy)]
+pub struct LimitArgs {
     /// Largest batch accepted before it is reported as corrupt (held in memory while decoded).
     #[arg(long, value_name = "N", value_parser = parse_size, default_value = "128M", hide_short_help = true)]
     pub max_batch_size: u64,
     /// Ceiling on the decompressed size of one batch (guards against decompression bombs).
     #[arg(long, value_name = "N", value_parser = parse_size, default_value = "256M", hide_short_help = true)]
     pub max_decompressed_size: u64,
+}
+
+impl LimitArgs {
+    pub fn limits(&self) -> logfmt::Limits {
+        logfmt::Limits {
+            max_batch_size: u32::try_from(self.max_batch_size).unwrap_or(u32::MAX),
+            max_decompressed_size: usize::try_from(self.max_decompressed_size).unwrap_or(usize::MAX),
+            ..logfmt::Limits::default()
+        }
+    }
 }
 
 /// How payload bytes are printed.

@@ -10,7 +10,8 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 use tabled::builder::Builder;
-use tabled::settings::Style;
+use tabled::settings::object::Columns;
+use tabled::settings::{Modify, Style, Width};
 
 use crate::args::Format;
 
@@ -215,6 +216,30 @@ pub struct SummaryLine {
     pub problems: u64,
 }
 
+#[derive(Serialize)]
+pub struct FindingLine<'a> {
+    pub file: Cow<'a, str>,
+    pub position: Option<u64>,
+    pub end_position: Option<u64>,
+    pub offset: Option<i64>,
+    pub kind: &'static str,
+    pub severity: &'static str,
+    pub message: &'a str,
+}
+
+#[derive(Serialize, Default, Clone, Copy)]
+pub struct VerifySummaryLine {
+    pub files: u64,
+    pub partitions: u64,
+    pub batches: u64,
+    pub records: u64,
+    pub bytes: u64,
+    pub errors: u64,
+    pub warnings: u64,
+    pub infos: u64,
+    pub elapsed_ms: u64,
+}
+
 /// One reported fact.
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -235,7 +260,10 @@ pub enum Line<'a> {
     CleanShutdown(JsonFileLine<'a>),
     Error(ErrorLine<'a>),
     Note(NoteLine<'a>),
+    Finding(FindingLine<'a>),
     Summary(SummaryLine),
+    #[serde(rename = "summary")]
+    VerifySummary(VerifySummaryLine),
 }
 
 /// Where lines go.
@@ -282,6 +310,11 @@ impl<W: Write> Output<W> {
         }
         let mut t = b.build();
         t.with(Style::sharp());
+        if self.table.header.last() == Some(&"MESSAGE") {
+            let last = self.table.header.len() - 1;
+            t.with(Modify::new(Columns::one(last)).with(Width::wrap(70).keep_words(true)));
+            t.with(Modify::new(Columns::one(2)).with(Width::wrap(50)));
+        }
         writeln!(self.out, "{t}")
     }
 
@@ -461,6 +494,40 @@ impl<W: Write> Output<W> {
                 self.text(&format!("  !! {}{at}: {}", e.kind, e.message))
             }
             Line::Note(n) => self.text(&format!("  note: {}", n.message)),
+            Line::Finding(f) => {
+                let at = match (f.position, f.end_position) {
+                    (Some(p), Some(e)) => format!("{p}..{e}"),
+                    (Some(p), None) => p.to_string(),
+                    _ => String::new(),
+                };
+                self.row(
+                    &["SEVERITY", "KIND", "FILE", "BYTES", "OFFSET", "MESSAGE"],
+                    vec![
+                        f.severity.to_string(),
+                        f.kind.to_string(),
+                        f.file.to_string(),
+                        at,
+                        f.offset.map_or(String::new(), |o| o.to_string()),
+                        f.message.to_string(),
+                    ],
+                )
+            }
+            Line::VerifySummary(s) => {
+                let verdict = if s.errors + s.warnings + s.infos == 0 {
+                    "no findings".to_string()
+                } else {
+                    format!("{} error(s), {} warning(s), {} info", s.errors, s.warnings, s.infos)
+                };
+                self.text(&format!(
+                    "\nchecked {} partition(s), {} segment file(s), {} batch(es), {} record(s), {} byte(s) in {:.2} s: {verdict}",
+                    s.partitions,
+                    s.files,
+                    s.batches,
+                    s.records,
+                    s.bytes,
+                    s.elapsed_ms as f64 / 1000.0
+                ))
+            }
             Line::Summary(s) => self.text(&format!(
                 "\n{} file(s), {} batch(es), {} record(s), {} byte(s); {} problem(s)",
                 s.files, s.batches, s.records, s.bytes, s.problems

@@ -4,7 +4,8 @@
 # Runs fixtures/generate.sh into a temporary directory - a real Kafka 3.9.1
 # broker (fetched from Maven Central) writes the clean, sigkill and legacy log
 # dirs and DumpLogSegments dumps them - then runs the whole integration test
-# binary against that fresh data instead of the committed copy. Needs java 17+
+# binary against that fresh data instead of the committed copy; then checks
+# that `verify` recognises a running broker's log dir. Needs java 17+
 # and mvn; brokers bind 127.0.0.1 only and are stopped by pid.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -12,3 +13,5 @@ out=$(mktemp -d "${TMPDIR:-/tmp}/logtool-interop.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 LOGTOOL_FIXTURES_OUT="$out" fixtures/generate.sh
 LOGTOOL_FIXTURES="$out" cargo test --locked --test integration
+# a live broker's lock is seen
+tests/interop/live_lock.sh

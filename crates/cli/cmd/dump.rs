@@ -46,11 +46,7 @@ enum Work {
 }
 
 pub fn run(global: &GlobalOpts, args: &DumpArgs) -> anyhow::Result<Status> {
-    let limits = Limits {
-        max_batch_size: u32::try_from(args.max_batch_size).unwrap_or(u32::MAX),
-        max_decompressed_size: usize::try_from(args.max_decompressed_size).unwrap_or(usize::MAX),
-        ..Limits::default()
-    };
+    let limits = args.limits.limits();
     let mut work = Vec::new();
     for p in &args.paths {
         plan(p, args.offsets, &mut work);
@@ -320,10 +316,10 @@ impl<W: Write> Dumper<'_, W> {
                 }
                 Ok(None) => break,
                 Ok(Some(Item::Entry(entry))) => {
-                    if let Some(expected) = expect.take() {
-                        if entry.last_offset() > expected {
-                            restart = true;
-                        }
+                    if let Some(expected) = expect.take()
+                        && entry.last_offset() > expected
+                    {
+                        restart = true;
                     }
                     if !restart {
                         stop = self.entry(file, &entry, range, &mut scratch)?;

@@ -300,7 +300,7 @@ mod tests {
             offset_delta: 0,
             key: Some(key),
             value: Some(value),
-            headers: vec![],
+            headers: crate::batch::Headers::default(),
             offset: 0,
             timestamp: 0,
             sequence: -1,

@@ -75,6 +75,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Consume `n` bytes.
+    #[inline]
     pub fn bytes(&mut self, n: usize, what: &'static str) -> Result<&'a [u8]> {
         let end = self.pos.checked_add(n);
         match end.and_then(|end| self.buf.get(self.pos..end)) {
@@ -87,6 +88,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Consume exactly `N` bytes as an array.
+    #[inline]
     pub fn array<const N: usize>(&mut self, what: &'static str) -> Result<[u8; N]> {
         let s = self.bytes(N, what)?;
         let mut out = [0u8; N];
@@ -100,6 +102,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Read an `i8`.
+    #[inline]
     pub fn i8(&mut self, what: &'static str) -> Result<i8> {
         Ok(i8::from_be_bytes(self.array(what)?))
     }
@@ -131,7 +134,29 @@ impl<'a> Cursor<'a> {
 
     /// Read an unsigned LEB128 varint of at most `max_bytes` bytes whose value
     /// fits `bits` bits.
+    #[inline]
     fn leb128(&mut self, what: &'static str, max_bytes: u32, bits: u32) -> Result<u64> {
+        // Fast path: varints of up to 3 bytes (21 bits) cannot overflow any
+        // type read here, which covers nearly every length and delta in a record.
+        match self.buf.get(self.pos..).unwrap_or_default() {
+            [b0, ..] if *b0 < 0x80 => {
+                self.pos = self.pos.saturating_add(1);
+                Ok(u64::from(*b0))
+            }
+            [b0, b1, ..] if *b1 < 0x80 => {
+                self.pos = self.pos.saturating_add(2);
+                Ok(u64::from(b0 & 0x7f) | (u64::from(*b1) << 7))
+            }
+            [b0, b1, b2, ..] if *b2 < 0x80 => {
+                self.pos = self.pos.saturating_add(3);
+                Ok(u64::from(b0 & 0x7f) | (u64::from(b1 & 0x7f) << 7) | (u64::from(*b2) << 14))
+            }
+            _ => self.leb128_slow(what, max_bytes, bits),
+        }
+    }
+
+    #[inline(never)]
+    fn leb128_slow(&mut self, what: &'static str, max_bytes: u32, bits: u32) -> Result<u64> {
         let start = self.position();
         let mut value: u64 = 0;
         let mut i: u32 = 0;
@@ -164,6 +189,7 @@ impl<'a> Cursor<'a> {
 
     /// Read a zigzag varint (an `int32`, at most 5 bytes), as Kafka's
     /// `ByteUtils.readVarint`.
+    #[inline]
     pub fn varint(&mut self, what: &'static str) -> Result<i32> {
         let raw = self.leb128(what, 5, 32)?;
         let raw = u32::try_from(raw).unwrap_or(u32::MAX);
@@ -172,6 +198,7 @@ impl<'a> Cursor<'a> {
 
     /// Read a zigzag varlong (an `int64`, at most 10 bytes), as Kafka's
     /// `ByteUtils.readVarlong`.
+    #[inline]
     pub fn varlong(&mut self, what: &'static str) -> Result<i64> {
         let raw = self.leb128(what, 10, 64)?;
         Ok(((raw >> 1) as i64) ^ ((raw & 1) as i64).wrapping_neg())
@@ -186,6 +213,7 @@ impl<'a> Cursor<'a> {
 
     /// Read a length that may be -1 (null) and must otherwise fit in the
     /// remaining bytes; returns `None` for -1.
+    #[inline]
     pub fn nullable_len(&mut self, len: i64, what: &'static str, at: u64) -> Result<Option<usize>> {
         if len == -1 {
             return Ok(None);

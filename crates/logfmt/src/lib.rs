@@ -68,6 +68,7 @@ pub mod error;
 pub mod index;
 pub mod legacy;
 pub mod limits;
+pub mod lock;
 pub mod log;
 pub mod logdir;
 pub mod naming;
@@ -75,6 +76,7 @@ pub mod properties;
 pub mod snapshot;
 pub mod spec;
 pub mod uuid;
+pub mod verify;
 
 #[cfg(test)]
 mod test_util;

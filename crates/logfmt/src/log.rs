@@ -101,6 +101,8 @@ pub struct Damage {
     pub error: Error,
     /// A torn final write rather than corruption (see the module docs).
     pub truncated_tail: bool,
+    /// Every byte of the range is zero (a zero-filled region).
+    pub zeroed: bool,
 }
 
 /// What [`LogReader::next_item`] yields.
@@ -110,6 +112,76 @@ pub enum Item<'a> {
     Entry(Entry<'a>),
     /// A damaged range; reading continues after it.
     Damage(Damage),
+}
+
+/// A run of items detached from a [`LogReader`] (see
+/// [`LogReader::next_slab`]).
+#[derive(Debug)]
+pub struct Slab {
+    bytes: Vec<u8>,
+    start: u64,
+    /// The items, in file order.
+    pub items: Vec<SlabItem>,
+}
+
+/// An item of a [`Slab`].
+#[derive(Debug)]
+pub enum SlabItem {
+    /// An entry with sound framing, at `offset` in the slab.
+    Entry {
+        /// Where it starts in the slab.
+        offset: usize,
+        /// Its size.
+        len: usize,
+        /// Its magic byte.
+        magic: i8,
+    },
+    /// A damaged range.
+    Damage(Damage),
+}
+
+impl Slab {
+    /// Absolute position of the slab's first byte.
+    pub fn start(&self) -> u64 {
+        self.start
+    }
+
+    /// Bytes the slab's entries cover.
+    pub fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// True for a slab of damage only.
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    /// Bytes of the file the slab covers, damage included.
+    pub fn span(&self) -> u64 {
+        match self.items.last() {
+            Some(SlabItem::Damage(d)) => d.end.saturating_sub(self.start),
+            _ => self.bytes.len() as u64,
+        }
+    }
+
+    /// The entry of an [`SlabItem::Entry`]; `None` for damage.
+    pub fn entry(&self, item: &SlabItem) -> Option<Entry<'_>> {
+        let SlabItem::Entry { offset, len, magic } = *item else { return None };
+        let bytes = self.bytes.get(offset..offset.saturating_add(len))?;
+        let position = self.start.saturating_add(offset as u64);
+        // framing was checked when the slab was read
+        match magic {
+            MAGIC_VALUE_V2 => RecordBatch::parse(bytes, position).ok().map(Entry::V2),
+            _ => LegacyMessage::parse(bytes, position, End::File).ok().map(Entry::Legacy),
+        }
+    }
+}
+
+/// What framing a slab found.
+enum Framed {
+    Items(Vec<SlabItem>),
+    /// The first entry is damaged.
+    Damage(Error),
 }
 
 /// Where a sound entry lies in the window.
@@ -132,6 +204,10 @@ pub struct LogReader<R = File> {
     win_start: u64,
     /// Position the source's cursor is at.
     src_pos: u64,
+    /// While a slab is built, the window keeps every byte from here on.
+    pin: Option<u64>,
+    /// A buffer given back by a slab's consumer, reused for the window.
+    spare: Option<Vec<u8>>,
     limits: Limits,
 }
 
@@ -149,7 +225,18 @@ impl LogReader<File> {
 impl<R: Read + Seek> LogReader<R> {
     /// Read `len` bytes of `src`, from its start.
     pub fn new(src: R, len: u64, limits: Limits) -> LogReader<R> {
-        LogReader { src, path: None, end: len, pos: 0, win: Vec::new(), win_start: 0, src_pos: 0, limits }
+        LogReader {
+            src,
+            path: None,
+            end: len,
+            pos: 0,
+            win: Vec::new(),
+            win_start: 0,
+            src_pos: 0,
+            pin: None,
+            spare: None,
+            limits,
+        }
     }
 
     /// Name the file in errors.
@@ -198,10 +285,11 @@ impl<R: Read + Seek> LogReader<R> {
             self.win.clear();
             self.win_start = pos;
         } else if want_end > win_end {
-            // keep the bytes from `pos` on, drop the rest
-            let drop = usize::try_from(pos.saturating_sub(self.win_start)).unwrap_or(usize::MAX);
+            // keep the bytes from `pos` on (and from the pin), drop the rest
+            let keep = self.pin.map_or(pos, |p| p.min(pos)).max(self.win_start);
+            let drop = usize::try_from(keep.saturating_sub(self.win_start)).unwrap_or(usize::MAX);
             self.win.drain(..drop.min(self.win.len()));
-            self.win_start = pos;
+            self.win_start = keep;
         }
         let have_end = self.win_start.saturating_add(self.win.len() as u64);
         if want_end > have_end {
@@ -323,35 +411,116 @@ impl<R: Read + Seek> LogReader<R> {
             }
             Ok(None) => Ok(None),
             Err(e) if e.class() == crate::error::ErrorClass::Io => Err(e),
-            Err(e) => {
-                let error = self.with_path(e);
-                let start = self.pos;
-                match self.find_entry_after(start)? {
-                    Some(next) => {
-                        self.pos = next;
-                        // a length that runs past the end of the file is no torn
-                        // tail when a readable entry follows: the length is corrupt
-                        let error = if error.is_truncated() {
-                            self.with_path(Error::malformed(
-                                start,
-                                "record batch",
-                                format!(
-                                    "its length runs past the end of the file, but a valid entry follows at byte {next}"
-                                ),
-                            ))
-                        } else {
-                            error
-                        };
-                        Ok(Some(Item::Damage(Damage { start, end: next, error, truncated_tail: false })))
-                    }
-                    None => {
-                        self.pos = self.end;
-                        let truncated_tail = error.is_truncated();
-                        Ok(Some(Item::Damage(Damage { start, end: self.end, error, truncated_tail })))
-                    }
+            Err(e) => Ok(Some(Item::Damage(self.damage(e)?))),
+        }
+    }
+
+    /// The damaged range starting at `self.pos`, where reading failed with
+    /// `error`: resynchronise at the next readable entry (or the end).
+    fn damage(&mut self, error: Error) -> Result<Damage> {
+        let error = self.with_path(error);
+        let start = self.pos;
+        let (end, error, truncated_tail) = match self.find_entry_after(start)? {
+            Some(next) => {
+                // a length that runs past the end of the file is no torn
+                // tail when a readable entry follows: the length is corrupt
+                let error = if error.is_truncated() {
+                    self.with_path(Error::malformed(
+                        start,
+                        "record batch",
+                        format!("its length runs past the end of the file, but a valid entry follows at byte {next}"),
+                    ))
+                } else {
+                    error
+                };
+                (next, error, false)
+            }
+            None => {
+                let t = error.is_truncated();
+                (self.end, error, t)
+            }
+        };
+        let zeroed = self.all_zero(start, end)?;
+        self.pos = end;
+        Ok(Damage { start, end, error, truncated_tail, zeroed })
+    }
+
+    /// Read a run of whole entries of about `target` bytes (at least one
+    /// item), detached from the reader so it can be processed elsewhere while
+    /// reading goes on. Damage ends a slab: it comes alone, in the next one.
+    /// The bytes are moved out of the reader's window, not copied.
+    pub fn next_slab(&mut self, target: usize) -> Result<Option<Slab>> {
+        let start = self.pos;
+        if start >= self.end {
+            return Ok(None);
+        }
+        let want = (self.end.saturating_sub(start)).min(target as u64) as usize;
+        self.load(start, want)?;
+        self.pin = Some(start);
+        let framed = self.frame_slab(start, target);
+        self.pin = None;
+        let items = match framed? {
+            Framed::Items(items) => items,
+            Framed::Damage(e) => {
+                let d = self.damage(e)?;
+                return Ok(Some(Slab { bytes: Vec::new(), start, items: vec![SlabItem::Damage(d)] }));
+            }
+        };
+        // detach [start, pos) from the window; the rest (a partial entry at
+        // most) stays for the next slab
+        let from = usize::try_from(start.saturating_sub(self.win_start)).unwrap_or(usize::MAX).min(self.win.len());
+        let to = usize::try_from(self.pos.saturating_sub(self.win_start)).unwrap_or(usize::MAX).min(self.win.len());
+        // the next window: a recycled buffer, or one sized for the next slab
+        // (growing a small one would copy and fault in pages over and over)
+        let mut next = self.spare.take().unwrap_or_default();
+        next.clear();
+        next.reserve(target.saturating_add(CHUNK));
+        next.extend_from_slice(self.win.get(to..).unwrap_or_default());
+        self.win.truncate(to);
+        let mut bytes = std::mem::replace(&mut self.win, next);
+        bytes.drain(..from);
+        self.win_start = self.pos;
+        Ok(Some(Slab { bytes, start, items }))
+    }
+
+    /// Give a processed slab's buffer back for reuse by [`LogReader::next_slab`].
+    pub fn recycle(&mut self, slab: Slab) {
+        self.spare = Some(slab.bytes);
+    }
+
+    /// Frame entries from `start` (pinned in the window) up to about `target`
+    /// bytes; an error on the first entry is returned for damage handling.
+    fn frame_slab(&mut self, start: u64, target: usize) -> Result<Framed> {
+        let mut items = Vec::new();
+        while self.pos < self.end && self.pos.saturating_sub(start) < target as u64 {
+            match self.frame() {
+                Ok(Some(loc)) => {
+                    let offset = usize::try_from(loc.start.saturating_sub(start)).unwrap_or(usize::MAX);
+                    items.push(SlabItem::Entry { offset, len: loc.len, magic: loc.magic });
+                    self.pos = loc.start.saturating_add(loc.len as u64);
                 }
+                Ok(None) => break,
+                Err(e) if e.class() == crate::error::ErrorClass::Io => return Err(e),
+                Err(e) if items.is_empty() => return Ok(Framed::Damage(e)),
+                Err(_) => break,
             }
         }
+        Ok(Framed::Items(items))
+    }
+
+    /// Whether every byte of `[start, end)` is zero (a zero-filled region, as a
+    /// filesystem leaves after a crash or preallocation). Reads in chunks.
+    pub fn all_zero(&mut self, start: u64, end: u64) -> Result<bool> {
+        let end = end.min(self.end);
+        let mut q = start;
+        while q < end {
+            let n = (end.saturating_sub(q)).min(CHUNK as u64) as usize;
+            if self.load(q, n)?.iter().any(|&b| b != 0) {
+                return Ok(false);
+            }
+            q = q.saturating_add(n as u64);
+        }
+        Ok(true)
     }
 
     /// The first position after `start` that holds a complete entry with a
@@ -474,6 +643,37 @@ mod tests {
                 format!("entry@{} last=5", n0 + n1)
             ]
         );
+    }
+
+    /// Slabs hold the same items as `next_item` gives, for any slab size.
+    fn slab_items(data: &[u8], target: usize) -> Vec<String> {
+        let mut r = LogReader::new(IoCursor::new(data.to_vec()), data.len() as u64, Limits::default());
+        let mut out = Vec::new();
+        while let Some(slab) = r.next_slab(target).unwrap() {
+            for item in &slab.items {
+                out.push(match (item, slab.entry(item)) {
+                    (SlabItem::Damage(d), _) => format!("damage@{}..{} tail={}", d.start, d.end, d.truncated_tail),
+                    (_, Some(e)) => format!("entry@{} last={}", e.position(), e.last_offset()),
+                    (_, None) => "unparsable slab entry".to_string(),
+                });
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn slabs_match_items() {
+        let mut seg = segment(&[batch(0, 3), batch(3, 2), batch(5, 7), batch(12, 1), batch(13, 4)]);
+        let n = seg.len();
+        let mut bad = seg.clone();
+        bad[batch(0, 3).len() + 8..batch(0, 3).len() + 12].copy_from_slice(&[0, 0, 0, 0]);
+        seg.extend(&batch(17, 2)[..30]);
+        for data in [&seg[..], &seg[..n], &bad[..]] {
+            let want = items(data);
+            for target in [1, 17, 100, 200, 1000, 1 << 20] {
+                assert_eq!(slab_items(data, target), want, "slab size {target}");
+            }
+        }
     }
 
     #[test]

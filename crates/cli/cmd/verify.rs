@@ -1,0 +1,177 @@
+//! `logtool verify`: find every problem in log dirs, partitions or files.
+//!
+//! Paths are expanded into units of work: a log dir's own files (checked
+//! first, since its checkpoints give each partition its context), then every
+//! partition, checked in parallel on a rayon pool, then single files. Reports
+//! are printed in walking order once all are done. Nothing is written.
+
+use std::borrow::Cow;
+use std::io::{self, BufWriter};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use logfmt::logdir::{self, LogDirEntry, Target};
+use logfmt::verify::{self, Kind, Options, PartitionContext, Report, Severity};
+use rayon::prelude::*;
+
+use crate::args::{FailOn, GlobalOpts, VerifyArgs};
+use crate::exit::Status;
+use crate::output::{FindingLine, Line, Output, VerifySummaryLine};
+use crate::progress::Progress;
+
+enum Unit {
+    /// Findings already made (a log dir's own files, or a path that failed).
+    Done(Report),
+    Partition(PathBuf, Option<PartitionContext>),
+    File(PathBuf),
+}
+
+fn partition_context(dir: &Path, contexts: &verify::Contexts) -> Option<PartitionContext> {
+    let name = dir.file_name()?.to_string_lossy().into_owned();
+    let p = logfmt::naming::parse_partition_dir(&name)?;
+    contexts.get(&(p.topic, p.partition)).copied()
+}
+
+fn plan(path: &Path, opts: &Options, units: &mut Vec<Unit>) {
+    let failed = |e: logfmt::Error| {
+        let f = verify::Finding {
+            file: path.to_path_buf(),
+            position: None,
+            end_position: None,
+            offset: None,
+            kind: Kind::IoError,
+            severity: Severity::Error,
+            message: e.to_string(),
+        };
+        Unit::Done(Report { findings: vec![f], stats: verify::Stats::default() })
+    };
+    match logdir::resolve(path) {
+        Err(e) => units.push(failed(e)),
+        Ok(Target::File(p)) => units.push(Unit::File(p)),
+        Ok(Target::PartitionDir(p)) => {
+            // the parent's checkpoints describe this partition, if it is a log dir
+            let contexts = p.parent().map(|d| verify::log_dir_contexts(d, &opts.limits)).unwrap_or_default();
+            let ctx = partition_context(&p, &contexts);
+            units.push(Unit::Partition(p, ctx));
+        }
+        Ok(Target::LogDir(p)) => {
+            let (contexts, report) = verify::check_log_dir(&p, opts);
+            units.push(Unit::Done(report));
+            match logdir::log_dir_entries(&p) {
+                Err(e) => units.push(failed(e)),
+                Ok(entries) => {
+                    for e in entries {
+                        if let LogDirEntry::Partition(d) = e {
+                            let ctx = partition_context(&d, &contexts);
+                            units.push(Unit::Partition(d, ctx));
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn size_of(unit: &Unit) -> u64 {
+    let len = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+    match unit {
+        Unit::Done(_) => 0,
+        Unit::File(p) => len(p),
+        Unit::Partition(d, _) => logdir::partition_files(d).map(|fs| fs.iter().map(|f| len(f)).sum()).unwrap_or(0),
+    }
+}
+
+/// `file` relative to the first of `roots` it lies under (a root that is the
+/// file itself shows its name).
+fn relative(file: &Path, roots: &[PathBuf]) -> String {
+    for r in roots {
+        if let Ok(rel) = file.strip_prefix(r) {
+            if rel.as_os_str().is_empty() {
+                return r.file_name().map_or_else(|| r.display().to_string(), |n| n.to_string_lossy().into_owned());
+            }
+            return rel.display().to_string();
+        }
+    }
+    file.display().to_string()
+}
+
+pub fn run(global: &GlobalOpts, args: &VerifyArgs) -> anyhow::Result<Status> {
+    let started = Instant::now();
+    let opts = Options { limits: args.limits.limits(), max_per_kind: args.max_per_kind, read_ahead: true };
+    let mut units = Vec::new();
+    for p in &args.paths {
+        plan(p, &opts, &mut units);
+    }
+    // Partitions run in parallel; inside one, read-ahead and batch-parallel
+    // checking only pay (and only cost memory) when cores would be idle.
+    let threads = args.threads.map_or_else(rayon::current_num_threads, |n| n.get());
+    let partitions = units.iter().filter(|u| !matches!(u, Unit::Done(_))).count();
+    let opts = Options { read_ahead: partitions < threads, ..opts };
+    let total: u64 = units.iter().map(size_of).sum();
+    let progress = Progress::new(total, global.quiet);
+    let mut pool = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = args.threads {
+        pool = pool.num_threads(n.get());
+    }
+    let pool = pool.build()?;
+    let reports: Vec<Report> = pool.install(|| {
+        units
+            .into_par_iter()
+            .map(|u| {
+                let inc = |n: u64| progress.inc(n);
+                match u {
+                    Unit::Done(r) => r,
+                    Unit::Partition(d, ctx) => verify::check_partition(&d, ctx.as_ref(), &opts, &inc),
+                    Unit::File(f) => verify::check_file(&f, &opts, &inc),
+                }
+            })
+            .collect()
+    });
+    progress.finish();
+
+    let threshold = match args.fail_on {
+        FailOn::Error => Severity::Error,
+        FailOn::Warning => Severity::Warning,
+        FailOn::Info => Severity::Info,
+    };
+    let mut out = Output::new(BufWriter::with_capacity(1 << 16, io::stdout().lock()), global.format);
+    let mut summary = VerifySummaryLine::default();
+    let mut status = Status::Clean;
+    for r in &reports {
+        summary.files += r.stats.files;
+        summary.partitions += r.stats.partitions;
+        summary.batches += r.stats.batches;
+        summary.records += r.stats.records;
+        summary.bytes += r.stats.bytes;
+        for f in &r.findings {
+            match f.severity {
+                Severity::Error => summary.errors += 1,
+                Severity::Warning => summary.warnings += 1,
+                Severity::Info => summary.infos += 1,
+            }
+            if f.kind == Kind::IoError {
+                status = status.merge(Status::Error);
+            } else if f.severity >= threshold {
+                status = status.merge(Status::Problems);
+            }
+            // tables show paths relative to the argument they were found under
+            let file = match global.format {
+                crate::args::Format::Json => f.file.display().to_string(),
+                crate::args::Format::Table => relative(&f.file, &args.paths),
+            };
+            out.emit(&Line::Finding(FindingLine {
+                file: Cow::Owned(file),
+                position: f.position,
+                end_position: f.end_position,
+                offset: f.offset,
+                kind: f.kind.name(),
+                severity: f.severity.name(),
+                message: &f.message,
+            }))?;
+        }
+    }
+    summary.elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    out.emit(&Line::VerifySummary(summary))?;
+    out.finish()?;
+    Ok(status)
+}

@@ -1,0 +1,986 @@
+//! Checking one segment (`.log` with its `.index`, `.timeindex`, `.txnindex`)
+//! in a single streaming pass.
+//!
+//! The log is read entry by entry; the three index files are read alongside it
+//! as sorted streams and merged with the batches as they go by, so memory does
+//! not grow with the segment. State that spans segments (the last offset seen,
+//! producer sequences, the leader-epoch lineage) lives in [`PartitionState`].
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use super::{Findings, Kind, Options, Stats};
+use crate::batch::{RecordBatch, TimestampType, increment_sequence};
+use crate::control::{self, ControlRecord};
+use crate::error::{Error, ErrorKind};
+use crate::index::{IndexEntry, IndexKind, IndexReader, IndexTail, OffsetIndexEntry, TimeIndexEntry, TxnIndexEntry};
+use crate::legacy::LegacyMessage;
+use crate::limits::Limits;
+use crate::log::{Damage, Entry, LogReader, Slab, SlabItem};
+use rayon::prelude::*;
+
+/// Producers tracked for sequence continuity; beyond this, new ones are not.
+const MAX_TRACKED_PRODUCERS: usize = 100_000;
+
+/// A producer's last batch, for sequence continuity.
+#[derive(Clone, Copy)]
+struct ProducerSeq {
+    epoch: i16,
+    last_sequence: i32,
+    last_offset: i64,
+}
+
+/// What carries over from one segment to the next.
+#[derive(Default)]
+pub(crate) struct PartitionState {
+    /// The largest offset seen so far.
+    pub last_offset: Option<i64>,
+    /// Batches with gaps are expected (the log cleaner has run on this partition).
+    compacted: bool,
+    producers: HashMap<i64, ProducerSeq>,
+    producers_capped: bool,
+    /// (epoch, first offset) each time the batches' leader epoch rose.
+    pub lineage: Vec<(i32, i64)>,
+}
+
+/// The files of one segment.
+pub(crate) struct SegmentFiles {
+    pub base: i64,
+    pub log: PathBuf,
+    pub index: Option<PathBuf>,
+    pub time_index: Option<PathBuf>,
+    pub txn_index: Option<PathBuf>,
+    /// The active (last) segment: a torn tail and preallocated indexes are normal here.
+    pub is_last: bool,
+    /// The next segment's base offset.
+    pub next_base: Option<i64>,
+}
+
+/// What a segment turned out to hold.
+#[derive(Default)]
+pub(crate) struct SegmentSummary {
+    pub first_offset: Option<i64>,
+    pub last_offset: Option<i64>,
+    pub size: u64,
+    pub batches: u64,
+}
+
+/// An index file read as a stream, one entry of look-ahead.
+struct Stream {
+    path: PathBuf,
+    reader: IndexReader,
+    peeked: Option<IndexEntry>,
+    /// The previous entry, for monotonicity.
+    prev: Option<IndexEntry>,
+}
+
+impl Stream {
+    fn open(path: &Option<PathBuf>, kind: IndexKind, base: i64, out: &mut Findings) -> Option<Stream> {
+        let path = path.as_ref()?;
+        match IndexReader::open(path, kind, base) {
+            Ok(reader) => Some(Stream { path: path.clone(), reader, peeked: None, prev: None }),
+            Err(e) => {
+                out.error(path, &e, Kind::IoError);
+                None
+            }
+        }
+    }
+
+    /// The next entry, reporting a read error (which ends the stream).
+    fn peek(&mut self, out: &mut Findings) -> Option<IndexEntry> {
+        if self.peeked.is_none() {
+            match self.reader.next()? {
+                Ok(e) => self.peeked = Some(e),
+                Err(e) => {
+                    out.error(&self.path, &e, Kind::IndexEntryInvalid);
+                    return None;
+                }
+            }
+        }
+        self.peeked
+    }
+
+    fn advance(&mut self) {
+        if let Some(e) = self.peeked.take() {
+            self.prev = Some(e);
+        }
+    }
+
+    /// After the last entry: how the file ends.
+    fn tail(&self) -> Option<IndexTail> {
+        self.reader.tail().copied()
+    }
+}
+
+/// Bytes per slab: the unit read ahead on one thread while the previous one
+/// is checked on others.
+const SLAB: usize = 4 << 20;
+
+/// A finding made while checking an entry's contents, pushed in file order.
+struct Pending {
+    position: Option<u64>,
+    end: Option<u64>,
+    offset: Option<i64>,
+    kind: Kind,
+    message: String,
+}
+
+/// What checking one entry's contents found. Computed independently for each
+/// entry (in parallel), consumed in file order.
+#[derive(Default)]
+struct Content {
+    findings: Vec<Pending>,
+    records: u64,
+    /// Legacy entries: the first inner offset (known only after decompression).
+    first_offset: Option<i64>,
+    /// An ABORT transaction marker.
+    abort: bool,
+}
+
+impl Content {
+    fn push(&mut self, pos: u64, end: u64, offset: Option<i64>, kind: Kind, message: String) {
+        self.findings.push(Pending { position: Some(pos), end: Some(end), offset, kind, message });
+    }
+}
+
+fn decode_kind(e: &Error) -> Kind {
+    match e.kind() {
+        ErrorKind::Decompress { .. } | ErrorKind::DecompressedTooLarge { .. } => Kind::DecompressionFailed,
+        _ => Kind::RecordInvalid,
+    }
+}
+
+/// Check an entry on its own: checksum, records, control records.
+fn content(entry: &Entry<'_>, scratch: &mut Vec<u8>, limits: &Limits) -> Content {
+    match entry {
+        Entry::V2(b) => content_v2(b, scratch, limits),
+        Entry::Legacy(m) => content_legacy(m, scratch, limits),
+    }
+}
+
+fn content_v2(b: &RecordBatch<'_>, scratch: &mut Vec<u8>, limits: &Limits) -> Content {
+    let h = *b.header();
+    let pos = b.position();
+    let end = pos.saturating_add(b.bytes().len() as u64);
+    let mut c = Content::default();
+    if !b.is_valid() {
+        c.push(
+            pos,
+            end,
+            Some(h.base_offset),
+            Kind::CrcMismatch,
+            format!("stored CRC-32C {} but the batch's bytes give {}", h.crc, b.compute_crc()),
+        );
+    }
+    let summary = b.records(scratch, limits).and_then(|records| {
+        if h.is_control() {
+            // control records are few and must be parsed
+            for rec in records.clone() {
+                let rec = rec?;
+                match control::parse(&rec, pos) {
+                    Ok(ControlRecord::EndTxn(m)) => c.abort |= !m.commit && h.is_transactional(),
+                    Ok(_) => {}
+                    Err(e) => c.push(pos, end, Some(rec.offset), Kind::ControlRecordInvalid, e.message()),
+                }
+            }
+        }
+        records.summarize()
+    });
+    let sum = match summary {
+        Ok(sum) => sum,
+        Err(e) => {
+            c.findings.push(Pending {
+                position: e.position().or(Some(pos)),
+                end: Some(end),
+                offset: Some(h.base_offset),
+                kind: decode_kind(&e),
+                message: e.message(),
+            });
+            return c;
+        }
+    };
+    c.records = u64::try_from(sum.count).unwrap_or(0);
+    if let Some((delta, prev)) = sum.bad_offset_delta {
+        c.push(
+            pos,
+            end,
+            Some(h.base_offset.wrapping_add(delta.into())),
+            Kind::RecordOffsetInvalid,
+            format!(
+                "record offset delta {delta} (after {prev:?}) outside 0..={} or not increasing",
+                h.last_offset_delta
+            ),
+        );
+    }
+    // transaction markers are alone in their batch (KRaft control batches
+    // are not: the metadata log starts with KRaftVersion + KRaftVoters)
+    if h.is_control() && h.is_transactional() && h.records_count != 1 {
+        c.push(
+            pos,
+            end,
+            Some(h.base_offset),
+            Kind::ControlRecordInvalid,
+            format!("a transaction marker batch holds {} records, Kafka writes exactly one", h.records_count),
+        );
+    }
+    if h.timestamp_type() == TimestampType::CreateTime {
+        if let Some(max_ts) = sum.max_timestamp.filter(|&m| m != h.max_timestamp) {
+            c.push(
+                pos,
+                end,
+                Some(h.base_offset),
+                Kind::MaxTimestampMismatch,
+                format!("maxTimestamp is {} but the largest record timestamp is {max_ts}", h.max_timestamp),
+            );
+        }
+        // Kafka sets baseTimestamp to the first record's timestamp (later
+        // records may be older: producers' clocks); the cleaner replaces it
+        // with the delete horizon.
+        if let Some(d) = sum.first_timestamp_delta.filter(|&d| d != 0 && !h.has_delete_horizon()) {
+            c.push(
+                pos,
+                end,
+                Some(h.base_offset),
+                Kind::BaseTimestampMismatch,
+                format!("the first record's timestamp delta is {d}, not 0"),
+            );
+        }
+    }
+    c
+}
+
+fn content_legacy(m: &LegacyMessage<'_>, scratch: &mut Vec<u8>, limits: &Limits) -> Content {
+    let pos = m.position();
+    let end = pos.saturating_add(m.size_in_bytes());
+    let mut c = Content::default();
+    if !m.is_valid() {
+        c.push(
+            pos,
+            end,
+            Some(m.offset),
+            Kind::CrcMismatch,
+            format!("stored CRC-32 {} but the message gives {}", m.crc, m.compute_crc()),
+        );
+    }
+    let records = match m.records(scratch, limits) {
+        Ok(r) => r,
+        Err(e) => {
+            c.push(pos, end, Some(m.offset), decode_kind(&e), e.message());
+            return c;
+        }
+    };
+    c.first_offset = Some(records.base_offset());
+    let mut prev: Option<i64> = None;
+    for r in records {
+        match r {
+            Ok(r) => {
+                c.records = c.records.saturating_add(1);
+                if !r.message.is_valid() {
+                    c.push(
+                        pos,
+                        end,
+                        Some(r.offset),
+                        Kind::CrcMismatch,
+                        format!("inner message at offset {} has a bad CRC-32", r.offset),
+                    );
+                }
+                if prev.is_some_and(|p| r.offset <= p) {
+                    c.push(
+                        pos,
+                        end,
+                        Some(r.offset),
+                        Kind::RecordOffsetInvalid,
+                        "inner message offsets do not increase".into(),
+                    );
+                }
+                prev = Some(r.offset);
+            }
+            Err(e) => {
+                c.push(pos, end, Some(m.offset), Kind::RecordInvalid, e.message());
+                break;
+            }
+        }
+    }
+    if prev.is_some_and(|p| p != m.offset) {
+        c.push(
+            pos,
+            end,
+            Some(m.offset),
+            Kind::RecordOffsetInvalid,
+            format!("wrapper offset {} is not its last inner offset {:?}", m.offset, prev),
+        );
+    }
+    c
+}
+
+pub(crate) struct SegmentChecker<'a> {
+    opts: &'a Options,
+    out: &'a mut Findings,
+    stats: &'a mut Stats,
+    st: &'a mut PartitionState,
+    seg: &'a SegmentFiles,
+    summary: SegmentSummary,
+    scratch: Vec<u8>,
+    index: Option<Stream>,
+    time_index: Option<Stream>,
+    txn_index: Option<Stream>,
+    /// The segment's running maximum batch timestamp, as Kafka keeps it.
+    running_max: i64,
+}
+
+impl PartitionState {
+    /// State for a partition; `compacted` when the log cleaner has run on it.
+    pub fn new(compacted: bool) -> PartitionState {
+        PartitionState { compacted, ..PartitionState::default() }
+    }
+
+    /// Whether the log cleaner has run on the partition.
+    pub fn compacted(&self) -> bool {
+        self.compacted
+    }
+}
+
+impl<'a> SegmentChecker<'a> {
+    pub fn new(
+        seg: &'a SegmentFiles,
+        st: &'a mut PartitionState,
+        out: &'a mut Findings,
+        stats: &'a mut Stats,
+        opts: &'a Options,
+    ) -> SegmentChecker<'a> {
+        let index = Stream::open(&seg.index, IndexKind::Offset, seg.base, out);
+        let time_index = Stream::open(&seg.time_index, IndexKind::Time, seg.base, out);
+        let txn_index = Stream::open(&seg.txn_index, IndexKind::Txn, seg.base, out);
+        SegmentChecker {
+            opts,
+            out,
+            stats,
+            st,
+            seg,
+            summary: SegmentSummary::default(),
+            scratch: Vec::new(),
+            index,
+            time_index,
+            txn_index,
+            running_max: -1,
+        }
+    }
+
+    /// Read the segment; `progress` gets the bytes done. With
+    /// `Options::read_ahead`, a segment larger than a slab is read ahead on its
+    /// own thread while the slab before is checked, its entries' contents in
+    /// parallel.
+    pub fn run(mut self, progress: &dyn Fn(u64)) -> SegmentSummary {
+        let mut reader = match LogReader::open(&self.seg.log, self.opts.limits) {
+            Ok(r) => r,
+            Err(e) => {
+                self.out.error(&self.seg.log, &e, Kind::IoError);
+                return self.summary;
+            }
+        };
+        let size = reader.end();
+        self.summary.size = size;
+        self.stats.files = self.stats.files.saturating_add(1);
+        let read_ahead = self.opts.read_ahead && size > SLAB as u64;
+        if !read_ahead {
+            loop {
+                match reader.next_slab(SLAB) {
+                    Ok(Some(slab)) => {
+                        self.slab(&slab, false, size);
+                        progress(slab.span());
+                        reader.recycle(slab);
+                    }
+                    Ok(None) => break,
+                    Err(e) => {
+                        self.out.error(&self.seg.log, &e, Kind::IoError);
+                        break;
+                    }
+                }
+            }
+        } else {
+            std::thread::scope(|scope| {
+                let (tx, rx) = std::sync::mpsc::sync_channel(2);
+                // processed slabs go back to the reader, which reuses their buffers
+                let (back_tx, back_rx) = std::sync::mpsc::channel::<Slab>();
+                scope.spawn(move || {
+                    loop {
+                        if let Ok(done) = back_rx.try_recv() {
+                            reader.recycle(done);
+                        }
+                        let slab = reader.next_slab(SLAB);
+                        let stop = !matches!(slab, Ok(Some(_)));
+                        if tx.send(slab).is_err() || stop {
+                            break;
+                        }
+                    }
+                });
+                for slab in rx {
+                    match slab {
+                        Ok(Some(slab)) => {
+                            self.slab(&slab, true, size);
+                            progress(slab.span());
+                            let _ = back_tx.send(slab);
+                        }
+                        Ok(None) => break,
+                        Err(e) => {
+                            self.out.error(&self.seg.log, &e, Kind::IoError);
+                            break;
+                        }
+                    }
+                }
+            });
+        }
+        self.stats.bytes = self.stats.bytes.saturating_add(size);
+        self.finish_indexes(size);
+        self.summary
+    }
+
+    /// Check the items of a slab: contents first (in parallel if asked),
+    /// then everything that depends on order.
+    fn slab(&mut self, slab: &Slab, parallel: bool, size: u64) {
+        let limits = self.opts.limits;
+        let check = |scratch: &mut Vec<u8>, item: &SlabItem| slab.entry(item).map(|e| content(&e, scratch, &limits));
+        let contents: Vec<Option<Content>> = if parallel {
+            slab.items.par_iter().map_init(Vec::new, check).collect()
+        } else {
+            let mut scratch = std::mem::take(&mut self.scratch);
+            let c = slab.items.iter().map(|i| check(&mut scratch, i)).collect();
+            self.scratch = scratch;
+            c
+        };
+        for (item, content) in slab.items.iter().zip(contents) {
+            match (item, slab.entry(item), content) {
+                (SlabItem::Damage(d), _, _) => self.damage(d, size),
+                (_, Some(entry), Some(content)) => self.entry(&entry, content),
+                _ => {}
+            }
+        }
+    }
+
+    fn damage(&mut self, d: &Damage, end: u64) {
+        let at_end = d.end == end;
+        let (kind, note) = if self.seg.is_last && at_end && d.zeroed {
+            (
+                Kind::ZeroedTail,
+                "zero-filled bytes at the end of the active segment (after a crash); Kafka's recovery truncates them",
+            )
+        } else if self.seg.is_last && d.truncated_tail {
+            (
+                Kind::TruncatedTail,
+                "a torn write at the end of the active segment (normal after a crash); Kafka's recovery truncates it",
+            )
+        } else if d.truncated_tail {
+            (Kind::TruncatedSegment, "a rolled segment ends in the middle of a batch")
+        } else if d.zeroed {
+            (Kind::ZeroedRegion, "zero-filled bytes in the middle of the segment")
+        } else {
+            (Kind::Corrupt, "unreadable bytes; reading resumed at the next valid batch")
+        };
+        let message = format!("{note}: {}", d.error.message());
+        self.out.push(&self.seg.log, Some(d.start), Some(d.end), None, kind, message);
+    }
+
+    fn entry(&mut self, entry: &Entry<'_>, content: Content) {
+        self.stats.batches = self.stats.batches.saturating_add(1);
+        self.stats.records = self.stats.records.saturating_add(content.records);
+        self.summary.batches = self.summary.batches.saturating_add(1);
+        let seg = self.seg;
+        for p in content.findings {
+            self.out.push(&seg.log, p.position, p.end, p.offset, p.kind, p.message);
+        }
+        let (first, last, max_ts) = match entry {
+            Entry::V2(b) => {
+                self.batch(b);
+                let h = b.header();
+                (Some(h.base_offset), h.last_offset(), h.max_timestamp)
+            }
+            Entry::Legacy(m) => (content.first_offset, m.offset, m.timestamp),
+        };
+        let pos = entry.position();
+        let end = pos.saturating_add(entry.size());
+        // offsets strictly increase across batches and segments
+        if let (Some(first), Some(prev)) = (first, self.st.last_offset)
+            && first <= prev
+        {
+            self.out.push(
+                &seg.log,
+                Some(pos),
+                Some(end),
+                Some(first),
+                Kind::OffsetRegression,
+                format!("batch starts at offset {first}, not after the previous batch's last offset {prev}"),
+            );
+        }
+        if let Some(first) = first
+            && self.summary.first_offset.is_none()
+        {
+            self.summary.first_offset = Some(first);
+        }
+        self.summary.last_offset = Some(self.summary.last_offset.map_or(last, |l| l.max(last)));
+        self.st.last_offset = Some(self.st.last_offset.map_or(last, |l| l.max(last)));
+        if last < seg.base
+            || seg.next_base.is_some_and(|n| last >= n)
+            || last.wrapping_sub(seg.base) > i64::from(i32::MAX)
+        {
+            self.out.push(
+                &seg.log,
+                Some(pos),
+                Some(end),
+                Some(last),
+                Kind::OffsetOutOfSegment,
+                format!("last offset {last} is outside this segment's range (base {})", seg.base),
+            );
+        }
+        self.offset_index(pos, first.unwrap_or(last), last);
+        let raised = max_ts > self.running_max;
+        if raised {
+            self.running_max = max_ts;
+        }
+        self.time_index(last, max_ts, raised);
+        if let Entry::V2(b) = entry
+            && content.abort
+        {
+            self.txn_marker(b);
+        }
+    }
+
+    /// Header checks of a v2 batch that depend on what came before.
+    fn batch(&mut self, b: &RecordBatch<'_>) {
+        let h = *b.header();
+        let pos = b.position();
+        let end = pos.saturating_add(b.bytes().len() as u64);
+        let seg = self.seg;
+        let log = &seg.log;
+        if h.last_offset_delta < 0 {
+            self.out.push(
+                log,
+                Some(pos),
+                Some(end),
+                Some(h.base_offset),
+                Kind::RecordCountMismatch,
+                format!("lastOffsetDelta is {}", h.last_offset_delta),
+            );
+        } else if i64::from(h.records_count) > i64::from(h.last_offset_delta).saturating_add(1) {
+            self.out.push(
+                log,
+                Some(pos),
+                Some(end),
+                Some(h.base_offset),
+                Kind::RecordCountMismatch,
+                format!("{} records cannot fit offsets {}..={}", h.records_count, h.base_offset, h.last_offset()),
+            );
+        } else if i64::from(h.records_count) < i64::from(h.last_offset_delta).saturating_add(1)
+            && !self.st.compacted
+            && !h.is_control()
+        {
+            self.out.push(
+                log,
+                Some(pos),
+                Some(end),
+                Some(h.base_offset),
+                Kind::OffsetGapInBatch,
+                format!(
+                    "{} records for offsets {}..={} in a partition the log cleaner has not compacted",
+                    h.records_count,
+                    h.base_offset,
+                    h.last_offset()
+                ),
+            );
+        }
+        // leader-epoch lineage
+        if h.partition_leader_epoch >= 0 {
+            match self.st.lineage.last() {
+                Some(&(e, _)) if h.partition_leader_epoch < e => {
+                    self.out.push(
+                        log,
+                        Some(pos),
+                        Some(end),
+                        Some(h.base_offset),
+                        Kind::LeaderEpochRegression,
+                        format!("leader epoch {} after a batch of epoch {e}", h.partition_leader_epoch),
+                    );
+                }
+                Some(&(e, _)) if h.partition_leader_epoch == e => {}
+                _ => self.st.lineage.push((h.partition_leader_epoch, h.base_offset)),
+            }
+        }
+        self.sequence(&h, pos, end);
+    }
+
+    fn sequence(&mut self, h: &crate::batch::BatchHeader, pos: u64, end: u64) {
+        // idempotent or transactional data batches; markers carry no sequence,
+        // and the group coordinator writes sequences without a producer id
+        if h.producer_id < 0 || h.base_sequence < 0 || h.is_control() {
+            return;
+        }
+        let seg = self.seg;
+        let log = &seg.log;
+        match self.st.producers.get(&h.producer_id).copied() {
+            Some(p) if h.producer_epoch == p.epoch => {
+                let expected = increment_sequence(p.last_sequence, 1);
+                if h.base_sequence != expected {
+                    let kind = if self.st.compacted { Kind::SequenceGapCompacted } else { Kind::SequenceGap };
+                    self.out.push(
+                        log,
+                        Some(pos),
+                        Some(end),
+                        Some(h.base_offset),
+                        kind,
+                        format!(
+                            "producer {} epoch {}: sequence {} follows {} (at offset {})",
+                            h.producer_id, h.producer_epoch, h.base_sequence, p.last_sequence, p.last_offset
+                        ),
+                    );
+                }
+            }
+            Some(p) if h.producer_epoch < p.epoch => {
+                self.out.push(
+                    log,
+                    Some(pos),
+                    Some(end),
+                    Some(h.base_offset),
+                    Kind::ProducerEpochRegression,
+                    format!(
+                        "producer {} writes with epoch {} after epoch {}",
+                        h.producer_id, h.producer_epoch, p.epoch
+                    ),
+                );
+            }
+            _ => {}
+        }
+        if self.st.producers.len() < MAX_TRACKED_PRODUCERS || self.st.producers.contains_key(&h.producer_id) {
+            self.st.producers.insert(
+                h.producer_id,
+                ProducerSeq { epoch: h.producer_epoch, last_sequence: h.last_sequence(), last_offset: h.last_offset() },
+            );
+        } else if !self.st.producers_capped {
+            self.st.producers_capped = true;
+            self.out.push(
+                log,
+                Some(pos),
+                None,
+                None,
+                Kind::Note,
+                format!("more than {MAX_TRACKED_PRODUCERS} producers: sequences of further producers are not checked"),
+            );
+        }
+    }
+
+    /// Merge the offset index with the batch at `pos`.
+    fn offset_index(&mut self, pos: u64, first: i64, last: i64) {
+        let Some(mut s) = self.index.take() else { return };
+        while let Some(IndexEntry::Offset(e)) = s.peek(self.out) {
+            let epos = u64::try_from(e.position).unwrap_or(u64::MAX);
+            if epos > pos {
+                break;
+            }
+            self.offset_entry(&s, &e);
+            if epos < pos {
+                self.out.push(
+                    &s.path,
+                    Some(e.slot.saturating_mul(8)),
+                    None,
+                    Some(e.offset),
+                    Kind::IndexEntryMismatch,
+                    format!(
+                        "entry (offset {}, position {}) does not point at the start of a batch",
+                        e.offset, e.position
+                    ),
+                );
+            } else if e.offset < first {
+                self.out.push(
+                    &s.path,
+                    Some(e.slot.saturating_mul(8)),
+                    None,
+                    Some(e.offset),
+                    Kind::IndexEntryMismatch,
+                    format!(
+                        "entry (offset {}, position {}) points at a batch starting at offset {first}: lookups of offset {} would miss it",
+                        e.offset, e.position, e.offset
+                    ),
+                );
+            } else if e.offset != last {
+                self.out.push(
+                    &s.path,
+                    Some(e.slot.saturating_mul(8)),
+                    None,
+                    Some(e.offset),
+                    Kind::IndexEntryNotBatchEnd,
+                    format!(
+                        "entry offset {} is not the last offset {last} of the batch at position {} (brokers before 3.9.1 index multi-batch appends this way)",
+                        e.offset, e.position
+                    ),
+                );
+            }
+            s.advance();
+        }
+        self.index = Some(s);
+    }
+
+    /// Monotonicity and range of one offset index entry.
+    fn offset_entry(&mut self, s: &Stream, e: &OffsetIndexEntry) {
+        if let Some(IndexEntry::Offset(p)) = s.prev
+            && (e.offset <= p.offset || e.position <= p.position)
+        {
+            self.out.push(
+                &s.path,
+                Some(e.slot.saturating_mul(8)),
+                None,
+                Some(e.offset),
+                Kind::IndexNotMonotonic,
+                format!("entry (offset {}, position {}) after ({}, {})", e.offset, e.position, p.offset, p.position),
+            );
+        }
+    }
+
+    /// Merge the time index with the batch ending at `last`, whose maximum
+    /// timestamp is `max_ts`; `raised` when it raised the segment's running
+    /// maximum (Kafka's entries name the batch that first reached a maximum).
+    fn time_index(&mut self, last: i64, max_ts: i64, raised: bool) {
+        let Some(mut s) = self.time_index.take() else { return };
+        while let Some(IndexEntry::Time(e)) = s.peek(self.out) {
+            if e.offset > last {
+                break;
+            }
+            self.time_entry(&s, &e);
+            if e.offset < last {
+                self.out.push(
+                    &s.path,
+                    Some(e.slot.saturating_mul(12)),
+                    None,
+                    Some(e.offset),
+                    Kind::TimeIndexMismatch,
+                    format!("entry (timestamp {}, offset {}) names no batch's last offset", e.timestamp, e.offset),
+                );
+            } else if e.timestamp != max_ts {
+                self.out.push(
+                    &s.path,
+                    Some(e.slot.saturating_mul(12)),
+                    None,
+                    Some(e.offset),
+                    Kind::TimeIndexMismatch,
+                    format!(
+                        "entry timestamp {} but the batch ending at offset {last} has maxTimestamp {max_ts}",
+                        e.timestamp
+                    ),
+                );
+            } else if !raised {
+                self.out.push(
+                    &s.path,
+                    Some(e.slot.saturating_mul(12)),
+                    None,
+                    Some(e.offset),
+                    Kind::TimeIndexMismatch,
+                    format!(
+                        "entry (timestamp {}, offset {}) but an earlier batch already had a timestamp at least as large",
+                        e.timestamp, e.offset
+                    ),
+                );
+            }
+            s.advance();
+        }
+        self.time_index = Some(s);
+    }
+
+    fn time_entry(&mut self, s: &Stream, e: &TimeIndexEntry) {
+        if let Some(IndexEntry::Time(p)) = s.prev {
+            // the roll entry may repeat the last entry's offset, never go back
+            if e.timestamp <= p.timestamp || e.offset < p.offset {
+                self.out.push(
+                    &s.path,
+                    Some(e.slot.saturating_mul(12)),
+                    None,
+                    Some(e.offset),
+                    Kind::IndexNotMonotonic,
+                    format!(
+                        "entry (timestamp {}, offset {}) after ({}, {})",
+                        e.timestamp, e.offset, p.timestamp, p.offset
+                    ),
+                );
+            }
+        }
+    }
+
+    /// Merge the transaction index with an ABORT marker.
+    fn txn_marker(&mut self, b: &RecordBatch<'_>) {
+        let h = b.header();
+        let marker = h.base_offset;
+        let seg = self.seg;
+        let log = &seg.log;
+        let Some(mut s) = self.txn_index.take() else {
+            self.out.push(
+                log,
+                Some(b.position()),
+                None,
+                Some(marker),
+                Kind::TxnIndexMissingEntry,
+                format!(
+                    "ABORT marker of producer {} at offset {marker} but the segment has no .txnindex: read_committed consumers would see the aborted records",
+                    h.producer_id
+                ),
+            );
+            return;
+        };
+        loop {
+            match s.peek(self.out) {
+                Some(IndexEntry::Txn(e)) if e.last_offset < marker => {
+                    self.txn_extra(&s, &e);
+                    s.advance();
+                }
+                Some(IndexEntry::Txn(e)) if e.last_offset == marker => {
+                    if e.producer_id != h.producer_id {
+                        self.out.push(
+                            &s.path,
+                            None,
+                            None,
+                            Some(marker),
+                            Kind::TxnIndexMismatch,
+                            format!(
+                                "entry for offset {marker} names producer {}, the marker producer {}",
+                                e.producer_id, h.producer_id
+                            ),
+                        );
+                    }
+                    s.advance();
+                    break;
+                }
+                _ => {
+                    self.out.push(
+                        &s.path,
+                        None,
+                        None,
+                        Some(marker),
+                        Kind::TxnIndexMissingEntry,
+                        format!(
+                            "no entry for the ABORT marker of producer {} at offset {marker}: read_committed consumers would see the aborted records",
+                            h.producer_id
+                        ),
+                    );
+                    break;
+                }
+            }
+        }
+        self.txn_index = Some(s);
+    }
+
+    fn txn_extra(&mut self, s: &Stream, e: &TxnIndexEntry) {
+        self.out.push(
+            &s.path,
+            None,
+            None,
+            Some(e.last_offset),
+            Kind::TxnIndexExtraEntry,
+            format!(
+                "entry for producer {} at offset {} matches no ABORT marker in the segment",
+                e.producer_id, e.last_offset
+            ),
+        );
+    }
+
+    /// Entries left after the log: stale (beyond the log end).
+    fn finish_indexes(&mut self, log_end: u64) {
+        for (stream, what) in [(self.index.take(), "offset"), (self.time_index.take(), "time")] {
+            let Some(mut s) = stream else { continue };
+            let mut stale = 0u64;
+            let mut first: Option<IndexEntry> = None;
+            while let Some(e) = s.peek(self.out) {
+                first.get_or_insert(e);
+                stale = stale.saturating_add(1);
+                s.advance();
+            }
+            if let Some(e) = first {
+                let (offset, detail) = match e {
+                    IndexEntry::Offset(e) => {
+                        (e.offset, format!("first (offset {}, position {})", e.offset, e.position))
+                    }
+                    IndexEntry::Time(e) => {
+                        (e.offset, format!("first (timestamp {}, offset {})", e.timestamp, e.offset))
+                    }
+                    IndexEntry::Txn(e) => (e.last_offset, String::new()),
+                };
+                self.out.push(
+                    &s.path,
+                    None,
+                    None,
+                    Some(offset),
+                    Kind::IndexBeyondLogEnd,
+                    format!("{stale} {what} index entr(y/ies) beyond the log's {log_end} bytes / last batch: {detail} (a stale index)"),
+                );
+            }
+            let tail = s.tail();
+            self.tail(&s.path, tail, what);
+        }
+        if let Some(mut s) = self.txn_index.take() {
+            while let Some(IndexEntry::Txn(e)) = s.peek(self.out) {
+                self.txn_extra(&s, &e);
+                s.advance();
+            }
+            if let Some(t) = s.tail().filter(|t| t.partial_bytes > 0) {
+                self.out.push(
+                    &s.path,
+                    Some(t.position),
+                    None,
+                    None,
+                    Kind::IndexPartialEntry,
+                    format!("{} byte(s) after the last whole entry", t.partial_bytes),
+                );
+            }
+        }
+    }
+
+    fn tail(&mut self, path: &Path, tail: Option<IndexTail>, what: &str) {
+        let Some(t) = tail else { return };
+        if t.slots > 0 {
+            if !t.zeroed {
+                self.out.push(
+                    path,
+                    Some(t.position),
+                    None,
+                    None,
+                    Kind::IndexGarbageTail,
+                    format!("{} unused {what} index slot(s) hold non-zero bytes", t.slots),
+                );
+            } else if self.seg.is_last {
+                self.out.push(
+                    path,
+                    Some(t.position),
+                    None,
+                    None,
+                    Kind::IndexPreallocated,
+                    format!("{} preallocated, zero-filled slot(s) of the active segment's {what} index (the broker was not shut down cleanly)", t.slots),
+                );
+            } else {
+                self.out.push(
+                    path,
+                    Some(t.position),
+                    None,
+                    None,
+                    Kind::IndexNotTrimmed,
+                    format!(
+                        "{} zero-filled slot(s) in a rolled segment's {what} index, which Kafka trims at roll",
+                        t.slots
+                    ),
+                );
+            }
+        }
+        if t.partial_bytes > 0 {
+            self.out.push(
+                path,
+                None,
+                None,
+                None,
+                Kind::IndexPartialEntry,
+                format!("{} byte(s) after the last whole {what} index entry", t.partial_bytes),
+            );
+        }
+    }
+}
+
+/// Report a read error as a finding.
+impl Findings {
+    pub(crate) fn error(&mut self, path: &Path, e: &Error, kind: Kind) {
+        let kind = if e.class() == crate::error::ErrorClass::Io { Kind::IoError } else { kind };
+        let message = if kind == Kind::IoError { e.to_string() } else { e.message() };
+        self.push(path, e.position(), None, None, kind, message);
+    }
+}

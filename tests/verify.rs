@@ -1,0 +1,361 @@
+//! `logtool verify` on real-Kafka fixtures: clean ones verify clean; real
+//! corruptions, made by [`Damaged`] in a temp dir, are each found with the
+//! right kind and position.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::util::{copy_tree, fixtures, of_type, run, run_json};
+
+/// A copy of the clean fixture log dir to damage.
+struct Damaged {
+    _tmp: tempfile::TempDir,
+    logs: PathBuf,
+}
+
+/// A batch of a segment, as `dump` reports it.
+#[derive(Clone, Copy, Debug)]
+struct Batch {
+    position: u64,
+    size: u64,
+    base_offset: i64,
+}
+
+impl Damaged {
+    fn new() -> Damaged {
+        let (tmp, logs) = copy_tree(&fixtures().join("clean").join("logs"));
+        Damaged { _tmp: tmp, logs }
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.logs.join(rel)
+    }
+
+    fn batches(&self, rel: &str) -> Vec<Batch> {
+        let (_, lines) = run_json(&["dump", self.path(rel).to_str().unwrap()]);
+        of_type(&lines, "batch")
+            .iter()
+            .map(|b| Batch {
+                position: b["position"].as_u64().unwrap(),
+                size: b["size"].as_u64().unwrap(),
+                base_offset: b["base_offset"].as_i64().unwrap(),
+            })
+            .collect()
+    }
+
+    fn edit(&self, rel: &str, f: impl FnOnce(&mut Vec<u8>)) {
+        let p = self.path(rel);
+        let mut bytes = std::fs::read(&p).unwrap();
+        f(&mut bytes);
+        std::fs::write(&p, bytes).unwrap();
+    }
+
+    fn edit_text(&self, rel: &str, f: impl FnOnce(String) -> String) {
+        let p = self.path(rel);
+        let text = std::fs::read_to_string(&p).unwrap();
+        std::fs::write(&p, f(text)).unwrap();
+    }
+
+    /// Verify the whole log dir; returns the exit code and the findings.
+    fn verify(&self, extra: &[&str]) -> (i32, Vec<Value>) {
+        let mut args = vec!["verify"];
+        args.extend_from_slice(extra);
+        args.push(self.logs.to_str().unwrap());
+        let (code, lines) = run_json(&args);
+        (code, of_type(&lines, "finding").into_iter().cloned().collect())
+    }
+}
+
+/// A finding as (file relative to the log dir, position, end position, offset).
+type Where = (String, Option<u64>, Option<u64>, Option<i64>);
+
+/// The findings of `kind`.
+fn found(findings: &[Value], kind: &str, logs: &Path) -> Vec<Where> {
+    findings
+        .iter()
+        .filter(|f| f["kind"] == kind)
+        .map(|f| {
+            let file = PathBuf::from(f["file"].as_str().unwrap());
+            let rel = file
+                .strip_prefix(logs)
+                .map(|p| p.to_str().unwrap().to_string())
+                .unwrap_or_else(|_| file.display().to_string());
+            (rel, f["position"].as_u64(), f["end_position"].as_u64(), f["offset"].as_i64())
+        })
+        .collect()
+}
+
+fn at_least<'a>(findings: &'a [Value], severity: &str) -> Vec<&'a Value> {
+    let rank = |s: &str| ["info", "warning", "error"].iter().position(|x| *x == s).unwrap();
+    findings.iter().filter(|f| rank(f["severity"].as_str().unwrap()) >= rank(severity)).collect()
+}
+
+const SEG0: &str = "plain-0/00000000000000000000.log";
+
+#[test]
+fn untouched_fixtures_verify_clean() {
+    for scenario in ["clean", "sigkill", "legacy"] {
+        let logs = fixtures().join(scenario).join("logs");
+        let (code, lines) = run_json(&["verify", "--fail-on", "warning", logs.to_str().unwrap()]);
+        let findings: Vec<Value> = of_type(&lines, "finding").into_iter().cloned().collect();
+        assert!(at_least(&findings, "warning").is_empty(), "{scenario}: {:#?}", at_least(&findings, "warning"));
+        assert_eq!(code, 0, "{scenario}");
+        let summary = lines.last().unwrap();
+        assert_eq!(summary["type"], "summary");
+        assert!(summary["records"].as_u64().unwrap() > 0);
+    }
+}
+
+#[test]
+fn a_sigkilled_log_dir_shows_crash_artefacts_not_corruption() {
+    let logs = fixtures().join("sigkill").join("logs");
+    let (code, lines) = run_json(&["verify", logs.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    let findings: Vec<Value> = of_type(&lines, "finding").into_iter().cloned().collect();
+    assert!(at_least(&findings, "error").is_empty(), "{findings:#?}");
+    let kinds: Vec<&str> = findings.iter().map(|f| f["kind"].as_str().unwrap()).collect();
+    assert!(kinds.contains(&"index_preallocated"), "{kinds:?}");
+    assert!(kinds.contains(&"unclean_shutdown"), "{kinds:?}");
+    // a torn tail, if the kill left one, is a warning on the active segment
+    for f in findings.iter().filter(|f| f["kind"] == "truncated_tail" || f["kind"] == "zeroed_tail") {
+        assert_eq!(f["severity"], "warning");
+    }
+}
+
+#[test]
+fn a_flipped_payload_byte_is_a_crc_mismatch_of_that_batch() {
+    let d = Damaged::new();
+    let b = d.batches(SEG0)[3];
+    d.edit(SEG0, |x| x[(b.position + 70) as usize] ^= 0x01);
+    let (code, f) = d.verify(&[]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        found(&f, "crc_mismatch", &d.logs),
+        vec![(SEG0.into(), Some(b.position), Some(b.position + b.size), Some(b.base_offset))]
+    );
+}
+
+#[test]
+fn a_flipped_length_byte_is_corruption_up_to_the_next_batch() {
+    let d = Damaged::new();
+    let batches = d.batches(SEG0);
+    let (b, next) = (batches[3], batches[4]);
+    d.edit(SEG0, |x| x[(b.position + 9) as usize] ^= 0x40);
+    let (code, f) = d.verify(&[]);
+    assert_eq!(code, 1);
+    assert_eq!(found(&f, "corrupt", &d.logs), vec![(SEG0.into(), Some(b.position), Some(next.position), None)]);
+    // reading resumed: nothing else in that segment is reported
+    assert!(found(&f, "crc_mismatch", &d.logs).is_empty());
+}
+
+#[test]
+fn a_flipped_header_byte_is_found() {
+    let d = Damaged::new();
+    let batches = d.batches(SEG0);
+    // the magic byte (not covered by the CRC): framing damage
+    let b = batches[2];
+    d.edit(SEG0, |x| x[(b.position + 16) as usize] = 7);
+    // a producer id byte (covered by the CRC)
+    let c = batches[5];
+    d.edit(SEG0, |x| x[(c.position + 45) as usize] ^= 0x10);
+    let (_, f) = d.verify(&[]);
+    assert_eq!(found(&f, "corrupt", &d.logs), vec![(SEG0.into(), Some(b.position), Some(batches[3].position), None)]);
+    assert_eq!(
+        found(&f, "crc_mismatch", &d.logs),
+        vec![(SEG0.into(), Some(c.position), Some(c.position + c.size), Some(c.base_offset))]
+    );
+}
+
+#[test]
+fn a_torn_tail_is_a_warning_and_the_high_watermark_is_then_too_high() {
+    let d = Damaged::new();
+    let last = "plain-0/00000000000000000197.log";
+    let batches = d.batches(last);
+    let b = *batches.last().unwrap();
+    let cut = b.position + b.size / 2;
+    d.edit(last, |x| x.truncate(cut as usize));
+    let (code, f) = d.verify(&[]);
+    assert_eq!(found(&f, "truncated_tail", &d.logs), vec![(last.into(), Some(b.position), Some(cut), None)]);
+    assert_eq!(f.iter().find(|x| x["kind"] == "truncated_tail").unwrap()["severity"], "warning");
+    // the records cut away were below the checkpointed high watermark
+    let hw = found(&f, "high_watermark_above_log_end", &d.logs);
+    assert_eq!(hw.len(), 1, "{f:#?}");
+    assert_eq!(code, 1);
+    // the same tail in a rolled segment is an error
+    let d = Damaged::new();
+    let b = *d.batches(SEG0).last().unwrap();
+    d.edit(SEG0, |x| x.truncate((b.position + 30) as usize));
+    let (_, f) = d.verify(&[]);
+    assert_eq!(
+        found(&f, "truncated_segment", &d.logs),
+        vec![(SEG0.into(), Some(b.position), Some(b.position + 30), None)]
+    );
+}
+
+#[test]
+fn a_zeroed_region_is_reported_with_its_range() {
+    let d = Damaged::new();
+    let batches = d.batches(SEG0);
+    let (b, c) = (batches[2], batches[3]);
+    d.edit(SEG0, |x| x[b.position as usize..(c.position + c.size) as usize].fill(0));
+    let (code, f) = d.verify(&[]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        found(&f, "zeroed_region", &d.logs),
+        vec![(SEG0.into(), Some(b.position), Some(c.position + c.size), None)]
+    );
+}
+
+#[test]
+fn swapped_segments_break_offset_order() {
+    let d = Damaged::new();
+    let (a, b) = ("plain-0/00000000000000000000.log", "plain-0/00000000000000000068.log");
+    let (x, y) = (std::fs::read(d.path(a)).unwrap(), std::fs::read(d.path(b)).unwrap());
+    std::fs::write(d.path(a), &y).unwrap();
+    std::fs::write(d.path(b), &x).unwrap();
+    let (code, f) = d.verify(&[]);
+    assert_eq!(code, 1);
+    assert!(found(&f, "offset_out_of_segment", &d.logs).iter().any(|(file, ..)| file == a), "{f:#?}");
+    assert!(!found(&f, "offset_regression", &d.logs).is_empty(), "{f:#?}");
+    assert!(!found(&f, "segment_base_offset_mismatch", &d.logs).is_empty(), "{f:#?}");
+}
+
+#[test]
+fn a_bad_index_entry_is_found_at_its_slot() {
+    let d = Damaged::new();
+    let idx = "plain-0/00000000000000000000.index";
+    d.edit(idx, |x| {
+        let pos = i32::from_be_bytes(x[12..16].try_into().unwrap());
+        x[12..16].copy_from_slice(&(pos + 5).to_be_bytes());
+    });
+    let (code, f) = d.verify(&[]);
+    assert_eq!(code, 1);
+    let m = found(&f, "index_entry_mismatch", &d.logs);
+    assert_eq!(m.len(), 1, "{f:#?}");
+    assert_eq!((m[0].0.as_str(), m[0].1), (idx, Some(8)));
+}
+
+#[test]
+fn a_time_index_going_backwards_is_found() {
+    let d = Damaged::new();
+    let ti = "plain-0/00000000000000000135.timeindex";
+    d.edit(ti, |x| {
+        assert!(x.len() >= 24, "needs two entries");
+        let t0 = i64::from_be_bytes(x[0..8].try_into().unwrap());
+        x[12..20].copy_from_slice(&(t0 - 1000).to_be_bytes());
+    });
+    let (code, f) = d.verify(&[]);
+    assert_eq!(code, 1);
+    let m = found(&f, "index_not_monotonic", &d.logs);
+    assert_eq!(m.len(), 1, "{f:#?}");
+    assert_eq!((m[0].0.as_str(), m[0].1), (ti, Some(12)));
+}
+
+#[test]
+fn checkpoints_are_checked_against_the_log() {
+    let d = Damaged::new();
+    d.edit_text("replication-offset-checkpoint", |t| {
+        t.lines()
+            .map(|l| if l.starts_with("plain 0 ") { "plain 0 99999".to_string() } else { l.to_string() })
+            .collect::<Vec<_>>()
+            .join("\n")
+            + "\n"
+    });
+    d.edit_text("plain-0/leader-epoch-checkpoint", |t| {
+        // move epoch 2's start five offsets later than the batches say
+        let mut lines: Vec<String> = t.lines().map(str::to_string).collect();
+        let last = lines.len() - 1;
+        let (e, o) = lines[last].split_once(' ').unwrap();
+        lines[last] = format!("{e} {}", o.parse::<i64>().unwrap() + 5);
+        lines.join("\n") + "\n"
+    });
+    let (code, f) = d.verify(&[]);
+    assert_eq!(code, 1);
+    let hw = found(&f, "high_watermark_above_log_end", &d.logs);
+    assert_eq!(hw.len(), 1);
+    assert_eq!((hw[0].0.as_str(), hw[0].3), ("replication-offset-checkpoint", Some(99999)));
+    let e = found(&f, "leader_epoch_mismatch", &d.logs);
+    assert_eq!(e.len(), 1, "{f:#?}");
+    assert_eq!(e[0].0, "plain-0/leader-epoch-checkpoint");
+    // a malformed checkpoint takes a broker's log dir offline
+    d.edit_text("recovery-point-offset-checkpoint", |t| t.replacen("plain 0", "plain x", 1));
+    let (_, f) = d.verify(&[]);
+    assert_eq!(found(&f, "checkpoint_malformed", &d.logs).len(), 1);
+}
+
+#[test]
+fn a_missing_abort_entry_in_the_transaction_index_is_an_error() {
+    let d = Damaged::new();
+    let txn = "txn-1/00000000000000000000.txnindex";
+    d.edit(txn, |x| x.truncate(x.len() - 34));
+    let (code, f) = d.verify(&[]);
+    assert_eq!(code, 1);
+    assert_eq!(found(&f, "txn_index_missing_entry", &d.logs).len(), 1, "{f:#?}");
+}
+
+#[test]
+fn leftovers_and_foreign_directories() {
+    let d = Damaged::new();
+    std::fs::write(d.path("plain-0/00000000000000000068.log.swap"), b"").unwrap();
+    std::fs::create_dir(d.path("quarantine")).unwrap();
+    let (code, f) = d.verify(&["--fail-on", "error"]);
+    assert_eq!(found(&f, "leftover_swap", &d.logs).len(), 1);
+    assert_eq!(found(&f, "foreign_directory", &d.logs), vec![("quarantine".into(), None, None, None)]);
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn exit_codes_follow_fail_on() {
+    let d = Damaged::new();
+    let last = "plain-0/00000000000000000197.log";
+    let b = *d.batches(last).last().unwrap();
+    // records cut below the high watermark or the recovery point would also
+    // be errors: lower both first, as if the cut batch was never flushed
+    for cp in ["replication-offset-checkpoint", "recovery-point-offset-checkpoint"] {
+        d.edit_text(cp, |t| {
+            t.lines()
+                .map(|l| if l.starts_with("plain 0 ") { "plain 0 1".to_string() } else { l.to_string() })
+                .collect::<Vec<_>>()
+                .join("\n")
+                + "\n"
+        });
+    }
+    d.edit(last, |x| x.truncate((b.position + 10) as usize));
+    assert_eq!(d.verify(&[]).0, 0, "a warning does not fail by default");
+    assert_eq!(d.verify(&["--fail-on", "warning"]).0, 1);
+    let (code, _, _) = run(&["verify", "/nonexistent/logtool"]);
+    assert_eq!(code, 2);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_locked_log_dir_is_reported_and_still_read() {
+    let d = Damaged::new();
+    let lock = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(d.path(".lock")).unwrap();
+    lock.lock().unwrap();
+    let (code, f) = d.verify(&[]);
+    let l = found(&f, "log_dir_locked", &d.logs);
+    assert_eq!(l.len(), 1, "{f:#?}");
+    assert_eq!(code, 0);
+    drop(lock);
+    let (_, f) = d.verify(&[]);
+    assert!(found(&f, "log_dir_locked", &d.logs).is_empty());
+}
+
+#[test]
+fn the_table_says_what_and_where() {
+    let d = Damaged::new();
+    let b = d.batches(SEG0)[1];
+    d.edit(SEG0, |x| x[(b.position + 80) as usize] ^= 0xff);
+    let (code, out, _) = run(&["verify", d.logs.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    for want in [
+        "crc_mismatch",
+        "plain-0/00000000000000000000.log",
+        &format!("{}..{}", b.position, b.position + b.size),
+        "1 error(s)",
+    ] {
+        assert!(out.contains(want), "missing {want:?} in\n{out}");
+    }
+}
