@@ -359,3 +359,110 @@ fn the_table_says_what_and_where() {
         assert!(out.contains(want), "missing {want:?} in\n{out}");
     }
 }
+
+/// Recompute a v2 batch's CRC-32C after editing it.
+fn fix_crc(x: &mut [u8], pos: u64, size: u64) {
+    let (p, e) = (pos as usize, (pos + size) as usize);
+    let crc = crc32c::crc32c(&x[p + 21..e]);
+    x[p + 17..p + 21].copy_from_slice(&crc.to_be_bytes());
+}
+
+#[test]
+fn forged_batch_headers_are_checked_against_their_records() {
+    // codec-none-0: idempotent producer, so sequences are checked too
+    let d = Damaged::new();
+    let seg = "codec-none-0/00000000000000000000.log";
+    let b = d.batches(seg);
+    d.edit(seg, |x| {
+        // recordsCount one too many (the records run out)
+        let p = b[1].position as usize;
+        let n = i32::from_be_bytes(x[p + 57..p + 61].try_into().unwrap());
+        x[p + 57..p + 61].copy_from_slice(&(n + 1).to_be_bytes());
+        fix_crc(x, b[1].position, b[1].size);
+        // maxTimestamp off by one second
+        let p = b[2].position as usize;
+        let t = i64::from_be_bytes(x[p + 35..p + 43].try_into().unwrap());
+        x[p + 35..p + 43].copy_from_slice(&(t + 1000).to_be_bytes());
+        fix_crc(x, b[2].position, b[2].size);
+        // baseSequence jumps by 5
+        let p = b[4].position as usize;
+        let s = i32::from_be_bytes(x[p + 53..p + 57].try_into().unwrap());
+        x[p + 53..p + 57].copy_from_slice(&(s + 5).to_be_bytes());
+        fix_crc(x, b[4].position, b[4].size);
+    });
+    let (code, f) = d.verify(&["--fail-on", "warning"]);
+    assert_eq!(code, 1);
+    let at = |kind: &str| found(&f, kind, &d.logs).into_iter().map(|w| w.1).collect::<Vec<_>>();
+    assert_eq!(at("record_count_mismatch"), vec![Some(b[1].position)], "{f:#?}");
+    // ... and the records run out at the end of the batch
+    assert_eq!(at("record_invalid"), vec![Some(b[1].position + b[1].size)], "{f:#?}");
+    assert_eq!(at("max_timestamp_mismatch"), vec![Some(b[2].position)], "{f:#?}");
+    assert_eq!(at("sequence_gap"), vec![Some(b[4].position), Some(b[5].position)], "{f:#?}");
+    assert!(at("crc_mismatch").is_empty(), "{f:#?}");
+}
+
+#[test]
+fn a_damaged_compressed_payload_does_not_decompress() {
+    let d = Damaged::new();
+    let seg = "codec-gzip-0/00000000000000000000.log";
+    let b = d.batches(seg)[0];
+    d.edit(seg, |x| {
+        // inside the deflate stream, after the gzip header
+        for i in 0..8 {
+            x[(b.position + 61 + 20 + i) as usize] ^= 0x5a;
+        }
+        fix_crc(x, b.position, b.size);
+    });
+    let (code, f) = d.verify(&[]);
+    assert_eq!(code, 1);
+    let w = found(&f, "decompression_failed", &d.logs);
+    assert_eq!(w.len(), 1, "{f:#?}");
+    assert_eq!((w[0].1, w[0].3), (Some(b.position + 61), Some(b.base_offset)));
+}
+
+#[test]
+fn stale_and_missing_index_files() {
+    let d = Damaged::new();
+    // the log loses its last two batches (at a batch boundary): the index and
+    // time index now name batches that do not exist
+    let seg = "plain-0/00000000000000000068.log";
+    let b = d.batches(seg);
+    let cut = b[b.len() - 2].position;
+    d.edit(seg, |x| x.truncate(cut as usize));
+    std::fs::remove_file(d.path("plain-0/00000000000000000135.index")).unwrap();
+    let (_, f) = d.verify(&[]);
+    let stale = found(&f, "index_beyond_log_end", &d.logs);
+    assert!(stale.iter().any(|w| w.0 == "plain-0/00000000000000000068.index"), "{f:#?}");
+    assert_eq!(found(&f, "index_missing", &d.logs).len(), 1);
+    assert_eq!(found(&f, "offset_gap", &d.logs).len(), 1, "offsets lost between segments: {f:#?}");
+}
+
+#[test]
+fn snapshots_epochs_metadata_and_log_start() {
+    let d = Damaged::new();
+    // a producer snapshot with a flipped byte
+    let snap = std::fs::read_dir(d.path("txn-0"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "snapshot") && std::fs::metadata(p).unwrap().len() > 10)
+        .unwrap();
+    let name = format!("txn-0/{}", snap.file_name().unwrap().to_str().unwrap());
+    d.edit(&name, |x| x[20] ^= 1);
+    // leader epochs out of order
+    d.edit_text("txn-0/leader-epoch-checkpoint", |t| {
+        let lines: Vec<&str> = t.lines().collect();
+        format!("{}\n{}\n{}\n{}\n", lines[0], lines[1], lines[3], lines[2])
+    });
+    std::fs::remove_file(d.path("plain-1/partition.metadata")).unwrap();
+    d.edit_text("log-start-offset-checkpoint", |_| "0\n1\nplain 2 99999\n".into());
+    let (code, f) = d.verify(&["--fail-on", "warning"]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        found(&f, "producer_snapshot_corrupt", &d.logs).iter().map(|w| w.0.clone()).collect::<Vec<_>>(),
+        vec![name]
+    );
+    assert_eq!(found(&f, "leader_epoch_not_increasing", &d.logs).len(), 1, "{f:#?}");
+    assert_eq!(found(&f, "partition_metadata_missing", &d.logs)[0].0, "plain-1/partition.metadata");
+    assert_eq!(found(&f, "log_start_out_of_range", &d.logs).len(), 1, "{f:#?}");
+    assert_eq!(found(&f, "log_start_above_high_watermark", &d.logs).len(), 1, "{f:#?}");
+}
