@@ -4,6 +4,8 @@
 mod dump;
 // `logtool dump` against Kafka's DumpLogSegments on the real-Kafka fixtures
 mod kafka_oracle;
+// the commands that write: plans, locks, crash safety, undo
+mod repair;
 // shared helpers
 mod util;
 // `logtool verify` on real-Kafka fixtures and real corruptions of them

@@ -59,6 +59,42 @@ pub enum Command {
     /// when a live broker holds the log dir (it says so). Partitions are checked in
     /// parallel. Exit code 1 when a finding is at or above --fail-on.
     Verify(VerifyArgs),
+    /// Recover a log dir or partition as Kafka's recovery would after an unclean shutdown.
+    ///
+    /// For every partition, the segments from the one holding its recovery point
+    /// (recovery-point-offset-checkpoint) to the last are read batch by batch; the log
+    /// is cut at the first batch Kafka rejects, later segments are removed, indexes are
+    /// rebuilt (with the topic's index.interval.bytes from the log dir's metadata log),
+    /// leader epochs and producer snapshots past the new end are dropped, and checkpoints
+    /// above it are lowered. After a clean shutdown only the metadata log and segments
+    /// without an index are recovered, as by Kafka; --all recovers every segment.
+    ///
+    /// Prints the plan and changes nothing unless --execute is given.
+    Recover(RecoverArgs),
+    /// Cut each partition to its high watermark (replication-offset-checkpoint).
+    ///
+    /// Shows first what would be lost: records, offsets, leader epochs, time range;
+    /// warns when the records above the high watermark were written in the latest
+    /// leader epoch (they may have been acknowledged: KIP-101).
+    /// Prints the plan and changes nothing unless --execute is given.
+    TruncateToHw(TruncateToHwArgs),
+    /// Cut a partition at an offset (Kafka's truncateTo). Plan only, unless --execute.
+    Truncate(TruncateArgs),
+    /// Rebuild .index, .timeindex and .txnindex files exactly as Kafka rebuilds them.
+    ///
+    /// The index interval is the topic's index.interval.bytes, read from the log dir's
+    /// KRaft metadata log (__cluster_metadata-0); the output says which value was used
+    /// and where it came from. Plan only, unless --execute.
+    Reindex(ReindexArgs),
+    /// Delete old segments as Kafka's retention does, or move the log start offset.
+    ///
+    /// Whole segments go, oldest first; the active segment stays. Plan only, unless
+    /// --execute.
+    Retain(RetainArgs),
+    /// Put back what a repair changed, from its quarantine.
+    ///
+    /// Without --id, the latest repair of the log dir. Plan only, unless --execute.
+    Undo(UndoArgs),
 }
 
 #[derive(Args, Debug)]
@@ -100,6 +136,120 @@ pub struct VerifyArgs {
     pub threads: Option<std::num::NonZeroUsize>,
     #[command(flatten)]
     pub limits: LimitArgs,
+}
+
+/// How a command that writes runs.
+#[derive(Args, Debug, Clone)]
+pub struct WriteArgs {
+    /// Make the changes (without it, only the plan is printed and nothing changes).
+    #[arg(long)]
+    pub execute: bool,
+    /// Where removed and replaced bytes are kept, with a manifest, for `logtool undo`.
+    /// Must be on the log dir's filesystem and not inside it. Default: beside the log
+    /// dir, <log dir>.logtool-quarantine.
+    #[arg(long, value_name = "DIR")]
+    pub quarantine: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct RecoverArgs {
+    /// A log dir or a partition dir.
+    #[arg(value_name = "PATH")]
+    pub path: PathBuf,
+    /// Recover every segment, not only those from the recovery point on.
+    #[arg(long)]
+    pub all: bool,
+    /// The KRaft metadata log to read topic configs from (a __cluster_metadata-0 dir
+    /// or the log dir holding it), when metadata.log.dir is not this log dir.
+    #[arg(long, value_name = "DIR")]
+    pub metadata_dir: Option<PathBuf>,
+    /// Use this index interval instead of the topic's index.interval.bytes.
+    #[arg(long, value_name = "N", value_parser = parse_size)]
+    pub index_interval_bytes: Option<u64>,
+    #[command(flatten)]
+    pub write: WriteArgs,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct TruncateToHwArgs {
+    /// A log dir or a partition dir.
+    #[arg(value_name = "PATH")]
+    pub path: PathBuf,
+    /// Use this high watermark instead of the checkpointed one (a partition dir only).
+    #[arg(long, value_name = "OFFSET", value_parser = parse_offset)]
+    pub hw: Option<i64>,
+    #[command(flatten)]
+    pub write: WriteArgs,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct TruncateArgs {
+    /// A partition dir.
+    #[arg(value_name = "PARTITION")]
+    pub path: PathBuf,
+    /// The new log end offset: records at and after it are removed.
+    #[arg(long, value_name = "OFFSET", value_parser = parse_offset)]
+    pub to: i64,
+    #[command(flatten)]
+    pub write: WriteArgs,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct ReindexArgs {
+    /// A segment file, a partition dir or a log dir.
+    #[arg(value_name = "PATH")]
+    pub path: PathBuf,
+    /// The KRaft metadata log to read topic configs from (a __cluster_metadata-0 dir
+    /// or the log dir holding it), when metadata.log.dir is not this log dir.
+    #[arg(long, value_name = "DIR")]
+    pub metadata_dir: Option<PathBuf>,
+    /// Use this index interval instead of the topic's index.interval.bytes.
+    #[arg(long, value_name = "N", value_parser = parse_size)]
+    pub index_interval_bytes: Option<u64>,
+    #[command(flatten)]
+    pub write: WriteArgs,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+#[derive(Args, Debug)]
+#[command(group(clap::ArgGroup::new("rule").required(true).args(["before", "max_bytes", "log_start"])))]
+pub struct RetainArgs {
+    /// A log dir or a partition dir.
+    #[arg(value_name = "PATH")]
+    pub path: PathBuf,
+    /// Delete segments whose newest record is older than TIME: epoch milliseconds, or
+    /// an RFC 3339 date-time (without a zone: the local time zone).
+    #[arg(long, value_name = "TIME", value_parser = parse_time)]
+    pub before: Option<i64>,
+    /// Delete the oldest segments while each partition stays above N bytes.
+    #[arg(long, value_name = "N", value_parser = parse_size)]
+    pub max_bytes: Option<u64>,
+    /// Move the log start offset to OFFSET and delete the segments below it.
+    #[arg(long, value_name = "OFFSET", value_parser = parse_offset)]
+    pub log_start: Option<i64>,
+    #[command(flatten)]
+    pub write: WriteArgs,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct UndoArgs {
+    /// The log dir a repair changed.
+    #[arg(value_name = "LOG_DIR")]
+    pub log_dir: PathBuf,
+    /// The repair to undo (default: the latest).
+    #[arg(long, value_name = "ID")]
+    pub id: Option<String>,
+    #[command(flatten)]
+    pub write: WriteArgs,
 }
 
 /// Severity threshold for the exit code.
@@ -162,7 +312,24 @@ impl OffsetRange {
     }
 }
 
-fn parse_offset(s: &str) -> Result<i64, String> {
+/// Epoch milliseconds, or an RFC 3339 / ISO 8601 date-time; without a zone
+/// offset it is local time.
+pub fn parse_time(s: &str) -> Result<i64, String> {
+    let t = s.trim();
+    if let Ok(ms) = t.parse::<i64>() {
+        return Ok(ms);
+    }
+    if let Ok(ts) = t.parse::<jiff::Timestamp>() {
+        return Ok(ts.as_millisecond());
+    }
+    let civil: jiff::civil::DateTime = t.parse().map_err(|e| {
+        format!("{s:?} is not epoch milliseconds or a date-time like 2026-11-22T09:14:00[Z|+01:00] ({e})")
+    })?;
+    let zoned = civil.to_zoned(jiff::tz::TimeZone::system()).map_err(|e| format!("{s:?}: {e}"))?;
+    Ok(zoned.timestamp().as_millisecond())
+}
+
+pub fn parse_offset(s: &str) -> Result<i64, String> {
     let v: i64 = s.trim().parse().map_err(|_| format!("{s:?} is not an offset"))?;
     if v < 0 {
         return Err(format!("offset {v} is negative"));
@@ -218,6 +385,15 @@ mod tests {
         assert!(parse_offset_range("10..5").is_err());
         assert!(parse_offset_range("x..5").is_err());
         assert!(parse_offset_range("-1..5").is_err());
+    }
+
+    #[test]
+    fn times() {
+        assert_eq!(parse_time("1795319478692").unwrap(), 1_795_319_478_692);
+        assert_eq!(parse_time("2026-11-22T03:51:18.692Z").unwrap(), 1_795_319_478_692);
+        assert_eq!(parse_time("2026-11-22T04:51:18.692+01:00").unwrap(), 1_795_319_478_692);
+        assert!(parse_time("2026-11-22T03:51:18").is_ok());
+        assert!(parse_time("yesterday").is_err());
     }
 
     #[test]

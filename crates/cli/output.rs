@@ -240,6 +240,47 @@ pub struct VerifySummaryLine {
     pub elapsed_ms: u64,
 }
 
+#[derive(Serialize)]
+pub struct ChangeLine {
+    pub op: &'static str,
+    pub file: String,
+    pub size_before: Option<u64>,
+    pub size_after: Option<u64>,
+    pub why: String,
+}
+
+#[derive(Serialize)]
+pub struct LossLine {
+    pub partition: String,
+    pub from_offset: i64,
+    pub to_offset: i64,
+    pub records: u64,
+    pub batches: u64,
+    pub bytes: u64,
+    pub epochs: Vec<i32>,
+    pub first_timestamp: i64,
+    pub last_timestamp: i64,
+    pub latest_epoch_lost: bool,
+}
+
+#[derive(Serialize)]
+pub struct PartitionLine {
+    pub partition: String,
+    #[serde(flatten)]
+    pub fields: serde_json::Map<String, serde_json::Value>,
+}
+
+#[derive(Serialize)]
+pub struct RepairLine {
+    pub command: String,
+    pub log_dir: String,
+    pub executed: bool,
+    pub changes: usize,
+    pub id: Option<String>,
+    pub quarantine: Option<String>,
+    pub state: String,
+}
+
 /// One reported fact.
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -261,6 +302,11 @@ pub enum Line<'a> {
     Error(ErrorLine<'a>),
     Note(NoteLine<'a>),
     Finding(FindingLine<'a>),
+    Change(ChangeLine),
+    Loss(LossLine),
+    Warning(NoteLine<'a>),
+    Partition(PartitionLine),
+    Repair(RepairLine),
     Summary(SummaryLine),
     #[serde(rename = "summary")]
     VerifySummary(VerifySummaryLine),
@@ -493,7 +539,80 @@ impl<W: Write> Output<W> {
                 };
                 self.text(&format!("  !! {}{at}: {}", e.kind, e.message))
             }
-            Line::Note(n) => self.text(&format!("  note: {}", n.message)),
+            Line::Note(n) => self.text(&format!("  note: {}: {}", n.file, n.message)),
+            Line::Warning(n) => self.text(&format!("  WARNING: {}: {}", n.file, n.message)),
+            Line::Change(c) => self.row(
+                &["CHANGE", "FILE", "BYTES BEFORE", "BYTES AFTER", "WHY"],
+                vec![
+                    c.op.to_string(),
+                    c.file.clone(),
+                    c.size_before.map_or("-".into(), |n| n.to_string()),
+                    c.size_after.map_or("-".into(), |n| n.to_string()),
+                    c.why.clone(),
+                ],
+            ),
+            Line::Loss(l) => {
+                let epochs = l.epochs.iter().map(i32::to_string).collect::<Vec<_>>().join(",");
+                let mut s = format!(
+                    "  {}: loses offsets {}..{} ({} record(s) in {} batch(es), {} bytes; leader epoch(s) {}; {} to {})",
+                    l.partition,
+                    l.from_offset,
+                    l.to_offset,
+                    l.records,
+                    l.batches,
+                    l.bytes,
+                    if epochs.is_empty() { "-".into() } else { epochs },
+                    fmt_time(l.first_timestamp),
+                    fmt_time(l.last_timestamp)
+                );
+                if l.latest_epoch_lost {
+                    s.push_str("\n  WARNING: these records were written in the latest leader epoch: they may have been acknowledged (KIP-101)");
+                }
+                self.text(&s)
+            }
+            Line::Partition(p) => {
+                let fields = p
+                    .fields
+                    .iter()
+                    .map(|(k, v)| format!("{k}={}", v.as_str().map_or_else(|| v.to_string(), str::to_string)))
+                    .collect::<Vec<_>>();
+                self.text(&format!("  {}: {}", p.partition, fields.join(" ")))
+            }
+            Line::Repair(r) => {
+                let s = if !r.executed {
+                    if r.changes == 0 {
+                        format!("\n{}: nothing to change in {}", r.command, r.log_dir)
+                    } else {
+                        format!(
+                            "\n{}: dry run, nothing changed; {} change(s) planned in {}; add --execute to make them",
+                            r.command, r.changes, r.log_dir
+                        )
+                    }
+                } else if r.changes == 0 {
+                    format!("\n{}: nothing to change in {}", r.command, r.log_dir)
+                } else if r.command.starts_with("undo") {
+                    format!(
+                        "\n{}: {} step(s) reversed in {}; the repair is now {} in {}",
+                        r.command,
+                        r.changes,
+                        r.log_dir,
+                        r.state,
+                        r.quarantine.as_deref().unwrap_or("?")
+                    )
+                } else {
+                    format!(
+                        "\n{}: {} change(s) made in {} (repair {}, state {}); removed and replaced bytes are in {}; `logtool undo --execute {}` puts them back",
+                        r.command,
+                        r.changes,
+                        r.log_dir,
+                        r.id.as_deref().unwrap_or("?"),
+                        r.state,
+                        r.quarantine.as_deref().unwrap_or("?"),
+                        r.log_dir
+                    )
+                };
+                self.text(&s)
+            }
             Line::Finding(f) => {
                 let at = match (f.position, f.end_position) {
                     (Some(p), Some(e)) => format!("{p}..{e}"),

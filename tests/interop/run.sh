@@ -5,7 +5,9 @@
 # broker (fetched from Maven Central) writes the clean, sigkill and legacy log
 # dirs and DumpLogSegments dumps them - then runs the whole integration test
 # binary against that fresh data instead of the committed copy; then checks
-# that `verify` recognises a running broker's log dir. Needs java 17+
+# that `verify` recognises a running broker's log dir and repairs refuse it,
+# and checks the repairs against Kafka's own recovery and index rebuild
+# (tests/interop/repair.sh). Needs java 17+
 # and mvn; brokers bind 127.0.0.1 only and are stopped by pid.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -13,5 +15,7 @@ out=$(mktemp -d "${TMPDIR:-/tmp}/logtool-interop.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 LOGTOOL_FIXTURES_OUT="$out" fixtures/generate.sh
 LOGTOOL_FIXTURES="$out" cargo test --locked --test integration
-# a live broker's lock is seen
+# a live broker's lock is seen, and repairs refuse it
 tests/interop/live_lock.sh
+# the repairs against what Kafka itself does
+tests/interop/repair.sh

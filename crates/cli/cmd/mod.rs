@@ -2,6 +2,7 @@
 //! ones, writes [`crate::output::Line`]s, and returns a [`Status`].
 
 mod dump;
+mod repair;
 mod verify;
 
 use crate::args::{Cli, Command};
@@ -11,5 +12,11 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
     match cli.command {
         Command::Dump(args) => dump::run(&cli.global, &args),
         Command::Verify(args) => verify::run(&cli.global, &args),
+        Command::Recover(args) => repair::recover(&cli.global, &args),
+        Command::TruncateToHw(args) => repair::truncate_to_hw(&cli.global, &args),
+        Command::Truncate(args) => repair::truncate(&cli.global, &args),
+        Command::Reindex(args) => repair::reindex(&cli.global, &args),
+        Command::Retain(args) => repair::retain(&cli.global, &args),
+        Command::Undo(args) => repair::undo(&cli.global, &args),
     }
 }

@@ -23,6 +23,8 @@
 //! | offset checkpoints, `leader-epoch-checkpoint` | [`checkpoint`] |
 //! | `meta.properties`, `partition.metadata` | [`properties`] |
 //! | file and directory names | [`naming`], [`logdir`] |
+//! | topic configs (KRaft metadata log) | [`metadata`] |
+//! | finding problems | [`verify`], [`lock`] |
 //!
 //! ```no_run
 //! use logfmt::log::{Entry, Item, LogReader};
@@ -71,8 +73,11 @@ pub mod limits;
 pub mod lock;
 pub mod log;
 pub mod logdir;
+pub mod metadata;
 pub mod naming;
 pub mod properties;
+pub mod rebuild;
+pub mod repair;
 pub mod snapshot;
 pub mod spec;
 pub mod uuid;

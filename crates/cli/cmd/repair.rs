@@ -1,0 +1,322 @@
+//! The commands that write: `recover`, `truncate-to-hw`, `truncate`,
+//! `reindex`, `retain`, `undo`.
+//!
+//! Each plans its work as changes on files (`logfmt::repair`). Without
+//! `--execute` the plan is printed and nothing changes (exit 1 when there is
+//! something to change, 0 when not). With it, the changes are staged in a
+//! quarantine outside the log dir, then committed; a log dir a live broker
+//! holds is refused.
+
+use std::io::{self, BufWriter};
+use std::path::{Path, PathBuf};
+
+use logfmt::Limits;
+use logfmt::logdir::{self, LogDirEntry, Target};
+use logfmt::repair::journal::{self, Repair};
+use logfmt::repair::partition::{CheckpointLimits, Partition, adjust_checkpoints};
+use logfmt::repair::recover::{self, Interval, RecoverOptions};
+use logfmt::repair::retain::{self, Rule};
+use logfmt::repair::{Change, Changes, DryRun, Note, reindex, truncate};
+use serde_json::json;
+
+use crate::args::{
+    GlobalOpts, RecoverArgs, ReindexArgs, RetainArgs, TruncateArgs, TruncateToHwArgs, UndoArgs, WriteArgs,
+};
+use crate::exit::Status;
+use crate::output::{ChangeLine, Line, LossLine, NoteLine, Output, PartitionLine, RepairLine};
+
+type Out = Output<BufWriter<io::StdoutLock<'static>>>;
+
+fn output(global: &GlobalOpts) -> Out {
+    Output::new(BufWriter::with_capacity(1 << 16, io::stdout().lock()), global.format)
+}
+
+/// The log dir of a path: itself, or the parent of a partition dir or file.
+fn log_dir_of(path: &Path) -> anyhow::Result<PathBuf> {
+    Ok(match logdir::resolve(path)? {
+        Target::LogDir(d) => d,
+        Target::PartitionDir(p) => p.parent().map(Path::to_path_buf).unwrap_or_default(),
+        Target::File(f) => f.parent().and_then(Path::parent).map(Path::to_path_buf).unwrap_or_default(),
+    })
+}
+
+/// The partition dirs of a log dir or partition dir.
+fn partitions(path: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    Ok(match logdir::resolve(path)? {
+        Target::LogDir(d) => logdir::log_dir_entries(&d)?
+            .into_iter()
+            .filter_map(|e| if let LogDirEntry::Partition(p) = e { Some(p) } else { None })
+            .collect(),
+        Target::PartitionDir(p) => vec![p],
+        Target::File(f) => anyhow::bail!("{} is a file; give a partition dir or a log dir", f.display()),
+    })
+}
+
+fn emit_changes(out: &mut Out, changes: &[Change], notes: &[Note]) -> io::Result<()> {
+    for n in notes {
+        match n {
+            Note::Loss(l) => out.emit(&Line::Loss(LossLine {
+                partition: l.partition.display().to_string(),
+                from_offset: l.from_offset,
+                to_offset: l.to_offset,
+                records: l.records,
+                batches: l.batches,
+                bytes: l.bytes,
+                epochs: l.epochs.clone(),
+                first_timestamp: l.first_timestamp,
+                last_timestamp: l.last_timestamp,
+                latest_epoch_lost: l.latest_epoch_lost,
+            }))?,
+            Note::Info { path, message } => {
+                let file = path.display().to_string();
+                out.emit(&Line::Note(NoteLine { file: &file, message: message.clone() }))?
+            }
+            Note::Warning { path, message } => {
+                let file = path.display().to_string();
+                out.emit(&Line::Warning(NoteLine { file: &file, message: message.clone() }))?
+            }
+        }
+    }
+    for c in changes {
+        out.emit(&Line::Change(ChangeLine {
+            op: c.op.name(),
+            file: c.file.display().to_string(),
+            size_before: c.size_before,
+            size_after: c.size_after,
+            why: c.why.clone(),
+        }))?;
+    }
+    Ok(())
+}
+
+/// Plan with `plan`; print; with `--execute`, stage and commit.
+fn run_plan(
+    global: &GlobalOpts,
+    write: &WriteArgs,
+    log_dir: &Path,
+    command: &str,
+    mut plan: impl FnMut(&mut dyn Changes, &mut Out) -> anyhow::Result<()>,
+) -> anyhow::Result<Status> {
+    let mut out = output(global);
+    let log_dir_s = log_dir.display().to_string();
+    if !write.execute {
+        let mut dry = DryRun::default();
+        plan(&mut dry, &mut out)?;
+        emit_changes(&mut out, &dry.changes, &dry.notes)?;
+        out.emit(&Line::Repair(RepairLine {
+            command: command.into(),
+            log_dir: log_dir_s,
+            executed: false,
+            changes: dry.changes.len(),
+            id: None,
+            quarantine: None,
+            state: "planned".into(),
+        }))?;
+        out.finish()?;
+        return Ok(if dry.changes.is_empty() { Status::Clean } else { Status::Problems });
+    }
+    let quarantine = write.quarantine.clone().unwrap_or_else(|| journal::default_quarantine(log_dir));
+    let mut repair = Repair::begin(log_dir, &quarantine, command)?;
+    for id in &repair.rolled_forward {
+        let q = quarantine.display().to_string();
+        out.emit(&Line::Note(NoteLine { file: &q, message: format!("finished the interrupted repair {id} first") }))?;
+    }
+    if let Err(e) = plan(&mut repair, &mut out) {
+        repair.abandon()?;
+        return Err(e);
+    }
+    let changes = std::mem::take(&mut repair.changes);
+    let notes = std::mem::take(&mut repair.notes);
+    emit_changes(&mut out, &changes, &notes)?;
+    let dir = repair.dir().display().to_string();
+    let (id, state) = if changes.is_empty() {
+        let id = repair.id().to_string();
+        repair.abandon()?;
+        (id, "nothing to do".to_string())
+    } else {
+        let m = repair.commit()?;
+        (m.id.clone(), m.state.name().to_string())
+    };
+    out.emit(&Line::Repair(RepairLine {
+        command: command.into(),
+        log_dir: log_dir_s,
+        executed: true,
+        changes: changes.len(),
+        id: Some(id),
+        quarantine: Some(dir),
+        state,
+    }))?;
+    out.finish()?;
+    Ok(Status::Clean)
+}
+
+fn partition_line(out: &mut Out, dir: &Path, fields: serde_json::Value) -> io::Result<()> {
+    let fields = match fields {
+        serde_json::Value::Object(m) => m,
+        _ => serde_json::Map::new(),
+    };
+    out.emit(&Line::Partition(PartitionLine { partition: dir.display().to_string(), fields }))
+}
+
+pub fn recover(global: &GlobalOpts, args: &RecoverArgs) -> anyhow::Result<Status> {
+    let log_dir = log_dir_of(&args.path)?;
+    let opts = RecoverOptions {
+        all: args.all,
+        interval: args.index_interval_bytes.map_or(Interval::FromMetadata, Interval::Override),
+        metadata: args.metadata_dir.clone(),
+        limits: args.limits.limits(),
+    };
+    run_plan(global, &args.write, &log_dir, "recover", |changes, out| {
+        for r in recover::recover(&args.path, &opts, changes)? {
+            if r.segments_recovered == 0 {
+                continue;
+            }
+            partition_line(
+                out,
+                &r.dir,
+                json!({
+                    "segments_recovered": r.segments_recovered,
+                    "cut_file": r.cut.as_ref().map(|c| c.0.display().to_string()),
+                    "cut_position": r.cut.as_ref().map(|c| c.1),
+                    "bytes_removed": r.cut.as_ref().map(|c| c.2),
+                    "segments_removed": r.segments_removed,
+                    "log_end_offset": r.log_end,
+                    "index_interval_bytes": r.interval.0,
+                    "index_interval_source": r.interval.1,
+                }),
+            )?;
+        }
+        Ok(())
+    })
+}
+
+fn hw_of(log_dir: &Path, dir: &Path, limits: &Limits) -> Option<i64> {
+    let p = Partition::load(dir).ok()?;
+    logfmt::verify::log_dir_contexts(log_dir, limits)
+        .get(&(p.name.topic, p.name.partition))
+        .and_then(|c| c.high_watermark)
+}
+
+pub fn truncate_to_hw(global: &GlobalOpts, args: &TruncateToHwArgs) -> anyhow::Result<Status> {
+    let log_dir = log_dir_of(&args.path)?;
+    let parts = partitions(&args.path)?;
+    if args.hw.is_some() && parts.len() != 1 {
+        anyhow::bail!("--hw needs a single partition dir");
+    }
+    let limits = args.limits.limits();
+    run_plan(global, &args.write, &log_dir, "truncate-to-hw", |changes, _out| {
+        let mut lim = CheckpointLimits::default();
+        for dir in &parts {
+            let p = Partition::load(dir)?;
+            if p.is_metadata_log() {
+                continue;
+            }
+            let Some(hw) = args.hw.or_else(|| hw_of(&log_dir, dir, &limits)) else {
+                changes.note(Note::Warning {
+                    path: dir.clone(),
+                    message: "no high watermark in replication-offset-checkpoint: left alone (Kafka would use 0)"
+                        .into(),
+                });
+                continue;
+            };
+            if let Some(loss) = truncate::truncate_partition(&p, hw, &limits, &mut lim, changes)? {
+                changes.note(Note::Loss(loss));
+            }
+        }
+        adjust_checkpoints(&log_dir, &lim, &limits, changes)?;
+        Ok(())
+    })
+}
+
+pub fn truncate(global: &GlobalOpts, args: &TruncateArgs) -> anyhow::Result<Status> {
+    let parts = partitions(&args.path)?;
+    let [dir] = parts.as_slice() else { anyhow::bail!("truncate --to needs a single partition dir") };
+    let log_dir = log_dir_of(dir)?;
+    let limits = args.limits.limits();
+    run_plan(global, &args.write, &log_dir, "truncate", |changes, _out| {
+        truncate::truncate(&Partition::load(dir)?, args.to, &limits, changes)?;
+        Ok(())
+    })
+}
+
+pub fn reindex(global: &GlobalOpts, args: &ReindexArgs) -> anyhow::Result<Status> {
+    let log_dir = log_dir_of(&args.path)?;
+    let interval = args.index_interval_bytes.map_or(Interval::FromMetadata, Interval::Override);
+    let limits = args.limits.limits();
+    run_plan(global, &args.write, &log_dir, "reindex", |changes, out| {
+        for r in reindex::reindex(&args.path, &interval, args.metadata_dir.as_deref(), &limits, changes)? {
+            partition_line(
+                out,
+                &r.dir,
+                json!({
+                    "segments": r.segments,
+                    "files_changed": r.files_changed,
+                    "index_interval_bytes": r.interval.0,
+                    "index_interval_source": r.interval.1,
+                }),
+            )?;
+        }
+        Ok(())
+    })
+}
+
+pub fn retain(global: &GlobalOpts, args: &RetainArgs) -> anyhow::Result<Status> {
+    let log_dir = log_dir_of(&args.path)?;
+    let parts = partitions(&args.path)?;
+    let limits = args.limits.limits();
+    let rule = match (args.before, args.max_bytes, args.log_start) {
+        (Some(t), _, _) => Rule::Before(t),
+        (_, Some(n), _) => Rule::MaxBytes(n),
+        (_, _, Some(o)) => Rule::LogStart(o),
+        _ => anyhow::bail!("one of --before, --max-bytes, --log-start is needed"),
+    };
+    run_plan(global, &args.write, &log_dir, "retain", |changes, _out| {
+        let mut lim = CheckpointLimits::default();
+        for dir in &parts {
+            let p = Partition::load(dir)?;
+            if p.is_metadata_log() {
+                continue;
+            }
+            let hw = hw_of(&log_dir, dir, &limits);
+            if let Some(loss) = retain::retain_partition(&p, rule, hw, &limits, &mut lim, changes)? {
+                changes.note(Note::Loss(loss));
+            }
+        }
+        adjust_checkpoints(&log_dir, &lim, &limits, changes)?;
+        Ok(())
+    })
+}
+
+pub fn undo(global: &GlobalOpts, args: &UndoArgs) -> anyhow::Result<Status> {
+    let quarantine = args.write.quarantine.clone().unwrap_or_else(|| journal::default_quarantine(&args.log_dir));
+    let mut out = output(global);
+    let m = journal::undo(&quarantine, &args.log_dir, args.id.as_deref(), args.write.execute)?;
+    for step in m.steps.iter().rev() {
+        let (op, file, why) = match step {
+            journal::Step::Remove { file, .. } => ("restore", file, "removed by the repair"),
+            journal::Step::Truncate { file, .. } => ("extend", file, "its cut bytes are appended back"),
+            journal::Step::Write { file, old_size: Some(_), .. } => {
+                ("restore", file, "the original content comes back")
+            }
+            journal::Step::Write { file, old_size: None, .. } => ("remove", file, "created by the repair"),
+        };
+        out.emit(&Line::Change(ChangeLine {
+            op,
+            file: m.log_dir.join(file).display().to_string(),
+            size_before: None,
+            size_after: None,
+            why: why.into(),
+        }))?;
+    }
+    out.emit(&Line::Repair(RepairLine {
+        command: format!("undo of {} ({})", m.id, m.command),
+        log_dir: m.log_dir.display().to_string(),
+        executed: args.write.execute,
+        changes: m.steps.len(),
+        id: Some(m.id.clone()),
+        quarantine: Some(quarantine.display().to_string()),
+        state: m.state.name().into(),
+    }))?;
+    out.finish()?;
+    Ok(if args.write.execute || m.steps.is_empty() { Status::Clean } else { Status::Problems })
+}

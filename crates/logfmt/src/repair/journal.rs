@@ -1,0 +1,755 @@
+//! A repair as a journal in a quarantine directory: stage, commit, undo.
+//!
+//! Layout of one repair, `<quarantine>/<id>/`:
+//!
+//! ```text
+//! manifest.json        what the repair does, step by step, and how far it got
+//! files/<path>         originals: removed files, and files before replacement
+//! tails/<path>         bytes cut from truncated files
+//! new/<path>           staged new contents (gone once committed)
+//! ```
+//!
+//! `<path>` is the file's path inside the log dir. The quarantine must not be
+//! inside the log dir (Kafka 3.9 refuses to start on a log dir holding a
+//! directory that is not a partition) and must be on its filesystem (moves
+//! are renames). By default it is `<log dir>.logtool-quarantine` beside it.
+//!
+//! Order of work, and what a crash at any point leaves:
+//!
+//! 1. *Staging* (state `staging`): new contents and cut tails are written and
+//!    fsynced inside the repair's directory. The log dir is untouched; a crash
+//!    leaves it untouched.
+//! 2. *Committing* (state `committing`, fsynced before the first step): each
+//!    step is atomic and idempotent: `remove` renames the file into `files/`;
+//!    `truncate` cuts a file whose tail is already in `tails/` (checked by
+//!    size); `write` hard-links the original into `files/`, then renames the
+//!    staged file over it. A crash between steps leaves some done; the next
+//!    [`Repair::begin`] on the same log dir finishes them (roll forward), and
+//!    [`undo`] reverts them.
+//! 3. *Done*: state `done`, fsynced.
+//!
+//! Every file write is a temporary file, fsync, rename, fsync of the
+//! directory.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::{Change, Changes, Note, Op, describe};
+use crate::error::{Error, Result};
+use crate::lock::{self, LockState};
+
+/// The suffix of the default quarantine directory beside a log dir.
+pub const QUARANTINE_SUFFIX: &str = ".logtool-quarantine";
+
+/// Manifest format version.
+const MANIFEST_VERSION: u32 = 1;
+
+/// How far a repair got.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum State {
+    /// Staging; the log dir is untouched.
+    Staging,
+    /// Steps are being applied.
+    Committing,
+    /// All steps applied.
+    Done,
+    /// Being reverted.
+    Undoing,
+    /// Reverted.
+    Undone,
+    /// Staging was abandoned; the log dir was never touched.
+    Abandoned,
+}
+
+impl State {
+    /// Name used in output.
+    pub fn name(self) -> &'static str {
+        match self {
+            State::Staging => "staging",
+            State::Committing => "committing",
+            State::Done => "done",
+            State::Undoing => "undoing",
+            State::Undone => "undone",
+            State::Abandoned => "abandoned",
+        }
+    }
+}
+
+/// One step, with what identifies its before and after states.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Step {
+    /// Move `file` into `files/`.
+    Remove {
+        /// Path inside the log dir.
+        file: String,
+        /// Its size.
+        size: u64,
+    },
+    /// Cut `file` from `from_size` to `to_size`; the cut bytes are in `tails/`.
+    Truncate {
+        /// Path inside the log dir.
+        file: String,
+        /// Size before.
+        from_size: u64,
+        /// Size after.
+        to_size: u64,
+    },
+    /// Replace (or create) `file` with `new/<file>`.
+    Write {
+        /// Path inside the log dir.
+        file: String,
+        /// Size before, if the file existed.
+        old_size: Option<u64>,
+        /// Size after.
+        new_size: u64,
+    },
+}
+
+/// The journal of one repair.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// Format version.
+    pub version: u32,
+    /// Unique id (also the directory name).
+    pub id: String,
+    /// The command that made it.
+    pub command: String,
+    /// The log dir repaired (absolute).
+    pub log_dir: PathBuf,
+    /// Creation time, epoch milliseconds.
+    pub created_ms: u64,
+    /// How far it got.
+    pub state: State,
+    /// The steps, in order.
+    pub steps: Vec<Step>,
+}
+
+/// Why a repair could not start or go on.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RepairError {
+    /// A live broker holds the log dir.
+    #[error("{0}: a live process (pid {1}) holds this log dir's .lock; stop the broker first")]
+    Locked(PathBuf, u32),
+    /// The quarantine would be inside the log dir.
+    #[error(
+        "the quarantine {0} is inside the log dir {1}: Kafka refuses to start on a log dir holding other directories"
+    )]
+    QuarantineInsideLogDir(PathBuf, PathBuf),
+    /// The quarantine is on another filesystem.
+    #[error(
+        "the quarantine {0} is not on the log dir's filesystem (files are moved by rename); choose one with --quarantine"
+    )]
+    OtherFilesystem(PathBuf),
+    /// A file changed since the repair was planned.
+    #[error("{0} changed since the repair was planned ({1}); nothing more was done")]
+    Changed(PathBuf, String),
+    /// A file to change is not inside the log dir.
+    #[error("{0} is not inside the log dir {1}")]
+    Outside(PathBuf, PathBuf),
+    /// No repair to undo.
+    #[error("no repair of {0} to undo in {1}")]
+    NothingToUndo(PathBuf, PathBuf),
+    /// A manifest that cannot be read.
+    #[error("{0}: unreadable repair manifest: {1}")]
+    BadManifest(PathBuf, String),
+    /// Reading or writing failed.
+    #[error(transparent)]
+    Io(#[from] Error),
+}
+
+fn io(e: std::io::Error, path: &Path) -> Error {
+    Error::io(e, Some(path))
+}
+
+/// The default quarantine of a log dir: beside it, `<name>.logtool-quarantine`.
+pub fn default_quarantine(log_dir: &Path) -> PathBuf {
+    let name = log_dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "log-dir".into());
+    log_dir.parent().unwrap_or(Path::new("/")).join(format!("{name}{QUARANTINE_SUFFIX}"))
+}
+
+fn fsync_dir(dir: &Path) -> Result<()> {
+    File::open(dir).and_then(|f| f.sync_all()).map_err(|e| io(e, dir))
+}
+
+/// Write `content` to `path` atomically: a temporary file beside it, fsync,
+/// rename, fsync of the directory.
+pub fn write_atomic(path: &Path, content: &[u8]) -> Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(dir).map_err(|e| io(e, dir))?;
+    let tmp = path.with_extension("logtool-tmp");
+    {
+        let mut f = File::create(&tmp).map_err(|e| io(e, &tmp))?;
+        f.write_all(content).map_err(|e| io(e, &tmp))?;
+        f.sync_all().map_err(|e| io(e, &tmp))?;
+    }
+    fs::rename(&tmp, path).map_err(|e| io(e, path))?;
+    fsync_dir(dir)
+}
+
+/// Test hook: with `LOGTOOL_TEST_KILL_AT=N`, the process kills itself with
+/// SIGKILL at the N-th crash point of a repair (counting from 1), to test that
+/// every point leaves a recoverable state.
+fn crash_point() {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNT: AtomicU64 = AtomicU64::new(0);
+    let Some(at) = std::env::var("LOGTOOL_TEST_KILL_AT").ok().and_then(|v| v.parse::<u64>().ok()) else { return };
+    let n = COUNT.fetch_add(1, Ordering::SeqCst).saturating_add(1);
+    if n == at {
+        let pid = std::process::id().to_string();
+        let _ = std::process::Command::new("kill").args(["-KILL", &pid]).status();
+        std::process::abort();
+    }
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
+
+/// A repair being staged or committed.
+#[derive(Debug)]
+pub struct Repair {
+    log_dir: PathBuf,
+    dir: PathBuf,
+    manifest: Manifest,
+    /// The changes staged, for output.
+    pub changes: Vec<Change>,
+    /// Notes from the planner.
+    pub notes: Vec<Note>,
+    /// Unfinished repairs found and rolled forward when this one began.
+    pub rolled_forward: Vec<String>,
+}
+
+fn read_manifest(path: &Path) -> std::result::Result<Manifest, RepairError> {
+    let text = fs::read(path).map_err(|e| io(e, path))?;
+    serde_json::from_slice(&text).map_err(|e| RepairError::BadManifest(path.to_path_buf(), e.to_string()))
+}
+
+fn save(dir: &Path, m: &Manifest) -> std::result::Result<(), RepairError> {
+    let text = serde_json::to_vec_pretty(m).map_err(|e| RepairError::BadManifest(dir.to_path_buf(), e.to_string()))?;
+    write_atomic(&dir.join("manifest.json"), &text)?;
+    Ok(())
+}
+
+/// Every repair recorded in `quarantine` for `log_dir`, oldest first.
+pub fn repairs(quarantine: &Path, log_dir: &Path) -> std::result::Result<Vec<(PathBuf, Manifest)>, RepairError> {
+    let log_dir = fs::canonicalize(log_dir).map_err(|e| io(e, log_dir))?;
+    let mut out = Vec::new();
+    let Ok(rd) = fs::read_dir(quarantine) else { return Ok(out) };
+    for e in rd.flatten() {
+        let manifest = e.path().join("manifest.json");
+        if manifest.is_file() {
+            let m = read_manifest(&manifest)?;
+            if m.log_dir == log_dir {
+                out.push((e.path(), m));
+            }
+        }
+    }
+    out.sort_by(|a, b| a.1.id.cmp(&b.1.id));
+    Ok(out)
+}
+
+/// The absolute, symlink-free form of a path that may not exist yet: its
+/// nearest existing ancestor canonicalised, with the rest appended.
+fn resolve_nonexistent(path: &Path) -> Result<PathBuf> {
+    let abs = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().map_err(|e| io(e, path))?.join(path)
+    };
+    let mut existing = abs.as_path();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        match (existing.parent(), existing.file_name()) {
+            (Some(p), Some(n)) => {
+                rest.push(n.to_os_string());
+                existing = p;
+            }
+            _ => break,
+        }
+    }
+    let mut out = fs::canonicalize(existing).map_err(|e| io(e, existing))?;
+    for n in rest.iter().rev() {
+        out.push(n);
+    }
+    Ok(out)
+}
+
+fn refuse_if_locked(log_dir: &Path) -> std::result::Result<(), RepairError> {
+    match lock::log_dir_lock(log_dir) {
+        LockState::Held { pid } => Err(RepairError::Locked(log_dir.to_path_buf(), pid)),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(unix)]
+fn same_filesystem(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (fs::metadata(a), fs::metadata(b)) {
+        (Ok(x), Ok(y)) => x.dev() == y.dev(),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn same_filesystem(_a: &Path, _b: &Path) -> bool {
+    true
+}
+
+impl Repair {
+    /// Start a repair of `log_dir` by `command`, journaled in `quarantine`.
+    /// Refuses a log dir a live broker holds. Unfinished repairs of the same
+    /// log dir are first rolled forward (their steps completed).
+    pub fn begin(log_dir: &Path, quarantine: &Path, command: &str) -> std::result::Result<Repair, RepairError> {
+        let log_dir = fs::canonicalize(log_dir).map_err(|e| io(e, log_dir))?;
+        refuse_if_locked(&log_dir)?;
+        // check where the quarantine would be before creating anything
+        let resolved = resolve_nonexistent(quarantine)?;
+        if resolved.starts_with(&log_dir) {
+            return Err(RepairError::QuarantineInsideLogDir(resolved, log_dir));
+        }
+        fs::create_dir_all(quarantine).map_err(|e| io(e, quarantine))?;
+        let quarantine = fs::canonicalize(quarantine).map_err(|e| io(e, quarantine))?;
+        if !same_filesystem(&quarantine, &log_dir) {
+            return Err(RepairError::OtherFilesystem(quarantine));
+        }
+        let mut rolled_forward = Vec::new();
+        for (dir, m) in repairs(&quarantine, &log_dir)? {
+            match m.state {
+                State::Committing => {
+                    commit_steps(&log_dir, &dir, m.clone())?;
+                    rolled_forward.push(m.id);
+                }
+                State::Staging => {
+                    let mut m = m;
+                    m.state = State::Abandoned;
+                    save(&dir, &m)?;
+                }
+                _ => {}
+            }
+        }
+        let created_ms = now_ms();
+        let id = format!("{created_ms:013}-{}-{}", command.replace(' ', "-"), std::process::id());
+        let dir = quarantine.join(&id);
+        fs::create_dir_all(&dir).map_err(|e| io(e, &dir))?;
+        let manifest = Manifest {
+            version: MANIFEST_VERSION,
+            id,
+            command: command.to_string(),
+            log_dir: log_dir.clone(),
+            created_ms,
+            state: State::Staging,
+            steps: Vec::new(),
+        };
+        save(&dir, &manifest)?;
+        fsync_dir(&quarantine)?;
+        Ok(Repair { log_dir, dir, manifest, changes: Vec::new(), notes: Vec::new(), rolled_forward })
+    }
+
+    /// The repair's id.
+    pub fn id(&self) -> &str {
+        &self.manifest.id
+    }
+
+    /// The repair's directory in the quarantine.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn rel(&self, file: &Path) -> std::result::Result<String, RepairError> {
+        let abs = if file.is_absolute() {
+            file.to_path_buf()
+        } else {
+            std::env::current_dir().map_err(|e| io(e, file))?.join(file)
+        };
+        let parent = abs.parent().and_then(|p| fs::canonicalize(p).ok()).unwrap_or_default();
+        let full = parent.join(abs.file_name().unwrap_or_default());
+        full.strip_prefix(&self.log_dir)
+            .map(|r| r.to_string_lossy().into_owned())
+            .map_err(|_| RepairError::Outside(file.to_path_buf(), self.log_dir.clone()))
+    }
+
+    fn stage(&mut self, step: Step, change: Change) -> Result<()> {
+        self.manifest.steps.push(step);
+        self.changes.push(change);
+        crash_point();
+        Ok(())
+    }
+
+    /// Apply every staged step. Returns the finished manifest.
+    pub fn commit(self) -> std::result::Result<Manifest, RepairError> {
+        refuse_if_locked(&self.log_dir)?;
+        commit_steps(&self.log_dir, &self.dir, self.manifest)
+    }
+
+    /// Give up before committing: the log dir was never touched.
+    pub fn abandon(mut self) -> std::result::Result<(), RepairError> {
+        self.manifest.state = State::Abandoned;
+        save(&self.dir, &self.manifest)
+    }
+}
+
+fn to_repair_error(e: RepairError) -> Error {
+    match e {
+        RepairError::Io(e) => e,
+        other => Error::malformed(0, "repair", other.to_string()),
+    }
+}
+
+impl Changes for Repair {
+    fn remove(&mut self, file: &Path, why: &str) -> Result<()> {
+        let rel = self.rel(file).map_err(to_repair_error)?;
+        let size = fs::metadata(file).map_err(|e| io(e, file))?.len();
+        let change = describe((Op::Remove, file), None, why);
+        self.stage(Step::Remove { file: rel, size }, change)
+    }
+
+    fn truncate(&mut self, file: &Path, len: u64, why: &str) -> Result<()> {
+        let rel = self.rel(file).map_err(to_repair_error)?;
+        let mut f = File::open(file).map_err(|e| io(e, file))?;
+        let size = f.metadata().map_err(|e| io(e, file))?.len();
+        let tail = self.dir.join("tails").join(&rel);
+        fs::create_dir_all(tail.parent().unwrap_or(&self.dir)).map_err(|e| io(e, &tail))?;
+        {
+            // copy the bytes to be cut, streaming
+            f.seek(SeekFrom::Start(len)).map_err(|e| io(e, file))?;
+            let mut out = File::create(&tail).map_err(|e| io(e, &tail))?;
+            std::io::copy(&mut f.take(size.saturating_sub(len)), &mut out).map_err(|e| io(e, &tail))?;
+            out.sync_all().map_err(|e| io(e, &tail))?;
+        }
+        let change = describe((Op::Truncate, file), Some(len), why);
+        self.stage(Step::Truncate { file: rel, from_size: size, to_size: len }, change)
+    }
+
+    fn write(&mut self, file: &Path, content: &[u8], why: &str) -> Result<()> {
+        let rel = self.rel(file).map_err(to_repair_error)?;
+        let old_size = fs::metadata(file).ok().map(|m| m.len());
+        let staged = self.dir.join("new").join(&rel);
+        fs::create_dir_all(staged.parent().unwrap_or(&self.dir)).map_err(|e| io(e, &staged))?;
+        {
+            let mut f = File::create(&staged).map_err(|e| io(e, &staged))?;
+            f.write_all(content).map_err(|e| io(e, &staged))?;
+            f.sync_all().map_err(|e| io(e, &staged))?;
+        }
+        let op = if old_size.is_some() { Op::Replace } else { Op::Create };
+        let change = describe((op, file), Some(content.len() as u64), why);
+        self.stage(Step::Write { file: rel, old_size, new_size: content.len() as u64 }, change)
+    }
+
+    fn note(&mut self, note: Note) {
+        self.notes.push(note);
+    }
+}
+
+fn size(path: &Path) -> Option<u64> {
+    fs::symlink_metadata(path).ok().map(|m| m.len())
+}
+
+/// Apply the steps of `m` (idempotently: steps already done are skipped).
+fn commit_steps(log_dir: &Path, dir: &Path, mut m: Manifest) -> std::result::Result<Manifest, RepairError> {
+    if m.state == State::Staging {
+        // every staged file was fsynced as it was written; make their
+        // directory entries durable before the first change
+        for sub in ["new", "tails"] {
+            sync_tree(&dir.join(sub))?;
+        }
+    }
+    m.state = State::Committing;
+    save(dir, &m)?;
+    crash_point();
+    let mut touched = Vec::new();
+    for step in &m.steps {
+        apply(log_dir, dir, step)?;
+        let file = match step {
+            Step::Remove { file, .. } | Step::Truncate { file, .. } | Step::Write { file, .. } => file,
+        };
+        touched.push(log_dir.join(file).parent().map(Path::to_path_buf).unwrap_or_default());
+        crash_point();
+    }
+    touched.sort();
+    touched.dedup();
+    for d in touched {
+        fsync_dir(&d)?;
+    }
+    sync_tree(&dir.join("files"))?;
+    m.state = State::Done;
+    save(dir, &m)?;
+    Ok(m)
+}
+
+/// fsync every directory of a tree (files were fsynced when written).
+fn sync_tree(root: &Path) -> Result<()> {
+    if !root.is_dir() {
+        return Ok(());
+    }
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).map_err(|e| io(e, &d))?.flatten() {
+            if e.file_type().map(|t| t.is_dir()).unwrap_or(false) {
+                stack.push(e.path());
+            }
+        }
+        fsync_dir(&d)?;
+    }
+    Ok(())
+}
+
+fn ensure_parent(path: &Path) -> Result<()> {
+    match path.parent() {
+        Some(p) => fs::create_dir_all(p).map_err(|e| io(e, p)),
+        None => Ok(()),
+    }
+}
+
+fn apply(log_dir: &Path, dir: &Path, step: &Step) -> std::result::Result<(), RepairError> {
+    match step {
+        Step::Remove { file, size: expected } => {
+            let live = log_dir.join(file);
+            let kept = dir.join("files").join(file);
+            match (size(&live), kept.exists()) {
+                (None, true) => Ok(()), // done
+                (Some(s), false) if s == *expected => {
+                    ensure_parent(&kept)?;
+                    fs::rename(&live, &kept).map_err(|e| io(e, &live))?;
+                    Ok(())
+                }
+                (found, _) => Err(RepairError::Changed(live, format!("expected {expected} bytes, found {found:?}"))),
+            }
+        }
+        Step::Truncate { file, from_size, to_size } => {
+            let live = log_dir.join(file);
+            match size(&live) {
+                Some(s) if s == *to_size => Ok(()),
+                Some(s) if s == *from_size => {
+                    let f = OpenOptions::new().write(true).open(&live).map_err(|e| io(e, &live))?;
+                    f.set_len(*to_size).map_err(|e| io(e, &live))?;
+                    f.sync_all().map_err(|e| io(e, &live))?;
+                    Ok(())
+                }
+                found => Err(RepairError::Changed(live, format!("expected {from_size} bytes, found {found:?}"))),
+            }
+        }
+        Step::Write { file, old_size, new_size: _ } => {
+            let live = log_dir.join(file);
+            let staged = dir.join("new").join(file);
+            let kept = dir.join("files").join(file);
+            if !staged.exists() {
+                return Ok(()); // done: the staged file was renamed into place
+            }
+            if old_size.is_some() && !kept.exists() {
+                if size(&live) != *old_size {
+                    return Err(RepairError::Changed(live, format!("expected {old_size:?} bytes")));
+                }
+                ensure_parent(&kept)?;
+                // keep the original under a second name; copy if links are refused
+                if fs::hard_link(&live, &kept).is_err() {
+                    fs::copy(&live, &kept).map_err(|e| io(e, &live))?;
+                    File::open(&kept).and_then(|f| f.sync_all()).map_err(|e| io(e, &kept))?;
+                }
+            }
+            ensure_parent(&live)?;
+            fs::rename(&staged, &live).map_err(|e| io(e, &live))?;
+            Ok(())
+        }
+    }
+}
+
+/// Revert one step (idempotently).
+fn revert(log_dir: &Path, dir: &Path, step: &Step) -> std::result::Result<(), RepairError> {
+    match step {
+        Step::Remove { file, .. } => {
+            let live = log_dir.join(file);
+            let kept = dir.join("files").join(file);
+            if kept.exists() && !live.exists() {
+                ensure_parent(&live)?;
+                fs::rename(&kept, &live).map_err(|e| io(e, &kept))?;
+            }
+            Ok(())
+        }
+        Step::Truncate { file, from_size, to_size } => {
+            let live = log_dir.join(file);
+            let tail = dir.join("tails").join(file);
+            match size(&live) {
+                Some(s) if s == *from_size => Ok(()),
+                Some(s) if s >= *to_size && s < *from_size => {
+                    // put the cut bytes back (after a partial append, start over)
+                    let mut f = OpenOptions::new().write(true).open(&live).map_err(|e| io(e, &live))?;
+                    f.set_len(*to_size).map_err(|e| io(e, &live))?;
+                    f.seek(SeekFrom::Start(*to_size)).map_err(|e| io(e, &live))?;
+                    let mut t = File::open(&tail).map_err(|e| io(e, &tail))?;
+                    std::io::copy(&mut t, &mut f).map_err(|e| io(e, &live))?;
+                    f.sync_all().map_err(|e| io(e, &live))?;
+                    Ok(())
+                }
+                found => Err(RepairError::Changed(live, format!("expected {to_size} bytes, found {found:?}"))),
+            }
+        }
+        Step::Write { file, old_size, .. } => {
+            let live = log_dir.join(file);
+            let staged = dir.join("new").join(file);
+            let kept = dir.join("files").join(file);
+            if staged.exists() && old_size.is_some() && size(&live) == *old_size {
+                // never committed: the original is still in place
+                return Ok(());
+            }
+            match old_size {
+                Some(_) => {
+                    if kept.exists() {
+                        fs::rename(&kept, &live).map_err(|e| io(e, &kept))?;
+                    }
+                }
+                None => {
+                    // the file was created: keep the created one aside
+                    if !staged.exists() && live.exists() {
+                        let aside = dir.join("created").join(file);
+                        ensure_parent(&aside)?;
+                        fs::rename(&live, &aside).map_err(|e| io(e, &live))?;
+                    }
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Revert the latest finished (or interrupted) repair of `log_dir` in
+/// `quarantine`, or the one named `id`. With `execute` false, only returns
+/// what would be reverted.
+pub fn undo(
+    quarantine: &Path,
+    log_dir: &Path,
+    id: Option<&str>,
+    execute: bool,
+) -> std::result::Result<Manifest, RepairError> {
+    let log_dir_abs = fs::canonicalize(log_dir).map_err(|e| io(e, log_dir))?;
+    let all = repairs(quarantine, &log_dir_abs)?;
+    let found = match id {
+        Some(id) => all.into_iter().find(|(_, m)| m.id == id),
+        None => {
+            all.into_iter().rev().find(|(_, m)| matches!(m.state, State::Done | State::Committing | State::Undoing))
+        }
+    };
+    let Some((dir, mut m)) = found else {
+        return Err(RepairError::NothingToUndo(log_dir_abs, quarantine.to_path_buf()));
+    };
+    if !execute {
+        return Ok(m);
+    }
+    refuse_if_locked(&log_dir_abs)?;
+    m.state = State::Undoing;
+    save(&dir, &m)?;
+    let mut touched = Vec::new();
+    for step in m.steps.iter().rev() {
+        revert(&log_dir_abs, &dir, step)?;
+        let file = match step {
+            Step::Remove { file, .. } | Step::Truncate { file, .. } | Step::Write { file, .. } => file,
+        };
+        touched.push(log_dir_abs.join(file).parent().map(Path::to_path_buf).unwrap_or_default());
+    }
+    touched.sort();
+    touched.dedup();
+    for d in touched {
+        fsync_dir(&d)?;
+    }
+    m.state = State::Undone;
+    save(&dir, &m)?;
+    Ok(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setup(test: &str) -> (PathBuf, PathBuf, PathBuf) {
+        let root = std::env::temp_dir().join(format!("logfmt-journal-{}-{test}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        let logs = root.join("logs");
+        fs::create_dir_all(logs.join("t-0")).unwrap();
+        fs::write(logs.join("t-0/a.log"), b"0123456789").unwrap();
+        fs::write(logs.join("t-0/b.index"), b"old index").unwrap();
+        fs::write(logs.join("t-0/c.snapshot"), b"snap").unwrap();
+        fs::write(logs.join("hw"), b"0\n0\n").unwrap();
+        let q = default_quarantine(&logs);
+        (root, logs, q)
+    }
+
+    fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+        let mut out = Vec::new();
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            for e in fs::read_dir(&d).unwrap().flatten() {
+                if e.path().is_dir() {
+                    stack.push(e.path());
+                } else {
+                    out.push((e.path().strip_prefix(dir).unwrap().display().to_string(), fs::read(e.path()).unwrap()));
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn commit_then_undo_restores_every_byte() {
+        let (root, logs, q) = setup("undo");
+        let before = snapshot(&logs);
+        let mut r = Repair::begin(&logs, &q, "test").unwrap();
+        r.truncate(&logs.join("t-0/a.log"), 4, "cut").unwrap();
+        r.write(&logs.join("t-0/b.index"), b"new", "rebuilt").unwrap();
+        r.write(&logs.join("t-0/d.txnindex"), b"", "created").unwrap();
+        r.remove(&logs.join("t-0/c.snapshot"), "beyond the end").unwrap();
+        // staging changed nothing
+        assert_eq!(snapshot(&logs), before);
+        let m = r.commit().unwrap();
+        assert_eq!(m.state, State::Done);
+        assert_eq!(fs::read(logs.join("t-0/a.log")).unwrap(), b"0123");
+        assert_eq!(fs::read(logs.join("t-0/b.index")).unwrap(), b"new");
+        assert!(!logs.join("t-0/c.snapshot").exists());
+        assert!(logs.join("t-0/d.txnindex").exists());
+        // the quarantine is outside the log dir
+        assert!(!q.starts_with(&logs));
+        let m = undo(&q, &logs, None, true).unwrap();
+        assert_eq!(m.state, State::Undone);
+        assert_eq!(snapshot(&logs), before);
+        fs::remove_dir_all(root).unwrap();
+    }
+
+    #[test]
+    fn an_interrupted_commit_is_finished_by_the_next_repair() {
+        let (root, logs, q) = setup("roll-forward");
+        let mut r = Repair::begin(&logs, &q, "test").unwrap();
+        r.truncate(&logs.join("t-0/a.log"), 4, "cut").unwrap();
+        r.write(&logs.join("t-0/b.index"), b"new", "rebuilt").unwrap();
+        // simulate a crash after the first step: apply it by hand, leave state committing
+        let mut m = r.manifest.clone();
+        m.state = State::Committing;
+        save(&r.dir, &m).unwrap();
+        apply(&r.log_dir, &r.dir, &m.steps[0]).unwrap();
+        let again = Repair::begin(&logs, &q, "test").unwrap();
+        assert_eq!(again.rolled_forward, vec![m.id.clone()]);
+        again.abandon().unwrap();
+        assert_eq!(fs::read(logs.join("t-0/b.index")).unwrap(), b"new");
+        assert_eq!(fs::read(logs.join("t-0/a.log")).unwrap(), b"0123");
+        undo(&q, &logs, None, true).unwrap();
+        assert_eq!(fs::read(logs.join("t-0/a.log")).unwrap(), b"0123456789");
+        assert_eq!(fs::read(logs.join("t-0/b.index")).unwrap(), b"old index");
+        fs::remove_dir_all(root).unwrap();
+    }
+
+    #[test]
+    fn a_quarantine_inside_the_log_dir_is_refused() {
+        let (root, logs, _) = setup("inside");
+        let err = Repair::begin(&logs, &logs.join("q"), "test").unwrap_err();
+        assert!(matches!(err, RepairError::QuarantineInsideLogDir(..)));
+        assert!(!logs.join("q").exists(), "nothing may be created in the log dir");
+        fs::remove_dir_all(root).unwrap();
+    }
+}

@@ -1,0 +1,177 @@
+//! Changing a log dir safely: plans, a journal, undo.
+//!
+//! Every command that writes describes its work as [`Changes`] on files:
+//! remove a file, cut a file to a length, write a file's new content. A
+//! planner calls them on a sink:
+//!
+//! * [`DryRun`] only records them: the plan a command prints without
+//!   `--execute`;
+//! * [`journal::Repair`] stages them in a quarantine *outside* the log dir
+//!   (nothing in the log dir changes while staging), then commits them one
+//!   atomic, idempotent step at a time, keeping every removed or replaced
+//!   byte; [`journal::undo`] puts them back.
+//!
+//! Planners: [`recover`], [`truncate`], [`reindex`], [`retain`].
+
+pub mod epochs;
+pub mod journal;
+pub mod partition;
+pub mod recover;
+pub mod reindex;
+pub mod retain;
+pub mod truncate;
+
+use std::path::{Path, PathBuf};
+
+use crate::error::Result;
+
+/// What a change does to a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// The file leaves the log dir (into the quarantine).
+    Remove,
+    /// The file is cut; the cut bytes go to the quarantine.
+    Truncate,
+    /// The file gets new content (the old content goes to the quarantine).
+    Replace,
+    /// A new file is created.
+    Create,
+}
+
+impl Op {
+    /// Name used in output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Remove => "remove",
+            Op::Truncate => "truncate",
+            Op::Replace => "replace",
+            Op::Create => "create",
+        }
+    }
+}
+
+/// One planned change.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Change {
+    /// What.
+    pub op: Op,
+    /// The file.
+    pub file: PathBuf,
+    /// Its size before (none for a created file).
+    pub size_before: Option<u64>,
+    /// Its size after (none for a removed file).
+    pub size_after: Option<u64>,
+    /// Why, in words.
+    pub why: String,
+}
+
+/// What a truncation loses, for the operator to judge before executing.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Loss {
+    /// The partition directory.
+    pub partition: PathBuf,
+    /// First offset lost.
+    pub from_offset: i64,
+    /// Offset after the last one lost (the old log end).
+    pub to_offset: i64,
+    /// Records lost.
+    pub records: u64,
+    /// Batches lost.
+    pub batches: u64,
+    /// Bytes lost.
+    pub bytes: u64,
+    /// Leader epochs of the lost batches.
+    pub epochs: Vec<i32>,
+    /// Earliest timestamp among the lost batches (-1 if none).
+    pub first_timestamp: i64,
+    /// Latest timestamp among the lost batches (-1 if none).
+    pub last_timestamp: i64,
+    /// The lost batches include ones written in the partition's latest
+    /// leader epoch: they may have been acknowledged (KIP-101).
+    pub latest_epoch_lost: bool,
+}
+
+/// Something a planner wants the operator to know.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Note {
+    /// Data that will be lost.
+    Loss(Loss),
+    /// Information.
+    Info {
+        /// Where.
+        path: PathBuf,
+        /// What.
+        message: String,
+    },
+    /// Something to look at before executing.
+    Warning {
+        /// Where.
+        path: PathBuf,
+        /// What.
+        message: String,
+    },
+}
+
+/// Where planners put their changes.
+pub trait Changes {
+    /// Remove `file` from the log dir.
+    fn remove(&mut self, file: &Path, why: &str) -> Result<()>;
+    /// Cut `file` to `len` bytes.
+    fn truncate(&mut self, file: &Path, len: u64, why: &str) -> Result<()>;
+    /// Give `file` the content `content` (creating it if needed).
+    fn write(&mut self, file: &Path, content: &[u8], why: &str) -> Result<()>;
+    /// Tell the operator something.
+    fn note(&mut self, note: Note);
+}
+
+fn size_of(file: &Path) -> Option<u64> {
+    std::fs::metadata(file).ok().map(|m| m.len())
+}
+
+/// Describe a change without making it.
+pub(crate) fn describe(op_file: (Op, &Path), after: Option<u64>, why: &str) -> Change {
+    let (op, file) = op_file;
+    Change { op, file: file.to_path_buf(), size_before: size_of(file), size_after: after, why: why.to_string() }
+}
+
+/// Records a plan; changes nothing.
+#[derive(Clone, Debug, Default)]
+pub struct DryRun {
+    /// The changes, in order.
+    pub changes: Vec<Change>,
+    /// What the operator should know.
+    pub notes: Vec<Note>,
+}
+
+impl Changes for DryRun {
+    fn remove(&mut self, file: &Path, why: &str) -> Result<()> {
+        self.changes.push(describe((Op::Remove, file), None, why));
+        Ok(())
+    }
+
+    fn truncate(&mut self, file: &Path, len: u64, why: &str) -> Result<()> {
+        self.changes.push(describe((Op::Truncate, file), Some(len), why));
+        Ok(())
+    }
+
+    fn write(&mut self, file: &Path, content: &[u8], why: &str) -> Result<()> {
+        let op = if file.exists() { Op::Replace } else { Op::Create };
+        self.changes.push(describe((op, file), Some(content.len() as u64), why));
+        Ok(())
+    }
+
+    fn note(&mut self, note: Note) {
+        self.notes.push(note);
+    }
+}
+
+/// Write `content` to `file` unless it already holds exactly that.
+pub(crate) fn write_if_changed(changes: &mut dyn Changes, file: &Path, content: &[u8], why: &str) -> Result<bool> {
+    if let Ok(current) = std::fs::read(file)
+        && current == content
+    {
+        return Ok(false);
+    }
+    changes.write(file, content, why)?;
+    Ok(true)
+}

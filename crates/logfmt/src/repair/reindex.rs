@@ -1,0 +1,127 @@
+//! `reindex`: rebuild `.index`, `.timeindex` and `.txnindex` files exactly as
+//! Kafka's recovery writes them (see [`crate::rebuild`]), without touching
+//! the `.log`. A segment with bytes Kafka would reject gets indexes for its
+//! valid part and a warning: cutting the log is `recover`'s job.
+
+use std::path::{Path, PathBuf};
+
+use super::partition::Partition;
+use super::recover::{Interval, index_interval};
+use super::{Changes, Note, write_if_changed};
+use crate::error::Result;
+use crate::limits::Limits;
+use crate::logdir::{self, LogDirEntry, Target};
+use crate::metadata;
+use crate::naming::{self, FileKind};
+use crate::rebuild::{Stop, rebuild_segment};
+use crate::spec::names as n;
+
+/// What reindexing one partition did.
+#[derive(Clone, Debug, Default)]
+pub struct PartitionReindex {
+    /// The partition directory.
+    pub dir: PathBuf,
+    /// Segments rebuilt.
+    pub segments: usize,
+    /// Index files whose content changes.
+    pub files_changed: usize,
+    /// The index interval used and where it came from.
+    pub interval: (u64, String),
+}
+
+/// Plan rebuilding the indexes of `path`: a segment file, a partition dir or a
+/// log dir.
+/// `metadata_dir`: where the KRaft metadata log is, when not in the log dir.
+pub fn reindex(
+    path: &Path,
+    interval: &Interval,
+    metadata_dir: Option<&Path>,
+    limits: &Limits,
+    changes: &mut dyn Changes,
+) -> Result<Vec<PartitionReindex>> {
+    let (log_dir, partitions, only): (PathBuf, Vec<PathBuf>, Option<i64>) = match logdir::resolve(path)? {
+        Target::LogDir(d) => {
+            let parts = logdir::log_dir_entries(&d)?
+                .into_iter()
+                .filter_map(|e| if let LogDirEntry::Partition(p) = e { Some(p) } else { None })
+                .collect();
+            (d, parts, None)
+        }
+        Target::PartitionDir(p) => (p.parent().map(Path::to_path_buf).unwrap_or_default(), vec![p], None),
+        Target::File(f) => {
+            let name = naming::classify(&f.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default());
+            let dir = f.parent().map(Path::to_path_buf).unwrap_or_default();
+            match (name.kind, name.offset) {
+                (FileKind::Log | FileKind::OffsetIndex | FileKind::TimeIndex | FileKind::TxnIndex, Some(base)) => {
+                    (dir.parent().map(Path::to_path_buf).unwrap_or_default(), vec![dir], Some(base))
+                }
+                _ => {
+                    return Err(crate::Error::malformed(
+                        0,
+                        "reindex target",
+                        format!("{} is not a segment file", f.display()),
+                    ));
+                }
+            }
+        }
+    };
+    let meta = metadata::read_metadata_at(metadata_dir.unwrap_or(&log_dir), limits).ok().flatten();
+    let node = metadata::node_id(&log_dir, limits);
+    let mut out = Vec::new();
+    for dir in partitions {
+        let p = Partition::load(&dir)?;
+        let iv = index_interval(interval, meta.as_ref(), node.as_deref(), &p.name.topic);
+        let mut r = PartitionReindex { dir: dir.clone(), interval: iv.clone(), ..PartitionReindex::default() };
+        let mut txn = None;
+        let mut latest_epoch = None;
+        for seg in &p.segments {
+            if only.is_some_and(|b| b != seg.base) {
+                continue;
+            }
+            let mut state = match txn.take() {
+                Some(t) => t,
+                None => p.txn_state_at(seg.base, limits)?,
+            };
+            let rebuilt = rebuild_segment(&seg.log, seg.base, iv.0, &mut state, latest_epoch, limits)?;
+            txn = Some(state);
+            latest_epoch = rebuilt.epochs.last().map(|e| e.0).or(latest_epoch);
+            r.segments = r.segments.saturating_add(1);
+            match &rebuilt.stop {
+                Some(Stop::OverLimit { position, .. }) => {
+                    changes.note(Note::Warning {
+                        path: seg.log.clone(),
+                        message: format!(
+                            "a batch at byte {position} is larger than --max-batch-size: this segment was not reindexed"
+                        ),
+                    });
+                    continue;
+                }
+                Some(Stop::Invalid { position, .. }) | Some(Stop::IndexOffsetRegression { position, .. }) => {
+                    changes.note(Note::Warning {
+                        path: seg.log.clone(),
+                        message: format!(
+                            "Kafka would reject the log from byte {position}: the indexes cover the part before it; run `logtool recover` to cut it"
+                        ),
+                    });
+                }
+                None => {}
+            }
+            let why = format!("rebuilt as Kafka does (index.interval.bytes {})", iv.0);
+            for (sfx, content) in
+                [(n::INDEX_FILE_SUFFIX, &rebuilt.offset_index), (n::TIME_INDEX_FILE_SUFFIX, &rebuilt.time_index)]
+            {
+                if write_if_changed(changes, &seg.sibling(sfx), content, &why)? {
+                    r.files_changed = r.files_changed.saturating_add(1);
+                }
+            }
+            let txn_path = seg.sibling(n::TXN_INDEX_FILE_SUFFIX);
+            if (!rebuilt.txn_index.is_empty() || txn_path.exists())
+                && write_if_changed(changes, &txn_path, &rebuilt.txn_index_bytes(), &why)?
+            {
+                r.files_changed = r.files_changed.saturating_add(1);
+            }
+        }
+        out.push(r);
+    }
+    Ok(out)
+}

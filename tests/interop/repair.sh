@@ -1,0 +1,243 @@
+#!/usr/bin/env bash
+# Interop: logtool's repairs against what a real Kafka 3.9.1 does.
+#
+#  1. A broker (static KRaft quorum, so copies can restart on other ports; the
+#     metadata log in the same log dir, so logtool reads the topic configs) is
+#     SIGKILLed while three producers write: kill-plain (index.interval.bytes
+#     1024), kill-lz4, kill-txn (transactions, some aborted).
+#  2. Three crashed dirs: (a) as the broker left it, (b) the last segment of
+#     kill-plain-0 cut in the middle of its last batch, (c) one byte flipped in
+#     the middle of kill-plain-0's last (unflushed) segment.
+#  3. For each: a copy is recovered by Kafka (broker started, then stopped
+#     cleanly), another by `logtool recover --execute`; every .log, .index,
+#     .timeindex and .txnindex must be identical. Then `logtool undo` must give
+#     back the crashed bytes exactly, and Kafka must start on the recovered dir
+#     and a consumer read exactly the records logtool's dump of it holds.
+#  4. truncate-to-hw and retain on recovered copies: Kafka starts on them and a
+#     consumer reads exactly the records that should remain.
+#  5. reindex: every index of a cleanly stopped dir deleted; Kafka's rebuild and
+#     `logtool reindex --execute` must write the same bytes.
+#  6. Dry runs change no byte (hash of the dir before and after).
+#
+# Left out of the comparisons: __cluster_metadata-0 (the controller appends to
+# it whenever it starts). __transaction_state-0 is removed from the crashed dir
+# before anything else: its coordinator would complete pending transactions on
+# start by appending markers to kill-txn-0, so Kafka's output would no longer
+# be its recovery alone. Brokers bind 127.0.0.1 on free ports and are stopped
+# by pid.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. fixtures/kafka/lib.sh
+kafka_libs
+cargo build --locked -q
+LT=$PWD/target/debug/logtool
+export KRAFT_QUORUM=static
+work=$(mktemp -d "${TMPDIR:-/tmp}/logtool-repair.XXXXXX")
+# kept when a check fails, for a look
+trap 'rc=$?; kafka_cleanup; if [ $rc = 0 ]; then rm -rf "$work"; else log "kept $work"; fi' EXIT
+CLUSTER_ID=bG9ndG9vbC1yZXBhaXJz
+# no timed-out transaction is aborted (with markers) while a broker runs here
+BROKER_PROPS=("log.index.size.max.bytes=1048576"
+  "transaction.abort.timed.out.transaction.cleanup.interval.ms=3600000")
+
+# Start a broker on LOGDIR (fresh ports, same node and cluster), wait until it
+# has loaded its logs. Sets KAFKA_PID and BOOTSTRAP.
+start_on() { # LOGDIR NAME
+  local bport cport
+  bport=$(free_port); cport=$(free_port)
+  kraft_config "$work/$2.properties" "$1" "$bport" "$cport" "${BROKER_PROPS[@]}"
+  kafka_start "$work/$2.properties" "$work/$2.broker.log" "$bport"
+  kafka_wait_started "$work/$2.broker.log" "$KAFKA_PID"
+  BOOTSTRAP=127.0.0.1:$bport
+}
+
+# What a logtool command said, without its table of changes.
+brief() { grep -v '[│┌└├]' "$1" | grep -v '^ *$' | sed 's/^/    logtool: /' >&2 || true; }
+
+# sha256 of every file under a dir, by relative path
+tree_hash() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
+
+# The data-partition segment files of a log dir, relative, sorted.
+segment_files() {
+  (cd "$1" && find . -path ./__cluster_metadata-0 -prune -o -path './__transaction_state-*' -prune -o \
+    -type f \( -name '*.log' -o -name '*.index' -o -name '*.timeindex' -o -name '*.txnindex' \) -print | sort)
+}
+
+# Every .log/.index/.timeindex/.txnindex of A's data partitions equals B's
+# (an empty .txnindex counts as absent: both say no transaction aborted).
+same_segments() { # A B WHAT
+  local a=$1 b=$2 f bad=0
+  diff <(segment_files "$a" | grep -v '\.txnindex$') <(segment_files "$b" | grep -v '\.txnindex$') >&2 \
+    || die "$3: not the same segment files"
+  while read -r f; do
+    cmp "$a/$f" "$b/$f" >&2 || bad=1
+  done < <(segment_files "$a" | grep -v '\.txnindex$')
+  for f in $( (segment_files "$a"; segment_files "$b") | grep '\.txnindex$' | sort -u); do
+    if [ -s "$a/$f" ] || [ -s "$b/$f" ]; then cmp "$a/$f" "$b/$f" >&2 || bad=1; fi
+  done
+  [ $bad = 0 ] || die "$3: files differ"
+  log "$3: $(segment_files "$a" | wc -l) segment files identical"
+}
+
+# Kafka starts on LOGDIR and a consumer reads exactly what logtool's dump of it
+# holds (data records at or after each log start offset).
+consume_check() { # LOGDIR NAME
+  "$LT" dump --deep --payload hex --format json "$1" | python3 tests/interop/records.py >"$work/$2.expected" \
+    || true
+  [ -s "$work/$2.expected" ] || die "$2: logtool's dump of $1 holds no records"
+  start_on "$1" "$2"
+  kafka_java "$KAFKA_LIB_DIR/Workload.java" "$BOOTSTRAP" consume-all 2>"$work/$2.consumer.log" \
+    | sort >"$work/$2.consumed" || { cat "$work/$2.consumer.log" >&2; die "$2: consumer failed"; }
+  kafka_stop "$KAFKA_PID"
+  diff "$work/$2.expected" "$work/$2.consumed" >&2 || die "$2: the consumer did not read what should remain"
+  log "$2: Kafka started on the repaired dir; the consumer read the $(wc -l <"$work/$2.consumed") expected records"
+}
+
+# ---- 1. the crash -----------------------------------------------------------
+crash=$work/crash
+bport=$(free_port); cport=$(free_port)
+# recovery points checkpointed every second: Kafka recovers only the segments
+# above them, and so must logtool
+kraft_config "$work/crash.properties" "$crash" "$bport" "$cport" "${BROKER_PROPS[@]}" \
+  "log.flush.offset.checkpoint.interval.ms=1000"
+kraft_format "$work/crash.properties" "$CLUSTER_ID"
+kafka_start "$work/crash.properties" "$work/crash.broker.log" "$bport"
+kafka_java_bg "$work/workload.out" "$KAFKA_LIB_DIR/Workload.java" "127.0.0.1:$bport" forever
+wpid=$BG_PID
+i=0
+until grep -q READY "$work/workload.out"; do
+  kill -0 "$wpid" 2>/dev/null || { cat "$work/workload.out" >&2; die "workload died"; }
+  [ $i -gt 1200 ] && die "workload not ready"
+  sleep 0.1; i=$((i + 1))
+done
+# kill when the high watermarks have been checkpointed (every 5 s) and
+# kill-plain-0's active segment holds a good number of batches
+i=0
+until grep -q '^kill-plain 0 ' "$crash/replication-offset-checkpoint" 2>/dev/null \
+    && grep -q '^kill-plain 0 ' "$crash/recovery-point-offset-checkpoint" 2>/dev/null; do
+  [ $i -gt 600 ] && die "no checkpointed high watermark for kill-plain-0"
+  sleep 0.1; i=$((i + 1))
+done
+i=0
+while :; do
+  active=$(find "$crash/kill-plain-0" -name '*.log' | sort | tail -1)
+  [ "$(stat -c %s "$active")" -ge 12000 ] && break
+  [ $i -gt 600 ] && die "kill-plain-0's active segment does not grow"
+  sleep 0.1; i=$((i + 1))
+done
+log "SIGKILL broker pid $KAFKA_PID while it is being written to"
+kafka_kill "$KAFKA_PID"
+kafka_kill "$wpid"
+[ ! -f "$crash/.kafka_cleanshutdown" ] || die "clean shutdown marker after SIGKILL"
+rm -rf "$crash"/__transaction_state-*
+python3 - "$crash"/*-offset-checkpoint <<'EOF'
+import sys
+for path in sys.argv[1:]:  # version, entry count, entries
+    lines = open(path).read().splitlines()
+    entries = [l for l in lines[2:] if not l.startswith("__transaction_state ")]
+    open(path, "w").write("\n".join(lines[:1] + [str(len(entries))] + entries) + "\n")
+EOF
+
+# ---- 2. three crashed dirs --------------------------------------------------
+cp -a "$crash" "$work/in-a"
+cp -a "$crash" "$work/in-b"
+cp -a "$crash" "$work/in-c"
+# the batches of kill-plain-0's last segment: "position size" per line
+last_seg=$(cd "$crash/kill-plain-0" && ls ./*.log | sort | tail -1)
+batches() { "$LT" dump --format json "$1" | python3 -c '
+import json, sys
+for l in sys.stdin:
+    v = json.loads(l)
+    if v["type"] == "batch": print(v["position"], v["size"])'; }
+mapfile -t bs < <(batches "$crash/kill-plain-0/$last_seg")
+[ ${#bs[@]} -ge 3 ] || die "kill-plain-0/$last_seg holds only ${#bs[@]} batches"
+read -r pos size <<<"${bs[-1]}"
+truncate -s $((pos + size / 2)) "$work/in-b/kill-plain-0/$last_seg"
+log "(b) kill-plain-0/$last_seg cut at $((pos + size / 2)), in its last batch [$pos, $((pos + size)))"
+read -r pos size <<<"${bs[${#bs[@]} / 2]}"
+flip=$((pos + 61 + (size - 61) / 2))
+python3 - "$work/in-c/kill-plain-0/$last_seg" "$flip" <<'EOF'
+import sys
+path, at = sys.argv[1], int(sys.argv[2])
+with open(path, "r+b") as f:
+    f.seek(at)
+    b = f.read(1)
+    f.seek(at)
+    f.write(bytes([b[0] ^ 0xFF]))
+EOF
+log "(c) kill-plain-0/$last_seg: byte $flip flipped, in batch [$pos, $((pos + size))) of ${#bs[@]}"
+
+# ---- 6. dry runs change nothing --------------------------------------------
+before=$(tree_hash "$work/in-a")
+for cmd in "recover" "recover --all" "truncate-to-hw" "reindex" "retain --max-bytes 1" "retain --log-start 100"; do
+  # shellcheck disable=SC2086
+  "$LT" $cmd "$work/in-a" >/dev/null && rc=0 || rc=$?
+  [ $rc = 1 ] || die "dry run of $cmd: exit $rc, expected 1 (changes planned)"
+done
+"$LT" truncate --to 10 "$work/in-a/kill-plain-0" >/dev/null && rc=0 || rc=$?
+[ $rc = 1 ] || die "dry run of truncate: exit $rc"
+[ "$before" = "$(tree_hash "$work/in-a")" ] || die "a dry run changed the log dir"
+[ ! -e "$work/in-a.logtool-quarantine" ] || die "a dry run made a quarantine"
+log "dry runs of recover, truncate-to-hw, truncate, reindex, retain changed no byte"
+
+# ---- 3. recover: Kafka vs logtool ------------------------------------------
+for v in a b c; do
+  cp -a "$work/in-$v" "$work/kafka-$v"
+  cp -a "$work/in-$v" "$work/logtool-$v"
+  start_on "$work/kafka-$v" "kafka-$v"
+  grep -E "Recovering unflushed segment|Found invalid messages|Deleting segment files" "$work/kafka-$v.broker.log" \
+    | sed 's/^/    kafka: /' | head -20 >&2 || true
+  kafka_stop "$KAFKA_PID"
+  [ -f "$work/kafka-$v/.kafka_cleanshutdown" ] || die "kafka-$v: no clean shutdown"
+  "$LT" recover --execute "$work/logtool-$v" >"$work/logtool-$v.out" || { cat "$work/logtool-$v.out" >&2; die "recover $v failed"; }
+  brief "$work/logtool-$v.out"
+  same_segments "$work/kafka-$v" "$work/logtool-$v" "recover ($v)"
+  "$LT" verify "$work/logtool-$v" >"$work/verify-$v.out" || { cat "$work/verify-$v.out" >&2; die "verify after recover ($v)"; }
+  # undo gives back the crashed bytes, and recovering again gives the same result
+  "$LT" undo --execute "$work/logtool-$v" >/dev/null
+  [ "$(tree_hash "$work/in-$v")" = "$(tree_hash "$work/logtool-$v")" ] || die "undo ($v) did not restore every byte"
+  "$LT" recover --execute "$work/logtool-$v" >/dev/null
+  same_segments "$work/kafka-$v" "$work/logtool-$v" "recover after undo ($v)"
+done
+
+# ---- 4. Kafka starts on repaired dirs --------------------------------------
+cp -a "$work/logtool-a" "$work/hw"
+cp -a "$work/logtool-a" "$work/retain"
+"$LT" truncate-to-hw --format json "$work/hw" >"$work/hw.plan" && rc=0 || rc=$?
+grep -q '"type":"loss"' "$work/hw.plan" || die "truncate-to-hw: nothing above the checkpointed high watermark (rc $rc)"
+"$LT" truncate-to-hw --execute "$work/hw" >"$work/hw.out"
+brief "$work/hw.out"
+"$LT" retain --max-bytes 40000 --execute "$work/retain" >"$work/retain-bytes.out"
+brief "$work/retain-bytes.out"
+# move kill-plain-0's log start into the middle of a batch below the high watermark
+mid=$("$LT" dump --format json "$work/retain" | python3 -c '
+import json, sys
+hw, batches = None, []
+for l in sys.stdin:
+    v = json.loads(l)
+    if v["type"] == "checkpoint_entry" and v["file"].endswith("replication-offset-checkpoint") \
+            and v["topic"] == "kill-plain" and v["partition"] == 0:
+        hw = v["offset"]
+    elif v["type"] == "batch" and "/kill-plain-0/" in v["file"]:
+        batches.append((v["base_offset"], v["last_offset"]))
+below = [b for b in batches if b[1] < hw]
+b = below[len(below) // 2]
+print(b[0] + 1 if b[1] > b[0] else b[0])')
+"$LT" retain --log-start "$mid" --execute "$work/retain/kill-plain-0" >"$work/retain-start.out"
+brief "$work/retain-start.out"
+grep -q "^kill-plain 0 $mid\$" "$work/retain/log-start-offset-checkpoint" || die "retain: log start not $mid"
+for d in logtool-a logtool-b logtool-c hw retain; do
+  consume_check "$work/$d" "consume-$d"
+done
+
+# ---- 5. reindex: Kafka's rebuild vs logtool's --------------------------------
+cp -a "$work/kafka-a" "$work/reindex-kafka"
+find "$work/reindex-kafka" -type f \( -name '*.index' -o -name '*.timeindex' -o -name '*.txnindex' \) \
+  -not -path '*/__cluster_metadata-0/*' -delete
+cp -a "$work/reindex-kafka" "$work/reindex-logtool"
+start_on "$work/reindex-kafka" reindex-kafka
+kafka_stop "$KAFKA_PID"
+"$LT" reindex --execute "$work/reindex-logtool" >"$work/reindex.out"
+brief "$work/reindex.out"
+same_segments "$work/reindex-kafka" "$work/reindex-logtool" "reindex"
+log "repair interop: all checks passed"

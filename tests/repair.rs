@@ -1,0 +1,284 @@
+//! The commands that write (`recover`, `truncate-to-hw`, `truncate`,
+//! `reindex`, `retain`, `undo`) on copies of the real-Kafka fixtures: plans
+//! change nothing, locked dirs are refused, every step survives SIGKILL, and
+//! undo restores every byte. (Agreement with what Kafka itself does is checked
+//! by the interop suite, tests/interop/repair.sh.)
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::util::{copy_tree, files_under, fixtures, of_type, run, run_json};
+
+/// Every file under `dir` (path relative to it) with its bytes.
+fn contents(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    files_under(dir)
+        .into_iter()
+        .map(|f| (f.strip_prefix(dir).unwrap().display().to_string(), std::fs::read(&f).unwrap()))
+        .collect()
+}
+
+struct Copy {
+    _tmp: tempfile::TempDir,
+    logs: PathBuf,
+}
+
+impl Copy {
+    fn of(scenario: &str) -> Copy {
+        let (tmp, logs) = copy_tree(&fixtures().join(scenario).join("logs"));
+        Copy { _tmp: tmp, logs }
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.logs.join(rel)
+    }
+
+    fn s(&self, rel: &str) -> String {
+        self.path(rel).to_str().unwrap().to_string()
+    }
+
+    fn quarantine(&self) -> PathBuf {
+        self.logs.with_file_name("logs.logtool-quarantine")
+    }
+}
+
+fn kinds(lines: &[Value], t: &str) -> usize {
+    of_type(lines, t).len()
+}
+
+#[test]
+fn plans_change_nothing() {
+    let c = Copy::of("sigkill");
+    let before = contents(&c.logs);
+    let logs = c.s("");
+    for args in [
+        vec!["recover", &logs],
+        vec!["recover", "--all", &logs],
+        vec!["truncate-to-hw", &logs],
+        vec!["reindex", &logs],
+        vec!["retain", "--max-bytes", "1", &logs],
+    ] {
+        let (code, lines) = run_json(&args);
+        assert!(kinds(&lines, "change") > 0, "{args:?} planned nothing");
+        assert_eq!(code, 1, "{args:?}: a plan with changes exits 1");
+        assert_eq!(contents(&c.logs), before, "{args:?} changed the log dir");
+    }
+    assert!(!c.quarantine().exists(), "a dry run created the quarantine");
+}
+
+#[test]
+fn a_locked_log_dir_is_refused() {
+    let c = Copy::of("sigkill");
+    let lock = std::fs::OpenOptions::new().write(true).open(c.path(".lock")).unwrap();
+    lock.lock().unwrap();
+    let before = contents(&c.logs);
+    let (code, _, err) = run(&["recover", "--execute", &c.s("")]);
+    assert_eq!(code, 2);
+    assert!(err.contains("holds this log dir's .lock"), "{err}");
+    assert_eq!(contents(&c.logs), before);
+    drop(lock);
+    let (code, _, _) = run(&["recover", "--execute", &c.s("")]);
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn recover_then_undo_restores_every_byte_and_verify_is_clean_between() {
+    let c = Copy::of("sigkill");
+    let before = contents(&c.logs);
+    let (code, lines) = run_json(&["recover", "--execute", "--index-interval-bytes", "1024", &c.s("")]);
+    assert_eq!(code, 0);
+    let repair = of_type(&lines, "repair")[0];
+    assert_eq!(repair["state"], "done");
+    // nothing of logtool's is left in the log dir
+    let after = contents(&c.logs);
+    assert_eq!(after.keys().collect::<Vec<_>>(), before.keys().collect::<Vec<_>>());
+    let (code, v) = run_json(&["verify", "--fail-on", "warning", &c.s("")]);
+    assert_eq!(code, 0, "{v:?}");
+    assert!(of_type(&v, "finding").iter().all(|f| f["kind"] != "index_preallocated"));
+    let (code, _) = run_json(&["undo", "--execute", &c.s("")]);
+    assert_eq!(code, 0);
+    assert_eq!(contents(&c.logs), before);
+}
+
+/// A segment of kill-plain-0 with a flipped byte: the log is cut at that
+/// batch, every later segment goes, and the checkpoints come down.
+#[test]
+fn recover_cuts_at_the_first_bad_batch_and_drops_later_segments() {
+    let c = Copy::of("sigkill");
+    let dir = c.path("kill-plain-0");
+    let mut logs: Vec<PathBuf> =
+        files_under(&dir).into_iter().filter(|f| f.extension().is_some_and(|e| e == "log")).collect();
+    logs.sort();
+    assert!(logs.len() >= 3);
+    let (_, dump) = run_json(&["dump", logs[1].to_str().unwrap()]);
+    let batches = of_type(&dump, "batch");
+    let bad = batches[batches.len() / 2];
+    let pos = bad["position"].as_u64().unwrap();
+    let mut bytes = std::fs::read(&logs[1]).unwrap();
+    bytes[pos as usize + 100] ^= 0x20;
+    std::fs::write(&logs[1], &bytes).unwrap();
+    let (code, lines) = run_json(&["recover", "--execute", &c.s("kill-plain-0")]);
+    assert_eq!(code, 0, "{lines:?}");
+    let part = of_type(&lines, "partition")[0];
+    assert_eq!(part["cut_position"], pos);
+    assert_eq!(std::fs::metadata(&logs[1]).unwrap().len(), pos);
+    assert!(!logs[2].exists(), "later segments are removed");
+    assert_eq!(part["log_end_offset"], bad["base_offset"]);
+    // what the log dir's checkpoints say is not above the new end
+    let end = bad["base_offset"].as_i64().unwrap();
+    for cp in ["replication-offset-checkpoint", "recovery-point-offset-checkpoint"] {
+        let text = std::fs::read_to_string(c.path(cp)).unwrap();
+        for l in text.lines().skip(2).filter(|l| l.starts_with("kill-plain 0 ")) {
+            assert!(l.rsplit(' ').next().unwrap().parse::<i64>().unwrap() <= end, "{cp}: {l}");
+        }
+    }
+    let (code, v) = run_json(&["verify", &c.s("kill-plain-0")]);
+    assert_eq!(code, 0, "{v:?}");
+}
+
+/// SIGKILL at every crash point of `recover --execute`: afterwards the log dir
+/// is untouched, or a second run finishes the job to the same bytes as an
+/// uninterrupted one; and `undo` brings back the original bytes either way.
+#[test]
+fn every_crash_point_is_recoverable_and_undoable() {
+    let reference = Copy::of("sigkill");
+    let original = contents(&reference.logs);
+    let (code, _) = run_json(&["recover", "--execute", &reference.s("")]);
+    assert_eq!(code, 0);
+    let repaired = contents(&reference.logs);
+    let mut untouched = 0;
+    let mut finished = 0;
+    for at in 1.. {
+        let c = Copy::of("sigkill");
+        let out = crate::util::logtool()
+            .env("LOGTOOL_TEST_KILL_AT", at.to_string())
+            .args(["recover", "--execute", &c.s("")])
+            .output()
+            .unwrap();
+        if out.status.success() {
+            // past the last crash point: every point was tried
+            assert!(at > 5, "only {at} crash points");
+            break;
+        }
+        assert!(out.status.code().is_none(), "killed by a signal at point {at}: {:?}", out.status);
+        let now = contents(&c.logs);
+        if now == original {
+            untouched += 1;
+        } else {
+            // a second run rolls the interrupted repair forward
+            let (code, _) = run_json(&["recover", "--execute", &c.s("")]);
+            assert_eq!(code, 0, "point {at}");
+            assert_eq!(contents(&c.logs), repaired, "point {at}: not fully repaired");
+            finished += 1;
+        }
+        // undo all repairs, newest first, back to the original
+        while run(&["undo", "--execute", &c.s("")]).0 == 0 {}
+        assert_eq!(contents(&c.logs), original, "point {at}: undo did not restore the original");
+    }
+    assert!(untouched > 0 && finished > 0, "untouched {untouched}, finished {finished}");
+}
+
+#[test]
+fn truncate_reports_what_is_lost_and_cuts_at_a_batch_boundary() {
+    let c = Copy::of("clean");
+    let dir = c.s("txn-1");
+    let (code, lines) = run_json(&["truncate", "--to", "60", &dir]);
+    assert_eq!(code, 1);
+    let loss = of_type(&lines, "loss")[0];
+    assert_eq!(loss["from_offset"], 54, "the batch holding offset 60 starts at 54: {lines:?}");
+    assert!(of_type(&lines, "warning").iter().any(|w| w["message"].as_str().unwrap().contains("inside the batch")));
+    assert_eq!(loss["latest_epoch_lost"], true);
+    let (code, _) = run_json(&["truncate", "--to", "60", "--execute", &dir]);
+    assert_eq!(code, 0);
+    let (_, d) = run_json(&["dump", "--deep", &dir]);
+    let last = of_type(&d, "record").iter().map(|r| r["offset"].as_i64().unwrap()).max().unwrap();
+    assert!(last < 54, "{last}");
+    let epochs = std::fs::read_to_string(c.path("txn-1/leader-epoch-checkpoint")).unwrap();
+    assert!(epochs.lines().skip(2).all(|l| l.split(' ').nth(1).unwrap().parse::<i64>().unwrap() < 54), "{epochs}");
+    let (code, v) = run_json(&["verify", "--fail-on", "warning", &dir]);
+    assert_eq!(code, 0, "{v:?}");
+}
+
+#[test]
+fn truncate_to_hw_cuts_to_the_checkpointed_high_watermark() {
+    let c = Copy::of("sigkill");
+    let hw: BTreeMap<String, i64> = std::fs::read_to_string(c.path("replication-offset-checkpoint"))
+        .unwrap()
+        .lines()
+        .skip(2)
+        .map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            (format!("{}-{}", f[0], f[1]), f[2].parse().unwrap())
+        })
+        .collect();
+    let (code, lines) = run_json(&["truncate-to-hw", "--execute", &c.s("")]);
+    assert_eq!(code, 0);
+    for (part, hw) in &hw {
+        let (_, d) = run_json(&["dump", &c.s(part)]);
+        let end = of_type(&d, "batch").iter().map(|b| b["last_offset"].as_i64().unwrap() + 1).max().unwrap_or(0);
+        assert!(end <= *hw, "{part}: log ends at {end}, HW {hw}");
+    }
+    assert!(!of_type(&lines, "loss").is_empty());
+}
+
+#[test]
+fn retain_deletes_whole_old_segments_and_moves_the_log_start() {
+    let c = Copy::of("clean");
+    let dir = c.s("plain-0");
+    let segs = |c: &Copy| {
+        let mut v: Vec<String> = std::fs::read_dir(c.path("plain-0"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".log"))
+            .collect();
+        v.sort();
+        v
+    };
+    let before = segs(&c);
+    assert!(before.len() >= 3);
+    let second: i64 = before[1].trim_end_matches(".log").parse().unwrap();
+    let (code, lines) = run_json(&["retain", "--log-start", &(second + 2).to_string(), "--execute", &dir]);
+    assert_eq!(code, 0, "{lines:?}");
+    assert_eq!(segs(&c), before[1..].to_vec());
+    let text = std::fs::read_to_string(c.path("log-start-offset-checkpoint")).unwrap();
+    assert!(text.contains(&format!("plain 0 {}", second + 2)), "{text}");
+    // the loss counts the deleted segment and the two records of the kept one
+    // that no consumer can read any more
+    let loss = of_type(&lines, "loss");
+    assert_eq!(loss.len(), 1);
+    assert_eq!(loss[0]["to_offset"], second + 2);
+    assert_eq!(loss[0]["records"], second + 2, "{:?}", loss[0]);
+    // size-based: keep at most one segment's worth
+    let (code, _) = run_json(&["retain", "--max-bytes", "1", "--execute", &dir]);
+    assert_eq!(code, 0);
+    assert_eq!(segs(&c).len(), 1, "only the active segment stays");
+    let (code, v) = run_json(&["verify", &dir]);
+    assert_eq!(code, 0, "{v:?}");
+}
+
+#[test]
+fn reindex_uses_the_topic_config_and_rebuilds_deleted_indexes() {
+    let c = Copy::of("clean");
+    let (code, lines) = run_json(&["reindex", &c.s("")]);
+    assert!(code == 0 || code == 1);
+    let plain = of_type(&lines, "partition")
+        .into_iter()
+        .find(|p| p["partition"].as_str().unwrap().ends_with("plain-0"))
+        .unwrap();
+    assert_eq!(plain["index_interval_bytes"], 1024);
+    assert!(plain["index_interval_source"].as_str().unwrap().contains("topic config"));
+    // delete every index of txn-1 and rebuild: the segments written in one go get
+    // back exactly the bytes the broker wrote
+    let seg0 = c.path("txn-1/00000000000000000000");
+    let originals: Vec<Vec<u8>> =
+        ["index", "timeindex", "txnindex"].iter().map(|x| std::fs::read(seg0.with_extension(x)).unwrap()).collect();
+    for x in ["index", "timeindex", "txnindex"] {
+        std::fs::remove_file(seg0.with_extension(x)).unwrap();
+    }
+    let (code, _) = run_json(&["reindex", "--execute", &c.s("txn-1")]);
+    assert_eq!(code, 0);
+    for (x, orig) in ["index", "timeindex", "txnindex"].iter().zip(originals) {
+        assert_eq!(std::fs::read(seg0.with_extension(x)).unwrap(), orig, ".{x}");
+    }
+}
