@@ -4,6 +4,8 @@
 mod dump;
 // `logtool dump` against Kafka's DumpLogSegments on the real-Kafka fixtures
 mod kafka_oracle;
+// `logtool offset-for-time` against a live broker's ListOffsets answers
+mod offsets;
 // the commands that write: plans, locks, crash safety, undo
 mod repair;
 // shared helpers

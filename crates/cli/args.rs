@@ -91,6 +91,16 @@ pub enum Command {
     /// Whole segments go, oldest first; the active segment stays. Plan only, unless
     /// --execute.
     Retain(RetainArgs),
+    /// The offset for a time, from the files: Kafka's ListOffsets answer, offline.
+    ///
+    /// For each TIME, what a broker answers a read_uncommitted client: the first offset
+    /// whose record's timestamp is at or after TIME (none when no record qualifies);
+    /// earliest = the log start offset; latest = the high watermark from
+    /// replication-offset-checkpoint (the log end offset when none is checkpointed);
+    /// max-timestamp = the first record with the largest timestamp. Answers at or above
+    /// the high watermark are none, as for a live broker. Uses the time and offset
+    /// indexes to read only where the answer is. Exit code 1 when a query has no answer.
+    OffsetForTime(OffsetForTimeArgs),
     /// Put back what a repair changed, from its quarantine.
     ///
     /// Without --id, the latest repair of the log dir. Plan only, unless --execute.
@@ -238,6 +248,49 @@ pub struct RetainArgs {
     pub write: WriteArgs,
     #[command(flatten)]
     pub limits: LimitArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct OffsetForTimeArgs {
+    /// A partition dir, or a log dir (then every partition, or those of --topic).
+    #[arg(value_name = "PATH")]
+    pub path: PathBuf,
+    /// Epoch milliseconds; an RFC 3339 / ISO 8601 date-time such as 2026-11-21T09:14:00Z
+    /// or 2026-11-21T09:14 (without a zone offset: the local time zone); earliest (-2),
+    /// latest (-1) or max-timestamp (-3).
+    #[arg(required = true, value_name = "TIME", value_parser = parse_time_query, allow_negative_numbers = true)]
+    pub times: Vec<TimeQuery>,
+    /// With a log dir: only the partitions of this topic.
+    #[arg(long, value_name = "TOPIC")]
+    pub topic: Option<String>,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// A TIME argument: as given, and what it asks.
+#[derive(Clone, Debug)]
+pub struct TimeQuery {
+    pub text: String,
+    pub spec: logfmt::offsets::Spec,
+}
+
+/// earliest/latest/max-timestamp (or -2/-1/-3), or a time ([`parse_time`]).
+pub fn parse_time_query(s: &str) -> Result<TimeQuery, String> {
+    use logfmt::offsets::Spec;
+    let spec = match s.trim() {
+        "earliest" | "-2" => Spec::Earliest,
+        "latest" | "-1" => Spec::Latest,
+        "max-timestamp" | "-3" => Spec::MaxTimestamp,
+        t => match parse_time(t)? {
+            ms if ms < 0 => {
+                return Err(format!(
+                    "{s:?}: a negative time is one of Kafka's special values; use -2 (earliest), -1 (latest) or -3 (max-timestamp)"
+                ));
+            }
+            ms => Spec::Timestamp(ms),
+        },
+    };
+    Ok(TimeQuery { text: s.to_string(), spec })
 }
 
 #[derive(Args, Debug)]

@@ -281,6 +281,21 @@ pub struct RepairLine {
     pub state: String,
 }
 
+#[derive(Serialize)]
+pub struct OffsetLine {
+    pub topic: String,
+    pub partition: i32,
+    pub dir: String,
+    pub query: String,
+    pub time: i64,
+    pub offset: Option<i64>,
+    pub timestamp: Option<i64>,
+    pub leader_epoch: Option<i32>,
+    pub segment: Option<String>,
+    pub position: Option<u64>,
+    pub detail: Option<String>,
+}
+
 /// One reported fact.
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -307,6 +322,7 @@ pub enum Line<'a> {
     Warning(NoteLine<'a>),
     Partition(PartitionLine),
     Repair(RepairLine),
+    Offset(OffsetLine),
     Summary(SummaryLine),
     #[serde(rename = "summary")]
     VerifySummary(VerifySummaryLine),
@@ -570,6 +586,28 @@ impl<W: Write> Output<W> {
                 }
                 self.text(&s)
             }
+            Line::Offset(o) => {
+                const OFFSET: &[&str] =
+                    &["TOPIC", "PARTITION", "TIME", "OFFSET", "TIMESTAMP", "EPOCH", "SEGMENT", "POSITION", "DETAIL"];
+                let opt = |v: Option<String>| v.unwrap_or_else(|| "-".into());
+                let segment = o.segment.as_deref().map(|s| {
+                    std::path::Path::new(s).file_name().map_or(s.to_string(), |f| f.to_string_lossy().into_owned())
+                });
+                self.row(
+                    OFFSET,
+                    vec![
+                        o.topic.clone(),
+                        o.partition.to_string(),
+                        o.query.clone(),
+                        opt(o.offset.map(|v| v.to_string())),
+                        opt(o.timestamp.map(fmt_time)),
+                        opt(o.leader_epoch.map(|v| v.to_string())),
+                        opt(segment),
+                        opt(o.position.map(|v| v.to_string())),
+                        opt(o.detail.clone()),
+                    ],
+                )
+            }
             Line::Partition(p) => {
                 let fields = p
                     .fields
@@ -672,25 +710,10 @@ fn clip(s: &str) -> Cow<'_, str> {
 
 /// Epoch milliseconds as an RFC 3339 UTC time; `-` for negative (no timestamp).
 pub fn fmt_time(ms: i64) -> String {
-    if ms < 0 {
-        return "-".into();
+    match jiff::Timestamp::from_millisecond(ms) {
+        Ok(t) if ms >= 0 => t.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string(),
+        _ => "-".into(),
     }
-    let secs = ms.div_euclid(1000);
-    let millis = ms.rem_euclid(1000);
-    let days = secs.div_euclid(86_400);
-    let sod = secs.rem_euclid(86_400);
-    // civil-from-days (Howard Hinnant), proleptic Gregorian
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = if m <= 2 { y + 1 } else { y };
-    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z", sod / 3600, sod % 3600 / 60, sod % 60)
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! ones, writes [`crate::output::Line`]s, and returns a [`Status`].
 
 mod dump;
+mod offsets;
 mod repair;
 mod verify;
 
@@ -17,6 +18,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
         Command::Truncate(args) => repair::truncate(&cli.global, &args),
         Command::Reindex(args) => repair::reindex(&cli.global, &args),
         Command::Retain(args) => repair::retain(&cli.global, &args),
+        Command::OffsetForTime(args) => offsets::run(&cli.global, &args),
         Command::Undo(args) => repair::undo(&cli.global, &args),
     }
 }

@@ -274,51 +274,128 @@ impl<R: Read> Iterator for IndexReader<R> {
     }
 }
 
+/// An index file read slot by slot with positioned reads: the binary
+/// searches of Kafka's `AbstractIndex`, without loading the file.
+struct SlotFile {
+    f: File,
+    path: PathBuf,
+    size: u64,
+    slots: u64,
+}
+
+impl SlotFile {
+    fn open(path: &Path, kind: IndexKind) -> Result<SlotFile> {
+        let f = File::open(path).map_err(|e| Error::io(e, Some(path)))?;
+        let len = f.metadata().map_err(|e| Error::io(e, Some(path)))?.len();
+        let size = kind.entry_size() as u64;
+        Ok(SlotFile { f, path: path.to_path_buf(), size, slots: len.checked_div(size).unwrap_or(0) })
+    }
+
+    /// Entries before the preallocated tail (the rule of the module doc):
+    /// the first slot after 0 whose relative offset (`rel_at`: its position in
+    /// the slot) is 0, found by binary search since the tail is a suffix.
+    fn entries(&mut self, rel_at: usize) -> Result<u64> {
+        if self.slots == 0 || self.slot(0)? == [0u8; 12] {
+            return Ok(0);
+        }
+        let rel = |b: &[u8; 12]| {
+            b.get(rel_at..rel_at.saturating_add(4)).and_then(|x| x.try_into().ok()).map_or(0, i32::from_be_bytes)
+        };
+        let (mut lo, mut hi) = (1u64, self.slots);
+        while lo < hi {
+            let mid = lo.saturating_add(hi.saturating_sub(lo) / 2);
+            if rel(&self.slot(mid)?) == 0 {
+                hi = mid;
+            } else {
+                lo = mid.saturating_add(1);
+            }
+        }
+        Ok(lo)
+    }
+
+    /// Slot `slot` (offset and time index slots fit in 12 bytes; the rest is 0).
+    fn slot(&mut self, slot: u64) -> Result<[u8; 12]> {
+        let mut b = [0u8; 12];
+        let n = usize::try_from(self.size).unwrap_or(12).min(12);
+        self.f.seek(SeekFrom::Start(slot.saturating_mul(self.size))).map_err(|e| Error::io(e, Some(&self.path)))?;
+        self.f.read_exact(b.get_mut(..n).unwrap_or_default()).map_err(|e| Error::io(e, Some(&self.path)))?;
+        Ok(b)
+    }
+
+    /// Kafka's `largestLowerBoundSlotFor`: the last of the first `entries`
+    /// slots whose key is at most `target`, or `None`. The index is trusted to
+    /// be sorted (Kafka's binary search trusts it too).
+    fn largest_lower_bound(
+        &mut self,
+        entries: u64,
+        target: i64,
+        key: impl Fn(&mut Self, u64) -> Result<i64>,
+    ) -> Result<Option<u64>> {
+        let (mut lo, mut hi) = (0u64, entries);
+        let mut found = None;
+        while lo < hi {
+            let mid = lo.saturating_add(hi.saturating_sub(lo) / 2);
+            if key(self, mid)? <= target {
+                found = Some(mid);
+                lo = mid.saturating_add(1);
+            } else {
+                hi = mid;
+            }
+        }
+        Ok(found)
+    }
+}
+
+fn offset_slot(f: &mut SlotFile, base_offset: i64, slot: u64) -> Result<OffsetIndexEntry> {
+    let [r0, r1, r2, r3, p0, p1, p2, p3, ..] = f.slot(slot)?;
+    let rel = i32::from_be_bytes([r0, r1, r2, r3]);
+    Ok(OffsetIndexEntry {
+        slot,
+        relative_offset: rel,
+        offset: base_offset.wrapping_add(rel.into()),
+        position: i32::from_be_bytes([p0, p1, p2, p3]),
+    })
+}
+
+fn time_slot(f: &mut SlotFile, base_offset: i64, slot: u64) -> Result<TimeIndexEntry> {
+    let [t0, t1, t2, t3, t4, t5, t6, t7, r0, r1, r2, r3] = f.slot(slot)?;
+    let rel = i32::from_be_bytes([r0, r1, r2, r3]);
+    Ok(TimeIndexEntry {
+        slot,
+        timestamp: i64::from_be_bytes([t0, t1, t2, t3, t4, t5, t6, t7]),
+        relative_offset: rel,
+        offset: base_offset.wrapping_add(rel.into()),
+    })
+}
+
 /// Kafka's `OffsetIndex.lookup` on a file: the entry with the largest offset
 /// at most `target` (ignoring a preallocated tail), or `None`. Reads O(log n)
 /// slots. The index is trusted to be sorted; callers check the position it
 /// gives against the log.
 pub fn lookup_offset(path: &Path, base_offset: i64, target: i64) -> Result<Option<OffsetIndexEntry>> {
-    let mut f = File::open(path).map_err(|e| Error::io(e, Some(path)))?;
-    let len = f.metadata().map_err(|e| Error::io(e, Some(path)))?.len();
-    let size = layout::OFFSET_INDEX_ENTRY_SIZE as u64;
-    let slots = len.checked_div(size).unwrap_or(0);
-    let mut read = |slot: u64| -> Result<(i32, i32)> {
-        let mut b = [0u8; 8];
-        f.seek(SeekFrom::Start(slot.saturating_mul(size))).map_err(|e| Error::io(e, Some(path)))?;
-        f.read_exact(&mut b).map_err(|e| Error::io(e, Some(path)))?;
-        let [r0, r1, r2, r3, p0, p1, p2, p3] = b;
-        Ok((i32::from_be_bytes([r0, r1, r2, r3]), i32::from_be_bytes([p0, p1, p2, p3])))
-    };
-    if slots == 0 || read(0)? == (0, 0) {
-        return Ok(None);
+    let mut f = SlotFile::open(path, IndexKind::Offset)?;
+    let entries = f.entries(0)?;
+    let slot = f.largest_lower_bound(entries, target, |f, slot| Ok(offset_slot(f, base_offset, slot)?.offset))?;
+    slot.map(|s| offset_slot(&mut f, base_offset, s)).transpose()
+}
+
+/// Kafka's `TimeIndex.lookup` on a file: the entry with the largest timestamp
+/// at most `target`, or `None` (Kafka then uses the segment's base offset).
+pub fn lookup_timestamp(path: &Path, base_offset: i64, target: i64) -> Result<Option<TimeIndexEntry>> {
+    let mut f = SlotFile::open(path, IndexKind::Time)?;
+    let entries = f.entries(8)?;
+    let slot = f.largest_lower_bound(entries, target, |f, slot| Ok(time_slot(f, base_offset, slot)?.timestamp))?;
+    slot.map(|s| time_slot(&mut f, base_offset, s)).transpose()
+}
+
+/// Kafka's `TimeIndex.lastEntry`: the last entry before any preallocated
+/// tail, or `None` for an empty index.
+pub fn last_time_entry(path: &Path, base_offset: i64) -> Result<Option<TimeIndexEntry>> {
+    let mut f = SlotFile::open(path, IndexKind::Time)?;
+    match f.entries(8)?.checked_sub(1) {
+        Some(last) => time_slot(&mut f, base_offset, last).map(Some),
+        None => Ok(None),
     }
-    // number of entries before the zero tail: first slot > 0 with relative offset 0
-    let (mut lo, mut hi) = (1u64, slots);
-    while lo < hi {
-        let mid = lo.saturating_add(hi.saturating_sub(lo) / 2);
-        if read(mid)?.0 == 0 {
-            hi = mid;
-        } else {
-            lo = mid.saturating_add(1);
-        }
-    }
-    let entries = lo;
-    // largest slot with offset <= target
-    let (mut lo, mut hi) = (0u64, entries);
-    let mut found = None;
-    while lo < hi {
-        let mid = lo.saturating_add(hi.saturating_sub(lo) / 2);
-        let (rel, pos) = read(mid)?;
-        let offset = base_offset.wrapping_add(rel.into());
-        if offset <= target {
-            found = Some(OffsetIndexEntry { slot: mid, relative_offset: rel, offset, position: pos });
-            lo = mid.saturating_add(1);
-        } else {
-            hi = mid;
-        }
-    }
-    Ok(found)
 }
 
 #[cfg(test)]
@@ -376,6 +453,31 @@ mod tests {
         assert_eq!(lookup_offset(&p, 100, 105).unwrap().unwrap().position, 100);
         assert_eq!(lookup_offset(&p, 100, 119).unwrap().unwrap().position, 300);
         assert_eq!(lookup_offset(&p, 100, 5000).unwrap().unwrap().position, 700);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn time_lookups_find_floor_and_last_entries_before_the_tail() {
+        let dir = std::env::temp_dir().join(format!("logfmt-tidx-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("00000000000000000100.timeindex");
+        let mut v = Vec::new();
+        for (ts, rel) in [(1000i64, 0i32), (1500, 7), (2500, 12)] {
+            v.extend(ts.to_be_bytes());
+            v.extend(rel.to_be_bytes());
+        }
+        v.extend(vec![0u8; 12 * 5]); // preallocated tail
+        std::fs::write(&p, &v).unwrap();
+        assert_eq!(lookup_timestamp(&p, 100, 999).unwrap(), None);
+        assert_eq!(lookup_timestamp(&p, 100, 1000).unwrap().unwrap().offset, 100);
+        assert_eq!(lookup_timestamp(&p, 100, 2499).unwrap().unwrap().offset, 107);
+        assert_eq!(lookup_timestamp(&p, 100, i64::MAX).unwrap().unwrap().offset, 112);
+        let last = last_time_entry(&p, 100).unwrap().unwrap();
+        assert_eq!((last.timestamp, last.offset, last.slot), (2500, 112, 2));
+        std::fs::write(&p, vec![0u8; 24]).unwrap();
+        assert_eq!(last_time_entry(&p, 100).unwrap(), None);
+        std::fs::write(&p, b"").unwrap();
+        assert_eq!(lookup_timestamp(&p, 100, 5).unwrap(), None);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

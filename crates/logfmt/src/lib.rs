@@ -24,6 +24,7 @@
 //! | `meta.properties`, `partition.metadata` | [`properties`] |
 //! | file and directory names | [`naming`], [`logdir`] |
 //! | topic configs (KRaft metadata log) | [`metadata`] |
+//! | `ListOffsets` answers (offset for a time) | [`offsets`] |
 //! | finding problems | [`verify`], [`lock`] |
 //!
 //! ```no_run
@@ -75,6 +76,7 @@ pub mod log;
 pub mod logdir;
 pub mod metadata;
 pub mod naming;
+pub mod offsets;
 pub mod properties;
 pub mod rebuild;
 pub mod repair;

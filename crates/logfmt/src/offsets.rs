@@ -1,0 +1,418 @@
+//! Kafka's `ListOffsets` answered from the files of a partition.
+//!
+//! Mirrors what a Kafka 3.9 broker does for a read_uncommitted client
+//! (`Partition.fetchOffsetForTimestamp`, `UnifiedLog.fetchOffsetByTimestamp`,
+//! `LogSegment.findOffsetByTimestamp`, `FileRecords.searchForTimestamp`,
+//! `ReplicaManager.fetchOffset`):
+//!
+//! * **earliest** (-2): the log start offset, the larger of
+//!   `log-start-offset-checkpoint` and the first segment's base offset; its
+//!   epoch is the first leader-epoch entry if that starts at or below it.
+//! * **latest** (-1): the high watermark, from `replication-offset-checkpoint`
+//!   (kept within the log start and end, as the broker does on load), or the
+//!   log end offset when none is checkpointed; epoch: the latest in the
+//!   leader-epoch cache (a live broker reports the partition's current leader
+//!   epoch, which is higher after elections without writes).
+//! * **a timestamp** T: the first segment whose largest timestamp is at least
+//!   T (the time index's last entry; the `.log`'s modification time when the
+//!   segment has no timestamp, as Kafka does); in it, the time index's last
+//!   entry at or below T gives an offset, the offset index the position of
+//!   that offset (or of the log start, if higher); from there the first
+//!   record with a timestamp at least T and an offset at or after the log
+//!   start. Control records count; LogAppendTime records carry their batch's
+//!   timestamp. Only that segment is searched.
+//! * **max-timestamp** (-3): the segment with the largest time-index maximum
+//!   (the first such), the first batch from its offset-index position whose
+//!   `maxTimestamp` is that maximum, and in it the first record with that
+//!   timestamp.
+//! * An answer at or above the high watermark is no answer, as for a live
+//!   broker.
+//!
+//! Reads are positioned: index lookups are binary searches over the files,
+//! and the log is read from the position they give, so an answer costs a few
+//! index reads and at most one index interval of a segment (plus, for the log
+//! end, the tail of the last segment after its last offset-index entry).
+
+use std::path::{Path, PathBuf};
+
+use crate::checkpoint::{self, EpochEntry};
+use crate::error::Result;
+use crate::index::{last_time_entry, lookup_offset, lookup_timestamp};
+use crate::limits::Limits;
+use crate::log::{Entry, Item, LogReader};
+use crate::logdir;
+use crate::naming::{self, FileKind};
+use crate::spec::names as n;
+use crate::verify::PartitionContext;
+
+/// What is asked, as `ListOffsets` spells it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spec {
+    /// `-2`: the log start offset.
+    Earliest,
+    /// `-1`: the high watermark.
+    Latest,
+    /// `-3`: the record with the largest timestamp.
+    MaxTimestamp,
+    /// The first record with a timestamp at least this (epoch ms).
+    Timestamp(i64),
+}
+
+impl Spec {
+    /// The value a `ListOffsets` request carries.
+    pub fn kafka_value(self) -> i64 {
+        match self {
+            Spec::Earliest => -2,
+            Spec::Latest => -1,
+            Spec::MaxTimestamp => -3,
+            Spec::Timestamp(t) => t,
+        }
+    }
+}
+
+/// The answer to one [`Spec`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Answer {
+    /// The offset; `None` when Kafka would answer with none (-1).
+    pub offset: Option<i64>,
+    /// The record's timestamp (none for earliest and latest, as in Kafka).
+    pub timestamp: Option<i64>,
+    /// The leader epoch Kafka reports with it.
+    pub leader_epoch: Option<i32>,
+    /// The segment (`.log`) holding that offset's batch.
+    pub segment: Option<PathBuf>,
+    /// Byte position of that batch in the segment.
+    pub position: Option<u64>,
+    /// Where the answer came from, or why there is none.
+    pub detail: Option<String>,
+}
+
+#[derive(Clone, Debug)]
+struct Segment {
+    base: i64,
+    log: PathBuf,
+    /// The time index's last entry (Kafka's `maxTimestampSoFar` and its
+    /// offset): `(-1, base)` when it has none.
+    max: (i64, i64),
+}
+
+impl Segment {
+    fn sibling(&self, suffix: &str) -> PathBuf {
+        self.log.with_file_name(naming::segment_file_name(self.base, suffix))
+    }
+
+    /// `LogSegment.largestTimestamp`.
+    fn largest_timestamp(&self) -> i64 {
+        if self.max.0 >= 0 {
+            return self.max.0;
+        }
+        std::fs::metadata(&self.log)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+    }
+
+    /// `OffsetIndex.lookup(target).position`: 0 without an entry (or index).
+    fn position_for(&self, target: i64) -> u64 {
+        lookup_offset(&self.sibling(n::INDEX_FILE_SUFFIX), self.base, target)
+            .ok()
+            .flatten()
+            .and_then(|e| u64::try_from(e.position).ok())
+            .unwrap_or(0)
+    }
+}
+
+/// One batch as the searches see it.
+struct Found {
+    offset: i64,
+    timestamp: i64,
+    epoch: i32,
+    position: u64,
+}
+
+/// A partition's files, ready to answer [`Spec`]s.
+#[derive(Clone, Debug)]
+pub struct PartitionOffsets {
+    /// The partition dir.
+    pub dir: PathBuf,
+    /// Topic.
+    pub topic: String,
+    /// Partition number.
+    pub partition: i32,
+    /// The log start offset used.
+    pub log_start_offset: i64,
+    /// The log end offset.
+    pub log_end_offset: i64,
+    /// The high watermark from the checkpoint (clamped), if any.
+    pub high_watermark: Option<i64>,
+    segments: Vec<Segment>,
+    epochs: Vec<EpochEntry>,
+    limits: Limits,
+}
+
+impl PartitionOffsets {
+    /// Read what the answers need: segment names, each time index's last
+    /// entry, the leader epochs, the log end (from the last offset-index
+    /// entry of the last segment on), and `context` (the log dir's
+    /// checkpoints for this partition).
+    pub fn open(dir: &Path, context: Option<&PartitionContext>, limits: &Limits) -> Result<PartitionOffsets> {
+        let dname = dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let (topic, partition) = naming::parse_partition_dir(&dname).map_or((dname, 0), |p| (p.topic, p.partition));
+        let mut segments = Vec::new();
+        for f in logdir::partition_files(dir)? {
+            let name = naming::classify(&f.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default());
+            if let (FileKind::Log, Some(base), None) = (name.kind, name.offset, name.suffix) {
+                segments.push(Segment { base, log: f, max: (-1, base) });
+            }
+        }
+        segments.sort_by_key(|s| s.base);
+        for s in &mut segments {
+            if let Ok(Some(e)) = last_time_entry(&s.sibling(n::TIME_INDEX_FILE_SUFFIX), s.base) {
+                s.max = (e.timestamp, e.offset);
+            }
+        }
+        let epochs = checkpoint::read_epochs(&dir.join(n::LEADER_EPOCH_CHECKPOINT), limits)
+            .map(|c| c.entries.into_iter().map(|(_, e)| e).collect())
+            .unwrap_or_default();
+        let first_base = segments.first().map_or(0, |s| s.base);
+        let log_start_offset = context.and_then(|c| c.log_start_offset).unwrap_or(0).max(first_base);
+        let mut p = PartitionOffsets {
+            dir: dir.to_path_buf(),
+            topic,
+            partition,
+            log_start_offset,
+            log_end_offset: 0,
+            high_watermark: None,
+            segments,
+            epochs,
+            limits: *limits,
+        };
+        p.log_end_offset = p.log_end()?;
+        p.high_watermark =
+            context.and_then(|c| c.high_watermark).map(|hw| hw.max(p.log_start_offset).min(p.log_end_offset));
+        Ok(p)
+    }
+
+    /// `LocalLog`'s next offset: after the last batch of the last segment
+    /// (read from its last offset-index entry on), or its base when empty.
+    fn log_end(&self) -> Result<i64> {
+        let Some(last) = self.segments.last() else { return Ok(0) };
+        let from = last.position_for(i64::MAX);
+        let mut end = None;
+        let damaged_at_start = self.scan(&last.log, from, |e| {
+            end = Some(e.last_offset().wrapping_add(1));
+            false
+        })?;
+        if damaged_at_start && from > 0 {
+            // the index points where no batch starts: read the segment whole
+            self.scan(&last.log, 0, |e| {
+                end = Some(e.last_offset().wrapping_add(1));
+                false
+            })?;
+        }
+        Ok(end.unwrap_or(last.base))
+    }
+
+    /// Call `f` on each entry of `log` from `position` until it returns true
+    /// or the segment ends or is damaged. Returns whether the very first
+    /// item was damage (a wrong position).
+    fn scan(&self, log: &Path, position: u64, mut f: impl FnMut(&Entry<'_>) -> bool) -> Result<bool> {
+        let mut r = LogReader::open(log, self.limits)?;
+        r.seek(position);
+        let mut first = true;
+        while let Some(item) = r.next_item()? {
+            match item {
+                Item::Entry(e) => {
+                    if f(&e) {
+                        break;
+                    }
+                }
+                Item::Damage(_) => return Ok(first),
+            }
+            first = false;
+        }
+        Ok(false)
+    }
+
+    /// The offset a fetch can reach: the high watermark, else the log end.
+    pub fn last_fetchable(&self) -> i64 {
+        self.high_watermark.unwrap_or(self.log_end_offset)
+    }
+
+    /// Answer one query.
+    pub fn answer(&self, spec: Spec) -> Result<Answer> {
+        let mut a = match spec {
+            Spec::Earliest => {
+                let epoch = self.epochs.first().filter(|e| e.start_offset <= self.log_start_offset).map(|e| e.epoch);
+                let (segment, position) = self.locate(self.log_start_offset)?;
+                return Ok(Answer {
+                    offset: Some(self.log_start_offset),
+                    timestamp: None,
+                    leader_epoch: epoch,
+                    segment,
+                    position,
+                    detail: Some("the log start offset".into()),
+                });
+            }
+            Spec::Latest => {
+                return Ok(Answer {
+                    offset: Some(self.last_fetchable()),
+                    timestamp: None,
+                    leader_epoch: self.epochs.last().map(|e| e.epoch),
+                    segment: None,
+                    position: None,
+                    detail: Some(match self.high_watermark {
+                        Some(_) => "the high watermark (replication-offset-checkpoint)".into(),
+                        None => "the log end offset (no high watermark checkpointed)".into(),
+                    }),
+                });
+            }
+            Spec::MaxTimestamp => self.max_timestamp()?,
+            Spec::Timestamp(t) => self.by_timestamp(t)?,
+        };
+        if let Some(o) = a.offset
+            && o >= self.last_fetchable()
+        {
+            a = Answer {
+                detail: Some(format!("offset {o} is at or above the high watermark {}", self.last_fetchable())),
+                ..Answer::default()
+            };
+        }
+        Ok(a)
+    }
+
+    fn by_timestamp(&self, t: i64) -> Result<Answer> {
+        let Some(seg) = self.segments.iter().find(|s| s.largest_timestamp() >= t) else {
+            return Ok(Answer { detail: Some("no record has a timestamp at or after it".into()), ..Answer::default() });
+        };
+        let from_offset = lookup_timestamp(&seg.sibling(n::TIME_INDEX_FILE_SUFFIX), seg.base, t)
+            .ok()
+            .flatten()
+            .map_or(seg.base, |e| e.offset);
+        let position = seg.position_for(from_offset.max(self.log_start_offset));
+        let start = self.log_start_offset;
+        let found = self.search(seg, position, false, |max| max >= t, |ts, offset| ts >= t && offset >= start)?;
+        Ok(self.found(seg, found, "no record of the segment holding it is at or after it and the log start"))
+    }
+
+    fn max_timestamp(&self) -> Result<Answer> {
+        let mut best: Option<&Segment> = None;
+        for s in &self.segments {
+            if best.is_none_or(|b| s.max.0 > b.max.0) {
+                best = Some(s);
+            }
+        }
+        let Some(seg) = best else {
+            return Ok(Answer { detail: Some("the partition has no segment".into()), ..Answer::default() });
+        };
+        let (max, at) = seg.max;
+        let position = seg.position_for(at);
+        // the first batch whose maxTimestamp is the maximum; its first record
+        // with that timestamp (none for magic 0)
+        let found = self.search(seg, position, true, |batch_max| batch_max == max, |ts, _| ts == max)?;
+        let mut a = self.found(seg, found, "no batch holds the time index's largest timestamp");
+        if a.offset.is_some() {
+            a.timestamp = Some(max);
+        }
+        Ok(a)
+    }
+
+    /// From `position` in `seg`: the batches for which `batch_ok(its
+    /// maxTimestamp)` holds, and in them the first record for which
+    /// `record_ok(timestamp, offset)` holds. With `first_only`, only the first
+    /// such batch is searched (Kafka's `find(...).flatMap(...)`); otherwise
+    /// the search goes on with the next (`searchForTimestamp`). Magic 0
+    /// batches have no record timestamps and never match.
+    fn search(
+        &self,
+        seg: &Segment,
+        position: u64,
+        first_only: bool,
+        batch_ok: impl Fn(i64) -> bool,
+        record_ok: impl Fn(i64, i64) -> bool,
+    ) -> Result<Option<Found>> {
+        let mut found = None;
+        let mut scratch = Vec::new();
+        let limits = self.limits;
+        let mut err = None;
+        self.scan(&seg.log, position, |e| {
+            let (max, epoch) = match e {
+                Entry::V2(b) => (b.header().max_timestamp, b.header().partition_leader_epoch),
+                Entry::Legacy(m) => (m.timestamp, -1),
+            };
+            if !batch_ok(max) {
+                return false;
+            }
+            let mut visit = |ts: i64, offset: i64| {
+                let hit = record_ok(ts, offset);
+                if hit {
+                    found = Some(Found { offset, timestamp: ts, epoch, position: e.position() });
+                }
+                hit
+            };
+            let done = (|| -> Result<bool> {
+                match e {
+                    Entry::V2(b) => {
+                        for r in b.records(&mut scratch, &limits)? {
+                            let r = r?;
+                            if visit(r.timestamp, r.offset) {
+                                return Ok(true);
+                            }
+                        }
+                    }
+                    Entry::Legacy(m) if m.magic == 0 => {}
+                    Entry::Legacy(m) => {
+                        for r in m.records(&mut scratch, &limits)? {
+                            let r = r?;
+                            if visit(r.timestamp, r.offset) {
+                                return Ok(true);
+                            }
+                        }
+                    }
+                }
+                Ok(false)
+            })();
+            match done {
+                Ok(hit) => hit || first_only,
+                Err(x) => {
+                    err = Some(x);
+                    true
+                }
+            }
+        })?;
+        match err {
+            Some(e) => Err(e.with_path(&seg.log)),
+            None => Ok(found),
+        }
+    }
+
+    fn found(&self, seg: &Segment, found: Option<Found>, none: &str) -> Answer {
+        match found {
+            Some(f) => Answer {
+                offset: Some(f.offset),
+                timestamp: Some(f.timestamp),
+                leader_epoch: (f.epoch >= 0).then_some(f.epoch),
+                segment: Some(seg.log.clone()),
+                position: Some(f.position),
+                detail: None,
+            },
+            None => Answer { detail: Some(none.into()), ..Answer::default() },
+        }
+    }
+
+    /// The segment and batch position holding `offset`, if any.
+    fn locate(&self, offset: i64) -> Result<(Option<PathBuf>, Option<u64>)> {
+        let Some(seg) = self.segments.iter().rev().find(|s| s.base <= offset) else { return Ok((None, None)) };
+        let mut at = None;
+        self.scan(&seg.log, seg.position_for(offset), |e| {
+            if e.last_offset() >= offset {
+                at = Some(e.position());
+                true
+            } else {
+                false
+            }
+        })?;
+        Ok((at.map(|_| seg.log.clone()), at))
+    }
+}

@@ -1,0 +1,102 @@
+//! `logtool offset-for-time` against the answers a live Kafka 3.9.1 broker
+//! gave (fixtures/kafka-3.9.1/timestamps: GetOffsetShell and Admin.listOffsets,
+//! asked while the broker ran, before it stopped).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::util::{fixtures, run, run_json};
+use serde_json::Value;
+
+type Key = (String, String, i64); // query, topic, partition
+
+fn logtool_answers() -> BTreeMap<Key, Value> {
+    let dir = fixtures().join("timestamps");
+    let queries: Vec<String> =
+        std::fs::read_to_string(dir.join("queries")).unwrap().lines().map(str::to_string).collect();
+    assert!(queries.len() > 40, "{} queries", queries.len());
+    let logs = dir.join("logs");
+    let mut args = vec!["offset-for-time", logs.to_str().unwrap()];
+    args.extend(queries.iter().map(String::as_str));
+    let (code, lines) = run_json(&args);
+    assert!(code == 0 || code == 1, "exit {code}");
+    lines
+        .into_iter()
+        .filter(|v| v["type"] == "offset" && v["topic"].as_str().unwrap().starts_with("ts-"))
+        .map(|v| {
+            let key = (
+                v["query"].as_str().unwrap().to_string(),
+                v["topic"].as_str().unwrap().to_string(),
+                v["partition"].as_i64().unwrap(),
+            );
+            (key, v)
+        })
+        .collect()
+}
+
+#[test]
+fn every_answer_is_the_live_brokers_get_offsets_answer() {
+    let ours = logtool_answers();
+    // "<query> topic:partition:offset"; partitions without an offset are left out
+    let text = std::fs::read_to_string(fixtures().join("timestamps/get-offsets.txt")).unwrap();
+    let kafka: BTreeSet<(Key, i64)> = text
+        .lines()
+        .map(|l| {
+            let (q, tpo) = l.split_once(' ').unwrap();
+            let mut it = tpo.rsplitn(3, ':');
+            let (o, p, t) = (it.next().unwrap(), it.next().unwrap(), it.next().unwrap());
+            ((q.to_string(), t.to_string(), p.parse().unwrap()), o.parse().unwrap())
+        })
+        .collect();
+    let found: BTreeSet<(Key, i64)> =
+        ours.iter().filter_map(|(k, v)| v["offset"].as_i64().map(|o| (k.clone(), o))).collect();
+    let differ: Vec<_> = kafka.symmetric_difference(&found).take(20).collect();
+    assert!(differ.is_empty(), "{} differences, first: {differ:#?}", kafka.symmetric_difference(&found).count());
+    // the fixture exercises both outcomes, every topic, and the special queries
+    assert!(ours.values().any(|v| v["offset"].is_null()));
+    let topics: BTreeSet<&str> = ours.keys().map(|k| k.1.as_str()).collect();
+    assert_eq!(topics.len(), 8, "{topics:?}");
+}
+
+#[test]
+fn timestamps_and_leader_epochs_are_the_live_brokers() {
+    let ours = logtool_answers();
+    let text = std::fs::read_to_string(fixtures().join("timestamps/list-offsets.txt")).unwrap();
+    let mut n = 0;
+    for l in text.lines() {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        let [t, p, q, o, ts, ep] = f[..] else { panic!("bad line {l:?}") };
+        let v = &ours[&(q.to_string(), t.to_string(), p.parse().unwrap())];
+        let got = (v["offset"].as_i64().unwrap_or(-1), v["timestamp"].as_i64().unwrap_or(-1));
+        assert_eq!(got, (o.parse().unwrap(), ts.parse().unwrap()), "{l}: {v}");
+        // for latest a live broker reports the partition's current leader epoch
+        if q != "latest" {
+            let want = if ep == "-" { None } else { Some(ep.parse::<i64>().unwrap()) };
+            assert_eq!(v["leader_epoch"].as_i64(), want, "{l}: {v}");
+        }
+        n += 1;
+    }
+    assert_eq!(n, ours.len());
+}
+
+#[test]
+fn times_can_be_written_as_dates_and_kafkas_special_values() {
+    let logs = fixtures().join("timestamps/logs/ts-plain-0");
+    let p = logs.to_str().unwrap();
+    let (_, by_name) = run_json(&["offset-for-time", p, "earliest", "latest", "max-timestamp"]);
+    let (_, by_number) = run_json(&["offset-for-time", p, "-2", "-1", "-3"]);
+    let offsets = |v: &[Value]| v.iter().map(|l| l["offset"].clone()).collect::<Vec<_>>();
+    assert_eq!(offsets(&by_name), offsets(&by_number));
+    // an RFC 3339 date-time means its epoch milliseconds
+    let ms = by_name[2]["timestamp"].as_i64().unwrap();
+    let date = jiff::Timestamp::from_millisecond(ms).unwrap().to_string();
+    let (_, a) = run_json(&["offset-for-time", p, &ms.to_string(), &date]);
+    assert_eq!(a[0]["offset"], a[1]["offset"]);
+    assert_eq!(a[1]["time"], ms);
+    // other negative values are Kafka's too, and not supported offline
+    let (code, _, err) = run(&["offset-for-time", p, "-4"]);
+    assert_eq!(code, 2, "{err}");
+    // no answer: exit 1
+    let (code, v) = run_json(&["offset-for-time", p, "9999999999999"]);
+    assert_eq!(code, 1);
+    assert!(v[0]["offset"].is_null() && v[0]["detail"].is_string());
+}
