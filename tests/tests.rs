@@ -6,6 +6,8 @@ mod dump;
 mod kafka_oracle;
 // `logtool offset-for-time` against a live broker's ListOffsets answers
 mod offsets;
+// `logtool diff-replicas` and `digest` against Kafka's own reconciliation
+mod replicas;
 // the commands that write: plans, locks, crash safety, undo
 mod repair;
 // shared helpers

@@ -101,6 +101,22 @@ pub enum Command {
     /// the high watermark are none, as for a live broker. Uses the time and offset
     /// indexes to read only where the answer is. Exit code 1 when a query has no answer.
     OffsetForTime(OffsetForTimeArgs),
+    /// Compare replicas of one partition: divergence, and what Kafka will truncate.
+    ///
+    /// Each REPLICA is a partition dir (copied from a broker, ideally with its log dir's
+    /// checkpoints around it) or a digest written by `logtool digest`. Batches are
+    /// compared by offsets, leader epoch, CRC and size in one pass; the leader (the
+    /// highest latest leader epoch, or --leader) is compared with each follower; Kafka's
+    /// leader-epoch truncation (KIP-101/279) is replayed from the epoch caches to say
+    /// where each follower will be truncated and which records it loses. Exit code 1
+    /// when the replicas diverged.
+    DiffReplicas(DiffReplicasArgs),
+    /// Write a compact fingerprint of a replica, for diff-replicas on another host.
+    ///
+    /// Per batch: offsets, leader epoch, CRC, size, record count, timestamps; plus the
+    /// leader-epoch checkpoint, log start and end and high watermark. Format:
+    /// docs/digest.md (versioned, zstd-compressed: a 1 GiB replica takes well under 1 MiB).
+    Digest(DigestArgs),
     /// Put back what a repair changed, from its quarantine.
     ///
     /// Without --id, the latest repair of the log dir. Plan only, unless --execute.
@@ -291,6 +307,37 @@ pub fn parse_time_query(s: &str) -> Result<TimeQuery, String> {
         },
     };
     Ok(TimeQuery { text: s.to_string(), spec })
+}
+
+#[derive(Args, Debug)]
+pub struct DiffReplicasArgs {
+    /// Partition dirs or digest files of the same partition (two or more).
+    #[arg(required = true, num_args = 2.., value_name = "REPLICA")]
+    pub replicas: Vec<PathBuf>,
+    /// Which replica leads: its position (1 = the first REPLICA) or its path.
+    /// Default: the highest latest leader epoch, then the longest log.
+    #[arg(long, value_name = "REPLICA")]
+    pub leader: Option<String>,
+    /// Also list the records of the divergent range (partition dirs only).
+    #[arg(long)]
+    pub records: bool,
+    /// With --records, at most N records per replica.
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub max_records: usize,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct DigestArgs {
+    /// A partition dir.
+    #[arg(value_name = "PARTITION")]
+    pub path: PathBuf,
+    /// Where to write the digest.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }
 
 #[derive(Args, Debug)]

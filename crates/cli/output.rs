@@ -296,6 +296,65 @@ pub struct OffsetLine {
     pub detail: Option<String>,
 }
 
+#[derive(Serialize)]
+pub struct ReplicaLine {
+    pub path: String,
+    pub source: &'static str,
+    pub topic: String,
+    pub partition: i32,
+    pub role: &'static str,
+    pub log_start_offset: i64,
+    pub log_end_offset: i64,
+    pub high_watermark: Option<i64>,
+    pub latest_epoch: Option<i32>,
+    pub epochs: Vec<(i32, i64)>,
+    pub batch_epochs: Vec<(i32, i64)>,
+    pub batches: u64,
+    pub records: u64,
+    pub divergence_offset: Option<i64>,
+    pub truncate_to: Option<i64>,
+    pub truncation_rounds: Vec<(i32, i64, i64)>,
+    pub records_lost: u64,
+    pub batches_lost: u64,
+    pub lost_offsets: Option<(i64, i64)>,
+    pub lost_epochs: Vec<i32>,
+    pub lost_first_timestamp: i64,
+    pub lost_last_timestamp: i64,
+    pub records_lost_below_hw: u64,
+    pub records_kept_divergent: u64,
+    pub notes: Vec<String>,
+}
+
+#[derive(Serialize)]
+pub struct DiffSummaryLine {
+    pub diverged: bool,
+    pub divergence_offset: Option<i64>,
+    pub leader: String,
+    pub replicas: usize,
+}
+
+#[derive(Serialize)]
+pub struct DivergentRecordLine {
+    pub replica: String,
+    pub offset: i64,
+    pub epoch: i32,
+    pub timestamp: i64,
+    pub key: Option<String>,
+    pub value_size: i64,
+    pub value_crc32c: Option<u32>,
+    pub control: bool,
+    #[serde(skip)]
+    pub key_text: Option<String>,
+}
+
+#[derive(Serialize)]
+pub struct DigestLine {
+    pub file: String,
+    pub source: String,
+    pub batches: u64,
+    pub bytes: u64,
+}
+
 /// One reported fact.
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -323,6 +382,11 @@ pub enum Line<'a> {
     Partition(PartitionLine),
     Repair(RepairLine),
     Offset(OffsetLine),
+    Replica(ReplicaLine),
+    #[serde(rename = "summary")]
+    DiffSummary(DiffSummaryLine),
+    DivergentRecord(DivergentRecordLine),
+    Digest(DigestLine),
     Summary(SummaryLine),
     #[serde(rename = "summary")]
     VerifySummary(VerifySummaryLine),
@@ -608,6 +672,60 @@ impl<W: Write> Output<W> {
                     ],
                 )
             }
+            Line::Replica(r) => {
+                const REPLICA: &[&str] =
+                    &["REPLICA", "ROLE", "START", "END", "HW", "EPOCH", "DIVERGES AT", "TRUNCATE TO", "LOST"];
+                let opt = |v: Option<i64>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
+                let lost = match (r.role, r.records_lost, r.lost_offsets) {
+                    ("leader", ..) => "-".to_string(),
+                    (_, 0, _) => "0".to_string(),
+                    (_, n, Some((a, b))) => format!("{n} ({a}..{b})"),
+                    (_, n, None) => n.to_string(),
+                };
+                self.row(
+                    REPLICA,
+                    vec![
+                        r.path.clone(),
+                        r.role.to_string(),
+                        r.log_start_offset.to_string(),
+                        r.log_end_offset.to_string(),
+                        opt(r.high_watermark),
+                        r.latest_epoch.map_or_else(|| "-".into(), |e| e.to_string()),
+                        opt(r.divergence_offset),
+                        opt(r.truncate_to),
+                        lost,
+                    ],
+                )
+            }
+            Line::DiffSummary(s) => {
+                let text = match s.divergence_offset {
+                    Some(d) => format!("\nDIVERGED from offset {d}; leader {}", s.leader),
+                    None => format!("\nconsistent: no replica holds data the leader ({}) does not", s.leader),
+                };
+                self.text(&text)
+            }
+            Line::DivergentRecord(d) => {
+                const REC: &[&str] = &["REPLICA", "OFFSET", "EPOCH", "TIMESTAMP", "KEY", "VALUE SIZE", "VALUE CRC32C"];
+                self.row(
+                    REC,
+                    vec![
+                        d.replica.clone(),
+                        d.offset.to_string(),
+                        d.epoch.to_string(),
+                        fmt_time(d.timestamp),
+                        if d.control {
+                            "(control)".into()
+                        } else {
+                            d.key_text.clone().unwrap_or_else(|| "null".into())
+                        },
+                        d.value_size.to_string(),
+                        d.value_crc32c.map_or_else(|| "-".into(), |c| format!("{c:08x}")),
+                    ],
+                )
+            }
+            Line::Digest(d) => {
+                self.text(&format!("{}: digest of {} ({} batches) in {} bytes", d.file, d.source, d.batches, d.bytes))
+            }
             Line::Partition(p) => {
                 let fields = p
                     .fields
@@ -695,7 +813,7 @@ impl<W: Write> Output<W> {
 
 /// Shorten long payloads in tables, and show control characters (which could
 /// drive the terminal) as `.`, as hex dumps do.
-fn clip(s: &str) -> Cow<'_, str> {
+pub fn clip(s: &str) -> Cow<'_, str> {
     const MAX: usize = 60;
     let long = s.chars().nth(MAX).is_some();
     if !long && !s.chars().any(char::is_control) {

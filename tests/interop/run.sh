@@ -3,8 +3,9 @@
 #
 # Runs fixtures/generate.sh into a temporary directory - a real Kafka 3.9.1
 # broker (fetched from Maven Central) writes the clean, sigkill and legacy log
-# dirs and DumpLogSegments dumps them, and answers the timestamps scenario's
-# ListOffsets queries live - then runs the whole integration test binary
+# dirs and DumpLogSegments dumps them, answers the timestamps scenario's
+# ListOffsets queries live, and (three nodes) diverges two replicas by an
+# unclean leader election and reconciles them - then runs the whole integration test binary
 # against that fresh data instead of the committed copy; then checks
 # that `verify` recognises a running broker's log dir and repairs refuse it,
 # and checks the repairs against Kafka's own recovery and index rebuild

@@ -4,6 +4,7 @@
 mod dump;
 mod offsets;
 mod repair;
+mod replicas;
 mod verify;
 
 use crate::args::{Cli, Command};
@@ -19,6 +20,8 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
         Command::Reindex(args) => repair::reindex(&cli.global, &args),
         Command::Retain(args) => repair::retain(&cli.global, &args),
         Command::OffsetForTime(args) => offsets::run(&cli.global, &args),
+        Command::DiffReplicas(args) => replicas::diff(&cli.global, &args),
+        Command::Digest(args) => replicas::digest(&cli.global, &args),
         Command::Undo(args) => repair::undo(&cli.global, &args),
     }
 }

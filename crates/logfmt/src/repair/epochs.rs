@@ -71,6 +71,25 @@ impl EpochCache {
         }
     }
 
+    /// `endOffsetFor(requestedEpoch, logEndOffset)`: the largest epoch at
+    /// most `requested` and where it ends (the start of the next epoch, or
+    /// `log_end` for the latest); `None` for Kafka's `(UNDEFINED_EPOCH,
+    /// UNDEFINED_EPOCH_OFFSET)`. A requested epoch below every entry answers
+    /// `(requested, first start)`, as Kafka does.
+    pub fn end_offset_for(&self, requested: i32, log_end: i64) -> Option<(i32, i64)> {
+        if requested < 0 {
+            return None;
+        }
+        if self.latest_epoch() == Some(requested) {
+            return Some((requested, log_end));
+        }
+        let higher = self.entries.iter().find(|e| e.epoch > requested)?;
+        match self.entries.iter().rev().find(|e| e.epoch <= requested) {
+            Some(floor) => Some((floor.epoch, higher.start_offset)),
+            None => Some((requested, higher.start_offset)),
+        }
+    }
+
     /// The `leader-epoch-checkpoint` text.
     pub fn to_checkpoint(&self) -> Vec<u8> {
         crate::checkpoint::format(self.entries.iter().map(|e| format!("{} {}", e.epoch, e.start_offset)))
@@ -100,5 +119,17 @@ mod tests {
         assert_eq!(c.to_checkpoint(), b"0\n1\n3 7\n");
         // a non-monotonic file loads as Kafka loads it
         assert_eq!(EpochCache::load([e(0, 0), e(5, 10), e(3, 20)]).entries(), &[e(0, 0), e(3, 20)]);
+    }
+
+    #[test]
+    fn end_offsets_as_kafka_answers_them() {
+        let c = EpochCache::load([e(1, 0), e(3, 10), e(6, 30)]);
+        assert_eq!(c.end_offset_for(6, 42), Some((6, 42))); // latest: the log end
+        assert_eq!(c.end_offset_for(3, 42), Some((3, 30)));
+        assert_eq!(c.end_offset_for(4, 42), Some((3, 30))); // unknown: the floor epoch
+        assert_eq!(c.end_offset_for(0, 42), Some((0, 0))); // below all: the first start
+        assert_eq!(c.end_offset_for(7, 42), None);
+        assert_eq!(c.end_offset_for(-1, 42), None);
+        assert_eq!(EpochCache::default().end_offset_for(2, 5), None);
     }
 }

@@ -1,0 +1,168 @@
+//! `logtool diff-replicas` and `logtool digest`: replicas of one partition
+//! after a failover (`repl_check`).
+
+use std::io::{self, BufWriter};
+use std::path::PathBuf;
+
+use repl_check::diff::{self, Options};
+use repl_check::replica::{self, SourceKind};
+
+use crate::args::{DiffReplicasArgs, DigestArgs, GlobalOpts};
+use crate::exit::Status;
+use crate::output::{DiffSummaryLine, DigestLine, DivergentRecordLine, Line, NoteLine, Output, ReplicaLine};
+
+fn pairs(v: &[logfmt::checkpoint::EpochEntry]) -> Vec<(i32, i64)> {
+    v.iter().map(|e| (e.epoch, e.start_offset)).collect()
+}
+
+/// `--leader`: a 1-based position or one of the paths.
+fn leader_index(args: &DiffReplicasArgs) -> anyhow::Result<Option<usize>> {
+    let Some(l) = &args.leader else { return Ok(None) };
+    if let Ok(n) = l.parse::<usize>()
+        && (1..=args.replicas.len()).contains(&n)
+    {
+        return Ok(Some(n - 1));
+    }
+    let want = PathBuf::from(l);
+    let canon = |p: &PathBuf| p.canonicalize().unwrap_or_else(|_| p.clone());
+    match args.replicas.iter().position(|p| *p == want || canon(p) == canon(&want)) {
+        Some(i) => Ok(Some(i)),
+        None => anyhow::bail!("--leader {l}: neither a position 1..={} nor one of the replicas", args.replicas.len()),
+    }
+}
+
+pub fn diff(global: &GlobalOpts, args: &DiffReplicasArgs) -> anyhow::Result<Status> {
+    let limits = args.limits.limits();
+    let opts = Options { leader: leader_index(args)?, limits };
+    let report = diff::diff(&args.replicas, &opts)?;
+    let mut out = Output::new(BufWriter::new(io::stdout().lock()), global.format);
+    for r in &report.replicas {
+        out.emit(&Line::Replica(ReplicaLine {
+            path: r.info.path.display().to_string(),
+            source: match r.info.source {
+                SourceKind::Dir => "dir",
+                SourceKind::Digest => "digest",
+            },
+            topic: r.info.topic.clone(),
+            partition: r.info.partition,
+            role: if r.is_leader { "leader" } else { "follower" },
+            log_start_offset: r.info.log_start_offset,
+            log_end_offset: r.info.log_end_offset,
+            high_watermark: r.info.high_watermark,
+            latest_epoch: r.latest_epoch,
+            epochs: pairs(&r.epochs),
+            batch_epochs: pairs(&r.batch_epochs),
+            batches: r.batches,
+            records: r.records,
+            divergence_offset: r.divergence_offset,
+            truncate_to: r.truncate_to,
+            truncation_rounds: r.truncation_rounds.clone(),
+            records_lost: r.records_lost,
+            batches_lost: r.batches_lost,
+            lost_offsets: r.lost_range,
+            lost_epochs: r.lost_epochs.clone(),
+            lost_first_timestamp: r.lost_time_range.0,
+            lost_last_timestamp: r.lost_time_range.1,
+            records_lost_below_hw: r.records_lost_below_hw,
+            records_kept_divergent: r.records_kept_divergent,
+            notes: r.notes.clone(),
+        }))?;
+    }
+    // the notes, for people (JSON has them in the replica lines)
+    if global.format == crate::args::Format::Table {
+        for r in &report.replicas {
+            let file = r.info.path.display().to_string();
+            for n in &r.notes {
+                out.emit(&Line::Note(NoteLine { file: &file, message: n.clone() }))?;
+            }
+            if r.records_lost > 0 {
+                out.emit(&Line::Note(NoteLine {
+                    file: &file,
+                    message: format!(
+                        "Kafka truncates it to {} and {} record(s) in {} batch(es) are lost: offsets {}, leader epoch(s) {:?}, {} to {}",
+                        r.truncate_to.unwrap_or(-1),
+                        r.records_lost,
+                        r.batches_lost,
+                        r.lost_range.map_or("-".into(), |(a, b)| format!("{a}..{b}")),
+                        r.lost_epochs,
+                        crate::output::fmt_time(r.lost_time_range.0),
+                        crate::output::fmt_time(r.lost_time_range.1),
+                    ),
+                }))?;
+                if r.records_lost_below_hw > 0 {
+                    out.emit(&Line::Note(NoteLine {
+                        file: &file,
+                        message: format!(
+                            "{} of them were below its high watermark {}: committed records, lost to an unclean election",
+                            r.records_lost_below_hw,
+                            r.info.high_watermark.unwrap_or(-1)
+                        ),
+                    }))?;
+                }
+            }
+        }
+    }
+    let leader =
+        report.replicas.iter().find(|r| r.is_leader).map(|r| r.info.path.display().to_string()).unwrap_or_default();
+    if args.records && report.diverged {
+        for r in &report.replicas {
+            let from = if r.is_leader { report.divergence_offset } else { r.divergence_offset };
+            let Some(from) = from else { continue };
+            let path = r.info.path.display().to_string();
+            if r.info.source != SourceKind::Dir {
+                out.emit(&Line::Note(NoteLine { file: &path, message: "a digest holds no records".into() }))?;
+                continue;
+            }
+            let (records, more) = repl_check::records::records_from(&r.info.path, from, args.max_records, &limits)?;
+            for d in records {
+                out.emit(&Line::DivergentRecord(DivergentRecordLine {
+                    replica: path.clone(),
+                    offset: d.offset,
+                    epoch: d.epoch,
+                    timestamp: d.timestamp,
+                    key: d.key.as_ref().map(|k| k.iter().map(|b| format!("{b:02x}")).collect()),
+                    value_size: d.value_size,
+                    value_crc32c: d.value_crc32c,
+                    control: d.is_control,
+                    key_text: d.key.as_ref().map(|k| crate::output::clip(&String::from_utf8_lossy(k)).into_owned()),
+                }))?;
+            }
+            if more {
+                out.emit(&Line::Note(NoteLine {
+                    file: &path,
+                    message: format!("more records follow (--max-records {})", args.max_records),
+                }))?;
+            }
+        }
+    }
+    out.emit(&Line::DiffSummary(DiffSummaryLine {
+        diverged: report.diverged,
+        divergence_offset: report.divergence_offset,
+        leader,
+        replicas: report.replicas.len(),
+    }))?;
+    out.finish()?;
+    Ok(if report.diverged { Status::Problems } else { Status::Clean })
+}
+
+pub fn digest(global: &GlobalOpts, args: &DigestArgs) -> anyhow::Result<Status> {
+    let limits = args.limits.limits();
+    if !args.path.is_dir() {
+        anyhow::bail!("{}: give a partition dir", args.path.display());
+    }
+    let (info, mut stream) = replica::open(&args.path, &limits)?;
+    let w = repl_check::digest::write(&info, stream.as_mut(), &args.output)?;
+    let mut out = Output::new(BufWriter::new(io::stdout().lock()), global.format);
+    if let Some(why) = stream.stopped_early() {
+        let file = args.path.display().to_string();
+        out.emit(&Line::Note(NoteLine { file: &file, message: why }))?;
+    }
+    out.emit(&Line::Digest(DigestLine {
+        file: args.output.display().to_string(),
+        source: args.path.display().to_string(),
+        batches: w.batches,
+        bytes: w.bytes,
+    }))?;
+    out.finish()?;
+    Ok(Status::Clean)
+}
