@@ -177,6 +177,18 @@ pub struct WriteArgs {
     pub quarantine: Option<PathBuf>,
 }
 
+/// Where the index interval comes from (commands that build indexes).
+#[derive(Args, Debug, Clone)]
+pub struct IntervalArgs {
+    /// The KRaft metadata log to read topic configs from (a __cluster_metadata-0 dir
+    /// or the log dir holding it), when metadata.log.dir is not this log dir.
+    #[arg(long, value_name = "DIR")]
+    pub metadata_dir: Option<PathBuf>,
+    /// Use this index interval instead of the topic's index.interval.bytes.
+    #[arg(long, value_name = "N", value_parser = parse_size)]
+    pub index_interval_bytes: Option<u64>,
+}
+
 #[derive(Args, Debug)]
 pub struct RecoverArgs {
     /// A log dir or a partition dir.
@@ -185,13 +197,8 @@ pub struct RecoverArgs {
     /// Recover every segment, not only those from the recovery point on.
     #[arg(long)]
     pub all: bool,
-    /// The KRaft metadata log to read topic configs from (a __cluster_metadata-0 dir
-    /// or the log dir holding it), when metadata.log.dir is not this log dir.
-    #[arg(long, value_name = "DIR")]
-    pub metadata_dir: Option<PathBuf>,
-    /// Use this index interval instead of the topic's index.interval.bytes.
-    #[arg(long, value_name = "N", value_parser = parse_size)]
-    pub index_interval_bytes: Option<u64>,
+    #[command(flatten)]
+    pub interval: IntervalArgs,
     #[command(flatten)]
     pub write: WriteArgs,
     #[command(flatten)]
@@ -231,13 +238,8 @@ pub struct ReindexArgs {
     /// A segment file, a partition dir or a log dir.
     #[arg(value_name = "PATH")]
     pub path: PathBuf,
-    /// The KRaft metadata log to read topic configs from (a __cluster_metadata-0 dir
-    /// or the log dir holding it), when metadata.log.dir is not this log dir.
-    #[arg(long, value_name = "DIR")]
-    pub metadata_dir: Option<PathBuf>,
-    /// Use this index interval instead of the topic's index.interval.bytes.
-    #[arg(long, value_name = "N", value_parser = parse_size)]
-    pub index_interval_bytes: Option<u64>,
+    #[command(flatten)]
+    pub interval: IntervalArgs,
     #[command(flatten)]
     pub write: WriteArgs,
     #[command(flatten)]

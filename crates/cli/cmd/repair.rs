@@ -162,8 +162,8 @@ pub fn recover(global: &GlobalOpts, args: &RecoverArgs) -> anyhow::Result<Status
     let log_dir = log_dir_of(&args.path)?;
     let opts = RecoverOptions {
         all: args.all,
-        interval: args.index_interval_bytes.map_or(Interval::FromMetadata, Interval::Override),
-        metadata: args.metadata_dir.clone(),
+        interval: args.interval.index_interval_bytes.map_or(Interval::FromMetadata, Interval::Override),
+        metadata: args.interval.metadata_dir.clone(),
         limits: args.limits.limits(),
     };
     run_plan(global, &args.write, &log_dir, "recover", |changes, out| {
@@ -241,10 +241,10 @@ pub fn truncate(global: &GlobalOpts, args: &TruncateArgs) -> anyhow::Result<Stat
 
 pub fn reindex(global: &GlobalOpts, args: &ReindexArgs) -> anyhow::Result<Status> {
     let log_dir = log_dir_of(&args.path)?;
-    let interval = args.index_interval_bytes.map_or(Interval::FromMetadata, Interval::Override);
+    let interval = args.interval.index_interval_bytes.map_or(Interval::FromMetadata, Interval::Override);
     let limits = args.limits.limits();
     run_plan(global, &args.write, &log_dir, "reindex", |changes, out| {
-        for r in reindex::reindex(&args.path, &interval, args.metadata_dir.as_deref(), &limits, changes)? {
+        for r in reindex::reindex(&args.path, &interval, args.interval.metadata_dir.as_deref(), &limits, changes)? {
             partition_line(
                 out,
                 &r.dir,

@@ -35,13 +35,12 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::checkpoint::{self, EpochEntry};
+use crate::checkpoint::EpochEntry;
 use crate::error::Result;
 use crate::index::{last_time_entry, lookup_offset, lookup_timestamp};
 use crate::limits::Limits;
 use crate::log::{Entry, Item, LogReader};
-use crate::logdir;
-use crate::naming::{self, FileKind};
+use crate::repair::partition::{self, Partition};
 use crate::spec::names as n;
 use crate::verify::PartitionContext;
 
@@ -89,8 +88,7 @@ pub struct Answer {
 
 #[derive(Clone, Debug)]
 struct Segment {
-    base: i64,
-    log: PathBuf,
+    seg: partition::Segment,
     /// The time index's last entry (Kafka's `maxTimestampSoFar` and its
     /// offset): `(-1, base)` when it has none.
     max: (i64, i64),
@@ -98,24 +96,17 @@ struct Segment {
 
 impl Segment {
     fn sibling(&self, suffix: &str) -> PathBuf {
-        self.log.with_file_name(naming::segment_file_name(self.base, suffix))
+        self.seg.sibling(suffix)
     }
 
     /// `LogSegment.largestTimestamp`.
     fn largest_timestamp(&self) -> i64 {
-        if self.max.0 >= 0 {
-            return self.max.0;
-        }
-        std::fs::metadata(&self.log)
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        if self.max.0 >= 0 { self.max.0 } else { self.seg.modified_ms() }
     }
 
     /// `OffsetIndex.lookup(target).position`: 0 without an entry (or index).
     fn position_for(&self, target: i64) -> u64 {
-        lookup_offset(&self.sibling(n::INDEX_FILE_SUFFIX), self.base, target)
+        lookup_offset(&self.sibling(n::INDEX_FILE_SUFFIX), self.seg.base, target)
             .ok()
             .flatten()
             .and_then(|e| u64::try_from(e.position).ok())
@@ -157,25 +148,21 @@ impl PartitionOffsets {
     /// entry of the last segment on), and `context` (the log dir's
     /// checkpoints for this partition).
     pub fn open(dir: &Path, context: Option<&PartitionContext>, limits: &Limits) -> Result<PartitionOffsets> {
-        let dname = dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        let (topic, partition) = naming::parse_partition_dir(&dname).map_or((dname, 0), |p| (p.topic, p.partition));
-        let mut segments = Vec::new();
-        for f in logdir::partition_files(dir)? {
-            let name = naming::classify(&f.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default());
-            if let (FileKind::Log, Some(base), None) = (name.kind, name.offset, name.suffix) {
-                segments.push(Segment { base, log: f, max: (-1, base) });
-            }
-        }
-        segments.sort_by_key(|s| s.base);
-        for s in &mut segments {
-            if let Ok(Some(e)) = last_time_entry(&s.sibling(n::TIME_INDEX_FILE_SUFFIX), s.base) {
-                s.max = (e.timestamp, e.offset);
-            }
-        }
-        let epochs = checkpoint::read_epochs(&dir.join(n::LEADER_EPOCH_CHECKPOINT), limits)
-            .map(|c| c.entries.into_iter().map(|(_, e)| e).collect())
-            .unwrap_or_default();
-        let first_base = segments.first().map_or(0, |s| s.base);
+        let p = Partition::load(dir)?;
+        let epochs = p.epochs(limits);
+        let segments: Vec<Segment> = p
+            .segments
+            .into_iter()
+            .map(|seg| {
+                let max = match last_time_entry(&seg.sibling(n::TIME_INDEX_FILE_SUFFIX), seg.base) {
+                    Ok(Some(e)) => (e.timestamp, e.offset),
+                    _ => (-1, seg.base),
+                };
+                Segment { seg, max }
+            })
+            .collect();
+        let (topic, partition) = (p.name.topic, p.name.partition);
+        let first_base = segments.first().map_or(0, |s| s.seg.base);
         let log_start_offset = context.and_then(|c| c.log_start_offset).unwrap_or(0).max(first_base);
         let mut p = PartitionOffsets {
             dir: dir.to_path_buf(),
@@ -198,20 +185,21 @@ impl PartitionOffsets {
     /// (read from its last offset-index entry on), or its base when empty.
     fn log_end(&self) -> Result<i64> {
         let Some(last) = self.segments.last() else { return Ok(0) };
+        let log = &last.seg.log;
         let from = last.position_for(i64::MAX);
         let mut end = None;
-        let damaged_at_start = self.scan(&last.log, from, |e| {
+        let damaged_at_start = self.scan(log, from, |e| {
             end = Some(e.last_offset().wrapping_add(1));
             false
         })?;
         if damaged_at_start && from > 0 {
             // the index points where no batch starts: read the segment whole
-            self.scan(&last.log, 0, |e| {
+            self.scan(log, 0, |e| {
                 end = Some(e.last_offset().wrapping_add(1));
                 false
             })?;
         }
-        Ok(end.unwrap_or(last.base))
+        Ok(end.unwrap_or(last.seg.base))
     }
 
     /// Call `f` on each entry of `log` from `position` until it returns true
@@ -286,10 +274,10 @@ impl PartitionOffsets {
         let Some(seg) = self.segments.iter().find(|s| s.largest_timestamp() >= t) else {
             return Ok(Answer { detail: Some("no record has a timestamp at or after it".into()), ..Answer::default() });
         };
-        let from_offset = lookup_timestamp(&seg.sibling(n::TIME_INDEX_FILE_SUFFIX), seg.base, t)
+        let from_offset = lookup_timestamp(&seg.sibling(n::TIME_INDEX_FILE_SUFFIX), seg.seg.base, t)
             .ok()
             .flatten()
-            .map_or(seg.base, |e| e.offset);
+            .map_or(seg.seg.base, |e| e.offset);
         let position = seg.position_for(from_offset.max(self.log_start_offset));
         let start = self.log_start_offset;
         let found = self.search(seg, position, false, |max| max >= t, |ts, offset| ts >= t && offset >= start)?;
@@ -336,7 +324,7 @@ impl PartitionOffsets {
         let mut scratch = Vec::new();
         let limits = self.limits;
         let mut err = None;
-        self.scan(&seg.log, position, |e| {
+        self.scan(&seg.seg.log, position, |e| {
             let (max, epoch) = match e {
                 Entry::V2(b) => (b.header().max_timestamp, b.header().partition_leader_epoch),
                 Entry::Legacy(m) => (m.timestamp, -1),
@@ -382,7 +370,7 @@ impl PartitionOffsets {
             }
         })?;
         match err {
-            Some(e) => Err(e.with_path(&seg.log)),
+            Some(e) => Err(e.with_path(&seg.seg.log)),
             None => Ok(found),
         }
     }
@@ -393,7 +381,7 @@ impl PartitionOffsets {
                 offset: Some(f.offset),
                 timestamp: Some(f.timestamp),
                 leader_epoch: (f.epoch >= 0).then_some(f.epoch),
-                segment: Some(seg.log.clone()),
+                segment: Some(seg.seg.log.clone()),
                 position: Some(f.position),
                 detail: None,
             },
@@ -403,9 +391,9 @@ impl PartitionOffsets {
 
     /// The segment and batch position holding `offset`, if any.
     fn locate(&self, offset: i64) -> Result<(Option<PathBuf>, Option<u64>)> {
-        let Some(seg) = self.segments.iter().rev().find(|s| s.base <= offset) else { return Ok((None, None)) };
+        let Some(seg) = self.segments.iter().rev().find(|s| s.seg.base <= offset) else { return Ok((None, None)) };
         let mut at = None;
-        self.scan(&seg.log, seg.position_for(offset), |e| {
+        self.scan(&seg.seg.log, seg.position_for(offset), |e| {
             if e.last_offset() >= offset {
                 at = Some(e.position());
                 true
@@ -413,6 +401,6 @@ impl PartitionOffsets {
                 false
             }
         })?;
-        Ok((at.map(|_| seg.log.clone()), at))
+        Ok((at.map(|_| seg.seg.log.clone()), at))
     }
 }

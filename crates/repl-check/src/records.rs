@@ -50,6 +50,25 @@ pub fn records_from(dir: &Path, from: i64, limit: usize, limits: &Limits) -> Res
         }
         while let Some(item) = r.next_item()? {
             let Item::Entry(e) = item else { return Ok((out, false)) };
+            // (offset, timestamp, key, value) of each record at or after `from`
+            let mut push = |offset: i64, timestamp: i64, key: Option<&[u8]>, value: Option<&[u8]>, epoch, control| {
+                if offset < from {
+                    return true;
+                }
+                if out.len() >= limit {
+                    return false;
+                }
+                out.push(DivergentRecord {
+                    offset,
+                    epoch,
+                    timestamp,
+                    key: key.map(<[u8]>::to_vec),
+                    value_size: value.map_or(-1, |v| v.len() as i64),
+                    value_crc32c: value.map(crc32c::crc32c),
+                    is_control: control,
+                });
+                true
+            };
             match e {
                 Entry::V2(b) => {
                     let h = b.header();
@@ -58,21 +77,16 @@ pub fn records_from(dir: &Path, from: i64, limit: usize, limits: &Limits) -> Res
                     }
                     for rec in b.records(&mut scratch, limits)? {
                         let rec = rec?;
-                        if rec.offset < from {
-                            continue;
-                        }
-                        if out.len() >= limit {
+                        if !push(
+                            rec.offset,
+                            rec.timestamp,
+                            rec.key,
+                            rec.value,
+                            h.partition_leader_epoch,
+                            h.is_control(),
+                        ) {
                             return Ok((out, true));
                         }
-                        out.push(DivergentRecord {
-                            offset: rec.offset,
-                            epoch: h.partition_leader_epoch,
-                            timestamp: rec.timestamp,
-                            key: rec.key.map(<[u8]>::to_vec),
-                            value_size: rec.value_size(),
-                            value_crc32c: rec.value.map(crc32c::crc32c),
-                            is_control: h.is_control(),
-                        });
                     }
                 }
                 Entry::Legacy(m) => {
@@ -81,21 +95,9 @@ pub fn records_from(dir: &Path, from: i64, limit: usize, limits: &Limits) -> Res
                     }
                     for rec in m.records(&mut scratch, limits)? {
                         let rec = rec?;
-                        if rec.offset < from {
-                            continue;
-                        }
-                        if out.len() >= limit {
+                        if !push(rec.offset, rec.timestamp, rec.message.key, rec.message.value, -1, false) {
                             return Ok((out, true));
                         }
-                        out.push(DivergentRecord {
-                            offset: rec.offset,
-                            epoch: -1,
-                            timestamp: rec.timestamp,
-                            key: rec.message.key.map(<[u8]>::to_vec),
-                            value_size: rec.message.value_size(),
-                            value_crc32c: rec.message.value.map(crc32c::crc32c),
-                            is_control: false,
-                        });
                     }
                 }
             }

@@ -27,6 +27,16 @@ pub struct Segment {
 }
 
 impl Segment {
+    /// The `.log`'s modification time in epoch ms (-1 if unknown): what Kafka
+    /// uses as a segment's largest timestamp when its batches have none.
+    pub fn modified_ms(&self) -> i64 {
+        std::fs::metadata(&self.log)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(-1, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+    }
+
     /// The sibling file with `suffix` (whether or not it exists).
     pub fn sibling(&self, suffix: &str) -> PathBuf {
         self.log.with_file_name(naming::segment_file_name(self.base, suffix))

@@ -83,7 +83,7 @@ pub fn retain_partition(
         let delete = match rule {
             Rule::Before(t) => {
                 let largest = batches.iter().map(|b| b.max_timestamp).max().unwrap_or(-1);
-                let largest = if largest >= 0 { largest } else { mtime_ms(&seg.log) };
+                let largest = if largest >= 0 { largest } else { seg.modified_ms() };
                 largest < t
             }
             Rule::MaxBytes(n) => remaining.saturating_sub(seg.size) >= n,
@@ -142,12 +142,4 @@ pub fn retain_partition(
         loss.to_offset = new_start;
     }
     Ok(Some(loss))
-}
-
-fn mtime_ms(path: &std::path::Path) -> i64 {
-    std::fs::metadata(path)
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(-1, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }

@@ -89,30 +89,20 @@ pub fn truncate_partition(
                 }
                 changes.truncate(&seg.log, cut.position, &format!("cut at offset {new_end}"))?;
                 let t = new_end;
-                let why = "entries at or after the cut removed";
-                if let Some(k) = index_prefix(
-                    &seg.sibling(n::INDEX_FILE_SUFFIX),
-                    IndexKind::Offset,
-                    seg.base,
-                    |e| matches!(e, IndexEntry::Offset(o) if o.offset < t),
-                )? {
-                    write_if_changed(changes, &seg.sibling(n::INDEX_FILE_SUFFIX), &k, why)?;
-                }
-                if let Some(k) = index_prefix(
-                    &seg.sibling(n::TIME_INDEX_FILE_SUFFIX),
-                    IndexKind::Time,
-                    seg.base,
-                    |e| matches!(e, IndexEntry::Time(o) if o.offset < t),
-                )? {
-                    write_if_changed(changes, &seg.sibling(n::TIME_INDEX_FILE_SUFFIX), &k, why)?;
-                }
-                if let Some(k) = index_prefix(
-                    &seg.sibling(n::TXN_INDEX_FILE_SUFFIX),
-                    IndexKind::Txn,
-                    seg.base,
-                    |e| matches!(e, IndexEntry::Txn(o) if o.last_offset < t),
-                )? {
-                    write_if_changed(changes, &seg.sibling(n::TXN_INDEX_FILE_SUFFIX), &k, why)?;
+                let keep = |e: &IndexEntry| match e {
+                    IndexEntry::Offset(o) => o.offset < t,
+                    IndexEntry::Time(o) => o.offset < t,
+                    IndexEntry::Txn(o) => o.last_offset < t,
+                };
+                for (suffix, kind) in [
+                    (n::INDEX_FILE_SUFFIX, IndexKind::Offset),
+                    (n::TIME_INDEX_FILE_SUFFIX, IndexKind::Time),
+                    (n::TXN_INDEX_FILE_SUFFIX, IndexKind::Txn),
+                ] {
+                    let file = seg.sibling(suffix);
+                    if let Some(k) = index_prefix(&file, kind, seg.base, keep)? {
+                        write_if_changed(changes, &file, &k, "entries at or after the cut removed")?;
+                    }
                 }
             }
             _ => {
