@@ -137,16 +137,20 @@ fn a_flipped_payload_byte_is_a_crc_mismatch_of_that_batch() {
 }
 
 #[test]
-fn a_flipped_length_byte_is_corruption_up_to_the_next_batch() {
+fn a_flipped_length_byte_is_a_wrong_batch_length_up_to_the_next_batch() {
     let d = Damaged::new();
     let batches = d.batches(SEG0);
     let (b, next) = (batches[3], batches[4]);
     d.edit(SEG0, |x| x[(b.position + 9) as usize] ^= 0x40);
     let (code, f) = d.verify(&[]);
     assert_eq!(code, 1);
-    assert_eq!(found(&f, "corrupt", &d.logs), vec![(SEG0.into(), Some(b.position), Some(next.position), None)]);
+    assert_eq!(
+        found(&f, "batch_length_invalid", &d.logs),
+        vec![(SEG0.into(), Some(b.position), Some(next.position), None)]
+    );
     // reading resumed: nothing else in that segment is reported
     assert!(found(&f, "crc_mismatch", &d.logs).is_empty());
+    assert!(found(&f, "corrupt", &d.logs).is_empty());
 }
 
 #[test]
@@ -160,7 +164,10 @@ fn a_flipped_header_byte_is_found() {
     let c = batches[5];
     d.edit(SEG0, |x| x[(c.position + 45) as usize] ^= 0x10);
     let (_, f) = d.verify(&[]);
-    assert_eq!(found(&f, "corrupt", &d.logs), vec![(SEG0.into(), Some(b.position), Some(batches[3].position), None)]);
+    assert_eq!(
+        found(&f, "magic_invalid", &d.logs),
+        vec![(SEG0.into(), Some(b.position), Some(batches[3].position), None)]
+    );
     assert_eq!(
         found(&f, "crc_mismatch", &d.logs),
         vec![(SEG0.into(), Some(c.position), Some(c.position + c.size), Some(c.base_offset))]
@@ -211,14 +218,17 @@ fn a_zeroed_region_is_reported_with_its_range() {
 fn swapped_segments_break_offset_order() {
     let d = Damaged::new();
     let (a, b) = ("plain-0/00000000000000000000.log", "plain-0/00000000000000000068.log");
+    let (na, nb) = (d.batches(a).len(), d.batches(b).len());
     let (x, y) = (std::fs::read(d.path(a)).unwrap(), std::fs::read(d.path(b)).unwrap());
     std::fs::write(d.path(a), &y).unwrap();
     std::fs::write(d.path(b), &x).unwrap();
     let (code, f) = d.verify(&[]);
     assert_eq!(code, 1);
-    assert!(found(&f, "offset_out_of_segment", &d.logs).iter().any(|(file, ..)| file == a), "{f:#?}");
-    assert!(!found(&f, "offset_regression", &d.logs).is_empty(), "{f:#?}");
-    assert!(!found(&f, "segment_base_offset_mismatch", &d.logs).is_empty(), "{f:#?}");
+    // every batch of both lies outside its segment's offsets
+    let bad = found(&f, "base_offset_invalid", &d.logs);
+    for (seg, n) in [(a, nb), (b, na)] {
+        assert_eq!(bad.iter().filter(|(file, ..)| file == seg).count(), n, "{f:#?}");
+    }
 }
 
 #[test]
@@ -275,9 +285,10 @@ fn checkpoints_are_checked_against_the_log() {
     let hw = found(&f, "high_watermark_above_log_end", &d.logs);
     assert_eq!(hw.len(), 1);
     assert_eq!((hw[0].0.as_str(), hw[0].3), ("replication-offset-checkpoint", Some(99999)));
+    // reported on the first batch of epoch 2
     let e = found(&f, "leader_epoch_mismatch", &d.logs);
     assert_eq!(e.len(), 1, "{f:#?}");
-    assert_eq!(e[0].0, "plain-0/leader-epoch-checkpoint");
+    assert!(e[0].0.starts_with("plain-0/") && e[0].0.ends_with(".log"), "{e:?}");
     // a malformed checkpoint takes a broker's log dir offline
     d.edit_text("recovery-point-offset-checkpoint", |t| t.replacen("plain 0", "plain x", 1));
     let (_, f) = d.verify(&[]);

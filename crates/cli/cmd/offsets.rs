@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use logfmt::logdir::{self, LogDirEntry, Target};
 use logfmt::offsets::PartitionOffsets;
+use logfmt::partition::{LogDirCheckpoints, Partition};
 use logfmt::spec::names as n;
-use logfmt::verify::{self, PartitionContext};
 
 use crate::args::{GlobalOpts, OffsetForTimeArgs};
 use crate::exit::Status;
@@ -48,7 +48,7 @@ pub fn run(global: &GlobalOpts, args: &OffsetForTimeArgs) -> anyhow::Result<Stat
         }
         Target::File(f) => anyhow::bail!("{} is a file; give a partition dir or a log dir", f.display()),
     };
-    let contexts = verify::log_dir_contexts(&log_dir, &limits);
+    let checkpoints = LogDirCheckpoints::read(&log_dir, &limits);
     let mut out = Output::new(BufWriter::new(io::stdout().lock()), global.format);
     if !log_dir.join(n::CLEAN_SHUTDOWN).exists() && log_dir.join(n::META_PROPERTIES).exists() {
         let file = log_dir.display().to_string();
@@ -61,10 +61,7 @@ pub fn run(global: &GlobalOpts, args: &OffsetForTimeArgs) -> anyhow::Result<Stat
     }
     let mut missing = false;
     for dir in &dirs {
-        let name = dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        let ctx: Option<&PartitionContext> =
-            logfmt::naming::parse_partition_dir(&name).and_then(|pd| contexts.get(&(pd.topic, pd.partition)));
-        let p = PartitionOffsets::open(dir, ctx, &limits)?;
+        let p = PartitionOffsets::open(&Partition::open_with(dir, &checkpoints)?, &limits)?;
         for q in &args.times {
             let a = p.answer(q.spec)?;
             missing |= a.offset.is_none();

@@ -10,10 +10,10 @@
 use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
 
-use logfmt::Limits;
 use logfmt::logdir::{self, LogDirEntry, Target};
+use logfmt::partition::{LogDirCheckpoints, Partition};
+use logfmt::repair::checkpoints::{CheckpointLimits, adjust_checkpoints};
 use logfmt::repair::journal::{self, Repair};
-use logfmt::repair::partition::{CheckpointLimits, Partition, adjust_checkpoints};
 use logfmt::repair::recover::{self, Interval, RecoverOptions};
 use logfmt::repair::retain::{self, Rule};
 use logfmt::repair::{Change, Changes, DryRun, Note, reindex, truncate};
@@ -190,13 +190,6 @@ pub fn recover(global: &GlobalOpts, args: &RecoverArgs) -> anyhow::Result<Status
     })
 }
 
-fn hw_of(log_dir: &Path, dir: &Path, limits: &Limits) -> Option<i64> {
-    let p = Partition::load(dir).ok()?;
-    logfmt::verify::log_dir_contexts(log_dir, limits)
-        .get(&(p.name.topic, p.name.partition))
-        .and_then(|c| c.high_watermark)
-}
-
 pub fn truncate_to_hw(global: &GlobalOpts, args: &TruncateToHwArgs) -> anyhow::Result<Status> {
     let log_dir = log_dir_of(&args.path)?;
     let parts = partitions(&args.path)?;
@@ -206,12 +199,13 @@ pub fn truncate_to_hw(global: &GlobalOpts, args: &TruncateToHwArgs) -> anyhow::R
     let limits = args.limits.limits();
     run_plan(global, &args.write, &log_dir, "truncate-to-hw", |changes, _out| {
         let mut lim = CheckpointLimits::default();
+        let checkpoints = LogDirCheckpoints::read(&log_dir, &limits);
         for dir in &parts {
-            let p = Partition::load(dir)?;
+            let p = Partition::open_with(dir, &checkpoints)?;
             if p.is_metadata_log() {
                 continue;
             }
-            let Some(hw) = args.hw.or_else(|| hw_of(&log_dir, dir, &limits)) else {
+            let Some(hw) = args.hw.or(p.checkpoints.high_watermark) else {
                 changes.note(Note::Warning {
                     path: dir.clone(),
                     message: "no high watermark in replication-offset-checkpoint: left alone (Kafka would use 0)"
@@ -234,7 +228,7 @@ pub fn truncate(global: &GlobalOpts, args: &TruncateArgs) -> anyhow::Result<Stat
     let log_dir = log_dir_of(dir)?;
     let limits = args.limits.limits();
     run_plan(global, &args.write, &log_dir, "truncate", |changes, _out| {
-        truncate::truncate(&Partition::load(dir)?, args.to, &limits, changes)?;
+        truncate::truncate(&Partition::open(dir, &limits)?, args.to, &limits, changes)?;
         Ok(())
     })
 }
@@ -272,13 +266,13 @@ pub fn retain(global: &GlobalOpts, args: &RetainArgs) -> anyhow::Result<Status> 
     };
     run_plan(global, &args.write, &log_dir, "retain", |changes, _out| {
         let mut lim = CheckpointLimits::default();
+        let checkpoints = LogDirCheckpoints::read(&log_dir, &limits);
         for dir in &parts {
-            let p = Partition::load(dir)?;
+            let p = Partition::open_with(dir, &checkpoints)?;
             if p.is_metadata_log() {
                 continue;
             }
-            let hw = hw_of(&log_dir, dir, &limits);
-            if let Some(loss) = retain::retain_partition(&p, rule, hw, &limits, &mut lim, changes)? {
+            if let Some(loss) = retain::retain_partition(&p, rule, &limits, &mut lim, changes)? {
                 changes.note(Note::Loss(loss));
             }
         }

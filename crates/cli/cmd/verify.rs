@@ -10,8 +10,11 @@ use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use std::sync::Arc;
+
 use logfmt::logdir::{self, LogDirEntry, Target};
-use logfmt::verify::{self, Kind, Options, PartitionContext, Report, Severity};
+use logfmt::partition::LogDirCheckpoints;
+use logfmt::verify::{self, Kind, Options, Report, Severity};
 use rayon::prelude::*;
 
 use crate::args::{FailOn, GlobalOpts, VerifyArgs};
@@ -22,14 +25,9 @@ use crate::progress::Progress;
 enum Unit {
     /// Findings already made (a log dir's own files, or a path that failed).
     Done(Report),
-    Partition(PathBuf, Option<PartitionContext>),
+    /// A partition dir, with its log dir's checkpoints.
+    Partition(PathBuf, Arc<LogDirCheckpoints>),
     File(PathBuf),
-}
-
-fn partition_context(dir: &Path, contexts: &verify::Contexts) -> Option<PartitionContext> {
-    let name = dir.file_name()?.to_string_lossy().into_owned();
-    let p = logfmt::naming::parse_partition_dir(&name)?;
-    contexts.get(&(p.topic, p.partition)).copied()
 }
 
 fn plan(path: &Path, opts: &Options, units: &mut Vec<Unit>) {
@@ -50,20 +48,19 @@ fn plan(path: &Path, opts: &Options, units: &mut Vec<Unit>) {
         Ok(Target::File(p)) => units.push(Unit::File(p)),
         Ok(Target::PartitionDir(p)) => {
             // the parent's checkpoints describe this partition, if it is a log dir
-            let contexts = p.parent().map(|d| verify::log_dir_contexts(d, &opts.limits)).unwrap_or_default();
-            let ctx = partition_context(&p, &contexts);
-            units.push(Unit::Partition(p, ctx));
+            let checkpoints = p.parent().map(|d| LogDirCheckpoints::read(d, &opts.limits)).unwrap_or_default();
+            units.push(Unit::Partition(p, Arc::new(checkpoints)));
         }
         Ok(Target::LogDir(p)) => {
-            let (contexts, report) = verify::check_log_dir(&p, opts);
+            let (checkpoints, report) = verify::check_log_dir(&p, opts);
+            let checkpoints = Arc::new(checkpoints);
             units.push(Unit::Done(report));
             match logdir::log_dir_entries(&p) {
                 Err(e) => units.push(failed(e)),
                 Ok(entries) => {
                     for e in entries {
                         if let LogDirEntry::Partition(d) = e {
-                            let ctx = partition_context(&d, &contexts);
-                            units.push(Unit::Partition(d, ctx));
+                            units.push(Unit::Partition(d, Arc::clone(&checkpoints)));
                         }
                     }
                 }
@@ -121,7 +118,7 @@ pub fn run(global: &GlobalOpts, args: &VerifyArgs) -> anyhow::Result<Status> {
                 let inc = |n: u64| progress.inc(n);
                 match u {
                     Unit::Done(r) => r,
-                    Unit::Partition(d, ctx) => verify::check_partition(&d, ctx.as_ref(), &opts, &inc),
+                    Unit::Partition(d, checkpoints) => verify::check_partition(&d, &checkpoints, &opts, &inc),
                     Unit::File(f) => verify::check_file(&f, &opts, &inc),
                 }
             })
@@ -149,7 +146,7 @@ pub fn run(global: &GlobalOpts, args: &VerifyArgs) -> anyhow::Result<Status> {
                 Severity::Warning => summary.warnings += 1,
                 Severity::Info => summary.infos += 1,
             }
-            if f.kind == Kind::IoError {
+            if matches!(f.kind, Kind::IoError | Kind::NotKafkaFile) {
                 status = status.merge(Status::Error);
             } else if f.severity >= threshold {
                 status = status.merge(Status::Problems);

@@ -172,6 +172,15 @@ pub enum ErrorKind {
         /// What is wrong.
         detail: String,
     },
+    /// A header field outside the CRC does not fit the batch's position
+    /// (see `sanity`): the batch is not trusted.
+    #[error("{field} is wrong: {detail}")]
+    BadHeader {
+        /// The field.
+        field: crate::sanity::HeaderField,
+        /// What is wrong.
+        detail: String,
+    },
     /// Reading failed.
     #[error("I/O error: {0}")]
     Io(std::io::Error),
@@ -253,6 +262,14 @@ impl Error {
     /// The file, when known.
     pub fn path(&self) -> Option<&Path> {
         self.inner.path.as_deref()
+    }
+
+    /// The header field found wrong, for [`ErrorKind::BadHeader`].
+    pub fn header_field(&self) -> Option<crate::sanity::HeaderField> {
+        match &self.inner.kind {
+            ErrorKind::BadHeader { field, .. } => Some(*field),
+            _ => None,
+        }
     }
 
     /// The message without file and position.

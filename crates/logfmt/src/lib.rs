@@ -25,6 +25,8 @@
 //! | file and directory names | [`naming`], [`logdir`] |
 //! | topic configs (KRaft metadata log) | [`metadata`] |
 //! | `ListOffsets` answers (offset for a time) | [`offsets`] |
+//! | a partition dir with its log dir's checkpoints | [`partition`] |
+//! | Kafka's rules (producer state, epochs, log start/end, recovery, header sanity) | [`rules`], [`sanity`] |
 //! | finding problems | [`verify`], [`lock`] |
 //!
 //! ```no_run
@@ -77,9 +79,11 @@ pub mod logdir;
 pub mod metadata;
 pub mod naming;
 pub mod offsets;
+pub mod partition;
 pub mod properties;
-pub mod rebuild;
 pub mod repair;
+pub mod rules;
+pub mod sanity;
 pub mod snapshot;
 pub mod spec;
 pub mod uuid;

@@ -28,6 +28,11 @@ pub enum LockState {
     Unknown,
 }
 
+/// Who holds a lock, in words.
+pub fn describe_holder(pid: u32) -> String {
+    format!("pid {pid}")
+}
+
 /// The lock state of the log dir `dir`.
 pub fn log_dir_lock(dir: &Path) -> LockState {
     let path = dir.join(LOCK);

@@ -1,21 +1,39 @@
 //! Reading `.log` segments (and KRaft `.checkpoint` snapshots, which have the
 //! same framing) entry by entry, with bounded memory.
 //!
-//! A [`LogReader`] keeps a window of the file: at most one entry plus a read-
-//! ahead chunk is in memory, whatever the file's size. It yields
-//! [`Item::Entry`] for each entry whose framing is sound, a v2
-//! [`RecordBatch`] or a legacy [`LegacyMessage`], *without* checking its CRC
-//! (callers decide; `dump` prints `crc_valid`), and [`Item::Damage`] for a byte
-//! range that is not a readable entry. After damage the reader resynchronises:
-//! it scans forward for the next position that holds a complete entry with a
-//! valid checksum and continues there, so every bad range is reported as
-//! `[start, end)` and nothing after it is lost.
+//! A [`LogReader`] keeps a window of the file: the entry being read, the one
+//! after it and a read-ahead chunk are in memory, whatever the file's size.
+//! It yields [`Item::Entry`] for each entry it trusts, a v2 [`RecordBatch`]
+//! or a legacy [`LegacyMessage`], and [`Item::Damage`] for a byte range that
+//! is not one. Every range is `[start, end)` with `start < end`, and the items
+//! tile the file: each starts where the one before it ends.
+//!
+//! **Trust.** An entry is trusted when its framing is sound (below), its
+//! header fits its position ([`crate::sanity`]: offsets increasing and inside
+//! the segment's bounds, leader epochs sane; [`LogReader::set_bounds`]) and
+//! what follows it is the next trusted entry or the end of the data. Its CRC
+//! is not checked on this path (callers decide; `dump` prints `crc_valid`):
+//! an entry whose CRC fails but whose length leads to the next entry is
+//! yielded, and is damaged in its contents only.
+//!
+//! **Damage.** Everything else is damage, named by what is wrong:
+//!
+//! * a header field outside the CRC that does not fit: when the batch's CRC
+//!   is valid (so its length is right), exactly the batch's bytes, with the
+//!   field ([`Damage::field`]). An order conflict between two batches is
+//!   blamed on the one out of line with its neighbours
+//!   ([`crate::sanity::blame_previous`]), which is why one entry is held back
+//!   until the next one is framed;
+//! * a wrong `batchLength` or `magic`: the batch's bytes up to the next
+//!   trusted entry are checked against its stored CRC; when they match, the
+//!   field is named;
+//! * anything else (a torn write, zeros, garbage): reading resynchronises by
+//!   searching forward byte by byte for the next position holding a trusted
+//!   entry with a valid CRC, so nothing after the damage is lost.
 //!
 //! Damage is a *truncated tail* only if it runs to the end of the file, starts
 //! with an entry header that is sound as far as it goes, and no valid entry
-//! follows it: a torn final write. Anything else is corruption, including a
-//! length field that points past the end of the file while a valid entry
-//! follows.
+//! follows it: a torn final write.
 //!
 //! Framing checks, mirroring `FileLogInputStream` but stricter: an entry needs
 //! 17 bytes to be recognised; its size field must be at least 14 (the smallest
@@ -23,21 +41,28 @@
 //! would read magic 3..127 as v2), a v2 batch at least 61 bytes, and no entry
 //! may exceed [`Limits::max_batch_size`].
 
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use crate::batch::RecordBatch;
 use crate::cursor::End;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorClass, ErrorKind, Result};
 use crate::legacy::LegacyMessage;
 use crate::limits::Limits;
-use crate::spec::batch::RECORD_BATCH_OVERHEAD;
+use crate::sanity::{self, Bounds, Facts, HeaderField, Prev};
+use crate::spec::batch::{
+    ATTRIBUTES_OFFSET, CRC_OFFSET, LAST_OFFSET_DELTA_OFFSET, PARTITION_LEADER_EPOCH_OFFSET, RECORD_BATCH_OVERHEAD,
+};
 use crate::spec::legacy::{RECORD_OVERHEAD_V0, RECORD_OVERHEAD_V1};
 use crate::spec::log::{HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MAGIC_VALUE_V0, MAGIC_VALUE_V1, MAGIC_VALUE_V2};
 
 /// Read-ahead: bytes read from the file at a time beyond what an entry needs.
 const CHUNK: usize = 256 << 10;
+
+/// Bytes of a v2 header the sanity checks read (up to `lastOffsetDelta`).
+const FACTS_HEADER: usize = LAST_OFFSET_DELTA_OFFSET + 4;
 
 /// One entry of a log: a v2 batch or a legacy message (maybe a wrapper).
 #[derive(Clone, Copy, Debug)]
@@ -90,25 +115,28 @@ impl Entry<'_> {
     }
 }
 
-/// A byte range that is not a readable entry.
+/// A byte range that is not a trusted entry.
 #[derive(Debug)]
 pub struct Damage {
     /// First damaged byte.
     pub start: u64,
-    /// End (exclusive): the next readable entry, or the end of the data.
+    /// End (exclusive): the next trusted entry, or the end of the data.
+    /// Always above `start`.
     pub end: u64,
-    /// Why the entry at `start` could not be read.
+    /// What is wrong with the bytes at `start`.
     pub error: Error,
     /// A torn final write rather than corruption (see the module docs).
     pub truncated_tail: bool,
     /// Every byte of the range is zero (a zero-filled region).
     pub zeroed: bool,
+    /// The range is one batch whose header field outside the CRC is wrong.
+    pub field: Option<HeaderField>,
 }
 
 /// What [`LogReader::next_item`] yields.
 #[derive(Debug)]
 pub enum Item<'a> {
-    /// An entry with sound framing (its CRC is not checked).
+    /// A trusted entry (its CRC is not checked).
     Entry(Entry<'a>),
     /// A damaged range; reading continues after it.
     Damage(Damage),
@@ -127,7 +155,7 @@ pub struct Slab {
 /// An item of a [`Slab`].
 #[derive(Debug)]
 pub enum SlabItem {
-    /// An entry with sound framing, at `offset` in the slab.
+    /// A trusted entry, at `offset` in the slab.
     Entry {
         /// Where it starts in the slab.
         offset: usize,
@@ -177,19 +205,42 @@ impl Slab {
     }
 }
 
-/// What framing a slab found.
-enum Framed {
-    Items(Vec<SlabItem>),
-    /// The first entry is damaged.
-    Damage(Error),
-}
-
-/// Where a sound entry lies in the window.
-#[derive(Clone, Copy)]
+/// Where a framed entry lies in the file.
+#[derive(Clone, Copy, Debug)]
 struct Loc {
     start: u64,
     len: usize,
     magic: i8,
+}
+
+impl Loc {
+    fn end(&self) -> u64 {
+        self.start.saturating_add(self.len as u64)
+    }
+}
+
+/// The last framed entry, held back until the one after it is framed.
+#[derive(Clone, Copy, Debug)]
+struct Pending {
+    loc: Loc,
+    facts: Facts,
+    /// The state before it was accepted.
+    before: Option<Prev>,
+}
+
+/// An item decided, waiting to be yielded.
+#[derive(Debug)]
+enum Ready {
+    Entry(Loc),
+    Damage(Damage),
+}
+
+/// Damage starting at `start`, not yet delimited (its end is found by
+/// searching forward when it is its turn).
+#[derive(Debug)]
+struct Broken {
+    start: u64,
+    error: Error,
 }
 
 /// Streaming reader of a `.log` file (or any source of entries).
@@ -198,17 +249,25 @@ pub struct LogReader<R = File> {
     path: Option<PathBuf>,
     /// End of the data to read (the file length, or less with `set_end`).
     end: u64,
-    /// Position of the next entry.
+    /// Start of the next item to yield.
     pos: u64,
+    /// Next byte to frame (at or after `pos`).
+    front: u64,
     win: Vec<u8>,
     win_start: u64,
     /// Position the source's cursor is at.
     src_pos: u64,
-    /// While a slab is built, the window keeps every byte from here on.
+    /// The window keeps every byte from here on.
     pin: Option<u64>,
     /// A buffer given back by a slab's consumer, reused for the window.
     spare: Option<Vec<u8>>,
     limits: Limits,
+    bounds: Bounds,
+    /// After the last accepted entry.
+    prev: Option<Prev>,
+    pending: Option<Pending>,
+    ready: VecDeque<Ready>,
+    broken: Option<Broken>,
 }
 
 impl LogReader<File> {
@@ -218,6 +277,16 @@ impl LogReader<File> {
         let len = f.metadata().map_err(|e| Error::io(e, Some(path)))?.len();
         let mut r = LogReader::new(f, len, limits);
         r.path = Some(path.to_path_buf());
+        Ok(r)
+    }
+
+    /// Open a segment: its base offset (the bound its batches must respect)
+    /// comes from its file name when that is Kafka's 20-digit form.
+    pub fn open_segment(path: &Path, limits: Limits, next_base_offset: Option<i64>) -> Result<LogReader<File>> {
+        let mut r = LogReader::open(path, limits)?;
+        let name = path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let base_offset = crate::naming::classify(&name).offset;
+        r.set_bounds(Bounds { base_offset, next_base_offset });
         Ok(r)
     }
 }
@@ -230,18 +299,30 @@ impl<R: Read + Seek> LogReader<R> {
             path: None,
             end: len,
             pos: 0,
+            front: 0,
             win: Vec::new(),
             win_start: 0,
             src_pos: 0,
             pin: None,
             spare: None,
             limits,
+            bounds: Bounds::default(),
+            prev: None,
+            pending: None,
+            ready: VecDeque::new(),
+            broken: None,
         }
     }
 
     /// Name the file in errors.
     pub fn set_path(&mut self, path: &Path) {
         self.path = Some(path.to_path_buf());
+    }
+
+    /// The offsets the entries must lie in (the segment's base offset and the
+    /// next segment's); entries outside them are damage.
+    pub fn set_bounds(&mut self, bounds: Bounds) {
+        self.bounds = bounds;
     }
 
     /// Read only up to `end` (Kafka's `--max-bytes`: entries must lie entirely
@@ -255,14 +336,21 @@ impl<R: Read + Seek> LogReader<R> {
         self.end
     }
 
-    /// Position of the next entry.
+    /// Position of the next item.
     pub fn position(&self) -> u64 {
         self.pos
     }
 
     /// Continue reading at `pos` (e.g. a position from the offset index).
+    /// What came before is forgotten: the next entry is checked against the
+    /// segment's bounds only.
     pub fn seek(&mut self, pos: u64) {
         self.pos = pos.min(self.end);
+        self.front = self.pos;
+        self.prev = None;
+        self.pending = None;
+        self.ready.clear();
+        self.broken = None;
     }
 
     fn io(&self, e: std::io::Error) -> Error {
@@ -314,9 +402,9 @@ impl<R: Read + Seek> LogReader<R> {
         self.win.get(from..to).ok_or_else(|| self.io(std::io::Error::other("window out of range")))
     }
 
-    /// Check the framing of the entry at `self.pos` and load it.
-    fn frame(&mut self) -> Result<Option<Loc>> {
-        let start = self.pos;
+    /// Check the framing of the entry at `start` and load it: where it lies
+    /// and what its header says. `Ok(None)` at the end of the data.
+    fn frame(&mut self, start: u64) -> Result<Option<(Loc, Facts)>> {
         let remaining = self.end.saturating_sub(start);
         if remaining == 0 {
             return Ok(None);
@@ -349,11 +437,7 @@ impl<R: Read + Seek> LogReader<R> {
         if !(MAGIC_VALUE_V0..=MAGIC_VALUE_V2).contains(&magic) {
             return Err(Error::at(start.saturating_add(16), ErrorKind::BadMagic { magic }));
         }
-        let min = match magic {
-            MAGIC_VALUE_V2 => RECORD_BATCH_OVERHEAD,
-            MAGIC_VALUE_V1 => RECORD_OVERHEAD_V1.saturating_add(LOG_OVERHEAD),
-            _ => RECORD_OVERHEAD_V0.saturating_add(LOG_OVERHEAD),
-        } as u64;
+        let min = min_entry_size(magic);
         if total < min {
             return Err(Error::at(
                 size_pos,
@@ -382,11 +466,22 @@ impl<R: Read + Seek> LogReader<R> {
         let len = total as usize;
         let bytes = self.load(start, len)?;
         // Parse once to validate the structure beyond the framing.
-        match magic {
-            MAGIC_VALUE_V2 => RecordBatch::parse(bytes, start).map(|_| ())?,
-            _ => LegacyMessage::parse(bytes, start, End::File).map(|_| ())?,
-        }
-        Ok(Some(Loc { start, len, magic }))
+        let facts = match magic {
+            MAGIC_VALUE_V2 => {
+                let b = RecordBatch::parse(bytes, start)?;
+                let h = b.header();
+                Facts {
+                    first_offset: h.base_offset,
+                    last_offset: h.last_offset(),
+                    epoch: Some(h.partition_leader_epoch),
+                }
+            }
+            _ => {
+                let m = LegacyMessage::parse(bytes, start, End::File)?;
+                Facts { first_offset: m.offset, last_offset: m.offset, epoch: None }
+            }
+        };
+        Ok(Some((Loc { start, len, magic }, facts)))
     }
 
     fn entry(&self, loc: Loc) -> Result<Entry<'_>> {
@@ -401,48 +496,270 @@ impl<R: Read + Seek> LogReader<R> {
         })
     }
 
-    /// Read the next entry or damaged range; `Ok(None)` at the end of the
-    /// data. Only I/O failures are errors.
-    pub fn next_item(&mut self) -> Result<Option<Item<'_>>> {
-        match self.frame() {
-            Ok(Some(loc)) => {
-                self.pos = loc.start.saturating_add(loc.len as u64);
-                Ok(Some(Item::Entry(self.entry(loc).map_err(|e| self.with_path(e))?)))
+    /// Whether the framed entry at `loc` has a valid checksum.
+    fn crc_ok(&mut self, loc: Loc) -> Result<bool> {
+        let bytes = self.load(loc.start, loc.len)?;
+        Ok(match loc.magic {
+            MAGIC_VALUE_V2 => RecordBatch::parse(bytes, loc.start).is_ok_and(|b| b.is_valid()),
+            _ => LegacyMessage::parse(bytes, loc.start, End::File).is_ok_and(|m| m.is_valid()),
+        })
+    }
+
+    /// Whether `[start, start + len)` would be a v2 batch with a valid CRC-32C
+    /// (whatever its magic and length fields say). Reads in chunks.
+    fn v2_crc_matches(&mut self, start: u64, len: u64) -> Result<bool> {
+        if len < RECORD_BATCH_OVERHEAD as u64 || start.saturating_add(len) > self.end {
+            return Ok(false);
+        }
+        let head = self.load(start, RECORD_BATCH_OVERHEAD)?;
+        let stored = head.get(CRC_OFFSET..ATTRIBUTES_OFFSET).and_then(|b| b.try_into().ok()).map(u32::from_be_bytes);
+        let mut crc = 0u32;
+        let mut q = start.saturating_add(ATTRIBUTES_OFFSET as u64);
+        let end = start.saturating_add(len);
+        while q < end {
+            let n = (end.saturating_sub(q)).min(CHUNK as u64) as usize;
+            crc = crc32c::crc32c_append(crc, self.load(q, n)?);
+            q = q.saturating_add(n as u64);
+        }
+        Ok(stored == Some(crc))
+    }
+
+    /// Frame the entry at `front` and decide what it is, or what the entry
+    /// before it turned out to be.
+    fn step(&mut self) -> Result<()> {
+        let p = self.front;
+        let (loc, facts) = match self.frame(p) {
+            Ok(Some(x)) => x,
+            Ok(None) => {
+                self.front = self.end;
+                return Ok(());
             }
-            Ok(None) => Ok(None),
-            Err(e) if e.class() == crate::error::ErrorClass::Io => Err(e),
-            Err(e) => Ok(Some(Item::Damage(self.damage(e)?))),
+            Err(e) if e.class() == ErrorClass::Io => return Err(e),
+            Err(e) => return self.broken_at(p, e),
+        };
+        // a v2 batch whose magic was flipped to 0 or 1 frames as a legacy
+        // message with a bad CRC, but holds a valid v2 CRC-32C
+        if loc.magic != MAGIC_VALUE_V2 && !self.crc_ok(loc)? && self.v2_crc_matches(loc.start, loc.len as u64)? {
+            let detail = format!("magic is {}, but the bytes are a v2 batch whose CRC-32C matches", loc.magic);
+            return self.header_damage(loc, HeaderField::Magic, detail);
+        }
+        match sanity::check(&facts, self.prev, &self.bounds) {
+            Ok(()) => {
+                self.accept(loc, facts, self.prev);
+                Ok(())
+            }
+            Err(insane) => {
+                if let Some(pend) = self.pending
+                    && sanity::blame_previous(pend.before, &pend.facts, &facts, &insane, &self.bounds)
+                    && self.crc_ok(loc)?
+                {
+                    // the batch before is the one out of line
+                    self.pending = None;
+                    let detail = match insane.field {
+                        HeaderField::BaseOffset => format!(
+                            "offsets {}..={} do not fit between the batches around it (the next one starts at {})",
+                            pend.facts.first_offset, pend.facts.last_offset, facts.first_offset
+                        ),
+                        _ => format!(
+                            "partitionLeaderEpoch {} is above the epochs of the batches around it (the next one has {})",
+                            pend.facts.epoch.unwrap_or(-1),
+                            facts.epoch.unwrap_or(-1)
+                        ),
+                    };
+                    let d = self.field_damage(pend.loc, insane.field, detail);
+                    self.ready.push_back(Ready::Damage(d));
+                    self.prev = pend.before;
+                    self.accept(loc, facts, pend.before);
+                    Ok(())
+                } else if self.crc_ok(loc)? {
+                    // its own header field is wrong; the CRC proves its length
+                    self.header_damage(loc, insane.field, insane.detail)
+                } else {
+                    let e = Error::at(
+                        p.saturating_add(insane.field.offset()),
+                        ErrorKind::BadHeader { field: insane.field, detail: insane.detail },
+                    );
+                    self.broken_at(p, e)
+                }
+            }
         }
     }
 
-    /// The damaged range starting at `self.pos`, where reading failed with
-    /// `error`: resynchronise at the next readable entry (or the end).
-    fn damage(&mut self, error: Error) -> Result<Damage> {
-        let error = self.with_path(error);
-        let start = self.pos;
-        let (end, error, truncated_tail) = match self.find_entry_after(start)? {
-            Some(next) => {
-                // a length that runs past the end of the file is no torn
-                // tail when a readable entry follows: the length is corrupt
-                let error = if error.is_truncated() {
-                    self.with_path(Error::malformed(
-                        start,
-                        "record batch",
-                        format!("its length runs past the end of the file, but a valid entry follows at byte {next}"),
-                    ))
-                } else {
-                    error
-                };
-                (next, error, false)
+    /// `loc` is trusted so far: yield what was pending and hold it back.
+    fn accept(&mut self, loc: Loc, facts: Facts, before: Option<Prev>) {
+        self.flush_pending();
+        self.pending = Some(Pending { loc, facts, before });
+        self.prev = Some(Prev::after(before, &facts));
+        self.front = loc.end();
+    }
+
+    fn flush_pending(&mut self) {
+        if let Some(p) = self.pending.take() {
+            self.ready.push_back(Ready::Entry(p.loc));
+        }
+    }
+
+    /// The batch at `loc` has a valid CRC but a wrong header field.
+    fn header_damage(&mut self, loc: Loc, field: HeaderField, detail: String) -> Result<()> {
+        self.flush_pending();
+        let d = self.field_damage(loc, field, detail);
+        self.ready.push_back(Ready::Damage(d));
+        self.front = loc.end();
+        Ok(())
+    }
+
+    fn field_damage(&self, loc: Loc, field: HeaderField, detail: String) -> Damage {
+        let error = Error::at(loc.start.saturating_add(field.offset()), ErrorKind::BadHeader { field, detail });
+        Damage {
+            start: loc.start,
+            end: loc.end(),
+            error: self.with_path(error),
+            truncated_tail: false,
+            zeroed: false,
+            field: Some(field),
+        }
+    }
+
+    /// No trusted entry starts at `p`. If the entry before it has a bad CRC,
+    /// its length led here and cannot be trusted either: the damage starts
+    /// with it.
+    fn broken_at(&mut self, p: u64, error: Error) -> Result<()> {
+        if let Some(pend) = self.pending.take() {
+            if self.crc_ok(pend.loc)? {
+                self.ready.push_back(Ready::Entry(pend.loc));
+            } else {
+                self.prev = pend.before;
+                let e = Error::malformed(
+                    pend.loc.start,
+                    "record batch",
+                    format!(
+                        "a batch with a bad checksum whose length does not lead to another batch (at byte {p}: {})",
+                        error.message()
+                    ),
+                );
+                self.broken = Some(Broken { start: pend.loc.start, error: e });
+                return Ok(());
             }
-            None => {
-                let t = error.is_truncated();
-                (self.end, error, t)
+        }
+        self.broken = Some(Broken { start: p, error });
+        Ok(())
+    }
+
+    /// Delimit the damage starting at `b.start`: up to the next trusted
+    /// entry, or the end of the data.
+    fn resolve(&mut self, b: Broken) -> Result<Damage> {
+        // everything before the damage has been yielded
+        self.pin = None;
+        let start = b.start;
+        let next = self.find_entry_after(start)?;
+        let end = next.unwrap_or(self.end);
+        let mut error = b.error;
+        let mut field = None;
+        let mut truncated_tail = false;
+        if let Some((f, e)) = self.diagnose(start, end)? {
+            field = Some(f);
+            error = e;
+        } else if let Some(next) = next {
+            // a length that runs past the end of the file is no torn
+            // tail when a readable entry follows: the length is corrupt
+            if error.is_truncated() {
+                error = Error::malformed(
+                    start,
+                    "record batch",
+                    format!("its length runs past the end of the file, but a valid entry follows at byte {next}"),
+                );
             }
-        };
+        } else {
+            truncated_tail = error.is_truncated();
+        }
         let zeroed = self.all_zero(start, end)?;
-        self.pos = end;
-        Ok(Damage { start, end, error, truncated_tail, zeroed })
+        self.front = end;
+        Ok(Damage { start, end, error: self.with_path(error), truncated_tail, zeroed, field })
+    }
+
+    /// Is the damaged range `[start, end)` one v2 batch whose `magic` or
+    /// `batchLength` is wrong? It is when its bytes match its stored CRC-32C.
+    fn diagnose(&mut self, start: u64, end: u64) -> Result<Option<(HeaderField, Error)>> {
+        let span = end.saturating_sub(start);
+        if span < RECORD_BATCH_OVERHEAD as u64 {
+            return Ok(None);
+        }
+        let head = self.load(start, HEADER_SIZE_UP_TO_MAGIC)?;
+        let size = head.get(8..12).and_then(|b| b.try_into().ok()).map_or(0, i32::from_be_bytes);
+        let magic = head.get(16).map_or(MAGIC_VALUE_V2, |&m| m as i8);
+        let claimed = i64::from(size).saturating_add(LOG_OVERHEAD as i64);
+        let max = u64::from(self.limits.max_batch_size);
+        if magic != MAGIC_VALUE_V2
+            && claimed > 0
+            && (claimed as u64) <= span
+            && (claimed as u64) <= max
+            && self.v2_crc_matches(start, claimed as u64)?
+        {
+            let detail = format!("magic is {magic}, but the bytes are a v2 batch whose CRC-32C matches");
+            let e = Error::at(start.saturating_add(16), ErrorKind::BadHeader { field: HeaderField::Magic, detail });
+            return Ok(Some((HeaderField::Magic, e)));
+        }
+        if magic == MAGIC_VALUE_V2 && claimed != span as i64 && span <= max && self.v2_crc_matches(start, span)? {
+            let detail = format!(
+                "batchLength is {size}, but the batch's CRC-32C matches {} bytes (it ends at byte {end})",
+                span.saturating_sub(LOG_OVERHEAD as u64)
+            );
+            let e =
+                Error::at(start.saturating_add(8), ErrorKind::BadHeader { field: HeaderField::BatchLength, detail });
+            return Ok(Some((HeaderField::BatchLength, e)));
+        }
+        Ok(None)
+    }
+
+    /// The next decided item, framing as needed.
+    fn next_ready(&mut self) -> Result<Option<Ready>> {
+        loop {
+            if let Some(r) = self.ready.pop_front() {
+                return Ok(Some(r));
+            }
+            if let Some(b) = self.broken.take() {
+                return self.resolve(b).map(|d| Some(Ready::Damage(d)));
+            }
+            if self.front >= self.end {
+                return Ok(self.pending.take().map(|p| Ready::Entry(p.loc)));
+            }
+            self.step()?;
+        }
+    }
+
+    /// Whether the next item is damage (framing ahead as needed, without
+    /// delimiting damage).
+    fn damage_next(&mut self) -> Result<bool> {
+        loop {
+            if let Some(r) = self.ready.front() {
+                return Ok(matches!(r, Ready::Damage(_)));
+            }
+            if self.broken.is_some() {
+                return Ok(true);
+            }
+            if self.front >= self.end {
+                return Ok(false);
+            }
+            self.step()?;
+        }
+    }
+
+    /// Read the next entry or damaged range; `Ok(None)` at the end of the
+    /// data. Only I/O failures are errors.
+    pub fn next_item(&mut self) -> Result<Option<Item<'_>>> {
+        // the item yielded last is done with; what comes next stays in the window
+        self.pin = Some(self.pos);
+        match self.next_ready()? {
+            None => Ok(None),
+            Some(Ready::Entry(loc)) => {
+                self.pos = loc.end();
+                Ok(Some(Item::Entry(self.entry(loc).map_err(|e| self.with_path(e))?)))
+            }
+            Some(Ready::Damage(d)) => {
+                self.pos = d.end;
+                Ok(Some(Item::Damage(d)))
+            }
+        }
     }
 
     /// Read a run of whole entries of about `target` bytes (at least one
@@ -451,23 +768,38 @@ impl<R: Read + Seek> LogReader<R> {
     /// The bytes are moved out of the reader's window, not copied.
     pub fn next_slab(&mut self, target: usize) -> Result<Option<Slab>> {
         let start = self.pos;
-        if start >= self.end {
+        if start >= self.end && self.ready.is_empty() && self.pending.is_none() && self.broken.is_none() {
             return Ok(None);
         }
         let want = (self.end.saturating_sub(start)).min(target as u64) as usize;
-        self.load(start, want)?;
+        if want > 0 {
+            self.load(start, want)?;
+        }
+        let mut items = Vec::new();
         self.pin = Some(start);
-        let framed = self.frame_slab(start, target);
-        self.pin = None;
-        let items = match framed? {
-            Framed::Items(items) => items,
-            Framed::Damage(e) => {
-                let d = self.damage(e)?;
-                return Ok(Some(Slab { bytes: Vec::new(), start, items: vec![SlabItem::Damage(d)] }));
+        while self.pos.saturating_sub(start) < target as u64 {
+            if !items.is_empty() && self.damage_next()? {
+                break;
             }
-        };
-        // detach [start, pos) from the window; the rest (a partial entry at
-        // most) stays for the next slab
+            match self.next_ready()? {
+                None => break,
+                Some(Ready::Entry(loc)) => {
+                    let offset = usize::try_from(loc.start.saturating_sub(start)).unwrap_or(usize::MAX);
+                    items.push(SlabItem::Entry { offset, len: loc.len, magic: loc.magic });
+                    self.pos = loc.end();
+                }
+                Some(Ready::Damage(d)) => {
+                    self.pos = d.end;
+                    return Ok(Some(Slab { bytes: Vec::new(), start, items: vec![SlabItem::Damage(d)] }));
+                }
+            }
+        }
+        self.pin = None;
+        if items.is_empty() {
+            return Ok(None);
+        }
+        // detach [start, pos) from the window; the rest (the entry held back
+        // and read-ahead) stays for the next slab
         let from = usize::try_from(start.saturating_sub(self.win_start)).unwrap_or(usize::MAX).min(self.win.len());
         let to = usize::try_from(self.pos.saturating_sub(self.win_start)).unwrap_or(usize::MAX).min(self.win.len());
         // the next window: a recycled buffer, or one sized for the next slab
@@ -488,26 +820,6 @@ impl<R: Read + Seek> LogReader<R> {
         self.spare = Some(slab.bytes);
     }
 
-    /// Frame entries from `start` (pinned in the window) up to about `target`
-    /// bytes; an error on the first entry is returned for damage handling.
-    fn frame_slab(&mut self, start: u64, target: usize) -> Result<Framed> {
-        let mut items = Vec::new();
-        while self.pos < self.end && self.pos.saturating_sub(start) < target as u64 {
-            match self.frame() {
-                Ok(Some(loc)) => {
-                    let offset = usize::try_from(loc.start.saturating_sub(start)).unwrap_or(usize::MAX);
-                    items.push(SlabItem::Entry { offset, len: loc.len, magic: loc.magic });
-                    self.pos = loc.start.saturating_add(loc.len as u64);
-                }
-                Ok(None) => break,
-                Err(e) if e.class() == crate::error::ErrorClass::Io => return Err(e),
-                Err(e) if items.is_empty() => return Ok(Framed::Damage(e)),
-                Err(_) => break,
-            }
-        }
-        Ok(Framed::Items(items))
-    }
-
     /// Whether every byte of `[start, end)` is zero (a zero-filled region, as a
     /// filesystem leaves after a crash or preallocation). Reads in chunks.
     pub fn all_zero(&mut self, start: u64, end: u64) -> Result<bool> {
@@ -524,7 +836,7 @@ impl<R: Read + Seek> LogReader<R> {
     }
 
     /// The first position after `start` that holds a complete entry with a
-    /// valid checksum, if any.
+    /// valid checksum whose header fits after the last trusted entry, if any.
     pub fn find_entry_after(&mut self, start: u64) -> Result<Option<u64>> {
         let hdr = HEADER_SIZE_UP_TO_MAGIC as u64;
         let mut q = start.saturating_add(1);
@@ -532,16 +844,18 @@ impl<R: Read + Seek> LogReader<R> {
             let span = (self.end.saturating_sub(q)).min(CHUNK as u64) as usize;
             let max = self.limits.max_batch_size;
             let end = self.end;
+            let (prev, bounds) = (self.prev, self.bounds);
             let chunk = self.load(q, span)?;
-            // candidate headers whose first 17 bytes lie in this chunk
+            // candidate headers whose first bytes lie in this chunk
             let mut candidates = Vec::new();
             let mut i = 0usize;
             while i.saturating_add(HEADER_SIZE_UP_TO_MAGIC) <= chunk.len() {
-                if let Some(h) = chunk.get(i..i.saturating_add(HEADER_SIZE_UP_TO_MAGIC)) {
-                    let at = q.saturating_add(i as u64);
-                    if plausible(h, at, end, max) {
-                        candidates.push(at);
-                    }
+                let at = q.saturating_add(i as u64);
+                if let Some(h) = chunk.get(i..)
+                    && plausible(h, at, end, max)
+                    && facts_of(h).is_none_or(|f| sanity::check(&f, prev, &bounds).is_ok())
+                {
+                    candidates.push(at);
                 }
                 i = i.saturating_add(1);
             }
@@ -551,7 +865,7 @@ impl<R: Read + Seek> LogReader<R> {
                 }
             }
             // next chunk overlaps so a header straddling the boundary is seen
-            let step = (span.saturating_sub(HEADER_SIZE_UP_TO_MAGIC)).saturating_add(1).max(1);
+            let step = (span.saturating_sub(FACTS_HEADER)).saturating_add(1).max(1);
             q = q.saturating_add(step as u64);
         }
         Ok(None)
@@ -571,7 +885,30 @@ impl<R: Read + Seek> LogReader<R> {
     }
 }
 
-/// Cheap test of a 17-byte header: could an entry start here?
+/// The smallest entry of a magic, prefix included.
+fn min_entry_size(magic: i8) -> u64 {
+    (match magic {
+        MAGIC_VALUE_V2 => RECORD_BATCH_OVERHEAD,
+        MAGIC_VALUE_V1 => RECORD_OVERHEAD_V1.saturating_add(LOG_OVERHEAD),
+        _ => RECORD_OVERHEAD_V0.saturating_add(LOG_OVERHEAD),
+    }) as u64
+}
+
+/// The sanity facts of the header starting `h` (at least 17 bytes; `None`
+/// when a v2 header is cut short).
+fn facts_of(h: &[u8]) -> Option<Facts> {
+    let i64_at = |at: usize| h.get(at..at.saturating_add(8)).and_then(|b| b.try_into().ok()).map(i64::from_be_bytes);
+    let i32_at = |at: usize| h.get(at..at.saturating_add(4)).and_then(|b| b.try_into().ok()).map(i32::from_be_bytes);
+    let offset = i64_at(0)?;
+    if h.get(16).map(|&m| m as i8) != Some(MAGIC_VALUE_V2) {
+        return Some(Facts { first_offset: offset, last_offset: offset, epoch: None });
+    }
+    let delta = i32_at(LAST_OFFSET_DELTA_OFFSET)?;
+    let epoch = i32_at(PARTITION_LEADER_EPOCH_OFFSET)?;
+    Some(Facts { first_offset: offset, last_offset: offset.wrapping_add(delta.into()), epoch: Some(epoch) })
+}
+
+/// Cheap test of a header (at least 17 bytes): could an entry start here?
 fn plausible(h: &[u8], at: u64, end: u64, max: u32) -> bool {
     let (Some(offset), Some(size), Some(&magic)) = (
         h.get(0..8).and_then(|b| b.try_into().ok()).map(i64::from_be_bytes),
@@ -581,13 +918,11 @@ fn plausible(h: &[u8], at: u64, end: u64, max: u32) -> bool {
         return false;
     };
     let magic = magic as i8;
-    let min = match magic {
-        MAGIC_VALUE_V2 => RECORD_BATCH_OVERHEAD.saturating_sub(LOG_OVERHEAD),
-        MAGIC_VALUE_V1 => RECORD_OVERHEAD_V1,
-        MAGIC_VALUE_V0 => RECORD_OVERHEAD_V0,
-        _ => return false,
-    };
-    if offset < 0 || size < min as i32 {
+    if !(MAGIC_VALUE_V0..=MAGIC_VALUE_V2).contains(&magic) || offset < 0 {
+        return false;
+    }
+    let min = min_entry_size(magic).saturating_sub(LOG_OVERHEAD as u64);
+    if size < min as i32 {
         return false;
     }
     let total = (size as u64).saturating_add(LOG_OVERHEAD as u64);
@@ -600,16 +935,50 @@ mod tests {
     use crate::test_util::{batch, segment};
     use std::io::Cursor as IoCursor;
 
-    fn items(data: &[u8]) -> Vec<String> {
+    fn reader(data: &[u8], base: Option<i64>) -> LogReader<IoCursor<Vec<u8>>> {
         let mut r = LogReader::new(IoCursor::new(data.to_vec()), data.len() as u64, Limits::default());
+        r.set_bounds(Bounds { base_offset: base, next_base_offset: None });
+        r
+    }
+
+    fn items_from(mut r: LogReader<IoCursor<Vec<u8>>>) -> Vec<String> {
         let mut out = Vec::new();
         while let Some(item) = r.next_item().unwrap() {
             out.push(match item {
                 Item::Entry(e) => format!("entry@{} last={}", e.position(), e.last_offset()),
-                Item::Damage(d) => format!("damage@{}..{} tail={}", d.start, d.end, d.truncated_tail),
+                Item::Damage(d) => {
+                    assert!(d.start < d.end, "backwards range {}..{}", d.start, d.end);
+                    match d.field {
+                        Some(f) => format!("damage@{}..{} {f}", d.start, d.end),
+                        None => format!("damage@{}..{} tail={}", d.start, d.end, d.truncated_tail),
+                    }
+                }
             });
         }
         out
+    }
+
+    fn items(data: &[u8]) -> Vec<String> {
+        items_from(reader(data, Some(0)))
+    }
+
+    /// Start positions of the batches of a segment.
+    fn starts(batches: &[Vec<u8>]) -> Vec<usize> {
+        batches
+            .iter()
+            .scan(0, |at, b| {
+                let s = *at;
+                *at += b.len();
+                Some(s)
+            })
+            .collect()
+    }
+
+    fn five() -> (Vec<Vec<u8>>, Vec<u8>, Vec<usize>) {
+        let bs = vec![batch(0, 3), batch(3, 2), batch(5, 4), batch(9, 1), batch(10, 2)];
+        let seg = segment(&bs);
+        let st = starts(&bs);
+        (bs, seg, st)
     }
 
     #[test]
@@ -628,7 +997,7 @@ mod tests {
     }
 
     #[test]
-    fn corruption_in_the_middle_resyncs() {
+    fn a_length_past_the_end_with_a_batch_after_it_is_named() {
         let seg = segment(&[batch(0, 3), batch(3, 2), batch(5, 1)]);
         let n0 = batch(0, 3).len();
         let n1 = batch(3, 2).len();
@@ -639,20 +1008,109 @@ mod tests {
             items(&bad),
             vec![
                 "entry@0 last=2".to_string(),
-                format!("damage@{n0}..{} tail=false", n0 + n1),
+                format!("damage@{n0}..{} batchLength", n0 + n1),
                 format!("entry@{} last=5", n0 + n1)
             ]
         );
     }
 
+    #[test]
+    fn a_batch_length_flipped_larger_or_smaller_is_named_and_reading_resumes() {
+        let (bs, seg, st) = five();
+        for delta in [40i32, -20] {
+            let mut bad = seg.clone();
+            let at = st[2] + 8;
+            let len = i32::from_be_bytes(bad[at..at + 4].try_into().unwrap());
+            bad[at..at + 4].copy_from_slice(&(len + delta).to_be_bytes());
+            let got = items(&bad);
+            assert_eq!(got[2], format!("damage@{}..{} batchLength", st[2], st[3]), "delta {delta}: {got:?}");
+            assert_eq!(got.len(), bs.len(), "{got:?}");
+            assert_eq!(got[4], format!("entry@{} last=11", st[4]));
+        }
+        // the last batch, longer (past the end) and shorter
+        for delta in [40i32, -20] {
+            let mut bad = seg.clone();
+            let at = st[4] + 8;
+            let len = i32::from_be_bytes(bad[at..at + 4].try_into().unwrap());
+            bad[at..at + 4].copy_from_slice(&(len + delta).to_be_bytes());
+            let got = items(&bad);
+            assert_eq!(got[4], format!("damage@{}..{} batchLength", st[4], seg.len()), "delta {delta}: {got:?}");
+        }
+    }
+
+    #[test]
+    fn a_base_offset_out_of_line_is_blamed_on_its_batch() {
+        let (_, seg, st) = five();
+        // high byte: far outside the segment
+        let mut bad = seg.clone();
+        bad[st[2]] ^= 0x7f;
+        let got = items(&bad);
+        assert_eq!(got[2], format!("damage@{}..{} baseOffset", st[2], st[3]), "{got:?}");
+        assert_eq!(got.len(), 5);
+        // low byte upwards (5 -> 250): the next batch looks out of order, but it is not
+        let mut bad = seg.clone();
+        bad[st[2] + 7] ^= 0xff;
+        let got = items(&bad);
+        assert_eq!(got[2], format!("damage@{}..{} baseOffset", st[2], st[3]), "{got:?}");
+        assert_eq!(got[3], format!("entry@{} last=9", st[3]));
+        // low byte downwards (9 -> 1): the batch itself goes back
+        let mut bad = seg.clone();
+        bad[st[3] + 7] ^= 0x08;
+        let got = items(&bad);
+        assert_eq!(got[3], format!("damage@{}..{} baseOffset", st[3], st[4]), "{got:?}");
+        assert_eq!(got[4], format!("entry@{} last=11", st[4]));
+    }
+
+    #[test]
+    fn an_epoch_out_of_line_is_blamed_on_its_batch() {
+        let (_, seg, st) = five();
+        for (byte, x) in [(12, 0x80u8), (15, 0xff), (14, 0x01)] {
+            let mut bad = seg.clone();
+            bad[st[1] + byte] ^= x;
+            let got = items(&bad);
+            assert_eq!(got[1], format!("damage@{}..{} partitionLeaderEpoch", st[1], st[2]), "byte {byte}: {got:?}");
+            assert_eq!(got.len(), 5, "{got:?}");
+        }
+    }
+
+    #[test]
+    fn a_flipped_magic_is_named() {
+        let (_, seg, st) = five();
+        for x in [0xff, 0x02, 0x01, 0x03] {
+            let mut bad = seg.clone();
+            bad[st[2] + 16] ^= x;
+            let got = items(&bad);
+            assert_eq!(got[2], format!("damage@{}..{} magic", st[2], st[3]), "xor {x}: {got:?}");
+            assert_eq!(got.len(), 5, "{got:?}");
+        }
+    }
+
+    #[test]
+    fn a_flipped_record_byte_is_a_bad_crc_of_one_batch() {
+        let (bs, seg, st) = five();
+        let mut bad = seg.clone();
+        bad[st[2] + 70] ^= 0xff;
+        let mut r = reader(&bad, Some(0));
+        let mut n = 0;
+        while let Some(item) = r.next_item().unwrap() {
+            let Item::Entry(e) = item else { panic!("damage") };
+            assert_eq!(e.is_valid(), n != 2);
+            n += 1;
+        }
+        assert_eq!(n, bs.len());
+    }
+
     /// Slabs hold the same items as `next_item` gives, for any slab size.
     fn slab_items(data: &[u8], target: usize) -> Vec<String> {
-        let mut r = LogReader::new(IoCursor::new(data.to_vec()), data.len() as u64, Limits::default());
+        let mut r = reader(data, Some(0));
         let mut out = Vec::new();
         while let Some(slab) = r.next_slab(target).unwrap() {
             for item in &slab.items {
                 out.push(match (item, slab.entry(item)) {
-                    (SlabItem::Damage(d), _) => format!("damage@{}..{} tail={}", d.start, d.end, d.truncated_tail),
+                    (SlabItem::Damage(d), _) => match d.field {
+                        Some(f) => format!("damage@{}..{} {f}", d.start, d.end),
+                        None => format!("damage@{}..{} tail={}", d.start, d.end, d.truncated_tail),
+                    },
                     (_, Some(e)) => format!("entry@{} last={}", e.position(), e.last_offset()),
                     (_, None) => "unparsable slab entry".to_string(),
                 });
@@ -663,12 +1121,15 @@ mod tests {
 
     #[test]
     fn slabs_match_items() {
-        let mut seg = segment(&[batch(0, 3), batch(3, 2), batch(5, 7), batch(12, 1), batch(13, 4)]);
+        let (_, seg5, st) = five();
+        let mut seg = seg5.clone();
         let n = seg.len();
-        let mut bad = seg.clone();
-        bad[batch(0, 3).len() + 8..batch(0, 3).len() + 12].copy_from_slice(&[0, 0, 0, 0]);
-        seg.extend(&batch(17, 2)[..30]);
-        for data in [&seg[..], &seg[..n], &bad[..]] {
+        let mut zeros = seg.clone();
+        zeros[st[1] + 8..st[1] + 12].copy_from_slice(&[0, 0, 0, 0]);
+        let mut blamed = seg.clone();
+        blamed[st[2] + 7] ^= 0xff;
+        seg.extend(&batch(12, 2)[..30]);
+        for data in [&seg[..], &seg[..n], &zeros[..], &blamed[..]] {
             let want = items(data);
             for target in [1, 17, 100, 200, 1000, 1 << 20] {
                 assert_eq!(slab_items(data, target), want, "slab size {target}");
@@ -682,5 +1143,13 @@ mod tests {
         let n = seg.len();
         seg.extend([0u8; 100]);
         assert_eq!(items(&seg), vec!["entry@0 last=2".to_string(), format!("damage@{n}..{} tail=false", n + 100)]);
+    }
+
+    #[test]
+    fn batches_below_the_segment_base_are_damage() {
+        let seg = segment(&[batch(0, 3), batch(3, 2)]);
+        let got = items_from(reader(&seg, Some(3)));
+        assert_eq!(got[0], format!("damage@0..{} baseOffset", batch(0, 3).len()));
+        assert_eq!(got.len(), 2);
     }
 }

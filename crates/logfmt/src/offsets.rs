@@ -33,16 +33,16 @@
 //! index reads and at most one index interval of a segment (plus, for the log
 //! end, the tail of the last segment after its last offset-index entry).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::checkpoint::EpochEntry;
 use crate::error::Result;
 use crate::index::{last_time_entry, lookup_offset, lookup_timestamp};
 use crate::limits::Limits;
-use crate::log::{Entry, Item, LogReader};
-use crate::repair::partition::{self, Partition};
+use crate::log::{Entry, Item};
+use crate::partition::{self, Partition};
+use crate::rules::log as rules;
 use crate::spec::names as n;
-use crate::verify::PartitionContext;
 
 /// What is asked, as `ListOffsets` spells it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -143,72 +143,43 @@ pub struct PartitionOffsets {
 }
 
 impl PartitionOffsets {
-    /// Read what the answers need: segment names, each time index's last
-    /// entry, the leader epochs, the log end (from the last offset-index
-    /// entry of the last segment on), and `context` (the log dir's
-    /// checkpoints for this partition).
-    pub fn open(dir: &Path, context: Option<&PartitionContext>, limits: &Limits) -> Result<PartitionOffsets> {
-        let p = Partition::load(dir)?;
+    /// Read what the answers need from a partition (with its log dir's
+    /// checkpoints): each time index's last entry, the leader epochs, the log
+    /// start and end, the high watermark.
+    pub fn open(p: &Partition, limits: &Limits) -> Result<PartitionOffsets> {
         let epochs = p.epochs(limits);
+        let log_start_offset = rules::log_start_offset(p);
+        let log_end_offset = rules::log_end_offset(p, limits)?;
+        let high_watermark = rules::high_watermark(p, log_start_offset, log_end_offset);
         let segments: Vec<Segment> = p
             .segments
-            .into_iter()
+            .iter()
             .map(|seg| {
                 let max = match last_time_entry(&seg.sibling(n::TIME_INDEX_FILE_SUFFIX), seg.base) {
                     Ok(Some(e)) => (e.timestamp, e.offset),
                     _ => (-1, seg.base),
                 };
-                Segment { seg, max }
+                Segment { seg: seg.clone(), max }
             })
             .collect();
-        let (topic, partition) = (p.name.topic, p.name.partition);
-        let first_base = segments.first().map_or(0, |s| s.seg.base);
-        let log_start_offset = context.and_then(|c| c.log_start_offset).unwrap_or(0).max(first_base);
-        let mut p = PartitionOffsets {
-            dir: dir.to_path_buf(),
-            topic,
-            partition,
+        Ok(PartitionOffsets {
+            dir: p.dir.clone(),
+            topic: p.name.topic.clone(),
+            partition: p.name.partition,
             log_start_offset,
-            log_end_offset: 0,
-            high_watermark: None,
+            log_end_offset,
+            high_watermark,
             segments,
             epochs,
             limits: *limits,
-        };
-        p.log_end_offset = p.log_end()?;
-        p.high_watermark =
-            context.and_then(|c| c.high_watermark).map(|hw| hw.max(p.log_start_offset).min(p.log_end_offset));
-        Ok(p)
+        })
     }
 
-    /// `LocalLog`'s next offset: after the last batch of the last segment
-    /// (read from its last offset-index entry on), or its base when empty.
-    fn log_end(&self) -> Result<i64> {
-        let Some(last) = self.segments.last() else { return Ok(0) };
-        let log = &last.seg.log;
-        let from = last.position_for(i64::MAX);
-        let mut end = None;
-        let damaged_at_start = self.scan(log, from, |e| {
-            end = Some(e.last_offset().wrapping_add(1));
-            false
-        })?;
-        if damaged_at_start && from > 0 {
-            // the index points where no batch starts: read the segment whole
-            self.scan(log, 0, |e| {
-                end = Some(e.last_offset().wrapping_add(1));
-                false
-            })?;
-        }
-        Ok(end.unwrap_or(last.seg.base))
-    }
-
-    /// Call `f` on each entry of `log` from `position` until it returns true
-    /// or the segment ends or is damaged. Returns whether the very first
-    /// item was damage (a wrong position).
-    fn scan(&self, log: &Path, position: u64, mut f: impl FnMut(&Entry<'_>) -> bool) -> Result<bool> {
-        let mut r = LogReader::open(log, self.limits)?;
+    /// Call `f` on each entry of `seg` from `position` until it returns true
+    /// or the segment ends or is damaged.
+    fn scan(&self, seg: &partition::Segment, position: u64, mut f: impl FnMut(&Entry<'_>) -> bool) -> Result<()> {
+        let mut r = seg.reader(&self.limits)?;
         r.seek(position);
-        let mut first = true;
         while let Some(item) = r.next_item()? {
             match item {
                 Item::Entry(e) => {
@@ -216,11 +187,10 @@ impl PartitionOffsets {
                         break;
                     }
                 }
-                Item::Damage(_) => return Ok(first),
+                Item::Damage(_) => break,
             }
-            first = false;
         }
-        Ok(false)
+        Ok(())
     }
 
     /// The offset a fetch can reach: the high watermark, else the log end.
@@ -324,7 +294,7 @@ impl PartitionOffsets {
         let mut scratch = Vec::new();
         let limits = self.limits;
         let mut err = None;
-        self.scan(&seg.seg.log, position, |e| {
+        self.scan(&seg.seg, position, |e| {
             let (max, epoch) = match e {
                 Entry::V2(b) => (b.header().max_timestamp, b.header().partition_leader_epoch),
                 Entry::Legacy(m) => (m.timestamp, -1),
@@ -393,7 +363,7 @@ impl PartitionOffsets {
     fn locate(&self, offset: i64) -> Result<(Option<PathBuf>, Option<u64>)> {
         let Some(seg) = self.segments.iter().rev().find(|s| s.seg.base <= offset) else { return Ok((None, None)) };
         let mut at = None;
-        self.scan(&seg.seg.log, seg.position_for(offset), |e| {
+        self.scan(&seg.seg, seg.position_for(offset), |e| {
             if e.last_offset() >= offset {
                 at = Some(e.position());
                 true

@@ -19,7 +19,7 @@ use std::path::PathBuf;
 
 use logfmt::checkpoint::EpochEntry;
 use logfmt::limits::Limits;
-use logfmt::repair::epochs::EpochCache;
+use logfmt::rules::epochs::EpochCache;
 
 use crate::error::{Error, Result};
 use crate::lineage::{Lineage, as_elected, kafka_truncation};

@@ -22,7 +22,7 @@
 //! rounds until the leader no longer reports divergence.
 
 use logfmt::checkpoint::EpochEntry;
-use logfmt::repair::epochs::EpochCache;
+use logfmt::rules::epochs::EpochCache;
 
 /// What the truncation needs of a replica.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -6,8 +6,8 @@ use std::path::Path;
 
 use logfmt::index::lookup_offset;
 use logfmt::limits::Limits;
-use logfmt::log::{Entry, Item, LogReader};
-use logfmt::repair::partition::Partition;
+use logfmt::log::{Entry, Item};
+use logfmt::partition::{LogDirCheckpoints, Partition};
 use logfmt::spec::names as n;
 
 use crate::error::Result;
@@ -34,12 +34,12 @@ pub struct DivergentRecord {
 /// Records of the partition dir `dir` at or after `from`, at most `limit`;
 /// the flag says whether more follow. The offset index finds where to start.
 pub fn records_from(dir: &Path, from: i64, limit: usize, limits: &Limits) -> Result<(Vec<DivergentRecord>, bool)> {
-    let p = Partition::load(dir)?;
+    let p = Partition::open_with(dir, &LogDirCheckpoints::default())?;
     let first = p.segments.iter().rposition(|s| s.base <= from).unwrap_or(0);
     let mut out = Vec::new();
     let mut scratch = Vec::new();
     for (i, seg) in p.segments.iter().enumerate().skip(first) {
-        let mut r = LogReader::open(&seg.log, *limits)?;
+        let mut r = seg.reader(limits)?;
         if i == first {
             let at = lookup_offset(&seg.sibling(n::INDEX_FILE_SUFFIX), seg.base, from)
                 .ok()

@@ -15,7 +15,7 @@ use logfmt::checkpoint::{self, EpochEntry};
 use logfmt::limits::Limits;
 use logfmt::log::{Entry, Item, LogReader};
 use logfmt::offsets::PartitionOffsets;
-use logfmt::repair::partition::Partition;
+use logfmt::partition::{Partition, Segment};
 use logfmt::spec::names as n;
 
 use crate::digest;
@@ -112,14 +112,12 @@ pub fn open(path: &Path, limits: &Limits) -> Result<(ReplicaInfo, Box<dyn BatchS
 }
 
 fn open_dir(dir: &Path, limits: &Limits) -> Result<(ReplicaInfo, DirStream)> {
-    let log_dir = dir.parent().map(Path::to_path_buf).unwrap_or_default();
-    let contexts = logfmt::verify::log_dir_contexts(&log_dir, limits);
     let name = dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let Some(pd) = logfmt::naming::parse_partition_dir(&name) else {
         return Err(Error::Input(format!("{}: not a partition dir (topic-partition)", dir.display())));
     };
-    let ctx = contexts.get(&(pd.topic.clone(), pd.partition));
-    let offsets = PartitionOffsets::open(dir, ctx, limits)?;
+    let partition = Partition::open(dir, limits)?;
+    let offsets = PartitionOffsets::open(&partition, limits)?;
     let epochs_path = dir.join(n::LEADER_EPOCH_CHECKPOINT);
     let mut notes = Vec::new();
     let epochs = if epochs_path.exists() {
@@ -134,7 +132,7 @@ fn open_dir(dir: &Path, limits: &Limits) -> Result<(ReplicaInfo, DirStream)> {
         notes.push("no leader-epoch-checkpoint".into());
         None
     };
-    if ctx.and_then(|c| c.high_watermark).is_none() {
+    if partition.checkpoints.high_watermark.is_none() {
         notes.push("no high watermark (no replication-offset-checkpoint entry beside it)".into());
     }
     let info = ReplicaInfo {
@@ -148,8 +146,7 @@ fn open_dir(dir: &Path, limits: &Limits) -> Result<(ReplicaInfo, DirStream)> {
         epochs,
         notes,
     };
-    let partition = Partition::load(dir)?;
-    let segments = partition.segments.into_iter().map(|s| s.log).collect();
+    let segments = partition.segments;
     Ok((
         info,
         DirStream { segments, next_segment: 0, reader: None, limits: *limits, scratch: Vec::new(), damage: None },
@@ -158,7 +155,7 @@ fn open_dir(dir: &Path, limits: &Limits) -> Result<(ReplicaInfo, DirStream)> {
 
 /// The batches of a partition dir, segment by segment.
 pub struct DirStream {
-    segments: Vec<PathBuf>,
+    segments: Vec<Segment>,
     next_segment: usize,
     reader: Option<LogReader>,
     limits: Limits,
@@ -181,7 +178,7 @@ impl BatchStream for DirStream {
                 None => {
                     let Some(seg) = self.segments.get(self.next_segment) else { return Ok(None) };
                     self.next_segment = self.next_segment.saturating_add(1);
-                    self.reader.insert(LogReader::open(seg, self.limits)?)
+                    self.reader.insert(seg.reader(&self.limits)?)
                 }
             };
             match reader.next_item()? {

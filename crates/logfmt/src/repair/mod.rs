@@ -13,9 +13,8 @@
 //!
 //! Planners: [`recover`], [`truncate`], [`reindex`], [`retain`].
 
-pub mod epochs;
+pub mod checkpoints;
 pub mod journal;
-pub mod partition;
 pub mod recover;
 pub mod reindex;
 pub mod retain;
@@ -24,6 +23,7 @@ pub mod truncate;
 use std::path::{Path, PathBuf};
 
 use crate::error::Result;
+use crate::partition::BatchInfo;
 
 /// What a change does to a file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,6 +89,32 @@ pub struct Loss {
     /// The lost batches include ones written in the partition's latest
     /// leader epoch: they may have been acknowledged (KIP-101).
     pub latest_epoch_lost: bool,
+}
+
+impl Loss {
+    /// Account a lost batch.
+    pub fn add(&mut self, b: &BatchInfo) {
+        if self.batches == 0 || b.base_offset < self.from_offset {
+            self.from_offset = b.base_offset;
+        }
+        self.to_offset = self.to_offset.max(b.last_offset.wrapping_add(1));
+        self.records = self.records.saturating_add(b.records);
+        self.batches = self.batches.saturating_add(1);
+        self.bytes = self.bytes.saturating_add(b.size);
+        if b.epoch >= 0 && !self.epochs.contains(&b.epoch) {
+            self.epochs.push(b.epoch);
+            self.epochs.sort_unstable();
+        }
+        if b.first_timestamp >= 0 && (self.first_timestamp < 0 || b.first_timestamp < self.first_timestamp) {
+            self.first_timestamp = b.first_timestamp;
+        }
+        self.last_timestamp = self.last_timestamp.max(b.max_timestamp);
+    }
+
+    /// An empty loss for `partition`.
+    pub fn new(partition: &Path) -> Loss {
+        Loss { partition: partition.to_path_buf(), first_timestamp: -1, last_timestamp: -1, ..Loss::default() }
+    }
 }
 
 /// Something a planner wants the operator to know.

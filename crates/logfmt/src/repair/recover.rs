@@ -8,9 +8,9 @@
 //!   offset 0; any segment whose `.index` is missing is recovered regardless
 //!   (`--all`: every segment);
 //! * recovering a segment rebuilds its `.index`, `.timeindex` and `.txnindex`
-//!   ([`crate::rebuild`]), and cuts the `.log` at the first batch Kafka
-//!   rejects; a cut segment ends the recovery: every later segment is
-//!   removed;
+//!   ([`crate::rules::recovery`]), and cuts the `.log` at the first batch
+//!   Kafka rejects or whose header does not fit ([`crate::sanity`]); a cut
+//!   segment ends the recovery: every later segment is removed;
 //! * then the leader-epoch cache gets the epochs of the recovered batches and
 //!   loses entries at or after the new log end, producer snapshots past the
 //!   end are removed, and the log dir's checkpoints are lowered to the end.
@@ -20,15 +20,17 @@
 
 use std::path::{Path, PathBuf};
 
-use super::partition::{CheckpointLimits, Partition, adjust_checkpoints};
-use super::{Changes, Note, epochs::EpochCache, write_if_changed};
+use super::checkpoints::{CheckpointLimits, adjust_checkpoints};
+use super::{Changes, Note, write_if_changed};
 use crate::error::Result;
 use crate::limits::Limits;
 use crate::logdir::{self, LogDirEntry, Target};
 use crate::metadata::{self, ClusterMetadata, ConfigSource};
-use crate::rebuild::{Stop, TxnState, rebuild_segment};
+use crate::partition::{LogDirCheckpoints, Partition};
+use crate::rules::epochs::EpochCache;
+use crate::rules::producer::ProducerState;
+use crate::rules::recovery::{self, Stop, recover_segment};
 use crate::spec::names as n;
-use crate::verify::{self, PartitionContext};
 
 /// Where the index interval comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -121,7 +123,7 @@ pub fn recover(path: &Path, opts: &RecoverOptions, changes: &mut dyn Changes) ->
         }
     };
     let clean = log_dir.join(n::CLEAN_SHUTDOWN).exists();
-    let contexts = verify::log_dir_contexts(&log_dir, &opts.limits);
+    let checkpoints = LogDirCheckpoints::read(&log_dir, &opts.limits);
     let meta = metadata::read_metadata_at(opts.metadata.as_deref().unwrap_or(&log_dir), &opts.limits).ok().flatten();
     let node = metadata::node_id(&log_dir, &opts.limits);
     if clean && !opts.all {
@@ -133,18 +135,10 @@ pub fn recover(path: &Path, opts: &RecoverOptions, changes: &mut dyn Changes) ->
     let mut out = Vec::new();
     let mut lim = CheckpointLimits::default();
     for dir in partitions {
-        let p = Partition::load(&dir)?;
-        let ctx = contexts.get(&(p.name.topic.clone(), p.name.partition)).copied().unwrap_or_default();
-        let from = if opts.all || p.is_metadata_log() {
-            Some(0)
-        } else if clean {
-            None
-        } else {
-            // a partition missing from the checkpoint recovers from 0, as in Kafka
-            Some(ctx.recovery_point.unwrap_or(0))
-        };
+        let p = Partition::open_with(&dir, &checkpoints)?;
+        let first = recovery::first_to_recover(&p, clean, opts.all);
         let interval = index_interval(&opts.interval, meta.as_ref(), node.as_deref(), &p.name.topic);
-        let r = recover_partition(&p, from, &interval, &ctx, &opts.limits, changes)?;
+        let r = recover_partition(&p, first, &interval, &opts.limits, changes)?;
         if r.cut.is_some() || r.segments_recovered > 0 {
             lim.log_end.insert((p.name.topic.clone(), p.name.partition), r.log_end);
         }
@@ -156,28 +150,24 @@ pub fn recover(path: &Path, opts: &RecoverOptions, changes: &mut dyn Changes) ->
 
 fn recover_partition(
     p: &Partition,
-    from: Option<i64>,
+    first: Option<usize>,
     interval: &(u64, String),
-    ctx: &PartitionContext,
     limits: &Limits,
     changes: &mut dyn Changes,
 ) -> Result<PartitionRecovery> {
     let mut out = PartitionRecovery { dir: p.dir.clone(), interval: interval.clone(), ..PartitionRecovery::default() };
-    // the floor segment of the recovery point, and every segment after it
-    let first = from.map(|rp| p.segments.iter().rposition(|s| s.base <= rp).unwrap_or(0));
     let mut cache = EpochCache::load(p.epochs(limits));
-    let mut txn: Option<TxnState> = None;
+    let mut txn: Option<ProducerState> = None;
     let mut log_end = None;
     for (i, seg) in p.segments.iter().enumerate() {
-        let index_missing = !seg.sibling(n::INDEX_FILE_SUFFIX).exists();
-        if first.is_none_or(|f| i < f) && !index_missing {
+        if !recovery::needs_recovery(p, i, first) {
             continue;
         }
         let mut state = match txn.take() {
             Some(t) => t,
-            None => p.txn_state_at(seg.base, limits)?,
+            None => ProducerState::at(p, seg.base, limits)?,
         };
-        let rebuilt = rebuild_segment(&seg.log, seg.base, interval.0, &mut state, cache.latest_epoch(), limits)?;
+        let rebuilt = recover_segment(seg, interval.0, &mut state, cache.latest_epoch(), limits)?;
         txn = Some(state);
         out.segments_recovered = out.segments_recovered.saturating_add(1);
         if let Some(Stop::OverLimit { position, error }) = &rebuilt.stop {
@@ -199,15 +189,15 @@ fn recover_partition(
         }
         if rebuilt.valid_bytes < rebuilt.size {
             let reason = match &rebuilt.stop {
-                Some(Stop::Invalid { position, error, torn_tail: true }) => {
+                Some(Stop::Invalid { position, error, torn_tail: true, .. }) => {
                     format!("a torn write from byte {position}: {}", error.message())
+                }
+                Some(Stop::Invalid { position, error, field: Some(f), .. }) => {
+                    format!("the batch at byte {position} has a wrong {f}: {}", error.message())
                 }
                 Some(Stop::Invalid { position, error, .. }) => {
                     format!("Kafka rejects the batch at byte {position}: {}", error.message())
                 }
-                Some(Stop::IndexOffsetRegression { position, offset, previous }) => format!(
-                    "offset {offset} at byte {position} is not above the indexed offset {previous}: Kafka empties the segment"
-                ),
                 _ => "invalid bytes".into(),
             };
             changes.truncate(&seg.log, rebuilt.valid_bytes, &reason)?;
@@ -224,7 +214,7 @@ fn recover_partition(
         log_end = rebuilt.next_offset.or(Some(seg.base)).map(|e| e.max(seg.base));
     }
     if out.segments_recovered == 0 {
-        out.log_end = p.log_end(limits)?;
+        out.log_end = crate::rules::log::log_end_offset(p, limits)?;
         return Ok(out);
     }
     let end = log_end.unwrap_or(0);
@@ -234,17 +224,14 @@ fn recover_partition(
     if epochs_path.exists() || !cache.entries().is_empty() {
         write_if_changed(changes, &epochs_path, &cache.to_checkpoint(), "leader epochs of the recovered log")?;
     }
-    for (offset, path) in &p.snapshots {
-        if *offset > end {
-            changes.remove(path, "a producer snapshot past the new log end (Kafka deletes it)")?;
-        }
+    for path in crate::rules::log::snapshots_past(p, end) {
+        changes.remove(&path, "a producer snapshot past the new log end (Kafka deletes it)")?;
     }
-    if ctx.high_watermark.is_some_and(|hw| hw > end) {
+    if let Some(hw) = p.checkpoints.high_watermark.filter(|&hw| hw > end) {
         changes.note(Note::Warning {
             path: p.dir.clone(),
             message: format!(
-                "the high watermark {} is above the recovered log end {end}: acknowledged records were lost",
-                ctx.high_watermark.unwrap_or(0)
+                "the high watermark {hw} is above the recovered log end {end}: acknowledged records were lost"
             ),
         });
     }

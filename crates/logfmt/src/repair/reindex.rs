@@ -1,11 +1,10 @@
 //! `reindex`: rebuild `.index`, `.timeindex` and `.txnindex` files exactly as
-//! Kafka's recovery writes them (see [`crate::rebuild`]), without touching
+//! Kafka's recovery writes them (see [`crate::rules::recovery`]), without touching
 //! the `.log`. A segment with bytes Kafka would reject gets indexes for its
 //! valid part and a warning: cutting the log is `recover`'s job.
 
 use std::path::{Path, PathBuf};
 
-use super::partition::Partition;
 use super::recover::{Interval, index_interval};
 use super::{Changes, Note, write_if_changed};
 use crate::error::Result;
@@ -13,7 +12,9 @@ use crate::limits::Limits;
 use crate::logdir::{self, LogDirEntry, Target};
 use crate::metadata;
 use crate::naming::{self, FileKind};
-use crate::rebuild::{Stop, rebuild_segment};
+use crate::partition::{LogDirCheckpoints, Partition};
+use crate::rules::producer::ProducerState;
+use crate::rules::recovery::{Stop, recover_segment};
 use crate::spec::names as n;
 
 /// What reindexing one partition did.
@@ -67,9 +68,10 @@ pub fn reindex(
     };
     let meta = metadata::read_metadata_at(metadata_dir.unwrap_or(&log_dir), limits).ok().flatten();
     let node = metadata::node_id(&log_dir, limits);
+    let checkpoints = LogDirCheckpoints::read(&log_dir, limits);
     let mut out = Vec::new();
     for dir in partitions {
-        let p = Partition::load(&dir)?;
+        let p = Partition::open_with(&dir, &checkpoints)?;
         let iv = index_interval(interval, meta.as_ref(), node.as_deref(), &p.name.topic);
         let mut r = PartitionReindex { dir: dir.clone(), interval: iv.clone(), ..PartitionReindex::default() };
         let mut txn = None;
@@ -80,9 +82,9 @@ pub fn reindex(
             }
             let mut state = match txn.take() {
                 Some(t) => t,
-                None => p.txn_state_at(seg.base, limits)?,
+                None => ProducerState::at(&p, seg.base, limits)?,
             };
-            let rebuilt = rebuild_segment(&seg.log, seg.base, iv.0, &mut state, latest_epoch, limits)?;
+            let rebuilt = recover_segment(seg, iv.0, &mut state, latest_epoch, limits)?;
             txn = Some(state);
             latest_epoch = rebuilt.epochs.last().map(|e| e.0).or(latest_epoch);
             r.segments = r.segments.saturating_add(1);
@@ -96,7 +98,7 @@ pub fn reindex(
                     });
                     continue;
                 }
-                Some(Stop::Invalid { position, .. }) | Some(Stop::IndexOffsetRegression { position, .. }) => {
+                Some(Stop::Invalid { position, .. }) => {
                     changes.note(Note::Warning {
                         path: seg.log.clone(),
                         message: format!(

@@ -18,10 +18,12 @@
 //! `log-start-offset-checkpoint` records it, and the leader-epoch cache is
 //! truncated from the start.
 
-use super::partition::{BatchInfo, CheckpointLimits, Partition, scan};
-use super::{Changes, Loss, Note, epochs::EpochCache, write_if_changed};
+use super::checkpoints::CheckpointLimits;
+use super::{Changes, Loss, Note, write_if_changed};
 use crate::error::Result;
 use crate::limits::Limits;
+use crate::partition::{BatchInfo, Partition, scan};
+use crate::rules::log as rules;
 
 /// A retention rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,16 +36,15 @@ pub enum Rule {
     LogStart(i64),
 }
 
-/// Plan a retention clean-up of partition `p` (`high_watermark`: from the
-/// log dir's checkpoint). Returns what is deleted.
+/// Plan a retention clean-up of partition `p`. Returns what is deleted.
 pub fn retain_partition(
     p: &Partition,
     rule: Rule,
-    high_watermark: Option<i64>,
     limits: &Limits,
     lim: &mut CheckpointLimits,
     changes: &mut dyn Changes,
 ) -> Result<Option<Loss>> {
+    let high_watermark = p.checkpoints.high_watermark;
     if let (Rule::LogStart(o), Some(hw)) = (rule, high_watermark)
         && o > hw
     {
@@ -79,7 +80,7 @@ pub fn retain_partition(
             break;
         }
         let mut batches = Vec::new();
-        scan(&seg.log, limits, |b| batches.push(*b))?;
+        scan(seg, limits, |b| batches.push(*b))?;
         let delete = match rule {
             Rule::Before(t) => {
                 let largest = batches.iter().map(|b| b.max_timestamp).max().unwrap_or(-1);
@@ -114,7 +115,7 @@ pub fn retain_partition(
     if let (Rule::LogStart(o), Some(seg)) = (rule, p.segments.get(deleted))
         && o > seg.base
     {
-        scan(&seg.log, limits, |b| {
+        scan(seg, limits, |b| {
             if b.last_offset < o {
                 loss.add(b);
             } else if b.base_offset < o {
@@ -127,8 +128,7 @@ pub fn retain_partition(
     }
     // Kafka lists a log start only when it is above the first segment's base
     lim.log_start.insert((p.name.topic.clone(), p.name.partition), (new_start > first_kept).then_some(new_start));
-    let mut cache = EpochCache::load(p.epochs(limits));
-    cache.truncate_from_start(new_start);
+    let cache = rules::move_log_start(p, new_start, limits);
     if p.epochs_path().exists() {
         write_if_changed(
             changes,

@@ -18,12 +18,15 @@
 
 use std::path::Path;
 
-use super::partition::{BatchInfo, CheckpointLimits, Partition, adjust_checkpoints, scan};
-use super::{Changes, Loss, Note, epochs::EpochCache, write_if_changed};
+use super::checkpoints::{CheckpointLimits, adjust_checkpoints};
+use super::{Changes, Loss, Note, write_if_changed};
 use crate::error::Result;
 use crate::index::{IndexEntry, IndexKind, IndexReader};
 use crate::limits::Limits;
 use crate::naming::segment_file_name;
+use crate::partition::{BatchInfo, Partition, scan};
+use crate::rules::epochs::EpochCache;
+use crate::rules::log as rules;
 use crate::spec::names as n;
 
 /// The kept prefix of an index file: whole entries while `keep` holds.
@@ -57,7 +60,7 @@ pub fn truncate_partition(
     lim: &mut CheckpointLimits,
     changes: &mut dyn Changes,
 ) -> Result<Option<Loss>> {
-    let end = p.log_end(limits)?;
+    let end = rules::log_end_offset(p, limits)?;
     if target >= end {
         return Ok(None);
     }
@@ -68,7 +71,7 @@ pub fn truncate_partition(
     let holder = p.segments.iter().rposition(|s| s.base <= target);
     for (i, seg) in p.segments.iter().enumerate() {
         let mut batches: Vec<BatchInfo> = Vec::new();
-        scan(&seg.log, limits, |b| batches.push(*b))?;
+        scan(seg, limits, |b| batches.push(*b))?;
         batch_latest = batches.iter().map(|b| b.epoch).fold(batch_latest, i32::max);
         match holder {
             Some(h) if i < h => continue,
@@ -127,37 +130,29 @@ pub fn truncate_partition(
     }
     let latest = cache_latest.unwrap_or(batch_latest);
     loss.latest_epoch_lost = latest >= 0 && loss.epochs.contains(&latest);
-    let mut cache = EpochCache::load(p.epochs(limits));
-    cache.truncate_from_end(new_end);
-    if holder.is_none() {
-        cache = EpochCache::default();
-    }
+    let effects = rules::truncate_to(p, new_end, limits);
     if p.epochs_path().exists() {
         write_if_changed(
             changes,
             &p.epochs_path(),
-            &cache.to_checkpoint(),
+            &effects.epochs.to_checkpoint(),
             "leader epochs at or after the new end dropped",
         )?;
     }
-    for (offset, path) in &p.snapshots {
-        if *offset > new_end {
-            changes.remove(path, "a producer snapshot past the new log end")?;
-        }
+    for path in &effects.snapshots_removed {
+        changes.remove(path, "a producer snapshot past the new log end")?;
     }
     lim.log_end.insert((p.name.topic.clone(), p.name.partition), new_end);
     Ok(Some(loss))
 }
 
-/// Cut `p` at `target` and lower the log dir's checkpoints; `log_dir` is its parent.
+/// Cut `p` at `target` and lower its log dir's checkpoints.
 pub fn truncate(p: &Partition, target: i64, limits: &Limits, changes: &mut dyn Changes) -> Result<Option<Loss>> {
     let mut lim = CheckpointLimits::default();
     let loss = truncate_partition(p, target, limits, &mut lim, changes)?;
     if let Some(l) = &loss {
         changes.note(Note::Loss(l.clone()));
-        if let Some(log_dir) = p.dir.parent() {
-            adjust_checkpoints(log_dir, &lim, limits, changes)?;
-        }
+        adjust_checkpoints(&p.log_dir, &lim, limits, changes)?;
     }
     Ok(loss)
 }

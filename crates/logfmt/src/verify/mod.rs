@@ -13,6 +13,10 @@
 //!   snapshots, `partition.metadata`.
 //! * [`check_file`]: one file on its own.
 //!
+//! What Kafka would have on disk comes from [`crate::rules`] (producer state
+//! and `.txnindex`, the leader-epoch cache and the log start, log end,
+//! header sanity through the reader); verify only compares.
+//!
 //! Severities: `error` is damage or a state Kafka mishandles (data loss,
 //! wrong answers, refusing to start); `warning` is an inconsistency Kafka
 //! repairs itself at startup or that older brokers legitimately wrote;
@@ -21,7 +25,7 @@
 
 mod segment;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::checkpoint::{self, EpochEntry};
@@ -30,8 +34,10 @@ use crate::lock::{self, LockState};
 use crate::log::{Item, LogReader};
 use crate::logdir::{self, LogDirEntry};
 use crate::naming::{self, FileKind, TempSuffix};
+use crate::partition::{LogDirCheckpoints, Partition, Segment};
+use crate::rules;
 use crate::spec::names as n;
-use segment::{PartitionState, SegmentChecker, SegmentFiles, SegmentSummary};
+use segment::{PartitionState, SegmentChecker, SegmentSummary};
 
 /// How bad a finding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -88,6 +94,7 @@ macro_rules! kinds {
 
 kinds! {
     IoError => "io_error", Error, "a file could not be read";
+    NotKafkaFile => "not_a_kafka_file", Error, "a file given to check that is not a file of a Kafka log dir";
     Corrupt => "corrupt", Error, "bytes in a segment that are not a readable batch";
     TruncatedTail => "truncated_tail", Warning, "a partial batch at the end of the active segment: a torn write, normal after a crash";
     ZeroedTail => "zeroed_tail", Warning, "zero-filled bytes at the end of the active segment, normal after a crash";
@@ -102,12 +109,14 @@ kinds! {
     ControlRecordInvalid => "control_record_invalid", Error, "a control batch whose record is not a valid control record";
     MaxTimestampMismatch => "max_timestamp_mismatch", Warning, "maxTimestamp is not the largest record timestamp (CreateTime)";
     BaseTimestampMismatch => "base_timestamp_mismatch", Warning, "the first record's timestamp is not baseTimestamp (and no delete horizon is set)";
-    OffsetRegression => "offset_regression", Error, "a batch whose offsets do not come after the previous batch's";
-    OffsetOutOfSegment => "offset_out_of_segment", Error, "a batch outside its segment's offset range";
+    BaseOffsetInvalid => "base_offset_invalid", Error, "a batch whose baseOffset (outside the CRC) does not fit its position: below the previous batch's end, outside its segment's offsets, or out of line with the batches around it";
+    BatchLengthInvalid => "batch_length_invalid", Error, "a batch whose batchLength (outside the CRC) is wrong: its CRC matches a different length";
+    PartitionLeaderEpochInvalid => "partition_leader_epoch_invalid", Error, "a batch whose partitionLeaderEpoch (outside the CRC) is negative but not -1, or below the previous batch's";
+    MagicInvalid => "magic_invalid", Error, "a batch whose magic byte (outside the CRC) is wrong: the bytes are a valid v2 batch";
     SequenceGap => "sequence_gap", Warning, "a producer's sequence numbers skip or repeat between its batches";
     SequenceGapCompacted => "sequence_gap_compacted", Info, "a producer sequence gap in a compacted partition (the cleaner removed batches)";
     ProducerEpochRegression => "producer_epoch_regression", Warning, "a producer writes with an epoch lower than before";
-    LeaderEpochRegression => "leader_epoch_regression", Error, "a batch whose partition leader epoch is lower than an earlier batch's";
+    LeaderEpochRegression => "leader_epoch_regression", Error, "a segment whose batches carry a lower leader epoch than the segment before";
     SegmentOverlap => "segment_overlap", Error, "a segment starting at or below the previous segment's last offset";
     SegmentGap => "segment_gap", Info, "offsets missing between two segments of a compacted partition (the cleaner removed them)";
     OffsetGap => "offset_gap", Warning, "offsets missing between two segments of a partition the cleaner never compacted";
@@ -118,7 +127,7 @@ kinds! {
     OrphanIndex => "orphan_index", Warning, "an index file without its .log; Kafka deletes it at startup";
     IndexMissing => "index_missing", Warning, "a segment without .index; Kafka rebuilds it at startup";
     TimeIndexMissing => "time_index_missing", Info, "a segment without .timeindex; Kafka recreates it empty";
-    IndexNotMonotonic => "index_not_monotonic", Error, "index entries that do not increase: lookups give wrong answers";
+    IndexNotMonotonic => "index_not_monotonic", Error, "an index entry out of order with the entries around it: lookups give wrong answers";
     IndexEntryMismatch => "index_entry_mismatch", Error, "an offset index entry that does not point at the batch it must";
     IndexEntryNotBatchEnd => "index_entry_not_batch_end", Warning, "an offset index entry whose offset is not the last offset of its batch";
     IndexEntryInvalid => "index_entry_invalid", Error, "an index entry that cannot be read";
@@ -128,9 +137,9 @@ kinds! {
     IndexNotTrimmed => "index_not_trimmed", Warning, "a zero-filled tail in a rolled segment's index, which Kafka trims at roll";
     IndexGarbageTail => "index_garbage_tail", Warning, "non-zero bytes after an index's last entry";
     IndexPartialEntry => "index_partial_entry", Warning, "an index file length that is not a whole number of entries";
-    TxnIndexMissingEntry => "txn_index_missing_entry", Error, "an ABORT marker with no .txnindex entry: read_committed consumers see aborted records";
-    TxnIndexExtraEntry => "txn_index_extra_entry", Warning, "a .txnindex entry with no ABORT marker";
-    TxnIndexMismatch => "txn_index_mismatch", Error, "a .txnindex entry that names another producer than its marker";
+    TxnIndexMissingEntry => "txn_index_missing_entry", Error, "an ABORT marker of a transaction that wrote here, with no .txnindex entry: read_committed consumers see aborted records";
+    TxnIndexExtraEntry => "txn_index_extra_entry", Warning, "a .txnindex entry with no aborted transaction (an empty transaction's marker gets none)";
+    TxnIndexMismatch => "txn_index_mismatch", Error, "a .txnindex entry that names another producer or first offset than the aborted transaction of its marker";
     HighWatermarkAboveLogEnd => "high_watermark_above_log_end", Error, "replication-offset-checkpoint says the high watermark is past the log end";
     RecoveryPointAboveLogEnd => "recovery_point_above_log_end", Error, "recovery-point-offset-checkpoint says the recovery point is past the log end";
     LogStartOutOfRange => "log_start_out_of_range", Error, "log-start-offset-checkpoint says the log starts past its end";
@@ -139,7 +148,7 @@ kinds! {
     CheckpointMalformed => "checkpoint_malformed", Error, "a checkpoint file Kafka cannot parse (it takes the log dir offline)";
     CheckpointPartitionMissing => "checkpoint_partition_missing", Warning, "a checkpoint names a partition this log dir does not hold";
     LeaderEpochNotIncreasing => "leader_epoch_not_increasing", Error, "leader-epoch-checkpoint entries whose epochs or offsets do not increase";
-    LeaderEpochMismatch => "leader_epoch_mismatch", Error, "batches whose leader epoch disagrees with leader-epoch-checkpoint";
+    LeaderEpochMismatch => "leader_epoch_mismatch", Error, "batches at or above the log start whose leader epoch disagrees with leader-epoch-checkpoint";
     LeaderEpochBeyondLogEnd => "leader_epoch_beyond_log_end", Warning, "a leader-epoch entry past the log end; Kafka drops it at startup";
     LeaderEpochCheckpointMissing => "leader_epoch_checkpoint_missing", Warning, "v2 batches carry leader epochs but there is no leader-epoch-checkpoint";
     ProducerSnapshotCorrupt => "producer_snapshot_corrupt", Warning, "a producer snapshot that does not parse or whose CRC fails; Kafka deletes it and rebuilds from the log";
@@ -287,55 +296,9 @@ impl Findings {
     }
 }
 
-/// What a log dir's checkpoint files say about one partition.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PartitionContext {
-    /// From `replication-offset-checkpoint`.
-    pub high_watermark: Option<i64>,
-    /// From `recovery-point-offset-checkpoint`.
-    pub recovery_point: Option<i64>,
-    /// From `log-start-offset-checkpoint`.
-    pub log_start_offset: Option<i64>,
-    /// From `cleaner-offset-checkpoint` (present: the cleaner has compacted it).
-    pub cleaner_offset: Option<i64>,
-}
-
-/// Per-partition checkpoint values of a log dir, keyed by (topic, partition).
-pub type Contexts = HashMap<(String, i32), PartitionContext>;
-
-/// Read a log dir's four offset checkpoints without reporting anything.
-pub fn log_dir_contexts(dir: &Path, limits: &Limits) -> Contexts {
-    let mut out = Findings::new(0);
-    read_contexts(dir, limits, &mut out)
-}
-
-fn read_contexts(dir: &Path, limits: &Limits, out: &mut Findings) -> Contexts {
-    let mut contexts: Contexts = HashMap::new();
-    for (name, set) in [
-        (n::REPLICATION_OFFSET_CHECKPOINT, (|c, v| c.high_watermark = Some(v)) as fn(&mut PartitionContext, i64)),
-        (n::RECOVERY_POINT_OFFSET_CHECKPOINT, |c, v| c.recovery_point = Some(v)),
-        (n::LOG_START_OFFSET_CHECKPOINT, |c, v| c.log_start_offset = Some(v)),
-        (n::CLEANER_OFFSET_CHECKPOINT, |c, v| c.cleaner_offset = Some(v)),
-    ] {
-        let path = dir.join(name);
-        if !path.exists() {
-            continue;
-        }
-        match checkpoint::read_offsets(&path, limits) {
-            Ok(c) => {
-                for (_, e) in c.entries {
-                    set(contexts.entry((e.topic, e.partition)).or_default(), e.offset);
-                }
-            }
-            Err(e) => out.error(&path, &e, Kind::CheckpointMalformed),
-        }
-    }
-    contexts
-}
-
-/// Check a log dir's own files. Returns what its checkpoints say about each
-/// partition (for [`check_partition`]) and the findings.
-pub fn check_log_dir(dir: &Path, opts: &Options) -> (Contexts, Report) {
+/// Check a log dir's own files. Returns its offset checkpoints (for
+/// [`check_partition`]) and the findings.
+pub fn check_log_dir(dir: &Path, opts: &Options) -> (LogDirCheckpoints, Report) {
     let mut out = Findings::new(opts.max_per_kind);
     match lock::log_dir_lock(dir) {
         LockState::Held { pid } => out.push(
@@ -344,7 +307,7 @@ pub fn check_log_dir(dir: &Path, opts: &Options) -> (Contexts, Report) {
             None,
             None,
             Kind::LogDirLocked,
-            format!("held by pid {pid}: a live broker is using this log dir; files may change while they are read (verify only reads)"),
+            format!("held by {}: a live broker is using this log dir; files may change while they are read (verify only reads)", lock::describe_holder(pid)),
         ),
         LockState::Unknown | LockState::NoLockFile | LockState::Free => {}
     }
@@ -393,7 +356,10 @@ pub fn check_log_dir(dir: &Path, opts: &Options) -> (Contexts, Report) {
             "no clean-shutdown marker: the broker did not stop cleanly (or is running)".into(),
         );
     }
-    let contexts = read_contexts(dir, &opts.limits, &mut out);
+    let checkpoints = LogDirCheckpoints::read(dir, &opts.limits);
+    for (path, e) in &checkpoints.unreadable {
+        out.error(path, e, Kind::CheckpointMalformed);
+    }
     let mut present = std::collections::HashSet::new();
     match logdir::log_dir_entries(dir) {
         Err(e) => out.error(dir, &e, Kind::IoError),
@@ -433,7 +399,7 @@ pub fn check_log_dir(dir: &Path, opts: &Options) -> (Contexts, Report) {
             }
         }
     }
-    let mut missing: Vec<&(String, i32)> = contexts.keys().filter(|k| !present.contains(*k)).collect();
+    let mut missing: Vec<&(String, i32)> = checkpoints.partitions().filter(|k| !present.contains(*k)).collect();
     missing.sort();
     for (topic, partition) in missing {
         out.push(
@@ -445,178 +411,133 @@ pub fn check_log_dir(dir: &Path, opts: &Options) -> (Contexts, Report) {
             format!("the checkpoints name {topic}-{partition}, which has no directory here"),
         );
     }
-    (contexts, Report { findings: out.finish(), stats: Stats::default() })
+    (checkpoints, Report { findings: out.finish(), stats: Stats::default() })
 }
 
-/// The files of one partition directory, sorted out.
-#[derive(Default)]
-struct PartitionFiles {
-    segments: BTreeMap<i64, [Option<PathBuf>; 4]>,
-    producer_snapshots: Vec<(i64, PathBuf)>,
-    kraft_snapshots: Vec<PathBuf>,
-    leader_epochs: Option<PathBuf>,
-    partition_metadata: Option<PathBuf>,
-}
-
-fn sort_files(files: Vec<PathBuf>, out: &mut Findings) -> PartitionFiles {
-    let mut pf = PartitionFiles::default();
-    for f in files {
-        let name = f.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        let fname = naming::classify(&name);
-        if let Some(sfx) = fname.suffix {
-            let (kind, what) = match sfx {
-                TempSuffix::Swap => (Kind::LeftoverSwap, "a log-cleaner swap interrupted"),
-                TempSuffix::Deleted => (Kind::LeftoverFile, "scheduled for deletion"),
-                TempSuffix::Cleaned => (Kind::LeftoverFile, "log-cleaner output never swapped in"),
-                TempSuffix::Partial => (Kind::LeftoverFile, "a KRaft snapshot never completed"),
-            };
-            out.push(&f, None, None, fname.offset, kind, format!("{what}; Kafka deals with it at startup"));
-            continue;
-        }
-        let slot = match fname.kind {
-            FileKind::Log => Some(0),
-            FileKind::OffsetIndex => Some(1),
-            FileKind::TimeIndex => Some(2),
-            FileKind::TxnIndex => Some(3),
-            _ => None,
-        };
-        match (slot, fname.offset) {
-            (Some(i), Some(off)) => {
-                if let Some(s) = pf.segments.entry(off).or_default().get_mut(i) {
-                    *s = Some(f);
-                }
+/// Report what a partition dir holds besides its segments: leftovers and
+/// index files without a `.log`.
+fn sort_out(p: &Partition, out: &mut Findings) {
+    for (f, name) in &p.leftovers {
+        let (kind, what) = match name.suffix {
+            Some(TempSuffix::Swap) => {
+                (Kind::LeftoverSwap, "a log-cleaner swap interrupted; Kafka completes it at startup")
             }
-            _ => match fname.kind {
-                FileKind::ProducerSnapshot => pf.producer_snapshots.push((fname.offset.unwrap_or(0), f)),
-                FileKind::KraftSnapshot => pf.kraft_snapshots.push(f),
-                FileKind::LeaderEpochCheckpoint => pf.leader_epochs = Some(f),
-                FileKind::PartitionMetadata => pf.partition_metadata = Some(f),
-                _ if name.ends_with(n::TMP_FILE_SUFFIX) => {
-                    out.push(&f, None, None, None, Kind::LeftoverFile, "left over by an interrupted write".into())
-                }
-                _ => {}
-            },
-        }
+            Some(TempSuffix::Deleted) => (Kind::LeftoverFile, "scheduled for deletion; Kafka deletes it at startup"),
+            Some(TempSuffix::Cleaned) => {
+                (Kind::LeftoverFile, "log-cleaner output never swapped in; Kafka deletes it at startup")
+            }
+            Some(TempSuffix::Partial) => (Kind::LeftoverFile, "a KRaft snapshot never completed; Kafka deletes it"),
+            None => (Kind::LeftoverFile, "left over by an interrupted write"),
+        };
+        out.push(f, None, None, name.offset, kind, what.into());
     }
-    pf
+    for (base, f) in &p.orphan_indexes {
+        out.push(
+            f,
+            None,
+            None,
+            Some(*base),
+            Kind::OrphanIndex,
+            format!("no {} for this index", naming::segment_file_name(*base, n::LOG_FILE_SUFFIX)),
+        );
+    }
 }
 
-/// Check one partition directory. `ctx` holds its entries in the log dir's
-/// checkpoints (if known); `progress` is told the bytes read as it goes.
-pub fn check_partition(dir: &Path, ctx: Option<&PartitionContext>, opts: &Options, progress: &dyn Fn(u64)) -> Report {
+/// Check one partition directory; `checkpoints` are its log dir's (empty if
+/// it has none). `progress` is told the bytes read as it goes.
+pub fn check_partition(dir: &Path, checkpoints: &LogDirCheckpoints, opts: &Options, progress: &dyn Fn(u64)) -> Report {
     let mut out = Findings::new(opts.max_per_kind);
     let mut stats = Stats { partitions: 1, ..Stats::default() };
-    let files = match logdir::partition_files(dir) {
-        Ok(f) => f,
+    let p = match Partition::open_with(dir, checkpoints) {
+        Ok(p) => p,
         Err(e) => {
             out.error(dir, &e, Kind::IoError);
             return Report { findings: out.finish(), stats };
         }
     };
-    let pf = sort_files(files, &mut out);
-    let ctx = ctx.copied().unwrap_or_default();
-    let mut st = PartitionState::new(ctx.cleaner_offset.is_some());
-    let logs: Vec<(i64, &[Option<PathBuf>; 4])> =
-        pf.segments.iter().filter(|(_, f)| f[0].is_some()).map(|(b, f)| (*b, f)).collect();
-    for (base, f) in &pf.segments {
-        if f[0].is_none() {
-            for p in f.iter().flatten() {
-                out.push(
-                    p,
-                    None,
-                    None,
-                    Some(*base),
-                    Kind::OrphanIndex,
-                    format!("no {} for this index", naming::segment_file_name(*base, n::LOG_FILE_SUFFIX)),
-                );
-            }
-        }
-    }
+    sort_out(&p, &mut out);
+    let mut st = PartitionState::new(&p, opts);
     let mut prev: Option<(i64, SegmentSummary)> = None;
-    for (i, &(base, f)) in logs.iter().enumerate() {
-        let [Some(log), index, time_index, txn_index] = f.clone() else { continue };
-        let is_last = i.saturating_add(1) == logs.len();
-        let size = std::fs::metadata(&log).map(|m| m.len()).unwrap_or(0);
-        if index.is_none() && size > 0 {
-            out.push(&log, None, None, Some(base), Kind::IndexMissing, "this segment has no .index".into());
+    for seg in &p.segments {
+        if seg.index.is_none() && seg.size > 0 {
+            out.push(&seg.log, None, None, Some(seg.base), Kind::IndexMissing, "this segment has no .index".into());
         }
-        if time_index.is_none() && size > 0 {
-            out.push(&log, None, None, Some(base), Kind::TimeIndexMissing, "this segment has no .timeindex".into());
+        if seg.time_index.is_none() && seg.size > 0 {
+            out.push(
+                &seg.log,
+                None,
+                None,
+                Some(seg.base),
+                Kind::TimeIndexMissing,
+                "this segment has no .timeindex".into(),
+            );
         }
-        let seg = SegmentFiles {
-            base,
-            log: log.clone(),
-            index,
-            time_index,
-            txn_index,
-            is_last,
-            next_base: logs.get(i.saturating_add(1)).map(|(b, _)| *b),
-        };
-        let summary = SegmentChecker::new(&seg, &mut st, &mut out, &mut stats, opts).run(progress);
+        let summary = SegmentChecker::new(seg, &mut st, &mut out, &mut stats, opts).run(progress);
         if let Some(first) = summary.first_offset
-            && first < base
+            && first < seg.base
         {
             out.push(
-                &log,
+                &seg.log,
                 Some(0),
                 None,
                 Some(first),
                 Kind::SegmentBaseOffsetMismatch,
-                format!("the first batch starts at offset {first}, below the segment's base offset {base}"),
+                format!("the first batch starts at offset {first}, below the segment's base offset {}", seg.base),
             );
         }
-        if let Some((_, p)) = &prev
-            && let Some(prev_last) = p.last_offset
+        if let Some((_, pr)) = &prev
+            && let Some(prev_last) = pr.last_offset
         {
-            if base <= prev_last {
+            if seg.base <= prev_last {
                 out.push(
-                    &log,
+                    &seg.log,
                     None,
                     None,
-                    Some(base),
+                    Some(seg.base),
                     Kind::SegmentOverlap,
-                    format!("base offset {base} but the previous segment ends at offset {prev_last}"),
+                    format!("base offset {} but the previous segment ends at offset {prev_last}", seg.base),
                 );
-            } else if base > prev_last.saturating_add(1) {
+            } else if seg.base > prev_last.saturating_add(1) {
                 let kind = if st.compacted() { Kind::SegmentGap } else { Kind::OffsetGap };
                 out.push(
-                    &log,
+                    &seg.log,
                     None,
                     None,
-                    Some(base),
+                    Some(seg.base),
                     kind,
-                    format!("offsets {}..{base} are in no segment", prev_last.saturating_add(1)),
+                    format!("offsets {}..{} are in no segment", prev_last.saturating_add(1), seg.base),
                 );
             }
         }
-        if summary.batches == 0 && !is_last && size == 0 {
-            out.push(&log, None, None, Some(base), Kind::EmptySegment, "a rolled segment with no batches".into());
+        if summary.batches == 0 && !seg.is_active() && seg.size == 0 {
+            out.push(
+                &seg.log,
+                None,
+                None,
+                Some(seg.base),
+                Kind::EmptySegment,
+                "a rolled segment with no batches".into(),
+            );
         }
-        prev = Some((base, summary));
+        prev = Some((seg.base, summary));
     }
-    // the log end offset: after the last batch, or the active segment's base
-    let first_base = logs.first().map(|(b, _)| *b);
-    let log_end = match (st.last_offset, logs.last()) {
-        (Some(last), Some((base, _))) => last.saturating_add(1).max(*base),
-        (None, Some((base, _))) => *base,
-        (Some(last), None) => last.saturating_add(1),
-        (None, None) => 0,
-    };
-    checkpoints(dir, &ctx, first_base, log_end, &mut out);
-    leader_epochs(dir, &pf, &st, log_end, opts, &mut out);
-    for (offset, path) in &pf.producer_snapshots {
+    let log_end = rules::log::log_end_from(st.last_offset, p.active().map(|s| s.base));
+    let log_start = rules::log::log_start_offset(&p);
+    checkpoints_of(&p, log_start, log_end, &mut out);
+    leader_epochs(&p, &st, log_start, log_end, opts, &mut out);
+    for (offset, path) in &p.snapshots {
         producer_snapshot(path, *offset, log_end, opts, &mut out);
     }
-    for path in &pf.kraft_snapshots {
+    for path in &p.kraft_snapshots {
         kraft_snapshot(path, opts, &mut out, &mut stats, progress);
     }
-    match &pf.partition_metadata {
-        Some(p) => {
-            if let Err(e) = crate::properties::read_partition_metadata(p, &opts.limits) {
-                out.error(p, &e, Kind::PartitionMetadataInvalid);
+    match &p.partition_metadata {
+        Some(f) => {
+            if let Err(e) = crate::properties::read_partition_metadata(f, &opts.limits) {
+                out.error(f, &e, Kind::PartitionMetadataInvalid);
             }
         }
-        None if !logs.is_empty() => out.push(
+        None if !p.segments.is_empty() => out.push(
             &dir.join(n::PARTITION_METADATA),
             None,
             None,
@@ -629,9 +550,10 @@ pub fn check_partition(dir: &Path, ctx: Option<&PartitionContext>, opts: &Option
     Report { findings: out.finish(), stats }
 }
 
-fn checkpoints(dir: &Path, ctx: &PartitionContext, first_base: Option<i64>, log_end: i64, out: &mut Findings) {
-    let log_start = ctx.log_start_offset.unwrap_or(0).max(first_base.unwrap_or(0));
-    let file = |name: &str| dir.parent().map_or_else(|| PathBuf::from(name), |p| p.join(name));
+fn checkpoints_of(p: &Partition, log_start: i64, log_end: i64, out: &mut Findings) {
+    let ctx = &p.checkpoints;
+    let dir = &p.dir;
+    let file = |name: &str| p.log_dir.join(name);
     if let Some(hw) = ctx.high_watermark {
         if hw > log_end {
             out.push(
@@ -692,25 +614,22 @@ fn checkpoints(dir: &Path, ctx: &PartitionContext, first_base: Option<i64>, log_
     }
 }
 
-fn leader_epochs(
-    dir: &Path,
-    pf: &PartitionFiles,
-    st: &PartitionState,
-    log_end: i64,
-    opts: &Options,
-    out: &mut Findings,
-) {
-    let Some(path) = &pf.leader_epochs else {
-        if !st.lineage.is_empty() {
+/// `leader-epoch-checkpoint` against the epochs the batches carry, by Kafka's
+/// cache rules ([`rules::epochs`]): only offsets at or above the log start
+/// are covered.
+fn leader_epochs(p: &Partition, st: &PartitionState, log_start: i64, log_end: i64, opts: &Options, out: &mut Findings) {
+    let lineage: Vec<(i32, i64)> = st.lineage.iter().map(|l| (l.epoch, l.offset)).collect();
+    let Some(path) = &p.leader_epoch_checkpoint else {
+        if !lineage.is_empty() {
             out.push(
-                &dir.join(n::LEADER_EPOCH_CHECKPOINT),
+                &p.epochs_path(),
                 None,
                 None,
                 None,
                 Kind::LeaderEpochCheckpointMissing,
                 format!(
                     "batches carry leader epochs {:?} but there is no checkpoint",
-                    st.lineage.iter().map(|l| l.0).collect::<Vec<_>>()
+                    lineage.iter().map(|l| l.0).collect::<Vec<_>>()
                 ),
             );
         }
@@ -755,26 +674,25 @@ fn leader_epochs(
         }
         prev = Some(*e);
     }
-    // Every epoch change in the batches must fall in that epoch's range of
-    // the checkpoint: the entry with the largest start offset at or below it.
-    for &(epoch, offset) in &st.lineage {
-        let covering =
-            entries.iter().map(|(_, e)| e).filter(|e| e.start_offset <= offset).max_by_key(|e| e.start_offset);
-        if covering.is_none_or(|e| e.epoch != epoch) {
-            out.push(
-                path,
-                None,
-                None,
-                Some(offset),
-                Kind::LeaderEpochMismatch,
-                match covering {
-                    Some(e) => format!(
-                        "batches from offset {offset} carry leader epoch {epoch}, but the checkpoint says epoch {} (from offset {})",
-                        e.epoch, e.start_offset
-                    ),
-                    None => format!("batches from offset {offset} carry leader epoch {epoch}, which the checkpoint does not cover"),
-                },
-            );
+    let cache: Vec<EpochEntry> = entries.iter().map(|(_, e)| *e).collect();
+    for m in rules::epochs::lineage_mismatches(&cache, &lineage, log_start) {
+        // the batch where the epoch took effect
+        let at = st.lineage.iter().rfind(|l| l.offset <= m.offset);
+        let message = match m.cached {
+            Some(e) => format!(
+                "batches from offset {} carry leader epoch {}, but leader-epoch-checkpoint says epoch {} (from offset {})",
+                m.offset, m.epoch, e.epoch, e.start_offset
+            ),
+            None => format!(
+                "batches from offset {} carry leader epoch {}, which leader-epoch-checkpoint does not cover",
+                m.offset, m.epoch
+            ),
+        };
+        match at {
+            Some(l) => {
+                out.push(&l.log, Some(l.position), Some(l.end), Some(m.offset), Kind::LeaderEpochMismatch, message)
+            }
+            None => out.push(path, None, None, Some(m.offset), Kind::LeaderEpochMismatch, message),
         }
     }
 }
@@ -841,7 +759,8 @@ fn kraft_snapshot(path: &Path, opts: &Options, out: &mut Findings, stats: &mut S
             }
             Ok(None) => break,
             Ok(Some(Item::Damage(d))) => {
-                out.push(path, Some(d.start), Some(d.end), None, Kind::Corrupt, d.error.message());
+                let (kind, message) = segment::damage_finding(&d, false, size);
+                out.push(path, Some(d.start), Some(d.end), None, kind, message);
             }
             Ok(Some(Item::Entry(crate::log::Entry::V2(b)))) => {
                 stats.batches = stats.batches.saturating_add(1);
@@ -893,50 +812,73 @@ fn kraft_snapshot(path: &Path, opts: &Options, out: &mut Findings, stats: &mut S
     progress(size);
 }
 
-/// Check a single file: a segment file is checked with its sibling segment
-/// files (an index cannot be judged without its log); other files alone.
+/// Check a single file: a segment file is checked with the other files of
+/// its segment (an index cannot be judged without its log), as part of its
+/// partition; other files alone. A `.log` whose name is not Kafka's is read
+/// as a segment whose base offset is its first batch's. A file that is no
+/// file of a Kafka log dir is a [`Kind::NotKafkaFile`] finding.
 pub fn check_file(path: &Path, opts: &Options, progress: &dyn Fn(u64)) -> Report {
     let mut out = Findings::new(opts.max_per_kind);
     let mut stats = Stats::default();
     let name = path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let fname = naming::classify(&name);
-    let dir = path.parent().unwrap_or(Path::new("."));
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     match (fname.kind, fname.offset, fname.suffix) {
         (FileKind::Log | FileKind::OffsetIndex | FileKind::TimeIndex | FileKind::TxnIndex, Some(base), None) => {
-            let sib = |sfx: &str| {
-                let p = dir.join(naming::segment_file_name(base, sfx));
-                p.exists().then_some(p)
+            let checkpoints = dir.parent().map(|d| LogDirCheckpoints::read(d, &opts.limits)).unwrap_or_default();
+            let p = match Partition::open_with(dir, &checkpoints) {
+                Ok(p) => p,
+                Err(e) => {
+                    out.error(path, &e, Kind::IoError);
+                    return Report { findings: out.finish(), stats };
+                }
             };
-            let Some(log) = sib(n::LOG_FILE_SUFFIX) else {
+            let Some(seg) = p.segments.iter().find(|s| s.base == base) else {
                 out.push(path, None, None, Some(base), Kind::OrphanIndex, "no .log for this index".into());
                 return Report { findings: out.finish(), stats };
             };
-            // the next segment, if the directory has one
-            let next_base = logdir::partition_files(dir).ok().and_then(|files| {
-                files
-                    .iter()
-                    .filter_map(|f| f.file_name().map(|s| naming::classify(&s.to_string_lossy())))
-                    .filter(|f| f.kind == FileKind::Log && f.suffix.is_none())
-                    .filter_map(|f| f.offset)
-                    .find(|&o| o > base)
-            });
-            let seg = SegmentFiles {
-                base,
-                log,
-                index: sib(n::INDEX_FILE_SUFFIX),
-                time_index: sib(n::TIME_INDEX_FILE_SUFFIX),
-                txn_index: sib(n::TXN_INDEX_FILE_SUFFIX),
-                is_last: next_base.is_none(),
-                next_base,
+            let mut st = PartitionState::at_segment(&p, seg, opts);
+            SegmentChecker::new(seg, &mut st, &mut out, &mut stats, opts).run(progress);
+        }
+        (FileKind::Unknown, _, None) if name.ends_with(n::LOG_FILE_SUFFIX) => {
+            // a segment under another name: no bounds but its own first batch
+            let seg = Segment {
+                base: 0,
+                log: path.to_path_buf(),
+                size: std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
+                index: None,
+                time_index: None,
+                txn_index: None,
+                next_base: None,
             };
-            let mut st = PartitionState::default();
-            SegmentChecker::new(&seg, &mut st, &mut out, &mut stats, opts).run(progress);
+            let first = crate::log::LogReader::open(path, opts.limits).ok().and_then(|mut r| match r.next_item() {
+                Ok(Some(Item::Entry(e))) => Some(match e {
+                    crate::log::Entry::V2(b) => b.header().base_offset,
+                    crate::log::Entry::Legacy(m) => m.offset,
+                }),
+                _ => None,
+            });
+            out.push(
+                path,
+                None,
+                None,
+                first,
+                Kind::Note,
+                match first {
+                    Some(o) => format!("not a Kafka segment name (20 digits): read as a segment whose base offset is its first batch's, {o}"),
+                    None => "not a Kafka segment name (20 digits): read as a segment; no batch gives its base offset".into(),
+                },
+            );
+            let seg = Segment { base: first.unwrap_or(0), ..seg };
+            let mut st = PartitionState::standalone(opts);
+            SegmentChecker::new(&seg, &mut st, &mut out, &mut stats, opts).unbounded().run(progress);
         }
         (FileKind::ProducerSnapshot, Some(offset), None) => producer_snapshot(path, offset, i64::MAX, opts, &mut out),
         (FileKind::KraftSnapshot, _, None) => kraft_snapshot(path, opts, &mut out, &mut stats, progress),
         (FileKind::LeaderEpochCheckpoint, _, _) => {
-            let pf = PartitionFiles { leader_epochs: Some(path.to_path_buf()), ..PartitionFiles::default() };
-            leader_epochs(dir, &pf, &PartitionState::default(), i64::MAX, opts, &mut out);
+            if let Err(e) = checkpoint::read_epochs(path, &opts.limits) {
+                out.error(path, &e, Kind::CheckpointMalformed);
+            }
         }
         (FileKind::PartitionMetadata, _, _) => {
             if let Err(e) = crate::properties::read_partition_metadata(path, &opts.limits) {
@@ -954,10 +896,25 @@ pub fn check_file(path: &Path, opts: &Options, progress: &dyn Fn(u64)) -> Report
             r.findings.retain(|f| f.file == path);
             return r;
         }
-        (_, _, Some(_)) => {
-            sort_files(vec![path.to_path_buf()], &mut out);
+        (FileKind::CleanShutdown | FileKind::QuorumState | FileKind::Lock, _, _) => {}
+        (_, _, Some(sfx)) => {
+            out.push(
+                path,
+                None,
+                None,
+                fname.offset,
+                Kind::LeftoverFile,
+                format!("a .{} file; Kafka deals with it at startup", sfx.name()),
+            );
         }
-        _ => out.push(path, None, None, None, Kind::Note, "not a file logtool verifies".into()),
+        _ => out.push(
+            path,
+            None,
+            None,
+            None,
+            Kind::NotKafkaFile,
+            "not a file of a Kafka log dir (segment, index, snapshot, checkpoint, properties)".into(),
+        ),
     }
     Report { findings: out.finish(), stats }
 }

@@ -1,22 +1,32 @@
 //! Checking one segment (`.log` with its `.index`, `.timeindex`, `.txnindex`)
 //! in a single streaming pass.
 //!
-//! The log is read entry by entry; the three index files are read alongside it
-//! as sorted streams and merged with the batches as they go by, so memory does
-//! not grow with the segment. State that spans segments (the last offset seen,
-//! producer sequences, the leader-epoch lineage) lives in [`PartitionState`].
+//! The log is read entry by entry by a reader that checks each header
+//! against the segment's bounds and the batch before it (`crate::sanity`):
+//! what it does not trust comes as damage, named by the field at fault. The
+//! three index files are read alongside it as sorted streams and merged with
+//! the batches as they go by, so memory does not grow with the segment; an
+//! index entry out of order with the entries around it is reported as such
+//! and left out of the merge, so it cannot make the correct ones look wrong.
+//! State that spans segments (the last offset seen, producer sequences and
+//! transactions, the leader-epoch lineage) lives in [`PartitionState`];
+//! what Kafka writes into a `.txnindex` comes from
+//! [`crate::rules::producer`].
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 
 use super::{Findings, Kind, Options, Stats};
 use crate::batch::{RecordBatch, TimestampType, increment_sequence};
 use crate::control::{self, ControlRecord};
 use crate::error::{Error, ErrorKind};
-use crate::index::{IndexEntry, IndexKind, IndexReader, IndexTail, OffsetIndexEntry, TimeIndexEntry, TxnIndexEntry};
+use crate::index::{IndexEntry, IndexKind, IndexReader, IndexTail, TxnIndexEntry};
 use crate::legacy::LegacyMessage;
 use crate::limits::Limits;
-use crate::log::{Damage, Entry, LogReader, Slab, SlabItem};
+use crate::log::{Damage, Entry, Slab, SlabItem};
+use crate::partition::{Partition, Segment};
+use crate::rules::producer::{Marker, ProducerState};
+use crate::sanity::{Bounds, HeaderField};
 use rayon::prelude::*;
 
 /// Producers tracked for sequence continuity; beyond this, new ones are not.
@@ -30,8 +40,19 @@ struct ProducerSeq {
     last_offset: i64,
 }
 
+/// Where the batches' leader epoch rose.
+#[derive(Clone, Debug)]
+pub(crate) struct Lineage {
+    pub epoch: i32,
+    /// The first offset of the first batch with it.
+    pub offset: i64,
+    /// That batch: its segment and byte range.
+    pub log: PathBuf,
+    pub position: u64,
+    pub end: u64,
+}
+
 /// What carries over from one segment to the next.
-#[derive(Default)]
 pub(crate) struct PartitionState {
     /// The largest offset seen so far.
     pub last_offset: Option<i64>,
@@ -39,21 +60,47 @@ pub(crate) struct PartitionState {
     compacted: bool,
     producers: HashMap<i64, ProducerSeq>,
     producers_capped: bool,
-    /// (epoch, first offset) each time the batches' leader epoch rose.
-    pub lineage: Vec<(i32, i64)>,
+    /// Open transactions, as Kafka's producer state keeps them.
+    transactions: ProducerState,
+    /// Each time the batches' leader epoch rose.
+    pub lineage: Vec<Lineage>,
 }
 
-/// The files of one segment.
-pub(crate) struct SegmentFiles {
-    pub base: i64,
-    pub log: PathBuf,
-    pub index: Option<PathBuf>,
-    pub time_index: Option<PathBuf>,
-    pub txn_index: Option<PathBuf>,
-    /// The active (last) segment: a torn tail and preallocated indexes are normal here.
-    pub is_last: bool,
-    /// The next segment's base offset.
-    pub next_base: Option<i64>,
+impl PartitionState {
+    fn with(compacted: bool, transactions: ProducerState) -> PartitionState {
+        PartitionState {
+            last_offset: None,
+            compacted,
+            producers: HashMap::new(),
+            producers_capped: false,
+            transactions,
+            lineage: Vec::new(),
+        }
+    }
+
+    /// State for checking `p` from its first segment: its producers'
+    /// transactions as of there (a producer snapshot, or the log's start).
+    pub fn new(p: &Partition, opts: &Options) -> PartitionState {
+        let at = p.first_base().unwrap_or(0);
+        let transactions = ProducerState::at(p, at, &opts.limits).unwrap_or_else(|_| ProducerState::incomplete());
+        PartitionState::with(p.checkpoints.cleaner_offset.is_some(), transactions)
+    }
+
+    /// State for checking segment `seg` of `p` alone.
+    pub fn at_segment(p: &Partition, seg: &Segment, opts: &Options) -> PartitionState {
+        let transactions = ProducerState::at(p, seg.base, &opts.limits).unwrap_or_else(|_| ProducerState::incomplete());
+        PartitionState::with(p.checkpoints.cleaner_offset.is_some(), transactions)
+    }
+
+    /// State for a segment outside any partition.
+    pub fn standalone(_opts: &Options) -> PartitionState {
+        PartitionState::with(false, ProducerState::incomplete())
+    }
+
+    /// Whether the log cleaner has run on the partition.
+    pub fn compacted(&self) -> bool {
+        self.compacted
+    }
 }
 
 /// What a segment turned out to hold.
@@ -65,20 +112,62 @@ pub(crate) struct SegmentSummary {
     pub batches: u64,
 }
 
-/// An index file read as a stream, one entry of look-ahead.
+/// Whether index entry `b` may follow `a`.
+fn in_order(a: &IndexEntry, b: &IndexEntry) -> bool {
+    match (a, b) {
+        (IndexEntry::Offset(a), IndexEntry::Offset(b)) => b.offset > a.offset && b.position > a.position,
+        // the roll entry may repeat the last entry's offset, never go back
+        (IndexEntry::Time(a), IndexEntry::Time(b)) => b.timestamp > a.timestamp && b.offset >= a.offset,
+        (IndexEntry::Txn(a), IndexEntry::Txn(b)) => b.last_offset > a.last_offset,
+        _ => false,
+    }
+}
+
+fn describe(e: &IndexEntry) -> String {
+    match e {
+        IndexEntry::Offset(e) => format!("(offset {}, position {})", e.offset, e.position),
+        IndexEntry::Time(e) => format!("(timestamp {}, offset {})", e.timestamp, e.offset),
+        IndexEntry::Txn(e) => format!("(producer {}, offsets {}..={})", e.producer_id, e.first_offset, e.last_offset),
+    }
+}
+
+fn slot_position(e: &IndexEntry) -> u64 {
+    match e {
+        IndexEntry::Offset(e) => e.slot.saturating_mul(8),
+        IndexEntry::Time(e) => e.slot.saturating_mul(12),
+        IndexEntry::Txn(_) => 0,
+    }
+}
+
+/// An index file read as a stream of the entries that are in order: an
+/// entry out of order with the entries around it is reported and skipped.
 struct Stream {
     path: PathBuf,
     reader: IndexReader,
+    /// Entries read from the file, not yet classified.
+    ahead: VecDeque<IndexEntry>,
+    /// The next in-order entry.
     peeked: Option<IndexEntry>,
-    /// The previous entry, for monotonicity.
+    /// The last in-order entry passed.
     prev: Option<IndexEntry>,
+    /// The log's size (to say when an entry points past it).
+    log_size: u64,
+    ended: bool,
 }
 
 impl Stream {
-    fn open(path: &Option<PathBuf>, kind: IndexKind, base: i64, out: &mut Findings) -> Option<Stream> {
+    fn open(path: &Option<PathBuf>, kind: IndexKind, base: i64, log_size: u64, out: &mut Findings) -> Option<Stream> {
         let path = path.as_ref()?;
         match IndexReader::open(path, kind, base) {
-            Ok(reader) => Some(Stream { path: path.clone(), reader, peeked: None, prev: None }),
+            Ok(reader) => Some(Stream {
+                path: path.clone(),
+                reader,
+                ahead: VecDeque::new(),
+                peeked: None,
+                prev: None,
+                log_size,
+                ended: false,
+            }),
             Err(e) => {
                 out.error(path, &e, Kind::IoError);
                 None
@@ -86,16 +175,69 @@ impl Stream {
         }
     }
 
-    /// The next entry, reporting a read error (which ends the stream).
-    fn peek(&mut self, out: &mut Findings) -> Option<IndexEntry> {
-        if self.peeked.is_none() {
-            match self.reader.next()? {
-                Ok(e) => self.peeked = Some(e),
-                Err(e) => {
+    /// The `n`-th entry of the file not yet classified (0 = the next).
+    fn raw(&mut self, n: usize, out: &mut Findings) -> Option<IndexEntry> {
+        while self.ahead.len() <= n && !self.ended {
+            match self.reader.next() {
+                Some(Ok(e)) => self.ahead.push_back(e),
+                Some(Err(e)) => {
                     out.error(&self.path, &e, Kind::IndexEntryInvalid);
-                    return None;
+                    self.ended = true;
                 }
+                None => self.ended = true,
             }
+        }
+        self.ahead.get(n).copied()
+    }
+
+    /// The next in-order entry. An entry is out of place when it does not
+    /// follow the last in-order one, or when it and the entry after it
+    /// conflict and it is the one out of line: the entry after that agrees
+    /// with its neighbour but not with it, or it stands between the last
+    /// in-order entry and one that fits right after it. Otherwise the later
+    /// of the two is taken as out of place (it fails the first rule next).
+    fn peek(&mut self, out: &mut Findings) -> Option<IndexEntry> {
+        while self.peeked.is_none() {
+            let cur = self.raw(0, out)?;
+            let next = self.raw(1, out);
+            let next2 = self.raw(2, out);
+            let out_of_place = if self.prev.is_some_and(|p| !in_order(&p, &cur)) {
+                true
+            } else if let Some(n) = next.filter(|n| !in_order(&cur, n)) {
+                match next2 {
+                    Some(n2) if in_order(&n, &n2) != in_order(&cur, &n2) => !in_order(&cur, &n2),
+                    Some(_) => false,
+                    None => self.prev.is_some_and(|p| in_order(&p, &n)),
+                }
+            } else {
+                false
+            };
+            self.ahead.pop_front();
+            if out_of_place {
+                let past = match cur {
+                    IndexEntry::Offset(e) if u64::try_from(e.position).unwrap_or(u64::MAX) >= self.log_size => {
+                        "; it also points past the end of the log"
+                    }
+                    _ => "",
+                };
+                let around = match (self.prev, next) {
+                    (Some(p), Some(n)) => format!(" between {} and {}", describe(&p), describe(&n)),
+                    (Some(p), None) => format!(" after {}", describe(&p)),
+                    (None, Some(n)) => format!(" before {}", describe(&n)),
+                    (None, None) => String::new(),
+                };
+                let (offset, slot) = (entry_offset(&cur), slot_position(&cur));
+                out.push(
+                    &self.path,
+                    Some(slot),
+                    None,
+                    Some(offset),
+                    Kind::IndexNotMonotonic,
+                    format!("entry {} is out of order{around}{past}", describe(&cur)),
+                );
+                continue;
+            }
+            self.peeked = Some(cur);
         }
         self.peeked
     }
@@ -109,6 +251,51 @@ impl Stream {
     /// After the last entry: how the file ends.
     fn tail(&self) -> Option<IndexTail> {
         self.reader.tail().copied()
+    }
+}
+
+fn entry_offset(e: &IndexEntry) -> i64 {
+    match e {
+        IndexEntry::Offset(e) => e.offset,
+        IndexEntry::Time(e) => e.offset,
+        IndexEntry::Txn(e) => e.last_offset,
+    }
+}
+
+/// The finding of a damaged range: its kind and message.
+pub(crate) fn damage_finding(d: &Damage, is_active: bool, file_end: u64) -> (Kind, String) {
+    if let Some(f) = d.field {
+        let kind = match f {
+            HeaderField::BaseOffset => Kind::BaseOffsetInvalid,
+            HeaderField::BatchLength => Kind::BatchLengthInvalid,
+            HeaderField::PartitionLeaderEpoch => Kind::PartitionLeaderEpochInvalid,
+            HeaderField::Magic => Kind::MagicInvalid,
+        };
+        return (kind, d.error.message());
+    }
+    let (kind, note) = damage_kind(d, is_active, file_end);
+    (kind, format!("{note}: {}", d.error.message()))
+}
+
+/// The kind of a damaged range that is not a wrong header field, and what it means.
+fn damage_kind(d: &Damage, is_active: bool, file_end: u64) -> (Kind, &'static str) {
+    let at_end = d.end == file_end;
+    if is_active && at_end && d.zeroed {
+        (
+            Kind::ZeroedTail,
+            "zero-filled bytes at the end of the active segment (after a crash); Kafka's recovery truncates them",
+        )
+    } else if is_active && d.truncated_tail {
+        (
+            Kind::TruncatedTail,
+            "a torn write at the end of the active segment (normal after a crash); Kafka's recovery truncates it",
+        )
+    } else if d.truncated_tail {
+        (Kind::TruncatedSegment, "a rolled segment ends in the middle of a batch")
+    } else if d.zeroed {
+        (Kind::ZeroedRegion, "zero-filled bytes in the middle of the segment")
+    } else {
+        (Kind::Corrupt, "unreadable bytes; reading resumed at the next valid batch")
     }
 }
 
@@ -133,8 +320,10 @@ struct Content {
     records: u64,
     /// Legacy entries: the first inner offset (known only after decompression).
     first_offset: Option<i64>,
-    /// An ABORT transaction marker.
-    abort: bool,
+    /// An end-transaction marker: `Some(commit)`.
+    marker: Option<bool>,
+    /// The checksum matches.
+    crc_ok: bool,
 }
 
 impl Content {
@@ -162,8 +351,8 @@ fn content_v2(b: &RecordBatch<'_>, scratch: &mut Vec<u8>, limits: &Limits) -> Co
     let h = *b.header();
     let pos = b.position();
     let end = pos.saturating_add(b.bytes().len() as u64);
-    let mut c = Content::default();
-    if !b.is_valid() {
+    let mut c = Content { crc_ok: b.is_valid(), ..Content::default() };
+    if !c.crc_ok {
         c.push(
             pos,
             end,
@@ -178,7 +367,7 @@ fn content_v2(b: &RecordBatch<'_>, scratch: &mut Vec<u8>, limits: &Limits) -> Co
             for rec in records.clone() {
                 let rec = rec?;
                 match control::parse(&rec, pos) {
-                    Ok(ControlRecord::EndTxn(m)) => c.abort |= !m.commit && h.is_transactional(),
+                    Ok(ControlRecord::EndTxn(m)) if h.is_transactional() => c.marker = Some(m.commit),
                     Ok(_) => {}
                     Err(e) => c.push(pos, end, Some(rec.offset), Kind::ControlRecordInvalid, e.message()),
                 }
@@ -252,8 +441,8 @@ fn content_v2(b: &RecordBatch<'_>, scratch: &mut Vec<u8>, limits: &Limits) -> Co
 fn content_legacy(m: &LegacyMessage<'_>, scratch: &mut Vec<u8>, limits: &Limits) -> Content {
     let pos = m.position();
     let end = pos.saturating_add(m.size_in_bytes());
-    let mut c = Content::default();
-    if !m.is_valid() {
+    let mut c = Content { crc_ok: m.is_valid(), ..Content::default() };
+    if !c.crc_ok {
         c.push(
             pos,
             end,
@@ -318,7 +507,9 @@ pub(crate) struct SegmentChecker<'a> {
     out: &'a mut Findings,
     stats: &'a mut Stats,
     st: &'a mut PartitionState,
-    seg: &'a SegmentFiles,
+    seg: &'a Segment,
+    /// The offsets the batches must lie in.
+    bounds: Bounds,
     summary: SegmentSummary,
     scratch: Vec<u8>,
     index: Option<Stream>,
@@ -326,44 +517,44 @@ pub(crate) struct SegmentChecker<'a> {
     txn_index: Option<Stream>,
     /// The segment's running maximum batch timestamp, as Kafka keeps it.
     running_max: i64,
-}
-
-impl PartitionState {
-    /// State for a partition; `compacted` when the log cleaner has run on it.
-    pub fn new(compacted: bool) -> PartitionState {
-        PartitionState { compacted, ..PartitionState::default() }
-    }
-
-    /// Whether the log cleaner has run on the partition.
-    pub fn compacted(&self) -> bool {
-        self.compacted
-    }
+    /// Damage since the last batch: index entries of the damaged batches are
+    /// not judged.
+    after_damage: bool,
 }
 
 impl<'a> SegmentChecker<'a> {
     pub fn new(
-        seg: &'a SegmentFiles,
+        seg: &'a Segment,
         st: &'a mut PartitionState,
         out: &'a mut Findings,
         stats: &'a mut Stats,
         opts: &'a Options,
     ) -> SegmentChecker<'a> {
-        let index = Stream::open(&seg.index, IndexKind::Offset, seg.base, out);
-        let time_index = Stream::open(&seg.time_index, IndexKind::Time, seg.base, out);
-        let txn_index = Stream::open(&seg.txn_index, IndexKind::Txn, seg.base, out);
+        let index = Stream::open(&seg.index, IndexKind::Offset, seg.base, seg.size, out);
+        let time_index = Stream::open(&seg.time_index, IndexKind::Time, seg.base, seg.size, out);
+        let txn_index = Stream::open(&seg.txn_index, IndexKind::Txn, seg.base, seg.size, out);
         SegmentChecker {
             opts,
             out,
             stats,
             st,
             seg,
+            bounds: seg.bounds(),
             summary: SegmentSummary::default(),
             scratch: Vec::new(),
             index,
             time_index,
             txn_index,
             running_max: -1,
+            after_damage: false,
         }
+    }
+
+    /// Check the batches against no segment bounds (a `.log` whose name
+    /// gives no base offset).
+    pub fn unbounded(mut self) -> SegmentChecker<'a> {
+        self.bounds = Bounds::default();
+        self
     }
 
     /// Read the segment; `progress` gets the bytes done. With
@@ -371,13 +562,14 @@ impl<'a> SegmentChecker<'a> {
     /// own thread while the slab before is checked, its entries' contents in
     /// parallel.
     pub fn run(mut self, progress: &dyn Fn(u64)) -> SegmentSummary {
-        let mut reader = match LogReader::open(&self.seg.log, self.opts.limits) {
+        let mut reader = match crate::log::LogReader::open(&self.seg.log, self.opts.limits) {
             Ok(r) => r,
             Err(e) => {
                 self.out.error(&self.seg.log, &e, Kind::IoError);
                 return self.summary;
             }
         };
+        reader.set_bounds(self.bounds);
         let size = reader.end();
         self.summary.size = size;
         self.stats.files = self.stats.files.saturating_add(1);
@@ -458,26 +650,19 @@ impl<'a> SegmentChecker<'a> {
     }
 
     fn damage(&mut self, d: &Damage, end: u64) {
-        let at_end = d.end == end;
-        let (kind, note) = if self.seg.is_last && at_end && d.zeroed {
-            (
-                Kind::ZeroedTail,
-                "zero-filled bytes at the end of the active segment (after a crash); Kafka's recovery truncates them",
-            )
-        } else if self.seg.is_last && d.truncated_tail {
-            (
-                Kind::TruncatedTail,
-                "a torn write at the end of the active segment (normal after a crash); Kafka's recovery truncates it",
-            )
-        } else if d.truncated_tail {
-            (Kind::TruncatedSegment, "a rolled segment ends in the middle of a batch")
-        } else if d.zeroed {
-            (Kind::ZeroedRegion, "zero-filled bytes in the middle of the segment")
-        } else {
-            (Kind::Corrupt, "unreadable bytes; reading resumed at the next valid batch")
-        };
-        let message = format!("{note}: {}", d.error.message());
+        let (kind, message) = damage_finding(d, self.seg.is_active(), end);
         self.out.push(&self.seg.log, Some(d.start), Some(d.end), None, kind, message);
+        // index entries pointing into the damage cannot be judged
+        if let Some(mut s) = self.index.take() {
+            while let Some(IndexEntry::Offset(e)) = s.peek(self.out) {
+                if u64::try_from(e.position).unwrap_or(u64::MAX) >= d.end {
+                    break;
+                }
+                s.advance();
+            }
+            self.index = Some(s);
+        }
+        self.after_damage = true;
     }
 
     fn entry(&mut self, entry: &Entry<'_>, content: Content) {
@@ -496,21 +681,13 @@ impl<'a> SegmentChecker<'a> {
             }
             Entry::Legacy(m) => (content.first_offset, m.offset, m.timestamp),
         };
-        let pos = entry.position();
-        let end = pos.saturating_add(entry.size());
-        // offsets strictly increase across batches and segments
-        if let (Some(first), Some(prev)) = (first, self.st.last_offset)
-            && first <= prev
-        {
-            self.out.push(
-                &seg.log,
-                Some(pos),
-                Some(end),
-                Some(first),
-                Kind::OffsetRegression,
-                format!("batch starts at offset {first}, not after the previous batch's last offset {prev}"),
-            );
+        if self.after_damage {
+            // entries of the time and transaction indexes for the damaged batches
+            let below = first.unwrap_or(last);
+            self.skip_time_and_txn_entries_below(below);
+            self.after_damage = false;
         }
+        let pos = entry.position();
         if let Some(first) = first
             && self.summary.first_offset.is_none()
         {
@@ -518,19 +695,6 @@ impl<'a> SegmentChecker<'a> {
         }
         self.summary.last_offset = Some(self.summary.last_offset.map_or(last, |l| l.max(last)));
         self.st.last_offset = Some(self.st.last_offset.map_or(last, |l| l.max(last)));
-        if last < seg.base
-            || seg.next_base.is_some_and(|n| last >= n)
-            || last.wrapping_sub(seg.base) > i64::from(i32::MAX)
-        {
-            self.out.push(
-                &seg.log,
-                Some(pos),
-                Some(end),
-                Some(last),
-                Kind::OffsetOutOfSegment,
-                format!("last offset {last} is outside this segment's range (base {})", seg.base),
-            );
-        }
         self.offset_index(pos, first.unwrap_or(last), last);
         let raised = max_ts > self.running_max;
         if raised {
@@ -538,9 +702,21 @@ impl<'a> SegmentChecker<'a> {
         }
         self.time_index(last, max_ts, raised);
         if let Entry::V2(b) = entry
-            && content.abort
+            && content.crc_ok
+            && let Some(marker) = self.st.transactions.apply(b.header(), content.marker)
         {
-            self.txn_marker(b);
+            self.txn_marker(b, marker);
+        }
+    }
+
+    fn skip_time_and_txn_entries_below(&mut self, offset: i64) {
+        for s in [&mut self.time_index, &mut self.txn_index].into_iter().flatten() {
+            while let Some(e) = s.peek(self.out) {
+                if entry_offset(&e) >= offset {
+                    break;
+                }
+                s.advance();
+            }
         }
     }
 
@@ -587,10 +763,12 @@ impl<'a> SegmentChecker<'a> {
                 ),
             );
         }
-        // leader-epoch lineage
+        // leader-epoch lineage (within a segment the reader keeps epochs in
+        // order; a later segment can still go back)
         if h.partition_leader_epoch >= 0 {
             match self.st.lineage.last() {
-                Some(&(e, _)) if h.partition_leader_epoch < e => {
+                Some(l) if h.partition_leader_epoch < l.epoch => {
+                    let e = l.epoch;
                     self.out.push(
                         log,
                         Some(pos),
@@ -600,8 +778,14 @@ impl<'a> SegmentChecker<'a> {
                         format!("leader epoch {} after a batch of epoch {e}", h.partition_leader_epoch),
                     );
                 }
-                Some(&(e, _)) if h.partition_leader_epoch == e => {}
-                _ => self.st.lineage.push((h.partition_leader_epoch, h.base_offset)),
+                Some(l) if h.partition_leader_epoch == l.epoch => {}
+                _ => self.st.lineage.push(Lineage {
+                    epoch: h.partition_leader_epoch,
+                    offset: h.base_offset,
+                    log: log.clone(),
+                    position: pos,
+                    end,
+                }),
             }
         }
         self.sequence(&h, pos, end);
@@ -674,7 +858,6 @@ impl<'a> SegmentChecker<'a> {
             if epos > pos {
                 break;
             }
-            self.offset_entry(&s, &e);
             if epos < pos {
                 self.out.push(
                     &s.path,
@@ -717,22 +900,6 @@ impl<'a> SegmentChecker<'a> {
         self.index = Some(s);
     }
 
-    /// Monotonicity and range of one offset index entry.
-    fn offset_entry(&mut self, s: &Stream, e: &OffsetIndexEntry) {
-        if let Some(IndexEntry::Offset(p)) = s.prev
-            && (e.offset <= p.offset || e.position <= p.position)
-        {
-            self.out.push(
-                &s.path,
-                Some(e.slot.saturating_mul(8)),
-                None,
-                Some(e.offset),
-                Kind::IndexNotMonotonic,
-                format!("entry (offset {}, position {}) after ({}, {})", e.offset, e.position, p.offset, p.position),
-            );
-        }
-    }
-
     /// Merge the time index with the batch ending at `last`, whose maximum
     /// timestamp is `max_ts`; `raised` when it raised the segment's running
     /// maximum (Kafka's entries name the batch that first reached a maximum).
@@ -742,7 +909,6 @@ impl<'a> SegmentChecker<'a> {
             if e.offset > last {
                 break;
             }
-            self.time_entry(&s, &e);
             if e.offset < last {
                 self.out.push(
                     &s.path,
@@ -782,85 +948,99 @@ impl<'a> SegmentChecker<'a> {
         self.time_index = Some(s);
     }
 
-    fn time_entry(&mut self, s: &Stream, e: &TimeIndexEntry) {
-        if let Some(IndexEntry::Time(p)) = s.prev {
-            // the roll entry may repeat the last entry's offset, never go back
-            if e.timestamp <= p.timestamp || e.offset < p.offset {
+    /// Merge the transaction index with an end-transaction marker and what it
+    /// did to the producer state.
+    fn txn_marker(&mut self, b: &RecordBatch<'_>, marker: Marker) {
+        let h = b.header();
+        let at = h.base_offset;
+        let seg = self.seg;
+        let log = &seg.log;
+        // what the marker must have: Some(entry) for an aborted transaction
+        // that wrote here; None when it must have none; skip when unknown
+        let expected = match marker {
+            Marker::Completed(c) => c.txn_index_entry(),
+            Marker::Empty => None,
+            Marker::Unknown { .. } => {
+                // either is what some Kafka wrote: take an entry if there is one
+                if let Some(mut s) = self.txn_index.take() {
+                    self.txn_extras_before(&mut s, at);
+                    if let Some(IndexEntry::Txn(e)) = s.peek(self.out)
+                        && e.last_offset == at
+                    {
+                        s.advance();
+                    }
+                    self.txn_index = Some(s);
+                }
+                return;
+            }
+        };
+        let Some(mut s) = self.txn_index.take() else {
+            if let Some(want) = expected {
                 self.out.push(
-                    &s.path,
-                    Some(e.slot.saturating_mul(12)),
+                    log,
+                    Some(b.position()),
                     None,
-                    Some(e.offset),
-                    Kind::IndexNotMonotonic,
+                    Some(at),
+                    Kind::TxnIndexMissingEntry,
                     format!(
-                        "entry (timestamp {}, offset {}) after ({}, {})",
-                        e.timestamp, e.offset, p.timestamp, p.offset
+                        "ABORT marker of producer {} at offset {at} (transaction from offset {}) but the segment has no .txnindex: read_committed consumers would see the aborted records",
+                        want.producer_id, want.first_offset
                     ),
                 );
             }
-        }
-    }
-
-    /// Merge the transaction index with an ABORT marker.
-    fn txn_marker(&mut self, b: &RecordBatch<'_>) {
-        let h = b.header();
-        let marker = h.base_offset;
-        let seg = self.seg;
-        let log = &seg.log;
-        let Some(mut s) = self.txn_index.take() else {
-            self.out.push(
-                log,
-                Some(b.position()),
-                None,
-                Some(marker),
-                Kind::TxnIndexMissingEntry,
-                format!(
-                    "ABORT marker of producer {} at offset {marker} but the segment has no .txnindex: read_committed consumers would see the aborted records",
-                    h.producer_id
-                ),
-            );
             return;
         };
-        loop {
-            match s.peek(self.out) {
-                Some(IndexEntry::Txn(e)) if e.last_offset < marker => {
-                    self.txn_extra(&s, &e);
-                    s.advance();
-                }
-                Some(IndexEntry::Txn(e)) if e.last_offset == marker => {
-                    if e.producer_id != h.producer_id {
-                        self.out.push(
-                            &s.path,
-                            None,
-                            None,
-                            Some(marker),
-                            Kind::TxnIndexMismatch,
-                            format!(
-                                "entry for offset {marker} names producer {}, the marker producer {}",
-                                e.producer_id, h.producer_id
-                            ),
-                        );
-                    }
-                    s.advance();
-                    break;
-                }
-                _ => {
+        self.txn_extras_before(&mut s, at);
+        let found = match s.peek(self.out) {
+            Some(IndexEntry::Txn(e)) if e.last_offset == at => {
+                s.advance();
+                Some(e)
+            }
+            _ => None,
+        };
+        match (expected, found) {
+            (Some(want), Some(e)) => {
+                let first_known = self.st.transactions.is_complete();
+                if e.producer_id != want.producer_id || (first_known && e.first_offset != want.first_offset) {
                     self.out.push(
                         &s.path,
                         None,
                         None,
-                        Some(marker),
-                        Kind::TxnIndexMissingEntry,
+                        Some(at),
+                        Kind::TxnIndexMismatch,
                         format!(
-                            "no entry for the ABORT marker of producer {} at offset {marker}: read_committed consumers would see the aborted records",
-                            h.producer_id
+                            "entry for the marker at offset {at} names producer {} from offset {}; the aborted transaction is producer {}'s from offset {}",
+                            e.producer_id, e.first_offset, want.producer_id, want.first_offset
                         ),
                     );
-                    break;
                 }
             }
+            (Some(want), None) => self.out.push(
+                &s.path,
+                None,
+                None,
+                Some(at),
+                Kind::TxnIndexMissingEntry,
+                format!(
+                    "no entry for the ABORT marker of producer {} at offset {at} (transaction from offset {}): read_committed consumers would see the aborted records",
+                    want.producer_id, want.first_offset
+                ),
+            ),
+            (None, Some(e)) => self.txn_extra(&s, &e),
+            (None, None) => {}
         }
         self.txn_index = Some(s);
+    }
+
+    /// Entries before offset `at` matched no marker.
+    fn txn_extras_before(&mut self, s: &mut Stream, at: i64) {
+        while let Some(IndexEntry::Txn(e)) = s.peek(self.out) {
+            if e.last_offset >= at {
+                break;
+            }
+            self.txn_extra(s, &e);
+            s.advance();
+        }
     }
 
     fn txn_extra(&mut self, s: &Stream, e: &TxnIndexEntry) {
@@ -871,7 +1051,7 @@ impl<'a> SegmentChecker<'a> {
             Some(e.last_offset),
             Kind::TxnIndexExtraEntry,
             format!(
-                "entry for producer {} at offset {} matches no ABORT marker in the segment",
+                "entry for producer {} at offset {} matches no aborted transaction in the segment",
                 e.producer_id, e.last_offset
             ),
         );
@@ -889,22 +1069,17 @@ impl<'a> SegmentChecker<'a> {
                 s.advance();
             }
             if let Some(e) = first {
-                let (offset, detail) = match e {
-                    IndexEntry::Offset(e) => {
-                        (e.offset, format!("first (offset {}, position {})", e.offset, e.position))
-                    }
-                    IndexEntry::Time(e) => {
-                        (e.offset, format!("first (timestamp {}, offset {})", e.timestamp, e.offset))
-                    }
-                    IndexEntry::Txn(e) => (e.last_offset, String::new()),
-                };
                 self.out.push(
                     &s.path,
+                    Some(slot_position(&e)),
                     None,
-                    None,
-                    Some(offset),
+                    Some(entry_offset(&e)),
                     Kind::IndexBeyondLogEnd,
-                    format!("{stale} {what} index entr(y/ies) beyond the log's {log_end} bytes / last batch: {detail} (a stale index)"),
+                    format!(
+                        "{stale} {what} index entr{} beyond the log's {log_end} bytes / last batch, from {} (a stale index)",
+                        if stale == 1 { "y" } else { "ies" },
+                        describe(&e)
+                    ),
                 );
             }
             let tail = s.tail();
@@ -940,7 +1115,7 @@ impl<'a> SegmentChecker<'a> {
                     Kind::IndexGarbageTail,
                     format!("{} unused {what} index slot(s) hold non-zero bytes", t.slots),
                 );
-            } else if self.seg.is_last {
+            } else if self.seg.is_active() {
                 self.out.push(
                     path,
                     Some(t.position),

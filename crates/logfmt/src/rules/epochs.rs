@@ -1,6 +1,20 @@
 //! Kafka's leader-epoch cache (`LeaderEpochFileCache.java`): what
 //! `leader-epoch-checkpoint` holds after the broker assigns epochs and
-//! truncates.
+//! truncates, and how it must agree with the epochs the batches carry.
+//!
+//! * `assign` (on append, and `LogSegment.recover`): a batch whose epoch is
+//!   above the latest adds (epoch, its base offset); a leader adds its new
+//!   epoch at the log end when elected (`Partition.makeLeader`), so the cache
+//!   may hold epochs no batch carries;
+//! * `truncateFromEnd` (`UnifiedLog.truncateTo`): entries starting at or after
+//!   the new end go;
+//! * `truncateFromStart` (`UnifiedLog.maybeIncrementLogStartOffset`: retention,
+//!   DeleteRecords): entries starting at or before the new log start go, the
+//!   last of them kept as starting at the log start. Batches below the log
+//!   start stay in their segment but the cache no longer covers them;
+//! * both truncations are flushed asynchronously (3.9): after an unclean
+//!   shutdown the file may still hold the entries they removed, and the
+//!   broker truncates again while loading.
 
 use crate::checkpoint::EpochEntry;
 
@@ -90,10 +104,46 @@ impl EpochCache {
         }
     }
 
+    /// `epochForOffset`: the epoch of the entry covering `offset` (the last
+    /// one starting at or before it).
+    pub fn epoch_for_offset(&self, offset: i64) -> Option<i32> {
+        self.entries.iter().take_while(|e| e.start_offset <= offset).last().map(|e| e.epoch)
+    }
+
     /// The `leader-epoch-checkpoint` text.
     pub fn to_checkpoint(&self) -> Vec<u8> {
         crate::checkpoint::format(self.entries.iter().map(|e| format!("{} {}", e.epoch, e.start_offset)))
     }
+}
+
+/// Where the batches' epochs disagree with a leader-epoch cache.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EpochMismatch {
+    /// The epoch the batches carry from `offset` on.
+    pub epoch: i32,
+    /// Where it starts (or the log start, for the epoch in effect there).
+    pub offset: i64,
+    /// What the cache says at `offset` (its covering entry), if anything.
+    pub cached: Option<EpochEntry>,
+}
+
+/// Compare `lineage` (each (epoch, offset) where the batches' epoch rose, in
+/// order) with the cache `entries` as the file holds them: every offset at or
+/// above `log_start` must be covered by the entry of its batch's epoch. Below
+/// the log start the cache says nothing (`truncateFromStart`); the epoch in
+/// effect at the log start is checked as starting there.
+pub fn lineage_mismatches(entries: &[EpochEntry], lineage: &[(i32, i64)], log_start: i64) -> Vec<EpochMismatch> {
+    let at_start = lineage.iter().take_while(|(_, o)| *o <= log_start).last().map(|&(e, _)| (e, log_start));
+    let from_start = lineage.iter().copied().filter(|(_, o)| *o > log_start);
+    let covering = |offset: i64| entries.iter().filter(|e| e.start_offset <= offset).max_by_key(|e| e.start_offset);
+    at_start
+        .into_iter()
+        .chain(from_start)
+        .filter_map(|(epoch, offset)| {
+            let cached = covering(offset).copied();
+            (cached.map(|c| c.epoch) != Some(epoch)).then_some(EpochMismatch { epoch, offset, cached })
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -119,6 +169,21 @@ mod tests {
         assert_eq!(c.to_checkpoint(), b"0\n1\n3 7\n");
         // a non-monotonic file loads as Kafka loads it
         assert_eq!(EpochCache::load([e(0, 0), e(5, 10), e(3, 20)]).entries(), &[e(0, 0), e(3, 20)]);
+    }
+
+    #[test]
+    fn the_cache_says_nothing_below_the_log_start() {
+        // DeleteRecords moved the log start to 123 inside a segment whose
+        // batches from 120 carry epoch 0: the cache starts at 123
+        assert_eq!(lineage_mismatches(&[e(0, 123)], &[(0, 120)], 123), vec![]);
+        assert_eq!(lineage_mismatches(&[e(0, 123), e(2, 200)], &[(0, 120), (2, 200)], 123), vec![]);
+        // a batch epoch the cache does not have above the log start is a mismatch
+        let m = lineage_mismatches(&[e(0, 0)], &[(0, 0), (1, 50)], 0);
+        assert_eq!(m, vec![EpochMismatch { epoch: 1, offset: 50, cached: Some(e(0, 0)) }]);
+        // nothing covers the log start
+        assert_eq!(lineage_mismatches(&[e(0, 130)], &[(0, 120)], 123).len(), 1);
+        assert_eq!(EpochCache::load([e(0, 0), e(3, 10)]).epoch_for_offset(9), Some(0));
+        assert_eq!(EpochCache::load([e(0, 5)]).epoch_for_offset(4), None);
     }
 
     #[test]

@@ -1,0 +1,74 @@
+//! Lowering and moving the log dir's offset checkpoints after a repair, as
+//! Kafka does when a log's end or start moves (`UnifiedLog.truncateTo` lowers
+//! the high watermark and the recovery point, `LogCleanerManager` the
+//! cleaner offset; `log-start-offset-checkpoint` lists a log start only when
+//! it is above the first segment's base offset).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::{Changes, Note, write_if_changed};
+use crate::checkpoint::{self, OffsetCheckpointEntry};
+use crate::error::Result;
+use crate::limits::Limits;
+use crate::spec::names as n;
+
+/// New log-dir checkpoint values, by (topic, partition).
+#[derive(Clone, Debug, Default)]
+pub struct CheckpointLimits {
+    /// Partitions whose log now ends at this offset: every checkpoint value
+    /// above it is lowered to it.
+    pub log_end: BTreeMap<(String, i32), i64>,
+    /// New log start offsets (written as is; removed when equal to the first
+    /// segment's base, as Kafka writes the file).
+    pub log_start: BTreeMap<(String, i32), Option<i64>>,
+}
+
+/// Rewrite the log dir's offset checkpoints for `limits` (only the lines that
+/// change; the rest as they are).
+pub fn adjust_checkpoints(
+    log_dir: &Path,
+    lim: &CheckpointLimits,
+    limits: &Limits,
+    changes: &mut dyn Changes,
+) -> Result<()> {
+    for name in [
+        n::REPLICATION_OFFSET_CHECKPOINT,
+        n::RECOVERY_POINT_OFFSET_CHECKPOINT,
+        n::LOG_START_OFFSET_CHECKPOINT,
+        n::CLEANER_OFFSET_CHECKPOINT,
+    ] {
+        let path = log_dir.join(name);
+        if !path.exists() {
+            continue;
+        }
+        let Ok(c) = checkpoint::read_offsets(&path, limits) else {
+            changes.note(Note::Warning { path: path.clone(), message: "unreadable checkpoint left as it is".into() });
+            continue;
+        };
+        let before: Vec<OffsetCheckpointEntry> = c.entries.into_iter().map(|(_, e)| e).collect();
+        let mut entries = before.clone();
+        for e in &mut entries {
+            if let Some(end) = lim.log_end.get(&(e.topic.clone(), e.partition)) {
+                e.offset = e.offset.min(*end);
+            }
+        }
+        if name == n::LOG_START_OFFSET_CHECKPOINT {
+            for (key, start) in &lim.log_start {
+                entries.retain(|e| (e.topic.as_str(), e.partition) != (key.0.as_str(), key.1));
+                if let Some(start) = start {
+                    entries.push(OffsetCheckpointEntry { topic: key.0.clone(), partition: key.1, offset: *start });
+                }
+            }
+        }
+        if entries != before {
+            let why = if name == n::LOG_START_OFFSET_CHECKPOINT {
+                "log start offsets updated"
+            } else {
+                "values above the new log end lowered to it"
+            };
+            write_if_changed(changes, &path, &checkpoint::format_offsets(&entries), why)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,121 @@
+//! A partition's offsets as `UnifiedLog` keeps them: log start, log end,
+//! high watermark, and what moving either end does to the rest.
+//!
+//! * **Log start** (`LogLoader.load`, `UnifiedLog.logStartOffset`): the
+//!   checkpointed log start offset, at least the first segment's base offset.
+//!   DeleteRecords and retention raise it (`maybeIncrementLogStartOffset`);
+//!   records below it may stay in the first segment but no reader gets them.
+//! * **Log end** (`LogSegment.readNextOffset` of the active segment): after
+//!   the active segment's last batch, or its base offset when it has none.
+//! * **High watermark on load** (`UnifiedLog.updateHighWatermark` from the
+//!   checkpoint): kept within the log start and the log end.
+//! * **Truncating the end** (`UnifiedLog.truncateTo`): the leader-epoch cache
+//!   loses entries starting at or after the new end (`truncateFromEnd`), or
+//!   everything when the whole log goes (`truncateFullyAndStartAt`); producer
+//!   snapshots past the new end are deleted
+//!   (`ProducerStateManager.truncateAndReload`); the high watermark, recovery
+//!   point and cleaner offset are lowered to the new end.
+//! * **Moving the start** (`maybeIncrementLogStartOffset`): the leader-epoch
+//!   cache is truncated from the start (`truncateFromStart`).
+
+use std::path::PathBuf;
+
+use crate::error::Result;
+use crate::index::lookup_offset;
+use crate::limits::Limits;
+use crate::log::Item;
+use crate::partition::{Partition, Segment};
+
+use super::epochs::EpochCache;
+
+/// The log start offset Kafka loads for `p`.
+pub fn log_start_offset(p: &Partition) -> i64 {
+    let first = p.first_base().unwrap_or(0);
+    p.checkpoints.log_start_offset.unwrap_or(first).max(first)
+}
+
+/// The log end offset from the last batch seen (`last_offset`) and the active
+/// segment's base.
+pub fn log_end_from(last_offset: Option<i64>, active_base: Option<i64>) -> i64 {
+    match (last_offset, active_base) {
+        (Some(last), Some(base)) => last.wrapping_add(1).max(base),
+        (Some(last), None) => last.wrapping_add(1),
+        (None, Some(base)) => base,
+        (None, None) => 0,
+    }
+}
+
+/// The log end offset of `p`: the active segment is read from its last
+/// offset-index entry on (from its start when the index points where no
+/// batch starts), up to its first damage.
+pub fn log_end_offset(p: &Partition, limits: &Limits) -> Result<i64> {
+    let Some(active) = p.active() else { return Ok(0) };
+    let from = active
+        .index
+        .as_ref()
+        .and_then(|i| lookup_offset(i, active.base, i64::MAX).ok().flatten())
+        .and_then(|e| u64::try_from(e.position).ok())
+        .filter(|&pos| pos < active.size)
+        .unwrap_or(0);
+    let last = match last_offset_from(active, from, limits)? {
+        Some(last) => Some(last),
+        None if from > 0 => last_offset_from(active, 0, limits)?,
+        None => None,
+    };
+    Ok(log_end_from(last, Some(active.base)))
+}
+
+/// The last offset of the trusted batches of `seg` from `position` on, up to
+/// the first damage; `None` when the first item is damage or there is none.
+fn last_offset_from(seg: &Segment, position: u64, limits: &Limits) -> Result<Option<i64>> {
+    let mut r = seg.reader(limits)?;
+    r.seek(position);
+    let mut last = None;
+    while let Some(item) = r.next_item()? {
+        match item {
+            Item::Entry(e) => last = Some(e.last_offset()),
+            Item::Damage(_) => break,
+        }
+    }
+    Ok(last)
+}
+
+/// The high watermark a broker loads: the checkpointed one, within the log
+/// start and end.
+pub fn high_watermark(p: &Partition, log_start: i64, log_end: i64) -> Option<i64> {
+    p.checkpoints.high_watermark.map(|hw| hw.max(log_start).min(log_end))
+}
+
+/// What cutting `p` at `new_end` does besides the segments.
+#[derive(Clone, Debug)]
+pub struct Truncation {
+    /// The leader-epoch cache afterwards.
+    pub epochs: EpochCache,
+    /// Producer snapshots that go.
+    pub snapshots_removed: Vec<PathBuf>,
+}
+
+/// The effects of `UnifiedLog.truncateTo(new_end)` on the epoch cache and
+/// producer snapshots (see the module docs).
+pub fn truncate_to(p: &Partition, new_end: i64, limits: &Limits) -> Truncation {
+    let mut epochs = EpochCache::load(p.epochs(limits));
+    if p.first_base().is_some_and(|b| b > new_end) {
+        epochs = EpochCache::default();
+    } else {
+        epochs.truncate_from_end(new_end);
+    }
+    Truncation { epochs, snapshots_removed: snapshots_past(p, new_end) }
+}
+
+/// The producer snapshots a log ending at `end` no longer keeps
+/// (`ProducerStateManager.truncateAndReload`: those past the log end).
+pub fn snapshots_past(p: &Partition, end: i64) -> Vec<PathBuf> {
+    p.snapshots.iter().filter(|(o, _)| *o > end).map(|(_, f)| f.clone()).collect()
+}
+
+/// The leader-epoch cache after the log start moves to `new_start`.
+pub fn move_log_start(p: &Partition, new_start: i64, limits: &Limits) -> EpochCache {
+    let mut epochs = EpochCache::load(p.epochs(limits));
+    epochs.truncate_from_start(new_start);
+    epochs
+}

@@ -1,0 +1,23 @@
+//! Kafka's rules: what a Kafka 3.9 broker has on disk, or does, given a
+//! partition's files. One place every command asks (`verify` compares what
+//! is on disk with what these say; `recover`, `reindex`, `truncate*`,
+//! `retain`, `offset-for-time` and `repl-check` act on them); no command
+//! re-derives a rule.
+//!
+//! | rule | module | Kafka |
+//! |---|---|---|
+//! | a batch's header fits its position | [`header`] (`crate::sanity`) | invariants of `LogValidator`, `LogSegment.ensureOffsetInRange`, `LeaderEpochFileCache` |
+//! | producer state, completed transactions, `.txnindex`, the LSO | [`producer`] | `ProducerStateManager`, `ProducerAppendInfo` |
+//! | the leader-epoch cache, its truncation from the start and the end | [`epochs`] | `LeaderEpochFileCache` |
+//! | log start, log end, high watermark on load, what truncation does | [`log`] | `UnifiedLog`, `LogLoader` |
+//! | which segments are recovered, recovering one, index spacing | [`recovery`] | `LogLoader.recoverLog`, `LogSegment.recover`, `LogSegment.append` |
+//!
+//! Layering: file formats → [`crate::partition`] → these rules → commands.
+//! Nothing here writes; planners turn what the rules say into changes.
+
+pub mod epochs;
+pub mod log;
+pub mod producer;
+pub mod recovery;
+
+pub use crate::sanity as header;

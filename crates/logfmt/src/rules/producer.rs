@@ -1,0 +1,280 @@
+//! Producer state as Kafka's `ProducerStateManager` keeps it, for what the
+//! transactions of a partition leave on disk: the `.txnindex` entries and
+//! the last stable offset.
+//!
+//! * A transactional data batch of a producer with no open transaction opens
+//!   one at its base offset (`ProducerAppendInfo.appendDataBatch`: the
+//!   transaction's first offset).
+//! * An end-transaction marker completes the producer's open transaction
+//!   (`ProducerAppendInfo.appendEndTxnMarker`). **Only a transaction that
+//!   wrote something to this partition completes**: a marker of an empty
+//!   transaction (an ABORT of a transaction that produced nothing here, as
+//!   the coordinator writes to every partition it registered) completes
+//!   nothing and leaves no `.txnindex` entry.
+//! * A completed *aborted* transaction becomes a `.txnindex` entry
+//!   (`LogSegment.updateTxnIndex`): producer, first offset, the marker's
+//!   offset, and the last stable offset then: the first offset of the
+//!   earliest other open transaction, or the offset after the marker
+//!   (`ProducerStateManager.lastStableOffset`).
+//! * The state at an offset is the latest producer snapshot at or below it,
+//!   then the log replayed from there (`UnifiedLog.rebuildProducerState`),
+//!   or the log from its first segment when no snapshot is left.
+//!
+//! State replayed from anywhere but the start of the producers' history
+//! (offset 0, or a snapshot) does not know transactions opened before it:
+//! such a state is *incomplete*, and a marker of a producer it knows no open
+//! transaction of is [`Marker::Unknown`] rather than empty.
+//!
+//! The last stable offset a broker wrote into a `.txnindex` entry depends on
+//! how batches arrived (a follower appends many batches at once, and a
+//! transaction opening later in the same append already counts), so only the
+//! producer and the offsets of an entry are facts of the log.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::batch::{BatchHeader, RecordBatch};
+use crate::control::{self, ControlRecord};
+use crate::error::Result;
+use crate::index::TxnIndexEntry;
+use crate::limits::Limits;
+use crate::log::{Entry, Item};
+use crate::partition::{Partition, Segment};
+use crate::snapshot::ProducerSnapshot;
+use crate::spec::index as layout;
+
+/// A transaction completed by a marker (`CompletedTxn`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CompletedTxn {
+    /// The producer.
+    pub producer_id: i64,
+    /// Its first offset.
+    pub first_offset: i64,
+    /// The marker's offset.
+    pub last_offset: i64,
+    /// ABORT (true) or COMMIT.
+    pub aborted: bool,
+    /// The last stable offset when the marker was appended.
+    pub last_stable_offset: i64,
+}
+
+impl CompletedTxn {
+    /// The `.txnindex` entry of an aborted transaction.
+    pub fn txn_index_entry(&self) -> Option<TxnIndexEntry> {
+        self.aborted.then_some(TxnIndexEntry {
+            version: layout::TXN_INDEX_VERSION,
+            producer_id: self.producer_id,
+            first_offset: self.first_offset,
+            last_offset: self.last_offset,
+            last_stable_offset: self.last_stable_offset,
+        })
+    }
+}
+
+/// What an end-transaction marker does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Marker {
+    /// It completes the producer's open transaction.
+    Completed(CompletedTxn),
+    /// The producer has no open transaction here: nothing completes, no
+    /// `.txnindex` entry.
+    Empty,
+    /// The state does not know whether the producer had an open transaction
+    /// (it began before where the state was rebuilt from): an entry may or
+    /// may not exist, both are what some Kafka wrote.
+    Unknown {
+        /// ABORT (true) or COMMIT.
+        aborted: bool,
+    },
+}
+
+/// Each producer's open transaction.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProducerState {
+    /// first offset of an open transaction -> its producer (Kafka's `ongoingTxns`)
+    ongoing: BTreeMap<i64, i64>,
+    /// producer -> first offset of its open transaction
+    by_producer: HashMap<i64, i64>,
+    /// Whether it knows every transaction opened before where it stands.
+    complete: bool,
+}
+
+impl Default for ProducerState {
+    /// The state at the start of a log: nothing open, and nothing before.
+    fn default() -> ProducerState {
+        ProducerState { ongoing: BTreeMap::new(), by_producer: HashMap::new(), complete: true }
+    }
+}
+
+impl ProducerState {
+    /// A state that knows nothing of what came before (see the module docs).
+    pub fn incomplete() -> ProducerState {
+        ProducerState { complete: false, ..ProducerState::default() }
+    }
+
+    /// The open transactions recorded in a producer snapshot.
+    pub fn from_snapshot(s: &ProducerSnapshot) -> ProducerState {
+        let mut t = ProducerState::default();
+        for e in &s.entries {
+            if let Some(first) = e.open_transaction() {
+                t.ongoing.insert(first, e.producer_id);
+                t.by_producer.insert(e.producer_id, first);
+            }
+        }
+        t
+    }
+
+    /// Whether it knows every transaction opened before where it stands.
+    pub fn is_complete(&self) -> bool {
+        self.complete
+    }
+
+    /// The first offset of `producer_id`'s open transaction.
+    pub fn open_transaction(&self, producer_id: i64) -> Option<i64> {
+        self.by_producer.get(&producer_id).copied()
+    }
+
+    /// The open transactions, by first offset: (first offset, producer).
+    pub fn ongoing(&self) -> impl Iterator<Item = (i64, i64)> + '_ {
+        self.ongoing.iter().map(|(f, p)| (*f, *p))
+    }
+
+    /// Apply a v2 batch; `marker` is its end-transaction marker (`Some(commit)`)
+    /// for control batches. Returns what a marker did.
+    pub fn apply(&mut self, h: &BatchHeader, marker: Option<bool>) -> Option<Marker> {
+        if h.producer_id < 0 {
+            return None;
+        }
+        if h.is_control() {
+            let commit = marker?;
+            let Some(first) = self.by_producer.remove(&h.producer_id) else {
+                return Some(if self.complete { Marker::Empty } else { Marker::Unknown { aborted: !commit } });
+            };
+            // the earliest other open transaction, or after the marker
+            let lso = self
+                .ongoing
+                .iter()
+                .find(|(_, pid)| **pid != h.producer_id)
+                .map_or(h.last_offset().wrapping_add(1), |(first, _)| *first);
+            self.ongoing.remove(&first);
+            return Some(Marker::Completed(CompletedTxn {
+                producer_id: h.producer_id,
+                first_offset: first,
+                last_offset: h.last_offset(),
+                aborted: !commit,
+                last_stable_offset: lso,
+            }));
+        }
+        if h.is_transactional() && !self.by_producer.contains_key(&h.producer_id) {
+            self.by_producer.insert(h.producer_id, h.base_offset);
+            self.ongoing.insert(h.base_offset, h.producer_id);
+        }
+        None
+    }
+
+    /// The last stable offset at `log_end`: the first offset of the earliest
+    /// open transaction, or the log end (`UnifiedLog.lastStableOffset`
+    /// before the high watermark caps it).
+    pub fn last_stable_offset(&self, log_end: i64) -> i64 {
+        self.ongoing.keys().next().copied().map_or(log_end, |f| f.min(log_end))
+    }
+
+    /// The state just before offset `at`: the latest valid producer snapshot
+    /// at or below it, then the log replayed up to `at`
+    /// (`UnifiedLog.rebuildProducerState`).
+    pub fn at(p: &Partition, at: i64, limits: &Limits) -> Result<ProducerState> {
+        let first_base = p.first_base().unwrap_or(0);
+        let mut from = first_base;
+        let mut state = if first_base <= 0 { ProducerState::default() } else { ProducerState::incomplete() };
+        for (off, path) in p.snapshots.iter().rev() {
+            if *off > at {
+                continue;
+            }
+            if let Ok(s) = crate::snapshot::read(path, limits)
+                && s.crc_valid()
+            {
+                state = ProducerState::from_snapshot(&s);
+                from = *off;
+                break;
+            }
+        }
+        for seg in &p.segments {
+            if seg.base >= at || seg.next_base.is_some_and(|n| n <= from) {
+                continue;
+            }
+            state.replay(seg, from, at, limits)?;
+        }
+        Ok(state)
+    }
+
+    /// Replay the valid batches of `seg` with offsets in `[from, until)`.
+    pub fn replay(&mut self, seg: &Segment, from: i64, until: i64, limits: &Limits) -> Result<()> {
+        let mut r = seg.reader(limits)?;
+        let mut scratch = Vec::new();
+        while let Some(item) = r.next_item()? {
+            let Item::Entry(Entry::V2(b)) = item else { continue };
+            let h = *b.header();
+            if h.base_offset >= until {
+                break;
+            }
+            if h.last_offset() < from || !b.is_valid() {
+                continue;
+            }
+            let m = if h.is_control() { end_txn_marker(&b, &mut scratch, limits) } else { None };
+            self.apply(&h, m);
+        }
+        Ok(())
+    }
+}
+
+/// The end-transaction marker of a control batch (`Some(commit)`), if it is one.
+pub fn end_txn_marker(b: &RecordBatch<'_>, scratch: &mut Vec<u8>, limits: &Limits) -> Option<bool> {
+    let mut records = b.records(scratch, limits).ok()?;
+    let rec = records.next()?.ok()?;
+    match control::parse(&rec, b.position()).ok()? {
+        ControlRecord::EndTxn(m) => Some(m.commit),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header(producer_id: i64, base_offset: i64, control: bool) -> BatchHeader {
+        let attributes: i16 = 0x10 | if control { 0x20 } else { 0 };
+        BatchHeader {
+            base_offset,
+            batch_length: 0,
+            partition_leader_epoch: 0,
+            magic: 2,
+            crc: 0,
+            attributes,
+            last_offset_delta: 0,
+            base_timestamp: 0,
+            max_timestamp: 0,
+            producer_id,
+            producer_epoch: 0,
+            base_sequence: 0,
+            records_count: 1,
+        }
+    }
+
+    #[test]
+    fn only_transactions_that_wrote_here_complete() {
+        let mut s = ProducerState::default();
+        // an ABORT of an empty transaction: nothing completes
+        assert_eq!(s.apply(&header(7, 10, true), Some(false)), Some(Marker::Empty));
+        // data from producers 7 and 8, then 7 aborts: LSO is 8's first offset
+        s.apply(&header(7, 11, false), None);
+        s.apply(&header(8, 12, false), None);
+        assert_eq!(s.last_stable_offset(20), 11);
+        let Some(Marker::Completed(c)) = s.apply(&header(7, 13, true), Some(false)) else { panic!() };
+        assert_eq!((c.first_offset, c.last_offset, c.last_stable_offset), (11, 13, 12));
+        assert_eq!(c.txn_index_entry().map(|e| e.producer_id), Some(7));
+        let Some(Marker::Completed(c)) = s.apply(&header(8, 14, true), Some(true)) else { panic!() };
+        assert_eq!(c.txn_index_entry(), None);
+        // a state rebuilt from the middle of the log cannot tell
+        let mut s = ProducerState::incomplete();
+        assert_eq!(s.apply(&header(9, 30, true), Some(false)), Some(Marker::Unknown { aborted: true }));
+    }
+}

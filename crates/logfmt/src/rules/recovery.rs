@@ -1,0 +1,301 @@
+//! Log recovery and index building, as a Kafka 3.9 broker does them.
+//!
+//! * **Which segments** (`LogLoader.recoverLog`, `LogLoader.loadSegmentFiles`):
+//!   after an unclean shutdown (no `.kafka_cleanshutdown`) every segment from
+//!   the one holding the partition's recovery point to the last; after a
+//!   clean one none; a segment whose `.index` is missing is recovered
+//!   regardless; the KRaft metadata log is always read from offset 0.
+//! * **One segment** (`LogSegment.recover`): read the batches from position
+//!   0; stop at the first one Kafka rejects; the log is cut there.
+//! * **Index spacing** ([`IndexBuilder`], `LogSegment.recover` and
+//!   `LogSegment.append`): at a batch that starts more than
+//!   `index.interval.bytes` after the last index point, an offset index entry
+//!   (the batch's *last* offset, its position) and a time index entry for the
+//!   running maximum timestamp if it grew; a closed segment's time index ends
+//!   with an entry for its maximum (the "roll" entry).
+//! * Leader epochs rising in the batches are assigned to the epoch cache, and
+//!   aborted transactions produce `.txnindex` entries ([`super::producer`]).
+//!
+//! Where logtool stops is stricter than Kafka, by design: a batch is trusted
+//! only when its CRC *and* its header fit ([`crate::sanity`]). Kafka keeps a
+//! batch with a valid CRC and a wrong `baseOffset`, then fails on it
+//! (`LogSegmentOffsetOverflowException`) or serves a garbage log end; logtool
+//! cuts before it ([`Stop::Invalid`] names the field). A batch larger than
+//! logtool's own limit is not something Kafka would reject ([`Stop::OverLimit`]).
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::index::TxnIndexEntry;
+use crate::limits::Limits;
+use crate::log::{Entry, Item};
+use crate::partition::{Partition, Segment};
+use crate::sanity::HeaderField;
+use crate::spec::index as layout;
+
+use super::producer::{Marker, ProducerState, end_txn_marker};
+
+/// Kafka's offset and time index spacing, batch by batch.
+#[derive(Clone, Debug)]
+pub struct IndexBuilder {
+    base_offset: i64,
+    interval: u64,
+    /// Bytes of the segment so far.
+    valid_bytes: u64,
+    /// Bytes at the last index point.
+    last_index_entry: u64,
+    /// (timestamp, offset): the running maximum, Kafka's `maxTimestampAndOffsetSoFar`.
+    max_ts: (i64, i64),
+    /// The last time index entry's timestamp.
+    time_last: i64,
+    offset_index: Vec<u8>,
+    time_index: Vec<u8>,
+}
+
+impl IndexBuilder {
+    /// Indexes of the segment at `base_offset`, every `interval` bytes.
+    pub fn new(base_offset: i64, interval: u64) -> IndexBuilder {
+        IndexBuilder {
+            base_offset,
+            interval,
+            valid_bytes: 0,
+            last_index_entry: 0,
+            max_ts: (-1, base_offset),
+            time_last: -1,
+            offset_index: Vec::new(),
+            time_index: Vec::new(),
+        }
+    }
+
+    fn relative(&self, offset: i64) -> i32 {
+        i32::try_from(offset.wrapping_sub(self.base_offset)).unwrap_or(i32::MAX)
+    }
+
+    fn time_append(&mut self) {
+        let (ts, offset) = self.max_ts;
+        if ts > self.time_last {
+            let rel = self.relative(offset);
+            self.time_index.extend(ts.to_be_bytes());
+            self.time_index.extend(rel.to_be_bytes());
+            self.time_last = ts;
+        }
+    }
+
+    /// Account the next batch (at the segment's end): its size, last offset
+    /// and maximum timestamp.
+    pub fn add(&mut self, size: u64, last_offset: i64, max_timestamp: i64) {
+        if max_timestamp > self.max_ts.0 {
+            self.max_ts = (max_timestamp, last_offset);
+        }
+        if self.valid_bytes.saturating_sub(self.last_index_entry) > self.interval {
+            let rel = self.relative(last_offset);
+            self.offset_index.extend(rel.to_be_bytes());
+            self.offset_index.extend(i32::try_from(self.valid_bytes).unwrap_or(i32::MAX).to_be_bytes());
+            self.time_append();
+            self.last_index_entry = self.valid_bytes;
+        }
+        self.valid_bytes = self.valid_bytes.saturating_add(size);
+    }
+
+    /// Bytes accounted so far.
+    pub fn valid_bytes(&self) -> u64 {
+        self.valid_bytes
+    }
+
+    /// The `.index` and `.timeindex` of a closed segment (with its roll entry).
+    pub fn finish(mut self) -> (Vec<u8>, Vec<u8>) {
+        self.time_append();
+        (self.offset_index, self.time_index)
+    }
+}
+
+/// Why recovery stopped before the end of the segment.
+#[derive(Debug)]
+pub enum Stop {
+    /// A batch Kafka rejects, a batch whose header does not fit, or
+    /// unreadable bytes: the log is cut here.
+    Invalid {
+        /// Where.
+        position: u64,
+        /// What is wrong.
+        error: Error,
+        /// Whether the rest of the file is a torn final write.
+        torn_tail: bool,
+        /// The header field at fault, when it is one outside the CRC (Kafka
+        /// itself keeps such a batch).
+        field: Option<HeaderField>,
+    },
+    /// A batch larger than `Limits::max_batch_size`: not an error to Kafka.
+    OverLimit {
+        /// Where.
+        position: u64,
+        /// What is wrong.
+        error: Error,
+    },
+}
+
+/// What recovering one segment produced.
+#[derive(Debug)]
+pub struct Rebuilt {
+    /// Bytes of the log kept (the file is cut here).
+    pub valid_bytes: u64,
+    /// The file's size.
+    pub size: u64,
+    /// Why it stopped early, if it did.
+    pub stop: Option<Stop>,
+    /// The new `.index` file.
+    pub offset_index: Vec<u8>,
+    /// The new `.timeindex` file.
+    pub time_index: Vec<u8>,
+    /// Aborted transactions of the segment, in order (`.txnindex` entries).
+    pub txn_index: Vec<TxnIndexEntry>,
+    /// (epoch, base offset) where a higher leader epoch first appears.
+    pub epochs: Vec<(i32, i64)>,
+    /// Offset after the last valid batch, if any.
+    pub next_offset: Option<i64>,
+    /// Batches kept.
+    pub batches: u64,
+}
+
+impl Rebuilt {
+    /// The `.txnindex` bytes.
+    pub fn txn_index_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.txn_index.len().saturating_mul(layout::TXN_INDEX_ENTRY_SIZE));
+        for e in &self.txn_index {
+            out.extend(e.version.to_be_bytes());
+            out.extend(e.producer_id.to_be_bytes());
+            out.extend(e.first_offset.to_be_bytes());
+            out.extend(e.last_offset.to_be_bytes());
+            out.extend(e.last_stable_offset.to_be_bytes());
+        }
+        out
+    }
+}
+
+/// Recover one segment (see the module docs). `state` is the producer state
+/// at the segment's start and is advanced through it; `latest_epoch` is the
+/// epoch cache's latest epoch before the segment.
+pub fn recover_segment(
+    seg: &Segment,
+    index_interval_bytes: u64,
+    state: &mut ProducerState,
+    latest_epoch: Option<i32>,
+    limits: &Limits,
+) -> Result<Rebuilt> {
+    let mut r = seg.reader(limits)?;
+    let size = r.end();
+    let mut out = Rebuilt {
+        valid_bytes: 0,
+        size,
+        stop: None,
+        offset_index: Vec::new(),
+        time_index: Vec::new(),
+        txn_index: Vec::new(),
+        epochs: Vec::new(),
+        next_offset: None,
+        batches: 0,
+    };
+    let mut idx = IndexBuilder::new(seg.base, index_interval_bytes);
+    let mut epoch = latest_epoch;
+    let mut scratch = Vec::new();
+    while let Some(item) = r.next_item()? {
+        let entry = match item {
+            Item::Entry(e) => e,
+            Item::Damage(d) => {
+                let over =
+                    matches!(d.error.kind(), ErrorKind::BadLength { what, .. } if what.contains("max-batch-size"));
+                out.stop = Some(if over {
+                    Stop::OverLimit { position: d.start, error: d.error }
+                } else {
+                    Stop::Invalid { position: d.start, error: d.error, torn_tail: d.truncated_tail, field: d.field }
+                });
+                break;
+            }
+        };
+        let pos = entry.position();
+        if !entry.is_valid() {
+            let e = Error::malformed(pos, "record batch", "CRC mismatch: Kafka's recovery stops here");
+            out.stop = Some(Stop::Invalid { position: pos, error: e, torn_tail: false, field: None });
+            break;
+        }
+        let last = entry.last_offset();
+        let batch_max_ts = match &entry {
+            Entry::V2(b) => b.header().max_timestamp,
+            Entry::Legacy(m) => m.timestamp,
+        };
+        idx.add(entry.size(), last, batch_max_ts);
+        out.batches = out.batches.saturating_add(1);
+        out.next_offset = Some(last.wrapping_add(1));
+        if let Entry::V2(b) = &entry {
+            let h = *b.header();
+            if h.partition_leader_epoch >= 0 && epoch.is_none_or(|e| h.partition_leader_epoch > e) {
+                epoch = Some(h.partition_leader_epoch);
+                out.epochs.push((h.partition_leader_epoch, h.base_offset));
+            }
+            let m = if h.is_control() { end_txn_marker(b, &mut scratch, limits) } else { None };
+            if let Some(Marker::Completed(c)) = state.apply(&h, m)
+                && let Some(e) = c.txn_index_entry()
+            {
+                out.txn_index.push(e);
+            }
+        }
+    }
+    out.valid_bytes = idx.valid_bytes();
+    (out.offset_index, out.time_index) = idx.finish();
+    Ok(out)
+}
+
+/// The first segment Kafka recovers when it loads `p` (`LogLoader.recoverLog`):
+/// `None` after a clean shutdown (segments without an index are recovered
+/// regardless, see [`needs_recovery`]); with `all`, the first.
+pub fn first_to_recover(p: &Partition, clean_shutdown: bool, all: bool) -> Option<usize> {
+    if all || p.is_metadata_log() {
+        return Some(0);
+    }
+    if clean_shutdown {
+        return None;
+    }
+    // the floor segment of the recovery point (a partition missing from the
+    // checkpoint recovers from 0, as in Kafka)
+    let rp = p.checkpoints.recovery_point.unwrap_or(0);
+    Some(p.segments.iter().rposition(|s| s.base <= rp).unwrap_or(0))
+}
+
+/// Whether Kafka recovers segment `i` of `p` when it loads it.
+pub fn needs_recovery(p: &Partition, i: usize, first: Option<usize>) -> bool {
+    let index_missing = p.segments.get(i).is_some_and(|s| !s.sibling(crate::spec::names::INDEX_FILE_SUFFIX).exists());
+    index_missing || first.is_some_and(|f| i >= f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::partition::LogDirCheckpoints;
+    use std::path::{Path, PathBuf};
+
+    fn fixtures() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/kafka-3.9.1")
+    }
+
+    /// A segment the broker rolled and closed was indexed on append; rebuilt
+    /// by recovery it must give the same files when nothing made the broker's
+    /// byte counter restart (no restart, truncation or multi-batch append) in
+    /// it: the first segments of partitions written in one go.
+    #[test]
+    fn rebuilt_indexes_equal_the_brokers_for_segments_written_in_one_go() {
+        for (dir, interval) in
+            [("clean/logs/plain-0", 1024), ("clean/logs/txn-0", 512), ("sigkill/logs/kill-plain-0", 1024)]
+        {
+            let p = Partition::open_with(&fixtures().join(dir), &LogDirCheckpoints::default()).unwrap();
+            let seg = &p.segments[0];
+            let mut state = ProducerState::default();
+            let r = recover_segment(seg, interval, &mut state, None, &Limits::default()).unwrap();
+            assert!(r.stop.is_none(), "{dir}: {:?}", r.stop);
+            assert_eq!(r.valid_bytes, r.size);
+            let base = seg.log.with_extension("");
+            assert_eq!(r.offset_index, std::fs::read(base.with_extension("index")).unwrap(), "{dir} .index");
+            assert_eq!(r.time_index, std::fs::read(base.with_extension("timeindex")).unwrap(), "{dir} .timeindex");
+            if let Ok(txn) = std::fs::read(base.with_extension("txnindex")) {
+                assert_eq!(r.txn_index_bytes(), txn, "{dir} .txnindex");
+            }
+        }
+    }
+}
