@@ -67,6 +67,54 @@ fn plans_change_nothing() {
     assert!(!c.quarantine().exists(), "a dry run created the quarantine");
 }
 
+/// What logtool's own repairs leave is a log dir a healthy Kafka could have
+/// left: `verify` finds nothing at warning or above.
+#[test]
+fn repaired_dirs_verify_clean() {
+    let verify_clean = |logs: &str, what: &str| {
+        let (_, lines) = run_json(&["verify", "--fail-on", "warning", logs]);
+        let bad: Vec<&Value> = of_type(&lines, "finding").into_iter().filter(|f| f["severity"] != "info").collect();
+        assert!(bad.is_empty(), "{what}: {bad:#?}");
+    };
+    for scenario in ["healthy", "clean"] {
+        let c = Copy::of(scenario);
+        let logs = c.s("");
+        for args in [
+            vec!["recover", "--all", "--execute", &logs],
+            vec!["reindex", "--execute", &logs],
+            vec!["retain", "--max-bytes", "4000", "--execute", &logs],
+            vec!["truncate-to-hw", "--execute", &logs],
+        ] {
+            let (code, out, err) = run(&args);
+            assert_eq!(code, 0, "{scenario}: {args:?}: {out}{err}");
+            verify_clean(&logs, &format!("{scenario} after {args:?}"));
+        }
+        // the log start moved into the middle of a segment, and to a segment's base
+        for (part, pick) in [("h-txn-0", 0usize), ("h-idempotent-0", 1), ("plain-0", 0), ("txn-0", 1)] {
+            let dir = c.path(part);
+            if !dir.exists() {
+                continue;
+            }
+            let (_, lines) = run_json(&["dump", dir.to_str().unwrap()]);
+            let files: Vec<&Value> = of_type(&lines, "file").into_iter().filter(|f| f["kind"] == "log").collect();
+            let base = files.get(1).map_or(0, |f| f["base_offset"].as_i64().unwrap());
+            let start = (base + if pick == 0 { 2 } else { 0 }).to_string();
+            let (code, out, err) = run(&["retain", "--log-start", &start, "--execute", dir.to_str().unwrap()]);
+            assert_eq!(code, 0, "{scenario}: retain --log-start {start} {part}: {out}{err}");
+            verify_clean(&logs, &format!("{scenario} after retain --log-start {start} {part}"));
+        }
+        let (code, out, err) = run(&[
+            "truncate",
+            "--to",
+            "5",
+            "--execute",
+            &c.s(if scenario == "clean" { "plain-1" } else { "h-codecs-0" }),
+        ]);
+        assert_eq!(code, 0, "{out}{err}");
+        verify_clean(&logs, &format!("{scenario} after truncate --to 5"));
+    }
+}
+
 #[test]
 fn a_locked_log_dir_is_refused() {
     let c = Copy::of("sigkill");

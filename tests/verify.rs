@@ -93,10 +93,91 @@ fn at_least<'a>(findings: &'a [Value], severity: &str) -> Vec<&'a Value> {
 
 const SEG0: &str = "plain-0/00000000000000000000.log";
 
+/// Record offsets `dump --deep` prints for a segment.
+fn record_offsets(path: &Path) -> Vec<i64> {
+    let (_, lines) = run_json(&["dump", "--deep", "--payload", "none", path.to_str().unwrap()]);
+    of_type(&lines, "record").iter().map(|r| r["offset"].as_i64().unwrap()).collect()
+}
+
+/// Every header field of a batch in the middle of a segment, damaged: verify
+/// names the field and the batch's bytes, dump reports the same range, and
+/// every intact batch after it is still read (its records are dumped).
+#[test]
+fn every_header_field_flipped_is_found_and_reading_goes_on() {
+    let clean = Damaged::new();
+    let batches = clean.batches(SEG0);
+    let k = batches.len() / 2;
+    let (b, next) = (batches[k], batches[k + 1]);
+    let after: Vec<i64> = record_offsets(&clean.path(SEG0)).into_iter().filter(|&o| o >= next.base_offset).collect();
+    let len_at = (b.position + 8) as usize;
+    let set_len = move |x: &mut Vec<u8>, v: i32| x[len_at..len_at + 4].copy_from_slice(&v.to_be_bytes());
+    let old_len = (b.size - 12) as i32;
+    let whole = (b.position, b.position + b.size);
+    let to_next = (b.position, next.position);
+    type Edit = Box<dyn Fn(&mut Vec<u8>)>;
+    let at = |rel: u64, x: u8| -> Edit { Box::new(move |v: &mut Vec<u8>| v[(b.position + rel) as usize] ^= x) };
+    let cases: Vec<(&str, Edit, &str, (u64, u64))> = vec![
+        ("baseOffset, a high byte", at(1, 0xff), "base_offset_invalid", whole),
+        ("baseOffset, the low byte", at(7, 0xff), "base_offset_invalid", whole),
+        ("batchLength larger", Box::new(move |v| set_len(v, old_len + 300)), "batch_length_invalid", to_next),
+        ("batchLength smaller", Box::new(move |v| set_len(v, old_len - 16)), "batch_length_invalid", to_next),
+        ("batchLength 2^31-1", Box::new(move |v| set_len(v, i32::MAX)), "batch_length_invalid", to_next),
+        ("partitionLeaderEpoch", at(12, 0x80), "partition_leader_epoch_invalid", whole),
+        ("magic", at(16, 0xff), "magic_invalid", whole),
+        ("crc", at(18, 0x01), "crc_mismatch", whole),
+        ("attributes", at(22, 0x08), "crc_mismatch", whole),
+        ("recordCount", at(60, 0x01), "crc_mismatch", whole),
+        ("a record byte", at(70, 0xff), "crc_mismatch", whole),
+    ];
+    for (what, edit, kind, (start, end)) in cases {
+        let d = Damaged::new();
+        d.edit(SEG0, |x| edit(x));
+        let (code, f) = d.verify(&[]);
+        assert_eq!(code, 1, "{what}");
+        assert_eq!(
+            found(&f, kind, &d.logs),
+            vec![(SEG0.into(), Some(start), Some(end), found(&f, kind, &d.logs)[0].3)],
+            "{what}: {f:#?}"
+        );
+        // nothing else in the segment at warning or above, but on that batch
+        let others: Vec<&Value> = at_least(&f, "warning")
+            .into_iter()
+            .filter(|x| x["file"].as_str().unwrap().ends_with(SEG0))
+            .filter(|x| !x["position"].as_u64().is_some_and(|p| p >= start && p < end))
+            .collect();
+        assert!(others.is_empty(), "{what}: {others:#?}");
+        // dump reports the same range, and reads every intact batch after it
+        let (dcode, lines) = run_json(&["dump", d.path(SEG0).to_str().unwrap()]);
+        assert_eq!(dcode, 1, "{what}");
+        let errors: Vec<(u64, u64)> = of_type(&lines, "error")
+            .iter()
+            .filter(|e| e["end_position"].is_u64())
+            .map(|e| (e["position"].as_u64().unwrap(), e["end_position"].as_u64().unwrap()))
+            .collect();
+        assert!(errors.contains(&(start, end)), "{what}: dump reports {errors:?}");
+        for (s, e) in &errors {
+            assert!(s < e, "{what}: a backwards range {s}..{e}");
+        }
+        let got = record_offsets(&d.path(SEG0));
+        for o in &after {
+            assert!(got.contains(o), "{what}: record {o} after the damaged batch is not dumped");
+        }
+    }
+}
+
 #[test]
 fn untouched_fixtures_verify_clean() {
-    for scenario in ["clean", "sigkill", "legacy"] {
-        let logs = fixtures().join(scenario).join("logs");
+    let mut dirs: Vec<PathBuf> = ["clean", "sigkill", "legacy", "timestamps", "healthy"]
+        .iter()
+        .map(|s| fixtures().join(s).join("logs"))
+        .collect();
+    for state in ["before", "after"] {
+        for broker in ["broker-2", "broker-3"] {
+            dirs.push(fixtures().join("failover").join(state).join(broker).join("div-0"));
+        }
+    }
+    for logs in dirs {
+        let scenario = logs.display().to_string();
         let (code, lines) = run_json(&["verify", "--fail-on", "warning", logs.to_str().unwrap()]);
         let findings: Vec<Value> = of_type(&lines, "finding").into_iter().cloned().collect();
         assert!(at_least(&findings, "warning").is_empty(), "{scenario}: {:#?}", at_least(&findings, "warning"));
@@ -244,6 +325,78 @@ fn a_bad_index_entry_is_found_at_its_slot() {
     let m = found(&f, "index_entry_mismatch", &d.logs);
     assert_eq!(m.len(), 1, "{f:#?}");
     assert_eq!((m[0].0.as_str(), m[0].1), (idx, Some(8)));
+}
+
+#[test]
+fn index_entries_out_of_order_are_reported_as_such_and_only_they() {
+    let idx = "plain-0/00000000000000000000.index";
+    let entry = |rel: i32, pos: i32| [rel.to_be_bytes(), pos.to_be_bytes()].concat();
+    // a wild entry in slot 0 and one past everything in the last slot
+    let d = Damaged::new();
+    let n = std::fs::metadata(d.path(idx)).unwrap().len() as usize / 8;
+    assert!(n >= 4);
+    d.edit(idx, |x| {
+        x[0..8].copy_from_slice(&entry(20, 10_000_000));
+        let last = x.len() - 8;
+        x[last..].copy_from_slice(&entry(i32::MAX, i32::MAX));
+    });
+    let (_, f) = d.verify(&[]);
+    let idx_findings: Vec<&Value> = f.iter().filter(|x| x["file"].as_str().unwrap().ends_with(idx)).collect();
+    assert_eq!(
+        found(&f, "index_not_monotonic", &d.logs),
+        vec![(idx.into(), Some(0), None, Some(20))],
+        "{idx_findings:#?}"
+    );
+    let beyond = found(&f, "index_beyond_log_end", &d.logs);
+    assert_eq!(beyond, vec![(idx.into(), Some((n as u64 - 1) * 8), None, Some(i32::MAX as i64))], "{idx_findings:#?}");
+    assert!(beyond_message(&f).contains("1 offset index entry"), "{idx_findings:#?}");
+    assert!(found(&f, "index_entry_mismatch", &d.logs).is_empty(), "{idx_findings:#?}");
+    // two entries swapped: one is out of order, the other still points at its batch
+    let d = Damaged::new();
+    d.edit(idx, |x| {
+        let (a, b) = (x[8..16].to_vec(), x[16..24].to_vec());
+        x[8..16].copy_from_slice(&b);
+        x[16..24].copy_from_slice(&a);
+    });
+    let (_, f) = d.verify(&[]);
+    let idx_findings: Vec<&Value> = f.iter().filter(|x| x["file"].as_str().unwrap().ends_with(idx)).collect();
+    assert_eq!(idx_findings.len(), 1, "{idx_findings:#?}");
+    assert_eq!(idx_findings[0]["kind"], "index_not_monotonic");
+}
+
+fn beyond_message(f: &[Value]) -> String {
+    f.iter()
+        .find(|x| x["kind"] == "index_beyond_log_end")
+        .map(|x| x["message"].as_str().unwrap().to_string())
+        .unwrap_or_default()
+}
+
+#[test]
+fn files_given_by_name() {
+    let d = Damaged::new();
+    // not a Kafka file: a usage error
+    let other = d.logs.join("notes.txt");
+    std::fs::write(&other, b"hello").unwrap();
+    let (code, lines) = run_json(&["verify", other.to_str().unwrap()]);
+    assert_eq!(code, 2, "{lines:?}");
+    assert_eq!(of_type(&lines, "finding")[0]["kind"], "not_a_kafka_file");
+    let (code, _) = run_json(&["dump", other.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    // a segment under another name is read as one, and logtool says so
+    let copy = d.logs.join("copy.log");
+    std::fs::copy(d.path(SEG0), &copy).unwrap();
+    let (code, lines) = run_json(&["verify", copy.to_str().unwrap()]);
+    assert_eq!(code, 0, "{lines:?}");
+    let f = of_type(&lines, "finding");
+    assert!(f.iter().any(|x| x["kind"] == "note" && x["message"].as_str().unwrap().contains("base offset")), "{f:?}");
+    let (code, lines) = run_json(&["dump", "--deep", copy.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(!of_type(&lines, "record").is_empty());
+    assert!(!of_type(&lines, "note").is_empty());
+    // dump exits 1 on damage it reports
+    d.edit(SEG0, |x| x[100] ^= 0xff);
+    let (code, _) = run_json(&["dump", d.path(SEG0).to_str().unwrap()]);
+    assert_eq!(code, 1);
 }
 
 #[test]
@@ -405,8 +558,9 @@ fn forged_batch_headers_are_checked_against_their_records() {
     assert_eq!(code, 1);
     let at = |kind: &str| found(&f, kind, &d.logs).into_iter().map(|w| w.1).collect::<Vec<_>>();
     assert_eq!(at("record_count_mismatch"), vec![Some(b[1].position)], "{f:#?}");
-    // ... and the records run out at the end of the batch
-    assert_eq!(at("record_invalid"), vec![Some(b[1].position + b[1].size)], "{f:#?}");
+    // ... and the records run out at the end of the batch: the batch's range,
+    // the message says where
+    assert_eq!(at("record_invalid"), vec![Some(b[1].position)], "{f:#?}");
     assert_eq!(at("max_timestamp_mismatch"), vec![Some(b[2].position)], "{f:#?}");
     assert_eq!(at("sequence_gap"), vec![Some(b[4].position), Some(b[5].position)], "{f:#?}");
     assert!(at("crc_mismatch").is_empty(), "{f:#?}");

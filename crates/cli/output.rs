@@ -198,6 +198,9 @@ pub struct ErrorLine<'a> {
     pub position: Option<u64>,
     pub end_position: Option<u64>,
     pub kind: &'static str,
+    /// The header field outside the CRC found wrong (Kafka's name).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<&'static str>,
     pub message: String,
 }
 

@@ -23,6 +23,7 @@ use logfmt::legacy::LegacyMessage;
 use logfmt::log::{Entry, Item, LogReader};
 use logfmt::logdir::{self, LogDirEntry, Target};
 use logfmt::naming::{self, FileKind, FileName};
+use logfmt::sanity::Bounds;
 use logfmt::{Error, ErrorClass, Limits};
 
 use crate::args::{DumpArgs, GlobalOpts, OffsetRange, Payload};
@@ -35,14 +36,16 @@ enum Work {
     File {
         path: PathBuf,
         size: u64,
+        /// Given on the command line (not found by walking a directory).
+        explicit: bool,
+        /// For a segment: the next segment's base offset (its batches must
+        /// stay below it).
+        next_base: Option<i64>,
     },
     /// A directory in a log dir that is not a partition.
     Foreign(PathBuf),
     /// A path that could not be listed or opened.
-    Failed {
-        path: PathBuf,
-        error: Error,
-    },
+    Failed { path: PathBuf, error: Error },
 }
 
 pub fn run(global: &GlobalOpts, args: &DumpArgs) -> anyhow::Result<Status> {
@@ -65,7 +68,7 @@ pub fn run(global: &GlobalOpts, args: &DumpArgs) -> anyhow::Result<Status> {
     };
     for w in work {
         match w {
-            Work::File { path, size } => d.file(&path, size)?,
+            Work::File { path, size, explicit, next_base } => d.file(&path, size, explicit, next_base)?,
             Work::Foreign(path) => {
                 let file = path.display().to_string();
                 let message =
@@ -89,25 +92,57 @@ fn file_size(path: &Path) -> Result<u64, Error> {
     std::fs::metadata(path).map(|m| m.len()).map_err(|e| Error::io(e, Some(path)))
 }
 
-fn push_file(path: PathBuf, work: &mut Vec<Work>) {
+fn push_file(path: PathBuf, explicit: bool, next_base: Option<i64>, work: &mut Vec<Work>) {
     match file_size(&path) {
-        Ok(size) => work.push(Work::File { path, size }),
+        Ok(size) => work.push(Work::File { path, size, explicit, next_base }),
         Err(error) => work.push(Work::Failed { path, error }),
     }
+}
+
+/// The live segment base offsets of a partition dir's files, ascending.
+fn segment_bases(files: &[PathBuf]) -> Vec<i64> {
+    let mut bases: Vec<i64> = files
+        .iter()
+        .map(|p| name_of(p))
+        .filter(|n| n.kind == FileKind::Log && n.suffix.is_none())
+        .filter_map(|n| n.offset)
+        .collect();
+    bases.sort_unstable();
+    bases
+}
+
+fn name_of(p: &Path) -> FileName {
+    naming::classify(&p.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default())
+}
+
+/// For a live `.log` named `n`: the base offset of the segment after it.
+fn next_base(n: &FileName, bases: &[i64]) -> Option<i64> {
+    let base = n.offset.filter(|_| n.kind == FileKind::Log && n.suffix.is_none())?;
+    bases.iter().copied().find(|&b| b > base)
 }
 
 /// Expand a user path into work items.
 fn plan(path: &Path, offsets: Option<OffsetRange>, work: &mut Vec<Work>) {
     match logdir::resolve(path) {
         Err(error) => work.push(Work::Failed { path: path.to_path_buf(), error }),
-        Ok(Target::File(p)) => push_file(p, work),
+        Ok(Target::File(p)) => {
+            // a segment's bound: the next segment in its directory
+            let bases = p
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .map_or_else(|| logdir::partition_files(Path::new(".")), logdir::partition_files)
+                .map(|f| segment_bases(&f))
+                .unwrap_or_default();
+            let next = next_base(&name_of(&p), &bases);
+            push_file(p, true, next, work)
+        }
         Ok(Target::PartitionDir(p)) => plan_partition(&p, offsets, work),
         Ok(Target::LogDir(p)) => match logdir::log_dir_entries(&p) {
             Err(error) => work.push(Work::Failed { path: p, error }),
             Ok(entries) => {
                 for e in entries {
                     match e {
-                        LogDirEntry::File(f) => push_file(f, work),
+                        LogDirEntry::File(f) => push_file(f, false, None, work),
                         LogDirEntry::Partition(d) => plan_partition(&d, offsets, work),
                         LogDirEntry::Foreign(d) => work.push(Work::Foreign(d)),
                     }
@@ -129,15 +164,7 @@ fn plan_partition(dir: &Path, offsets: Option<OffsetRange>, work: &mut Vec<Work>
             return;
         }
     };
-    let name_of =
-        |p: &PathBuf| naming::classify(&p.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default());
-    // live segment base offsets, ascending (partition_files sorts them)
-    let bases: Vec<i64> = files
-        .iter()
-        .map(name_of)
-        .filter(|n| n.kind == FileKind::Log && n.suffix.is_none())
-        .filter_map(|n| n.offset)
-        .collect();
+    let bases = segment_bases(&files);
     for f in files {
         let n = name_of(&f);
         if let (Some(range), true) = (offsets, is_segment_file(&n)) {
@@ -148,7 +175,8 @@ fn plan_partition(dir: &Path, offsets: Option<OffsetRange>, work: &mut Vec<Work>
                 continue;
             }
         }
-        push_file(f, work);
+        let next = next_base(&n, &bases);
+        push_file(f, false, next, work);
     }
 }
 
@@ -238,7 +266,23 @@ impl<W: Write> Dumper<'_, W> {
             position: e.position(),
             end_position: end,
             kind: class.name(),
+            field: None,
             message,
+        }))
+    }
+
+    /// Report a damaged byte range `[start, end)` (the same range `verify`
+    /// reports for the same bytes).
+    fn damage(&mut self, file: &str, start: u64, end: u64, e: &Error) -> io::Result<()> {
+        self.status = self.status.merge(Status::Problems);
+        self.summary.problems += 1;
+        self.out.emit(&Line::Error(ErrorLine {
+            file,
+            position: Some(start),
+            end_position: Some(end),
+            kind: e.class().name(),
+            field: e.header_field().map(|f| f.kafka_name()),
+            message: e.message(),
         }))
     }
 
@@ -246,10 +290,15 @@ impl<W: Write> Dumper<'_, W> {
         self.out.emit(&Line::Note(NoteLine { file, message }))
     }
 
-    fn file(&mut self, path: &Path, size: u64) -> io::Result<()> {
+    fn file(&mut self, path: &Path, size: u64, explicit: bool, next_base: Option<i64>) -> io::Result<()> {
         let file = path.display().to_string();
         let fname = path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        let name = naming::classify(&fname);
+        let mut name = naming::classify(&fname);
+        // a segment under a name that is not Kafka's: read it as one
+        let renamed_segment = name.kind == FileKind::Unknown && fname.ends_with(logfmt::spec::names::LOG_FILE_SUFFIX);
+        if renamed_segment {
+            name.kind = FileKind::Log;
+        }
         let base_offset = if is_segment_file(&name) { name.offset } else { None };
         self.out.emit(&Line::File(FileLine {
             file: &file,
@@ -259,8 +308,14 @@ impl<W: Write> Dumper<'_, W> {
             suffix: name.suffix.map(|s| s.name()),
         }))?;
         self.summary.files += 1;
+        if renamed_segment {
+            self.note(
+                &file,
+                "not a Kafka segment name (20 digits): read as a segment; its base offset is its first batch's".into(),
+            )?;
+        }
         match name.kind {
-            FileKind::Log | FileKind::KraftSnapshot => self.log(path, &file, &name)?,
+            FileKind::Log | FileKind::KraftSnapshot => self.log(path, &file, &name, next_base)?,
             FileKind::OffsetIndex => self.index(path, &file, IndexKind::Offset, name.offset.unwrap_or(0))?,
             FileKind::TimeIndex => self.index(path, &file, IndexKind::Time, name.offset.unwrap_or(0))?,
             FileKind::TxnIndex => self.index(path, &file, IndexKind::Txn, name.offset.unwrap_or(0))?,
@@ -270,6 +325,19 @@ impl<W: Write> Dumper<'_, W> {
             FileKind::PartitionMetadata => self.partition_metadata(path, &file)?,
             FileKind::MetaProperties => self.meta_properties(path, &file)?,
             FileKind::QuorumState | FileKind::CleanShutdown => self.json_file(path, &file, name.kind)?,
+            FileKind::Unknown if explicit => {
+                // named on the command line: say it is not what was meant
+                self.status = self.status.merge(Status::Error);
+                self.summary.problems += 1;
+                self.out.emit(&Line::Error(ErrorLine {
+                    file: &file,
+                    position: None,
+                    end_position: None,
+                    kind: "not_kafka",
+                    field: None,
+                    message: "not a file of a Kafka log dir (segment, index, snapshot, checkpoint, properties)".into(),
+                }))?;
+            }
             _ => {}
         }
         if !matches!(name.kind, FileKind::Log | FileKind::KraftSnapshot) {
@@ -278,11 +346,15 @@ impl<W: Write> Dumper<'_, W> {
         Ok(())
     }
 
-    fn log(&mut self, path: &Path, file: &str, name: &FileName) -> io::Result<()> {
+    fn log(&mut self, path: &Path, file: &str, name: &FileName, next_base: Option<i64>) -> io::Result<()> {
         let mut reader = match LogReader::open(path, self.limits) {
             Ok(r) => r,
             Err(e) => return self.error(file, &e, None),
         };
+        if name.kind == FileKind::Log && name.suffix.is_none() {
+            // the offsets a live segment's batches must lie in
+            reader.set_bounds(Bounds { base_offset: name.offset, next_base_offset: next_base });
+        }
         let size = reader.end();
         if let Some(n) = self.args.max_bytes {
             reader.set_end(n);
@@ -332,7 +404,7 @@ impl<W: Write> Dumper<'_, W> {
                         // --max-bytes cut a batch: not damage, as with kafka-dump-log
                         break;
                     } else {
-                        self.error(file, &d.error, Some(d.end))?;
+                        self.damage(file, d.start, d.end, &d.error)?;
                         if d.truncated_tail {
                             self.note(
                                 file,
@@ -421,12 +493,13 @@ impl<W: Write> Dumper<'_, W> {
             delete_horizon_ms: h.delete_horizon_ms(),
             attributes: h.attributes,
         }))?;
+        let batch_end = b.position() + b.bytes().len() as u64;
         if !crc_valid {
             let e = Error::at(
-                b.position() + logfmt::spec::batch::CRC_OFFSET as u64,
+                b.position(),
                 logfmt::ErrorKind::CrcMismatch { what: "record batch", stored: h.crc, computed: b.compute_crc() },
             );
-            self.error(file, &e, None)?;
+            self.damage(file, b.position(), batch_end, &e)?;
         }
         let needs_records = self.args.deep || h.compression().is_none();
         if !needs_records {
@@ -435,7 +508,7 @@ impl<W: Write> Dumper<'_, W> {
         let records = match b.records(scratch, &self.limits) {
             Ok(r) => r,
             Err(e) => {
-                self.error(file, &e, None)?;
+                self.error(file, &e, Some(batch_end))?;
                 return Ok(false);
             }
         };
@@ -444,7 +517,7 @@ impl<W: Write> Dumper<'_, W> {
             let rec = match r {
                 Ok(rec) => rec,
                 Err(e) => {
-                    self.error(file, &e, None)?;
+                    self.error(file, &e, Some(batch_end))?;
                     break;
                 }
             };
@@ -535,10 +608,10 @@ impl<W: Write> Dumper<'_, W> {
         }))?;
         if !crc_valid {
             let e = Error::at(
-                m.position() + logfmt::spec::log::LOG_OVERHEAD as u64,
+                m.position(),
                 logfmt::ErrorKind::CrcMismatch { what: "message", stored: m.crc, computed: m.compute_crc() },
             );
-            self.error(file, &e, None)?;
+            self.damage(file, m.position(), m.position() + m.size_in_bytes(), &e)?;
         }
         let records = match records {
             Ok(r) => r,

@@ -13,7 +13,7 @@ use std::time::Instant;
 use std::sync::Arc;
 
 use logfmt::logdir::{self, LogDirEntry, Target};
-use logfmt::partition::LogDirCheckpoints;
+use logfmt::partition::LogDir;
 use logfmt::verify::{self, Kind, Options, Report, Severity};
 use rayon::prelude::*;
 
@@ -25,8 +25,8 @@ use crate::progress::Progress;
 enum Unit {
     /// Findings already made (a log dir's own files, or a path that failed).
     Done(Report),
-    /// A partition dir, with its log dir's checkpoints.
-    Partition(PathBuf, Arc<LogDirCheckpoints>),
+    /// A partition dir, with what its log dir says about it.
+    Partition(PathBuf, Arc<LogDir>),
     File(PathBuf),
 }
 
@@ -48,19 +48,19 @@ fn plan(path: &Path, opts: &Options, units: &mut Vec<Unit>) {
         Ok(Target::File(p)) => units.push(Unit::File(p)),
         Ok(Target::PartitionDir(p)) => {
             // the parent's checkpoints describe this partition, if it is a log dir
-            let checkpoints = p.parent().map(|d| LogDirCheckpoints::read(d, &opts.limits)).unwrap_or_default();
-            units.push(Unit::Partition(p, Arc::new(checkpoints)));
+            let log_dir = p.parent().map(|d| LogDir::read(d, &opts.limits)).unwrap_or_default();
+            units.push(Unit::Partition(p, Arc::new(log_dir)));
         }
         Ok(Target::LogDir(p)) => {
-            let (checkpoints, report) = verify::check_log_dir(&p, opts);
-            let checkpoints = Arc::new(checkpoints);
+            let (log_dir, report) = verify::check_log_dir(&p, opts);
+            let log_dir = Arc::new(log_dir);
             units.push(Unit::Done(report));
             match logdir::log_dir_entries(&p) {
                 Err(e) => units.push(failed(e)),
                 Ok(entries) => {
                     for e in entries {
                         if let LogDirEntry::Partition(d) = e {
-                            units.push(Unit::Partition(d, Arc::clone(&checkpoints)));
+                            units.push(Unit::Partition(d, Arc::clone(&log_dir)));
                         }
                     }
                 }
@@ -118,7 +118,7 @@ pub fn run(global: &GlobalOpts, args: &VerifyArgs) -> anyhow::Result<Status> {
                 let inc = |n: u64| progress.inc(n);
                 match u {
                     Unit::Done(r) => r,
-                    Unit::Partition(d, checkpoints) => verify::check_partition(&d, &checkpoints, &opts, &inc),
+                    Unit::Partition(d, log_dir) => verify::check_partition(&d, &log_dir, &opts, &inc),
                     Unit::File(f) => verify::check_file(&f, &opts, &inc),
                 }
             })

@@ -174,7 +174,7 @@ pub enum ErrorKind {
     },
     /// A header field outside the CRC does not fit the batch's position
     /// (see `sanity`): the batch is not trusted.
-    #[error("{field} is wrong: {detail}")]
+    #[error("{field}: {detail}")]
     BadHeader {
         /// The field.
         field: crate::sanity::HeaderField,

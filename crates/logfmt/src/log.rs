@@ -540,7 +540,7 @@ impl<R: Read + Seek> LogReader<R> {
         // a v2 batch whose magic was flipped to 0 or 1 frames as a legacy
         // message with a bad CRC, but holds a valid v2 CRC-32C
         if loc.magic != MAGIC_VALUE_V2 && !self.crc_ok(loc)? && self.v2_crc_matches(loc.start, loc.len as u64)? {
-            let detail = format!("magic is {}, but the bytes are a v2 batch whose CRC-32C matches", loc.magic);
+            let detail = format!("{}, but the bytes are a v2 batch whose CRC-32C matches", loc.magic);
             return self.header_damage(loc, HeaderField::Magic, detail);
         }
         match sanity::check(&facts, self.prev, &self.bounds) {
@@ -557,11 +557,11 @@ impl<R: Read + Seek> LogReader<R> {
                     self.pending = None;
                     let detail = match insane.field {
                         HeaderField::BaseOffset => format!(
-                            "offsets {}..={} do not fit between the batches around it (the next one starts at {})",
+                            "offsets {}..={} do not fit between the batches around it (the next one starts at offset {})",
                             pend.facts.first_offset, pend.facts.last_offset, facts.first_offset
                         ),
                         _ => format!(
-                            "partitionLeaderEpoch {} is above the epochs of the batches around it (the next one has {})",
+                            "{} is above the epochs of the batches around it (the next one has {})",
                             pend.facts.epoch.unwrap_or(-1),
                             facts.epoch.unwrap_or(-1)
                         ),
@@ -695,13 +695,13 @@ impl<R: Read + Seek> LogReader<R> {
             && (claimed as u64) <= max
             && self.v2_crc_matches(start, claimed as u64)?
         {
-            let detail = format!("magic is {magic}, but the bytes are a v2 batch whose CRC-32C matches");
+            let detail = format!("{magic}, but the bytes are a v2 batch whose CRC-32C matches");
             let e = Error::at(start.saturating_add(16), ErrorKind::BadHeader { field: HeaderField::Magic, detail });
             return Ok(Some((HeaderField::Magic, e)));
         }
         if magic == MAGIC_VALUE_V2 && claimed != span as i64 && span <= max && self.v2_crc_matches(start, span)? {
             let detail = format!(
-                "batchLength is {size}, but the batch's CRC-32C matches {} bytes (it ends at byte {end})",
+                "{size}, but the batch's CRC-32C matches {} bytes (it ends at byte {end})",
                 span.saturating_sub(LOG_OVERHEAD as u64)
             );
             let e =

@@ -22,6 +22,7 @@ use crate::error::{Error, Result};
 use crate::limits::Limits;
 use crate::log::{Entry, Item, LogReader};
 use crate::logdir;
+use crate::metadata::{self, ClusterMetadata};
 use crate::naming::{self, FileKind, FileName, PartitionDir};
 use crate::sanity::Bounds;
 use crate::spec::names as n;
@@ -88,6 +89,37 @@ impl LogDirCheckpoints {
     /// Every partition named in them.
     pub fn partitions(&self) -> impl Iterator<Item = &(String, i32)> {
         self.by_partition.keys()
+    }
+}
+
+/// A log dir's own state, read once for all its partitions: its offset
+/// checkpoints and, when it holds the KRaft metadata log, the topic configs.
+#[derive(Debug, Default)]
+pub struct LogDir {
+    /// The log dir.
+    pub path: PathBuf,
+    /// Its four offset checkpoints.
+    pub checkpoints: LogDirCheckpoints,
+    /// The replayed metadata log (`__cluster_metadata-0`), if it holds one.
+    pub metadata: Option<ClusterMetadata>,
+    /// Its node id (`meta.properties`).
+    pub node_id: Option<String>,
+}
+
+impl LogDir {
+    /// Read what `path` (a log dir) says about its partitions.
+    pub fn read(path: &Path, limits: &Limits) -> LogDir {
+        LogDir {
+            path: path.to_path_buf(),
+            checkpoints: LogDirCheckpoints::read(path, limits),
+            metadata: metadata::read_log_dir_metadata(path, limits).ok().flatten(),
+            node_id: metadata::node_id(path, limits),
+        }
+    }
+
+    /// A config of `topic` from the metadata log, when it is here.
+    pub fn topic_config(&self, topic: &str, key: metadata::ConfigKey) -> Option<(String, metadata::ConfigSource)> {
+        self.metadata.as_ref().map(|m| m.topic_config(topic, key, self.node_id.as_deref()))
     }
 }
 

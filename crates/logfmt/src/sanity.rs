@@ -141,7 +141,7 @@ pub fn check(facts: &Facts, prev: Option<Prev>, bounds: &Bounds) -> Result<(), I
     let bad = |field, order, detail: String| Err(Insane { field, detail, order });
     if let Some(e) = facts.epoch {
         if e < -1 {
-            return bad(HeaderField::PartitionLeaderEpoch, false, format!("partitionLeaderEpoch is {e}"));
+            return bad(HeaderField::PartitionLeaderEpoch, false, format!("{e} is neither -1 (no epoch) nor an epoch"));
         }
         if let Some(p) = prev.and_then(|p| p.epoch)
             && e >= 0
@@ -150,7 +150,7 @@ pub fn check(facts: &Facts, prev: Option<Prev>, bounds: &Bounds) -> Result<(), I
             return bad(
                 HeaderField::PartitionLeaderEpoch,
                 true,
-                format!("partitionLeaderEpoch {e} is below the previous batch's epoch {p}"),
+                format!("{e} is below the previous batch's epoch {p}"),
             );
         }
     }

@@ -17,6 +17,11 @@
 //!   point and cleaner offset are lowered to the new end.
 //! * **Moving the start** (`maybeIncrementLogStartOffset`): the leader-epoch
 //!   cache is truncated from the start (`truncateFromStart`).
+//! * **Compaction** (`LogCleanerManager`): a partition the cleaner has run
+//!   on has an entry in `cleaner-offset-checkpoint` (kept when the policy
+//!   later changes); `cleanup.policy=compact` topics and Kafka's compacted
+//!   internal topics may have been compacted by another replica. Only a
+//!   log that cannot have been compacted has consecutive offsets throughout.
 
 use std::path::PathBuf;
 
@@ -24,9 +29,40 @@ use crate::error::Result;
 use crate::index::lookup_offset;
 use crate::limits::Limits;
 use crate::log::Item;
-use crate::partition::{Partition, Segment};
+use crate::metadata::CLEANUP_POLICY;
+use crate::partition::{LogDir, Partition, Segment};
 
 use super::epochs::EpochCache;
+
+/// Whether a partition's offsets may have gaps from compaction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compaction {
+    /// The cleaner ran on it, or its topic is compacted.
+    Compacted,
+    /// Its topic's `cleanup.policy` is `delete` and no cleaner ran on it:
+    /// its offsets are consecutive.
+    Never,
+    /// No metadata log says what its topic is.
+    Unknown,
+}
+
+/// Kafka's internal topics, which are compacted.
+const COMPACTED_INTERNAL_TOPICS: [&str; 3] = ["__consumer_offsets", "__transaction_state", "__share_group_state"];
+
+/// Whether `p` (in `log_dir`) may have been compacted.
+pub fn compaction(p: &Partition, log_dir: &LogDir) -> Compaction {
+    if p.checkpoints.cleaner_offset.is_some() || COMPACTED_INTERNAL_TOPICS.contains(&p.name.topic.as_str()) {
+        return Compaction::Compacted;
+    }
+    if p.is_metadata_log() {
+        return Compaction::Never;
+    }
+    match log_dir.topic_config(&p.name.topic, CLEANUP_POLICY) {
+        Some((policy, _)) if policy.contains("compact") => Compaction::Compacted,
+        Some(_) => Compaction::Never,
+        None => Compaction::Unknown,
+    }
+}
 
 /// The log start offset Kafka loads for `p`.
 pub fn log_start_offset(p: &Partition) -> i64 {

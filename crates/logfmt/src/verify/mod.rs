@@ -34,7 +34,7 @@ use crate::lock::{self, LockState};
 use crate::log::{Item, LogReader};
 use crate::logdir::{self, LogDirEntry};
 use crate::naming::{self, FileKind, TempSuffix};
-use crate::partition::{LogDirCheckpoints, Partition, Segment};
+use crate::partition::{LogDir, LogDirCheckpoints, Partition, Segment};
 use crate::rules;
 use crate::spec::names as n;
 use segment::{PartitionState, SegmentChecker, SegmentSummary};
@@ -119,7 +119,7 @@ kinds! {
     LeaderEpochRegression => "leader_epoch_regression", Error, "a segment whose batches carry a lower leader epoch than the segment before";
     SegmentOverlap => "segment_overlap", Error, "a segment starting at or below the previous segment's last offset";
     SegmentGap => "segment_gap", Info, "offsets missing between two segments of a compacted partition (the cleaner removed them)";
-    OffsetGap => "offset_gap", Warning, "offsets missing between two segments of a partition the cleaner never compacted";
+    OffsetGap => "offset_gap", Warning, "offsets missing between two batches or segments of a partition that cannot have been compacted";
     SegmentBaseOffsetMismatch => "segment_base_offset_mismatch", Error, "a segment's first batch lies below the base offset in its name";
     EmptySegment => "empty_segment", Info, "a rolled segment without batches";
     LeftoverFile => "leftover_file", Info, "a .deleted/.cleaned/.tmp/.part file; Kafka removes it at startup";
@@ -162,6 +162,109 @@ kinds! {
     UncleanShutdown => "unclean_shutdown", Info, "no clean-shutdown marker: Kafka recovers the segments above the recovery point at startup";
     Note => "note", Info, "something worth knowing about the check itself";
     FindingsCapped => "findings_capped", Info, "more findings of one kind in one file than are listed";
+}
+
+impl Kind {
+    /// The Kafka rule the kind checks (the class or method it comes from).
+    pub fn rule(self) -> &'static str {
+        match self {
+            Kind::IoError => "the broker reads every file of a log dir at startup (`LogLoader`)",
+            Kind::NotKafkaFile => "the names `LogFileUtils` and `UnifiedLog` give a log dir's files",
+            Kind::Corrupt => "`FileLogInputStream`: entries are framed by offset, size and magic",
+            Kind::TruncatedTail => "`LogSegment.recover` cuts a torn final write",
+            Kind::ZeroedTail => "`LogSegment.recover` stops at a size below the smallest entry",
+            Kind::TruncatedSegment => "only the active segment is written to (`UnifiedLog.append`)",
+            Kind::ZeroedRegion => "segments are written contiguously (`FileRecords.append`)",
+            Kind::CrcMismatch => "`DefaultRecordBatch.ensureValid` (CRC-32C), `LegacyRecord.ensureValid` (CRC-32)",
+            Kind::RecordCountMismatch => "`DefaultRecordBatch`: recordsCount <= lastOffsetDelta + 1",
+            Kind::OffsetGapInBatch => "`LogValidator` assigns consecutive offsets; only `LogCleaner` removes records",
+            Kind::RecordInvalid => "`DefaultRecord.readFrom`: each record uses exactly its length; the count matches",
+            Kind::RecordOffsetInvalid => "`DefaultRecord` offset deltas increase within 0..=lastOffsetDelta",
+            Kind::DecompressionFailed => "`CompressionType.wrapForInput` with Kafka's framing",
+            Kind::ControlRecordInvalid => "`ControlRecordType`, `EndTransactionMarker`: one marker per control batch",
+            Kind::MaxTimestampMismatch => "`DefaultRecordBatch.maxTimestamp` of CreateTime batches",
+            Kind::BaseTimestampMismatch => {
+                "`MemoryRecordsBuilder` sets baseTimestamp to the first record's (or `LogCleaner` a delete horizon)"
+            }
+            Kind::BaseOffsetInvalid => {
+                "offsets increase (`LogValidator`), fit the segment (`LogSegment.ensureOffsetInRange`) and stay below the next segment (`LogSegments`)"
+            }
+            Kind::BatchLengthInvalid => "`FileLogInputStream` frames by batchLength; the CRC covers the bytes it spans",
+            Kind::PartitionLeaderEpochInvalid => "`LeaderEpochFileCache`: epochs are -1 or non-negative and only rise",
+            Kind::MagicInvalid => "`RecordBatch.MAGIC_VALUE_V0..V2`; the v2 CRC covers the bytes after magic",
+            Kind::SequenceGap => "`ProducerAppendInfo.checkSequence`: sequences follow on within an epoch",
+            Kind::SequenceGapCompacted => "`ProducerAppendInfo.checkSequence`, after `LogCleaner` removed batches",
+            Kind::ProducerEpochRegression => "`ProducerAppendInfo.checkProducerEpoch`: epochs never go back",
+            Kind::LeaderEpochRegression => "`LeaderEpochFileCache`: epochs only rise along the log",
+            Kind::SegmentOverlap => "`LogSegments`: segment offset ranges are disjoint",
+            Kind::SegmentGap => "`LogCleaner` removes offsets between segments",
+            Kind::OffsetGap => {
+                "`LogValidator` assigns consecutive offsets and `UnifiedLog.roll` names a segment after its first; only `LogCleaner` leaves gaps"
+            }
+            Kind::SegmentBaseOffsetMismatch => "`UnifiedLog.roll`: a segment is named after its first offset",
+            Kind::EmptySegment => "`UnifiedLog.roll` rolls on an append",
+            Kind::LeftoverFile => "`LogLoader.removeTempFilesAndCollectSwapFiles`",
+            Kind::LeftoverSwap => "`LogLoader` completes an interrupted `LogCleaner` swap",
+            Kind::OrphanIndex => "`LogLoader.loadSegmentFiles` deletes an index without its log",
+            Kind::IndexMissing => "`LogLoader.loadSegmentFiles` recovers a segment without its index",
+            Kind::TimeIndexMissing => "`LogSegment.sanityCheck` recreates a missing time index empty",
+            Kind::IndexNotMonotonic => "`OffsetIndex.append`/`TimeIndex.maybeAppend` only append increasing entries",
+            Kind::IndexEntryMismatch => {
+                "`LogSegment.append`/`recover`: an entry is (a batch's last offset, its position)"
+            }
+            Kind::IndexEntryNotBatchEnd => "`LogSegment.append` indexes the largest offset of the append",
+            Kind::IndexEntryInvalid => "`OffsetIndex`/`TimeIndex` entries are fixed-size",
+            Kind::IndexBeyondLogEnd => "`LogSegment.truncateTo` truncates the indexes with the log",
+            Kind::TimeIndexMismatch => "`LogSegment.append`: entries name the batch that raised the maximum timestamp",
+            Kind::IndexPreallocated => {
+                "`AbstractIndex` preallocates the active segment's index; `trimToValidSize` on close"
+            }
+            Kind::IndexNotTrimmed => "`AbstractIndex.trimToValidSize` at roll",
+            Kind::IndexGarbageTail => "`AbstractIndex` preallocates with zeros",
+            Kind::IndexPartialEntry => "`AbstractIndex` files hold whole entries",
+            Kind::TxnIndexMissingEntry => {
+                "`ProducerAppendInfo.appendEndTxnMarker` + `LogSegment.updateTxnIndex`: an aborted transaction that wrote here gets an entry"
+            }
+            Kind::TxnIndexExtraEntry => {
+                "`ProducerAppendInfo.appendEndTxnMarker`: an empty transaction completes nothing"
+            }
+            Kind::TxnIndexMismatch => "`LogSegment.updateTxnIndex` writes the transaction's producer and first offset",
+            Kind::HighWatermarkAboveLogEnd => {
+                "`UnifiedLog.updateHighWatermark`: the high watermark is at most the log end"
+            }
+            Kind::RecoveryPointAboveLogEnd => "`LogLoader`: the recovery point is at most the log end",
+            Kind::LogStartOutOfRange => "`LogLoader`: the log start is at most the log end",
+            Kind::LogStartAboveHighWatermark => {
+                "`UnifiedLog.maybeIncrementLogStartOffset` never passes the high watermark"
+            }
+            Kind::CleanerOffsetAboveLogEnd => "`LogCleanerManager`: the cleaner offset is at most the log end",
+            Kind::CheckpointMalformed => {
+                "`CheckpointFile.CheckpointReadBuffer`: a log dir with one it cannot read goes offline"
+            }
+            Kind::CheckpointPartitionMissing => "`LogManager` checkpoints the partitions it holds",
+            Kind::LeaderEpochNotIncreasing => "`LeaderEpochFileCache.assign`: epochs and start offsets increase",
+            Kind::LeaderEpochMismatch => {
+                "`LeaderEpochFileCache`: the entry covering an offset at or above the log start is its batch's epoch (`truncateFromStart` drops those below)"
+            }
+            Kind::LeaderEpochBeyondLogEnd => {
+                "`LeaderEpochFileCache.truncateFromEnd`, asynchronous since 3.9: `LogLoader` truncates again"
+            }
+            Kind::LeaderEpochCheckpointMissing => "`UnifiedLog` keeps a leader-epoch cache for v2 logs",
+            Kind::ProducerSnapshotCorrupt => "`ProducerStateManager.readSnapshot` (CRC-32C)",
+            Kind::ProducerSnapshotBeyondLogEnd => {
+                "`ProducerStateManager.truncateAndReload` deletes snapshots past the log end"
+            }
+            Kind::PartitionMetadataMissing => "`UnifiedLog.maybeFlushMetadataFile` writes the topic id",
+            Kind::PartitionMetadataInvalid => "`PartitionMetadataFile`",
+            Kind::MetaPropertiesMissing => "`MetaPropertiesEnsemble`: `kafka-storage format` writes it",
+            Kind::MetaPropertiesInvalid => "`MetaProperties`: version with node.id (or broker.id) and cluster.id",
+            Kind::ForeignDirectory => "`LogManager.loadLogs` refuses a directory that is not a partition (3.9)",
+            Kind::LogDirLocked => "`FileLock`: a running broker holds `.lock`",
+            Kind::UncleanShutdown => "`LogLoader` recovers above the recovery point without `.kafka_cleanshutdown`",
+            Kind::Note => "-",
+            Kind::FindingsCapped => "-",
+        }
+    }
 }
 
 /// One problem found.
@@ -296,9 +399,9 @@ impl Findings {
     }
 }
 
-/// Check a log dir's own files. Returns its offset checkpoints (for
-/// [`check_partition`]) and the findings.
-pub fn check_log_dir(dir: &Path, opts: &Options) -> (LogDirCheckpoints, Report) {
+/// Check a log dir's own files. Returns what it says about its partitions
+/// (for [`check_partition`]) and the findings.
+pub fn check_log_dir(dir: &Path, opts: &Options) -> (LogDir, Report) {
     let mut out = Findings::new(opts.max_per_kind);
     match lock::log_dir_lock(dir) {
         LockState::Held { pid } => out.push(
@@ -356,7 +459,8 @@ pub fn check_log_dir(dir: &Path, opts: &Options) -> (LogDirCheckpoints, Report) 
             "no clean-shutdown marker: the broker did not stop cleanly (or is running)".into(),
         );
     }
-    let checkpoints = LogDirCheckpoints::read(dir, &opts.limits);
+    let log_dir = LogDir::read(dir, &opts.limits);
+    let checkpoints = &log_dir.checkpoints;
     for (path, e) in &checkpoints.unreadable {
         out.error(path, e, Kind::CheckpointMalformed);
     }
@@ -411,7 +515,7 @@ pub fn check_log_dir(dir: &Path, opts: &Options) -> (LogDirCheckpoints, Report) 
             format!("the checkpoints name {topic}-{partition}, which has no directory here"),
         );
     }
-    (checkpoints, Report { findings: out.finish(), stats: Stats::default() })
+    (log_dir, Report { findings: out.finish(), stats: Stats::default() })
 }
 
 /// Report what a partition dir holds besides its segments: leftovers and
@@ -443,12 +547,12 @@ fn sort_out(p: &Partition, out: &mut Findings) {
     }
 }
 
-/// Check one partition directory; `checkpoints` are its log dir's (empty if
-/// it has none). `progress` is told the bytes read as it goes.
-pub fn check_partition(dir: &Path, checkpoints: &LogDirCheckpoints, opts: &Options, progress: &dyn Fn(u64)) -> Report {
+/// Check one partition directory in `log_dir` (read with [`LogDir::read`],
+/// or empty when it is in none). `progress` is told the bytes read as it goes.
+pub fn check_partition(dir: &Path, log_dir: &LogDir, opts: &Options, progress: &dyn Fn(u64)) -> Report {
     let mut out = Findings::new(opts.max_per_kind);
     let mut stats = Stats { partitions: 1, ..Stats::default() };
-    let p = match Partition::open_with(dir, checkpoints) {
+    let p = match Partition::open_with(dir, &log_dir.checkpoints) {
         Ok(p) => p,
         Err(e) => {
             out.error(dir, &e, Kind::IoError);
@@ -456,7 +560,7 @@ pub fn check_partition(dir: &Path, checkpoints: &LogDirCheckpoints, opts: &Optio
         }
     };
     sort_out(&p, &mut out);
-    let mut st = PartitionState::new(&p, opts);
+    let mut st = PartitionState::new(&p, rules::log::compaction(&p, log_dir), opts);
     let mut prev: Option<(i64, SegmentSummary)> = None;
     for seg in &p.segments {
         if seg.index.is_none() && seg.size > 0 {
@@ -837,7 +941,8 @@ pub fn check_file(path: &Path, opts: &Options, progress: &dyn Fn(u64)) -> Report
                 out.push(path, None, None, Some(base), Kind::OrphanIndex, "no .log for this index".into());
                 return Report { findings: out.finish(), stats };
             };
-            let mut st = PartitionState::at_segment(&p, seg, opts);
+            let log_dir = dir.parent().map(|d| LogDir::read(d, &opts.limits)).unwrap_or_default();
+            let mut st = PartitionState::at_segment(&p, seg, rules::log::compaction(&p, &log_dir), opts);
             SegmentChecker::new(seg, &mut st, &mut out, &mut stats, opts).run(progress);
         }
         (FileKind::Unknown, _, None) if name.ends_with(n::LOG_FILE_SUFFIX) => {
@@ -921,9 +1026,9 @@ pub fn check_file(path: &Path, opts: &Options, progress: &dyn Fn(u64)) -> Report
 
 /// The table of finding kinds in `docs/findings.md`.
 pub fn kinds_markdown() -> String {
-    let mut out = String::from("| kind | severity | meaning |\n|---|---|---|\n");
+    let mut out = String::from("| kind | severity | meaning | Kafka rule |\n|---|---|---|---|\n");
     for k in Kind::ALL {
-        out.push_str(&format!("| `{}` | {} | {} |\n", k.name(), k.severity().name(), k.description()));
+        out.push_str(&format!("| `{}` | {} | {} | {} |\n", k.name(), k.severity().name(), k.description(), k.rule()));
     }
     out
 }
@@ -938,7 +1043,7 @@ mod tests {
     fn findings_doc_is_current() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/findings.md");
         let doc = std::fs::read_to_string(&path).unwrap();
-        let (head, rest) = doc.split_once("| kind | severity | meaning |").unwrap();
+        let (head, rest) = doc.split_once("| kind | severity | meaning | Kafka rule |").unwrap();
         let tail = rest.split_once("\n\n").map_or("", |(_, t)| t);
         let want = format!("{head}{}\n{tail}", kinds_markdown());
         if std::env::var_os("LOGTOOL_BLESS").is_some() {

@@ -25,6 +25,7 @@ use crate::legacy::LegacyMessage;
 use crate::limits::Limits;
 use crate::log::{Damage, Entry, Slab, SlabItem};
 use crate::partition::{Partition, Segment};
+use crate::rules::log::Compaction;
 use crate::rules::producer::{Marker, ProducerState};
 use crate::sanity::{Bounds, HeaderField};
 use rayon::prelude::*;
@@ -56,6 +57,8 @@ pub(crate) struct Lineage {
 pub(crate) struct PartitionState {
     /// The largest offset seen so far.
     pub last_offset: Option<i64>,
+    /// Whether offsets may have gaps from compaction.
+    compaction: Compaction,
     /// Batches with gaps are expected (the log cleaner has run on this partition).
     compacted: bool,
     producers: HashMap<i64, ProducerSeq>,
@@ -67,10 +70,11 @@ pub(crate) struct PartitionState {
 }
 
 impl PartitionState {
-    fn with(compacted: bool, transactions: ProducerState) -> PartitionState {
+    fn with(compaction: Compaction, transactions: ProducerState) -> PartitionState {
         PartitionState {
             last_offset: None,
-            compacted,
+            compaction,
+            compacted: compaction == Compaction::Compacted,
             producers: HashMap::new(),
             producers_capped: false,
             transactions,
@@ -80,21 +84,21 @@ impl PartitionState {
 
     /// State for checking `p` from its first segment: its producers'
     /// transactions as of there (a producer snapshot, or the log's start).
-    pub fn new(p: &Partition, opts: &Options) -> PartitionState {
+    pub fn new(p: &Partition, compaction: Compaction, opts: &Options) -> PartitionState {
         let at = p.first_base().unwrap_or(0);
         let transactions = ProducerState::at(p, at, &opts.limits).unwrap_or_else(|_| ProducerState::incomplete());
-        PartitionState::with(p.checkpoints.cleaner_offset.is_some(), transactions)
+        PartitionState::with(compaction, transactions)
     }
 
     /// State for checking segment `seg` of `p` alone.
-    pub fn at_segment(p: &Partition, seg: &Segment, opts: &Options) -> PartitionState {
+    pub fn at_segment(p: &Partition, seg: &Segment, compaction: Compaction, opts: &Options) -> PartitionState {
         let transactions = ProducerState::at(p, seg.base, &opts.limits).unwrap_or_else(|_| ProducerState::incomplete());
-        PartitionState::with(p.checkpoints.cleaner_offset.is_some(), transactions)
+        PartitionState::with(compaction, transactions)
     }
 
     /// State for a segment outside any partition.
     pub fn standalone(_opts: &Options) -> PartitionState {
-        PartitionState::with(false, ProducerState::incomplete())
+        PartitionState::with(Compaction::Unknown, ProducerState::incomplete())
     }
 
     /// Whether the log cleaner has run on the partition.
@@ -379,7 +383,9 @@ fn content_v2(b: &RecordBatch<'_>, scratch: &mut Vec<u8>, limits: &Limits) -> Co
         Ok(sum) => sum,
         Err(e) => {
             c.findings.push(Pending {
-                position: e.position().or(Some(pos)),
+                // a range [at, end) inside the batch; an error past its last byte (a
+                // missing record) is the batch's
+                position: Some(e.position().filter(|&at| at >= pos && at < end).unwrap_or(pos)),
                 end: Some(end),
                 offset: Some(h.base_offset),
                 kind: decode_kind(&e),
@@ -681,13 +687,40 @@ impl<'a> SegmentChecker<'a> {
             }
             Entry::Legacy(m) => (content.first_offset, m.offset, m.timestamp),
         };
-        if self.after_damage {
+        let after_damage = std::mem::take(&mut self.after_damage);
+        if after_damage {
             // entries of the time and transaction indexes for the damaged batches
-            let below = first.unwrap_or(last);
-            self.skip_time_and_txn_entries_below(below);
-            self.after_damage = false;
+            self.skip_time_and_txn_entries_below(first.unwrap_or(last));
         }
         let pos = entry.position();
+        // a log that cannot have been compacted has consecutive offsets, and
+        // a segment starts with the batch it is named after
+        let expected = self.summary.last_offset.map_or(seg.base, |prev| prev.wrapping_add(1));
+        // (v2 only: a v0/v1 compressed wrapper carries its last offset, and a
+        // follower names a segment after it)
+        let start = match entry {
+            Entry::V2(_) => first,
+            Entry::Legacy(_) => None,
+        };
+        if let Some(start) = start
+            && self.st.compaction == Compaction::Never
+            && !after_damage
+            && start != expected
+            && self.bounds.base_offset.is_some()
+        {
+            let before = match self.summary.last_offset {
+                Some(prev) => format!("the batch before it ends at {prev}"),
+                None => format!("the segment is named after offset {}", seg.base),
+            };
+            self.out.push(
+                &seg.log,
+                Some(pos),
+                Some(pos.saturating_add(entry.size())),
+                Some(start),
+                Kind::OffsetGap,
+                format!("the batch starts at offset {start} but {before}, in a partition whose topic is not compacted"),
+            );
+        }
         if let Some(first) = first
             && self.summary.first_offset.is_none()
         {
