@@ -220,8 +220,16 @@ fn every_crash_point_is_recoverable_and_undoable() {
             assert_eq!(contents(&c.logs), repaired, "point {at}: not fully repaired");
             finished += 1;
         }
-        // undo all repairs, newest first, back to the original
-        while run(&["undo", "--execute", &c.s("")]).0 == 0 {}
+        // undo all repairs, newest first, back to the original (with nothing
+        // left to undo, undo says so and exits 0)
+        loop {
+            let (code, lines) = run_json(&["undo", "--execute", &c.s("")]);
+            assert_eq!(code, 0);
+            if of_type(&lines, "repair").is_empty() {
+                assert!(!of_type(&lines, "note").is_empty());
+                break;
+            }
+        }
         assert_eq!(contents(&c.logs), original, "point {at}: undo did not restore the original");
     }
     assert!(untouched > 0 && finished > 0, "untouched {untouched}, finished {finished}");

@@ -284,7 +284,18 @@ pub fn retain(global: &GlobalOpts, args: &RetainArgs) -> anyhow::Result<Status> 
 pub fn undo(global: &GlobalOpts, args: &UndoArgs) -> anyhow::Result<Status> {
     let quarantine = args.write.quarantine.clone().unwrap_or_else(|| journal::default_quarantine(&args.log_dir));
     let mut out = output(global);
-    let m = journal::undo(&quarantine, &args.log_dir, args.id.as_deref(), args.write.execute)?;
+    let m = match journal::undo(&quarantine, &args.log_dir, args.id.as_deref(), args.write.execute) {
+        Ok(m) => m,
+        Err(journal::RepairError::NothingToUndo(dir, q)) if args.id.is_none() => {
+            // nothing to do is no error (README: 0 done, or nothing to do)
+            let file = dir.display().to_string();
+            let message = format!("no repair to undo in {}", q.display());
+            out.emit(&Line::Note(NoteLine { file: &file, message }))?;
+            out.finish()?;
+            return Ok(Status::Clean);
+        }
+        Err(e) => return Err(e.into()),
+    };
     for step in m.steps.iter().rev() {
         let (op, file, why) = match step {
             journal::Step::Remove { file, .. } => ("restore", file, "removed by the repair"),

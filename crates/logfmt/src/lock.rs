@@ -1,17 +1,73 @@
-//! Is a live broker using this log dir?
+//! A log dir's `.lock`: who holds it, and holding it ourselves.
 //!
 //! A running broker holds an exclusive lock on `<log dir>/.lock`
 //! (`FileLock.java`: `FileChannel.tryLock`, a POSIX `fcntl` record lock on
-//! Linux) and deletes the file on a clean shutdown. `flock`-style checks cannot
-//! see `fcntl` locks, so on Linux we look the file up in `/proc/locks`, which
-//! lists every lock with the holder's pid and the file's device and inode.
-//! Elsewhere the answer is [`LockState::Unknown`].
+//! Linux) for as long as it runs, and deletes the file on a clean shutdown.
+//! Other tools may lock it differently: an open-file-description (`F_OFD_SETLK`)
+//! lock conflicts with the broker's kind, a `flock` lock does not (Linux keeps
+//! the two apart).
+//!
+//! * [`log_dir_lock`] looks without locking (for commands that only read):
+//!   `/proc/locks` lists every lock with its kind and the file's device and
+//!   inode; POSIX and `flock` entries name the holder's pid, open-file-
+//!   description locks show -1, so their holder is found in
+//!   `/proc/<pid>/fdinfo/<fd>` (which lists the locks of each open file).
+//! * [`DirLock::acquire`] takes the lock for a command that writes: a POSIX
+//!   write lock (so a broker starting meanwhile is refused, and so is any
+//!   tool taking either fcntl kind) *and* a `flock` lock (so is a tool taking
+//!   that kind). It creates `.lock` if it is missing and removes it again on
+//!   release, leaving the log dir as it found it.
+//!
+//! A POSIX lock belongs to the process and is released when *any* descriptor
+//! of the file is closed: nothing else in logtool opens `.lock`.
 
-use std::path::Path;
+use std::fs::{File, OpenOptions};
+use std::path::{Path, PathBuf};
 
 use crate::spec::names::LOCK;
 
+/// The kind of lock a process holds on `.lock`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LockKind {
+    /// A POSIX `fcntl` record lock (what a Kafka broker takes).
+    Posix,
+    /// An open-file-description lock (`F_OFD_SETLK`).
+    OpenFileDescription,
+    /// A BSD `flock` lock.
+    Flock,
+}
+
+impl LockKind {
+    /// Words for messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            LockKind::Posix => "a POSIX fcntl lock (as a Kafka broker takes)",
+            LockKind::OpenFileDescription => "an open-file-description lock",
+            LockKind::Flock => "a flock lock",
+        }
+    }
+}
+
 /// Who holds a log dir's `.lock`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Holder {
+    /// How.
+    pub kind: LockKind,
+    /// The holder's pid, when the kernel tells (0 when it is in another pid
+    /// namespace).
+    pub pid: Option<u32>,
+}
+
+impl std::fmt::Display for Holder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.pid {
+            Some(pid) => write!(f, "pid {pid} ({})", self.kind.describe()),
+            None => write!(f, "a process the kernel does not name ({})", self.kind.describe()),
+        }
+    }
+}
+
+/// The lock state of a log dir.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LockState {
     /// There is no `.lock` file (a clean shutdown removes it).
@@ -19,59 +75,183 @@ pub enum LockState {
     /// The file exists and no process holds a lock on it.
     Free,
     /// A process holds a lock on it: a live broker (or another tool).
-    Held {
-        /// The holder's pid, as `/proc/locks` shows it (0 when it is in another
-        /// pid namespace).
-        pid: u32,
-    },
+    Held(Holder),
     /// Could not tell (not Linux, or `/proc/locks` unreadable).
     Unknown,
 }
 
-/// Who holds a lock, in words.
-pub fn describe_holder(pid: u32) -> String {
-    format!("pid {pid}")
-}
-
-/// The lock state of the log dir `dir`.
+/// The lock state of the log dir `dir`, without locking anything.
 pub fn log_dir_lock(dir: &Path) -> LockState {
     let path = dir.join(LOCK);
     let Ok(meta) = std::fs::metadata(&path) else {
         return LockState::NoLockFile;
     };
     match std::fs::read_to_string("/proc/locks") {
-        Ok(locks) => holder(&locks, &meta).map_or(LockState::Free, |pid| LockState::Held { pid }),
+        Ok(locks) => holder(&locks, &meta).map_or(LockState::Free, LockState::Held),
         Err(_) => LockState::Unknown,
     }
 }
 
 #[cfg(unix)]
-fn holder(locks: &str, meta: &std::fs::Metadata) -> Option<u32> {
+fn dev_ino(meta: &std::fs::Metadata) -> String {
     use std::os::unix::fs::MetadataExt;
     let dev = meta.dev();
     // Linux's dev_t encoding (gnu_dev_major / gnu_dev_minor)
     let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
     let minor = (dev & 0xff) | ((dev >> 12) & !0xff);
-    let want = format!("{major:02x}:{minor:02x}:{}", meta.ino());
-    parse_holder(locks, &want)
+    format!("{major:02x}:{minor:02x}:{}", meta.ino())
+}
+
+#[cfg(unix)]
+fn holder(locks: &str, meta: &std::fs::Metadata) -> Option<Holder> {
+    let want = dev_ino(meta);
+    let mut h = parse_holder(locks, &want)?;
+    if h.kind == LockKind::OpenFileDescription && h.pid.is_none() {
+        h.pid = ofd_holder(&want);
+    }
+    Some(h)
 }
 
 #[cfg(not(unix))]
-fn holder(_locks: &str, _meta: &std::fs::Metadata) -> Option<u32> {
+fn holder(_locks: &str, _meta: &std::fs::Metadata) -> Option<Holder> {
     None
 }
 
-/// The pid holding a lock on the file `dev_ino` (`MAJ:MIN:INODE`, as in
-/// `/proc/locks`). Lines of blocked waiters (`->`) are ignored.
-fn parse_holder(locks: &str, dev_ino: &str) -> Option<u32> {
+/// The lock on the file `dev_ino` (`MAJ:MIN:INODE`, as in `/proc/locks`).
+/// Lines of blocked waiters (`->`) are ignored; a pid of -1 (an
+/// open-file-description lock) is `None`.
+fn parse_holder(locks: &str, dev_ino: &str) -> Option<Holder> {
     locks.lines().find_map(|line| {
         let fields: Vec<&str> = line.split_whitespace().collect();
         // "1: POSIX ADVISORY WRITE 10562 fe:00:10036688 0 EOF"
         match fields.as_slice() {
-            [_, kind, _, _, pid, file, ..] if *kind != "->" && *file == dev_ino => pid.parse().ok(),
+            [_, kind, _, _, pid, file, ..] if *kind != "->" && *file == dev_ino => {
+                let kind = match *kind {
+                    "POSIX" => LockKind::Posix,
+                    "OFDLCK" => LockKind::OpenFileDescription,
+                    "FLOCK" => LockKind::Flock,
+                    _ => return None,
+                };
+                Some(Holder { kind, pid: pid.parse().ok() })
+            }
             _ => None,
         }
     })
+}
+
+/// The pid whose open files hold an open-file-description lock on
+/// `dev_ino`: `/proc/<pid>/fdinfo/<fd>` lists each open file's locks.
+fn ofd_holder(dev_ino: &str) -> Option<u32> {
+    let procs = std::fs::read_dir("/proc").ok()?;
+    for p in procs.flatten() {
+        let Some(pid) = p.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
+        let Ok(fds) = std::fs::read_dir(p.path().join("fdinfo")) else { continue };
+        for fd in fds.flatten() {
+            let Ok(info) = std::fs::read_to_string(fd.path()) else { continue };
+            if info.lines().any(|l| l.starts_with("lock:") && l.contains("OFDLCK") && l.contains(dev_ino)) {
+                return Some(pid);
+            }
+        }
+    }
+    None
+}
+
+/// Why a log dir could not be locked.
+#[derive(Debug)]
+pub enum LockError {
+    /// Another process holds it.
+    Held(Holder),
+    /// `.lock` could not be opened or locked.
+    Io(std::io::Error),
+}
+
+/// An exclusive lock on a log dir's `.lock`, held until dropped.
+#[derive(Debug)]
+pub struct DirLock {
+    file: File,
+    path: PathBuf,
+    /// We created the file: it goes when we let go, as after a clean
+    /// shutdown.
+    created: bool,
+}
+
+impl DirLock {
+    /// Lock the log dir `dir` as a broker does (see the module docs).
+    pub fn acquire(dir: &Path) -> Result<DirLock, LockError> {
+        let path = dir.join(LOCK);
+        let created = !path.exists();
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(LockError::Io)?;
+        let refused = |file: &File, kind: LockKind| {
+            let meta = file.metadata().ok();
+            let probed = std::fs::read_to_string("/proc/locks").ok().zip(meta).and_then(|(l, m)| holder(&l, &m));
+            probed.unwrap_or(Holder { kind, pid: None })
+        };
+        let release_created = |path: &Path| {
+            if created {
+                let _ = std::fs::remove_file(path);
+            }
+        };
+        match rustix::fs::fcntl_lock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => {}
+            Err(e) if e == rustix::io::Errno::AGAIN || e == rustix::io::Errno::ACCESS => {
+                let h = posix_holder(&file).unwrap_or_else(|| refused(&file, LockKind::Posix));
+                drop(file);
+                release_created(&path);
+                return Err(LockError::Held(h));
+            }
+            Err(e) => return Err(LockError::Io(e.into())),
+        }
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let h = refused(&file, LockKind::Flock);
+                drop(file);
+                release_created(&path);
+                return Err(LockError::Held(h));
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(LockError::Io(e)),
+        }
+        Ok(DirLock { file, path, created })
+    }
+}
+
+/// The POSIX or open-file-description lock that conflicts with a write lock
+/// on `file`, as `F_GETLK` reports it.
+fn posix_holder(file: &File) -> Option<Holder> {
+    let probe = rustix::process::Flock {
+        start: 0,
+        length: 0,
+        pid: None,
+        typ: rustix::process::FlockType::WriteLock,
+        offset_type: rustix::process::FlockOffsetType::Set,
+    };
+    let conflict = rustix::process::fcntl_getlk(file, &probe).ok()??;
+    Some(match conflict.pid {
+        // F_GETLK reports -1 for an open-file-description lock
+        Some(pid) if pid.as_raw_nonzero().get() > 0 => {
+            Holder { kind: LockKind::Posix, pid: u32::try_from(pid.as_raw_nonzero().get()).ok() }
+        }
+        _ => {
+            let meta = file.metadata().ok()?;
+            Holder { kind: LockKind::OpenFileDescription, pid: ofd_holder(&dev_ino(&meta)) }
+        }
+    })
+}
+
+impl Drop for DirLock {
+    fn drop(&mut self) {
+        if self.created {
+            // unlink before the locks go, as a broker's clean shutdown does
+            let _ = std::fs::remove_file(&self.path);
+        }
+        let _ = self.file.unlock();
+    }
 }
 
 #[cfg(test)]
@@ -82,14 +262,31 @@ mod tests {
     fn proc_locks_lines() {
         let locks = "1: POSIX  ADVISORY  WRITE 10562 fe:00:10036688 0 EOF\n\
                      2: -> POSIX  ADVISORY  WRITE 999 fe:00:10036688 0 EOF\n\
-                     3: FLOCK  ADVISORY  WRITE 7 fe:00:9986049 0 EOF\n";
-        assert_eq!(parse_holder(locks, "fe:00:10036688"), Some(10562));
-        assert_eq!(parse_holder(locks, "fe:00:9986049"), Some(7));
+                     3: FLOCK  ADVISORY  WRITE 7 fe:00:9986049 0 EOF\n\
+                     4: OFDLCK ADVISORY  WRITE -1 fe:00:42 0 EOF\n";
+        assert_eq!(parse_holder(locks, "fe:00:10036688"), Some(Holder { kind: LockKind::Posix, pid: Some(10562) }));
+        assert_eq!(parse_holder(locks, "fe:00:9986049"), Some(Holder { kind: LockKind::Flock, pid: Some(7) }));
+        assert_eq!(parse_holder(locks, "fe:00:42"), Some(Holder { kind: LockKind::OpenFileDescription, pid: None }));
         assert_eq!(parse_holder(locks, "fe:00:1"), None);
     }
 
     #[test]
     fn no_lock_file() {
         assert_eq!(log_dir_lock(Path::new("/nonexistent/logtool")), LockState::NoLockFile);
+    }
+
+    #[test]
+    fn a_lock_is_exclusive_and_leaves_no_file_behind() {
+        let dir = std::env::temp_dir().join(format!("logfmt-lock-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let l = DirLock::acquire(&dir).unwrap();
+        assert!(dir.join(LOCK).exists());
+        // a flock from another open file description in this process conflicts
+        let other = File::open(dir.join(LOCK)).unwrap();
+        assert!(matches!(other.try_lock(), Err(std::fs::TryLockError::WouldBlock)));
+        drop(other);
+        drop(l);
+        assert!(!dir.join(LOCK).exists(), "the .lock logtool created is removed");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -30,6 +30,15 @@
 //!
 //! Every file write is a temporary file, fsync, rename, fsync of the
 //! directory.
+//!
+//! **Exclusive.** A repair holds the log dir's `.lock` ([`DirLock`]) from
+//! before it plans until it is done, as a broker does while it runs: a
+//! second logtool repair, an `undo` and a broker starting meanwhile are all
+//! refused, so no repair ever "finishes" another whose process is alive (only
+//! a repair whose process died leaves its journal in `committing`, and the
+//! next one rolls it forward). `undo` holds the lock too, and puts back the
+//! modification times of the files it restores (Kafka's time-based retention
+//! reads them).
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -39,13 +48,13 @@ use serde::{Deserialize, Serialize};
 
 use super::{Change, Changes, Note, Op, describe};
 use crate::error::{Error, Result};
-use crate::lock::{self, LockState};
+use crate::lock::{DirLock, Holder, LockError};
 
 /// The suffix of the default quarantine directory beside a log dir.
 pub const QUARANTINE_SUFFIX: &str = ".logtool-quarantine";
 
-/// Manifest format version.
-const MANIFEST_VERSION: u32 = 1;
+/// Manifest format version (2: steps record the files' modification times).
+const MANIFEST_VERSION: u32 = 2;
 
 /// How far a repair got.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -98,6 +107,9 @@ pub enum Step {
         from_size: u64,
         /// Size after.
         to_size: u64,
+        /// Its modification time before, in ns since the epoch.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        modified_ns: Option<u64>,
     },
     /// Replace (or create) `file` with `new/<file>`.
     Write {
@@ -107,6 +119,9 @@ pub enum Step {
         old_size: Option<u64>,
         /// Size after.
         new_size: u64,
+        /// Its modification time before, in ns since the epoch.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        modified_ns: Option<u64>,
     },
 }
 
@@ -133,9 +148,11 @@ pub struct Manifest {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum RepairError {
-    /// A live broker holds the log dir.
-    #[error("{0}: a live process (pid {1}) holds this log dir's .lock; stop the broker first")]
-    Locked(PathBuf, u32),
+    /// A live broker (or another repair) holds the log dir.
+    #[error(
+        "{0}: a live process, {1}, holds this log dir's .lock (a running broker, or another logtool repair); nothing was done"
+    )]
+    Locked(PathBuf, Holder),
     /// The quarantine would be inside the log dir.
     #[error(
         "the quarantine {0} is inside the log dir {1}: Kafka refuses to start on a log dir holding other directories"
@@ -192,19 +209,49 @@ pub fn write_atomic(path: &Path, content: &[u8]) -> Result<()> {
     fsync_dir(dir)
 }
 
-/// Test hook: with `LOGTOOL_TEST_KILL_AT=N`, the process kills itself with
-/// SIGKILL at the N-th crash point of a repair (counting from 1), to test that
-/// every point leaves a recoverable state.
+/// Test hooks at each crash point of a repair (counting from 1):
+///
+/// * `LOGTOOL_TEST_KILL_AT=N`: the process kills itself with SIGKILL at point
+///   N, to test that every point leaves a recoverable state;
+/// * `LOGTOOL_TEST_PAUSE_AT=N` with `LOGTOOL_TEST_PAUSE_DIR=DIR`: at point N
+///   it creates `DIR/paused` and waits until `DIR/resume` exists, to test
+///   what others see while a repair is under way.
 fn crash_point() {
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNT: AtomicU64 = AtomicU64::new(0);
-    let Some(at) = std::env::var("LOGTOOL_TEST_KILL_AT").ok().and_then(|v| v.parse::<u64>().ok()) else { return };
+    let point = |var: &str| std::env::var(var).ok().and_then(|v| v.parse::<u64>().ok());
+    let (kill, pause) = (point("LOGTOOL_TEST_KILL_AT"), point("LOGTOOL_TEST_PAUSE_AT"));
+    if kill.is_none() && pause.is_none() {
+        return;
+    }
     let n = COUNT.fetch_add(1, Ordering::SeqCst).saturating_add(1);
-    if n == at {
+    if kill == Some(n) {
         let pid = std::process::id().to_string();
         let _ = std::process::Command::new("kill").args(["-KILL", &pid]).status();
         std::process::abort();
     }
+    if pause == Some(n)
+        && let Some(dir) = std::env::var_os("LOGTOOL_TEST_PAUSE_DIR").map(PathBuf::from)
+    {
+        let _ = File::create(dir.join("paused"));
+        while !dir.join("resume").exists() {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+}
+
+/// A file's modification time in ns since the epoch.
+fn modified_ns(path: &Path) -> Option<u64> {
+    let t = fs::metadata(path).ok()?.modified().ok()?;
+    u64::try_from(t.duration_since(std::time::UNIX_EPOCH).ok()?.as_nanos()).ok()
+}
+
+/// Give `path` back its modification time.
+fn set_modified(path: &Path, ns: Option<u64>) -> Result<()> {
+    let Some(ns) = ns else { return Ok(()) };
+    let Some(t) = std::time::UNIX_EPOCH.checked_add(std::time::Duration::from_nanos(ns)) else { return Ok(()) };
+    let f = OpenOptions::new().write(true).open(path).map_err(|e| io(e, path))?;
+    f.set_modified(t).map_err(|e| io(e, path))
 }
 
 fn now_ms() -> u64 {
@@ -214,12 +261,14 @@ fn now_ms() -> u64 {
         .unwrap_or(0)
 }
 
-/// A repair being staged or committed.
+/// A repair being staged or committed. It holds the log dir's `.lock` until
+/// it is dropped.
 #[derive(Debug)]
 pub struct Repair {
     log_dir: PathBuf,
     dir: PathBuf,
     manifest: Manifest,
+    _lock: DirLock,
     /// The changes staged, for output.
     pub changes: Vec<Change>,
     /// Notes from the planner.
@@ -283,11 +332,12 @@ fn resolve_nonexistent(path: &Path) -> Result<PathBuf> {
     Ok(out)
 }
 
-fn refuse_if_locked(log_dir: &Path) -> std::result::Result<(), RepairError> {
-    match lock::log_dir_lock(log_dir) {
-        LockState::Held { pid } => Err(RepairError::Locked(log_dir.to_path_buf(), pid)),
-        _ => Ok(()),
-    }
+/// Take the log dir's `.lock` (see the module docs).
+fn lock(log_dir: &Path) -> std::result::Result<DirLock, RepairError> {
+    DirLock::acquire(log_dir).map_err(|e| match e {
+        LockError::Held(h) => RepairError::Locked(log_dir.to_path_buf(), h),
+        LockError::Io(e) => RepairError::Io(io(e, &log_dir.join(crate::spec::names::LOCK))),
+    })
 }
 
 #[cfg(unix)]
@@ -305,12 +355,14 @@ fn same_filesystem(_a: &Path, _b: &Path) -> bool {
 }
 
 impl Repair {
-    /// Start a repair of `log_dir` by `command`, journaled in `quarantine`.
-    /// Refuses a log dir a live broker holds. Unfinished repairs of the same
-    /// log dir are first rolled forward (their steps completed).
+    /// Start a repair of `log_dir` by `command`, journaled in `quarantine`:
+    /// take the log dir's `.lock` (refused when a live broker or another
+    /// repair holds it), then roll forward unfinished repairs of the same log
+    /// dir (their steps completed; their processes are gone, or they would
+    /// hold the lock).
     pub fn begin(log_dir: &Path, quarantine: &Path, command: &str) -> std::result::Result<Repair, RepairError> {
         let log_dir = fs::canonicalize(log_dir).map_err(|e| io(e, log_dir))?;
-        refuse_if_locked(&log_dir)?;
+        let dir_lock = lock(&log_dir)?;
         // check where the quarantine would be before creating anything
         let resolved = resolve_nonexistent(quarantine)?;
         if resolved.starts_with(&log_dir) {
@@ -351,7 +403,7 @@ impl Repair {
         };
         save(&dir, &manifest)?;
         fsync_dir(&quarantine)?;
-        Ok(Repair { log_dir, dir, manifest, changes: Vec::new(), notes: Vec::new(), rolled_forward })
+        Ok(Repair { log_dir, dir, manifest, _lock: dir_lock, changes: Vec::new(), notes: Vec::new(), rolled_forward })
     }
 
     /// The repair's id.
@@ -384,9 +436,9 @@ impl Repair {
         Ok(())
     }
 
-    /// Apply every staged step. Returns the finished manifest.
+    /// Apply every staged step (under the lock taken by [`Repair::begin`]).
+    /// Returns the finished manifest.
     pub fn commit(self) -> std::result::Result<Manifest, RepairError> {
-        refuse_if_locked(&self.log_dir)?;
         commit_steps(&self.log_dir, &self.dir, self.manifest)
     }
 
@@ -426,7 +478,7 @@ impl Changes for Repair {
             out.sync_all().map_err(|e| io(e, &tail))?;
         }
         let change = describe((Op::Truncate, file), Some(len), why);
-        self.stage(Step::Truncate { file: rel, from_size: size, to_size: len }, change)
+        self.stage(Step::Truncate { file: rel, from_size: size, to_size: len, modified_ns: modified_ns(file) }, change)
     }
 
     fn write(&mut self, file: &Path, content: &[u8], why: &str) -> Result<()> {
@@ -441,7 +493,8 @@ impl Changes for Repair {
         }
         let op = if old_size.is_some() { Op::Replace } else { Op::Create };
         let change = describe((op, file), Some(content.len() as u64), why);
-        self.stage(Step::Write { file: rel, old_size, new_size: content.len() as u64 }, change)
+        let step = Step::Write { file: rel, old_size, new_size: content.len() as u64, modified_ns: modified_ns(file) };
+        self.stage(step, change)
     }
 
     fn note(&mut self, note: Note) {
@@ -524,7 +577,7 @@ fn apply(log_dir: &Path, dir: &Path, step: &Step) -> std::result::Result<(), Rep
                 (found, _) => Err(RepairError::Changed(live, format!("expected {expected} bytes, found {found:?}"))),
             }
         }
-        Step::Truncate { file, from_size, to_size } => {
+        Step::Truncate { file, from_size, to_size, .. } => {
             let live = log_dir.join(file);
             match size(&live) {
                 Some(s) if s == *to_size => Ok(()),
@@ -537,7 +590,7 @@ fn apply(log_dir: &Path, dir: &Path, step: &Step) -> std::result::Result<(), Rep
                 found => Err(RepairError::Changed(live, format!("expected {from_size} bytes, found {found:?}"))),
             }
         }
-        Step::Write { file, old_size, new_size: _ } => {
+        Step::Write { file, old_size, .. } => {
             let live = log_dir.join(file);
             let staged = dir.join("new").join(file);
             let kept = dir.join("files").join(file);
@@ -574,11 +627,11 @@ fn revert(log_dir: &Path, dir: &Path, step: &Step) -> std::result::Result<(), Re
             }
             Ok(())
         }
-        Step::Truncate { file, from_size, to_size } => {
+        Step::Truncate { file, from_size, to_size, modified_ns } => {
             let live = log_dir.join(file);
             let tail = dir.join("tails").join(file);
             match size(&live) {
-                Some(s) if s == *from_size => Ok(()),
+                Some(s) if s == *from_size => Ok(set_modified(&live, *modified_ns)?),
                 Some(s) if s >= *to_size && s < *from_size => {
                     // put the cut bytes back (after a partial append, start over)
                     let mut f = OpenOptions::new().write(true).open(&live).map_err(|e| io(e, &live))?;
@@ -587,12 +640,14 @@ fn revert(log_dir: &Path, dir: &Path, step: &Step) -> std::result::Result<(), Re
                     let mut t = File::open(&tail).map_err(|e| io(e, &tail))?;
                     std::io::copy(&mut t, &mut f).map_err(|e| io(e, &live))?;
                     f.sync_all().map_err(|e| io(e, &live))?;
+                    drop(f);
+                    set_modified(&live, *modified_ns)?;
                     Ok(())
                 }
                 found => Err(RepairError::Changed(live, format!("expected {to_size} bytes, found {found:?}"))),
             }
         }
-        Step::Write { file, old_size, .. } => {
+        Step::Write { file, old_size, modified_ns, .. } => {
             let live = log_dir.join(file);
             let staged = dir.join("new").join(file);
             let kept = dir.join("files").join(file);
@@ -604,6 +659,8 @@ fn revert(log_dir: &Path, dir: &Path, step: &Step) -> std::result::Result<(), Re
                 Some(_) => {
                     if kept.exists() {
                         fs::rename(&kept, &live).map_err(|e| io(e, &kept))?;
+                        // (a copy, where links were refused, has a new time)
+                        set_modified(&live, *modified_ns)?;
                     }
                 }
                 None => {
@@ -643,7 +700,7 @@ pub fn undo(
     if !execute {
         return Ok(m);
     }
-    refuse_if_locked(&log_dir_abs)?;
+    let _lock = lock(&log_dir_abs)?;
     m.state = State::Undoing;
     save(&dir, &m)?;
     let mut touched = Vec::new();
@@ -688,7 +745,8 @@ mod tests {
             for e in fs::read_dir(&d).unwrap().flatten() {
                 if e.path().is_dir() {
                     stack.push(e.path());
-                } else {
+                } else if e.file_name() != ".lock" {
+                    // (.lock is taken while a repair runs, as a broker takes it)
                     out.push((e.path().strip_prefix(dir).unwrap().display().to_string(), fs::read(e.path()).unwrap()));
                 }
             }
@@ -733,6 +791,8 @@ mod tests {
         m.state = State::Committing;
         save(&r.dir, &m).unwrap();
         apply(&r.log_dir, &r.dir, &m.steps[0]).unwrap();
+        // the process dies: its lock goes with it
+        drop(r);
         let again = Repair::begin(&logs, &q, "test").unwrap();
         assert_eq!(again.rolled_forward, vec![m.id.clone()]);
         again.abandon().unwrap();
@@ -741,6 +801,38 @@ mod tests {
         undo(&q, &logs, None, true).unwrap();
         assert_eq!(fs::read(logs.join("t-0/a.log")).unwrap(), b"0123456789");
         assert_eq!(fs::read(logs.join("t-0/b.index")).unwrap(), b"old index");
+        fs::remove_dir_all(root).unwrap();
+    }
+
+    #[test]
+    fn a_second_repair_is_refused_while_the_first_holds_the_lock() {
+        let (root, logs, q) = setup("exclusive");
+        let r = Repair::begin(&logs, &q, "first").unwrap();
+        let err = Repair::begin(&logs, &q, "second").unwrap_err();
+        assert!(matches!(err, RepairError::Locked(..)), "{err}");
+        assert!(matches!(
+            undo(&q, &logs, None, true),
+            Err(RepairError::Locked(..)) | Err(RepairError::NothingToUndo(..))
+        ));
+        r.abandon().unwrap();
+        // released: the next one goes ahead, and the .lock logtool made is gone
+        assert!(!logs.join(".lock").exists());
+        Repair::begin(&logs, &q, "third").unwrap().abandon().unwrap();
+        fs::remove_dir_all(root).unwrap();
+    }
+
+    #[test]
+    fn undo_gives_back_modification_times() {
+        let (root, logs, q) = setup("mtime");
+        let a = logs.join("t-0/a.log");
+        let old = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+        fs::OpenOptions::new().write(true).open(&a).unwrap().set_modified(old).unwrap();
+        let mut r = Repair::begin(&logs, &q, "test").unwrap();
+        r.truncate(&a, 4, "cut").unwrap();
+        r.commit().unwrap();
+        assert_ne!(fs::metadata(&a).unwrap().modified().unwrap(), old);
+        undo(&q, &logs, None, true).unwrap();
+        assert_eq!(fs::metadata(&a).unwrap().modified().unwrap(), old);
         fs::remove_dir_all(root).unwrap();
     }
 

@@ -404,13 +404,13 @@ impl Findings {
 pub fn check_log_dir(dir: &Path, opts: &Options) -> (LogDir, Report) {
     let mut out = Findings::new(opts.max_per_kind);
     match lock::log_dir_lock(dir) {
-        LockState::Held { pid } => out.push(
+        LockState::Held(holder) => out.push(
             &dir.join(n::LOCK),
             None,
             None,
             None,
             Kind::LogDirLocked,
-            format!("held by {}: a live broker is using this log dir; files may change while they are read (verify only reads)", lock::describe_holder(pid)),
+            format!("held by {holder}: a live broker is using this log dir; files may change while they are read (verify only reads)"),
         ),
         LockState::Unknown | LockState::NoLockFile | LockState::Free => {}
     }
