@@ -166,7 +166,22 @@ fn recover_cuts_at_the_first_bad_batch_and_drops_later_segments() {
     let mut bytes = std::fs::read(&logs[1]).unwrap();
     bytes[pos as usize + 100] ^= 0x20;
     std::fs::write(&logs[1], &bytes).unwrap();
-    let (code, lines) = run_json(&["recover", "--execute", &c.s("kill-plain-0")]);
+    // a cut in a rolled segment loses every later one: the plan says so, and
+    // --execute refuses it without --allow-data-loss
+    let before = contents(&c.logs);
+    let (code, lines) = run_json(&["recover", &c.s("kill-plain-0")]);
+    assert_eq!(code, 1);
+    assert!(
+        of_type(&lines, "warning").iter().any(|w| w["message"].as_str().unwrap().contains("--allow-data-loss")),
+        "{lines:?}"
+    );
+    assert!(!of_type(&lines, "loss").is_empty(), "{lines:?}");
+    let (code, _, err) = run(&["recover", "--execute", &c.s("kill-plain-0")]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--allow-data-loss"), "{err}");
+    assert_eq!(contents(&c.logs), before, "a refused recovery changed the log dir");
+    assert!(!c.quarantine().exists(), "a refused recovery left a quarantine");
+    let (code, lines) = run_json(&["recover", "--execute", "--allow-data-loss", &c.s("kill-plain-0")]);
     assert_eq!(code, 0, "{lines:?}");
     let part = of_type(&lines, "partition")[0];
     assert_eq!(part["cut_position"], pos);
@@ -183,6 +198,193 @@ fn recover_cuts_at_the_first_bad_batch_and_drops_later_segments() {
     }
     let (code, v) = run_json(&["verify", &c.s("kill-plain-0")]);
     assert_eq!(code, 0, "{v:?}");
+}
+
+/// A batch of a crashed partition's active segment (a real Kafka killed
+/// mid-write) with one header field outside the CRC damaged: `recover` cuts
+/// exactly before it (where Kafka's own recovery keeps it), names the field,
+/// counts what is lost, leaves a dir `verify` finds clean, and `undo` gives
+/// back every byte.
+#[test]
+fn recover_cuts_exactly_at_a_batch_with_a_damaged_header() {
+    type Edit = fn(&mut [u8], usize);
+    let set_len = |x: &mut [u8], at: usize, v: i32| x[at + 8..at + 12].copy_from_slice(&v.to_be_bytes());
+    let len_of = |x: &[u8], at: usize| i32::from_be_bytes(x[at + 8..at + 12].try_into().unwrap());
+    let _ = (set_len, len_of);
+    let cases: Vec<(&str, Edit, &str)> = vec![
+        ("baseOffset, a high byte", |x, at| x[at + 1] ^= 0xff, "baseOffset"),
+        ("baseOffset, the low byte", |x, at| x[at + 7] ^= 0xff, "baseOffset"),
+        (
+            "batchLength larger",
+            |x, at| {
+                let l = i32::from_be_bytes(x[at + 8..at + 12].try_into().unwrap());
+                x[at + 8..at + 12].copy_from_slice(&(l + 200).to_be_bytes())
+            },
+            "batchLength",
+        ),
+        (
+            "batchLength smaller",
+            |x, at| {
+                let l = i32::from_be_bytes(x[at + 8..at + 12].try_into().unwrap());
+                x[at + 8..at + 12].copy_from_slice(&(l - 20).to_be_bytes())
+            },
+            "batchLength",
+        ),
+        ("batchLength 2^31-1", |x, at| x[at + 8..at + 12].copy_from_slice(&i32::MAX.to_be_bytes()), "batchLength"),
+        ("partitionLeaderEpoch", |x, at| x[at + 12] ^= 0x80, "partitionLeaderEpoch"),
+        ("magic", |x, at| x[at + 16] ^= 0xff, "magic"),
+    ];
+    for (what, edit, field) in cases {
+        let c = Copy::of("sigkill");
+        let dir = c.path("kill-plain-0");
+        let mut logs: Vec<PathBuf> =
+            files_under(&dir).into_iter().filter(|f| f.extension().is_some_and(|e| e == "log")).collect();
+        logs.sort();
+        let active = logs.last().unwrap().clone();
+        let (_, dump) = run_json(&["dump", "--deep", active.to_str().unwrap()]);
+        let batches = of_type(&dump, "batch");
+        let bad = batches[batches.len() / 2];
+        let (pos, base) = (bad["position"].as_u64().unwrap(), bad["base_offset"].as_i64().unwrap());
+        let kept: Vec<i64> =
+            of_type(&dump, "record").iter().map(|r| r["offset"].as_i64().unwrap()).filter(|&o| o < base).collect();
+        let mut bytes = std::fs::read(&active).unwrap();
+        edit(&mut bytes, pos as usize);
+        std::fs::write(&active, &bytes).unwrap();
+        let damaged = contents(&c.logs);
+        let (code, plan) = run_json(&["recover", &c.s("")]);
+        assert_eq!(code, 1, "{what}");
+        let warn =
+            of_type(&plan, "warning").iter().map(|w| w["message"].as_str().unwrap().to_string()).collect::<Vec<_>>();
+        assert!(
+            warn.iter().any(|w| w.contains(&format!("wrong {field}")) && w.contains("Kafka's recovery")),
+            "{what}: {warn:?}"
+        );
+        let loss = of_type(&plan, "loss");
+        assert!(
+            loss.iter().any(|l| l["from_offset"] == base && l["records"].as_u64().unwrap() > 0),
+            "{what}: {loss:?}"
+        );
+        let (code, lines) = run_json(&["recover", "--execute", &c.s("")]);
+        assert_eq!(code, 0, "{what}: {lines:?}");
+        assert_eq!(std::fs::metadata(&active).unwrap().len(), pos, "{what}: not cut at the batch");
+        let part = of_type(&lines, "partition")
+            .into_iter()
+            .find(|p| p["partition"].as_str().unwrap().ends_with("kill-plain-0"))
+            .unwrap();
+        assert_eq!(part["log_end_offset"], base, "{what}");
+        assert_eq!(part["cut_field"], field, "{what}");
+        // every record before it is there; the dir verifies clean
+        let (_, after) = run_json(&["dump", "--deep", active.to_str().unwrap()]);
+        let got: Vec<i64> = of_type(&after, "record").iter().map(|r| r["offset"].as_i64().unwrap()).collect();
+        assert_eq!(got, kept, "{what}");
+        let (code, v) = run_json(&["verify", &c.s("")]);
+        assert_eq!(code, 0, "{what}: {v:?}");
+        let (code, _) = run_json(&["undo", "--execute", &c.s("")]);
+        assert_eq!(code, 0);
+        assert_eq!(contents(&c.logs), damaged, "{what}: undo did not restore every byte");
+    }
+}
+
+/// A batch too large for the limit (whole in the file) is not damage:
+/// recovery stops with an error naming the limit it needs, and that advice
+/// works.
+#[test]
+fn the_batch_size_limit_is_never_a_reason_to_plan_nothing() {
+    let c = Copy::of("sigkill");
+    let before = contents(&c.logs);
+    let (code, _, err) = run(&["recover", "--all", "--max-batch-size", "100", &c.s("kill-plain-0")]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--max-batch-size "), "{err}");
+    assert_eq!(contents(&c.logs), before);
+    let need: String =
+        err.split("rerun with --max-batch-size ").nth(1).unwrap().chars().take_while(char::is_ascii_digit).collect();
+    let (code, _, err) = run(&["recover", "--all", "--max-batch-size", &need, &c.s("kill-plain-0")]);
+    assert!(code == 0 || code == 1, "{err}");
+}
+
+/// Locks another process holds on `.lock`, of each kind, refuse a repair, and
+/// the refusal names the holder.
+#[test]
+fn every_kind_of_lock_is_refused() {
+    let c = Copy::of("sigkill");
+    let lock = c.path(".lock");
+    for (kind, code) in [
+        ("posix", "fcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB)"),
+        ("flock", "fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)"),
+        ("ofd", "fcntl.fcntl(f, fcntl.F_OFD_SETLK, struct.pack('hhqqi', fcntl.F_WRLCK, 0, 0, 0, 0))"),
+    ] {
+        let script = format!(
+            "import fcntl, struct, sys, time\nf = open(sys.argv[1], 'r+')\n{code}\nprint('locked', flush=True)\ntime.sleep(60)\n"
+        );
+        let mut holder = std::process::Command::new("python3")
+            .args(["-c", &script, lock.to_str().unwrap()])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("python3 runs the lock holder");
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(holder.stdout.as_mut().unwrap()), &mut line).unwrap();
+        assert_eq!(line.trim(), "locked", "{kind}");
+        let before = contents(&c.logs);
+        let (code, _, err) = run(&["reindex", "--execute", &c.s("")]);
+        let (vcode, v) = run_json(&["verify", &c.s("")]);
+        holder.kill().unwrap();
+        holder.wait().unwrap();
+        assert_eq!(code, 2, "{kind}: {err}");
+        assert!(err.contains(&format!("pid {}", holder.id())), "{kind}: the refusal does not name the holder: {err}");
+        assert_eq!(contents(&c.logs), before, "{kind}");
+        assert!(!c.quarantine().exists(), "{kind}");
+        // verify only reads, and says who holds it
+        assert!(vcode <= 1);
+        assert!(
+            of_type(&v, "finding").iter().any(|f| f["kind"] == "log_dir_locked"
+                && f["message"].as_str().unwrap().contains(&format!("pid {}", holder.id()))),
+            "{kind}: {v:?}"
+        );
+    }
+}
+
+/// While a repair is under way (held at a crash point), every other writing
+/// command and undo are refused naming its pid; the first finishes, and undo
+/// then restores every byte.
+#[test]
+fn repairs_are_exclusive() {
+    let c = Copy::of("sigkill");
+    let original = contents(&c.logs);
+    let pause = tempfile::tempdir().unwrap();
+    let mut first = std::process::Command::new(env!("CARGO_BIN_EXE_logtool"))
+        .env("LOGTOOL_TEST_PAUSE_AT", "2")
+        .env("LOGTOOL_TEST_PAUSE_DIR", pause.path())
+        .args(["recover", "--execute", &c.s("")])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let paused = pause.path().join("paused");
+    for _ in 0..500 {
+        if paused.exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(paused.exists(), "the first repair did not reach its pause");
+    let logs = c.s("");
+    let part = c.s("kill-plain-0");
+    for args in [
+        vec!["recover", "--execute", &logs],
+        vec!["truncate-to-hw", "--execute", &logs],
+        vec!["truncate", "--to", "10", "--execute", &part],
+        vec!["reindex", "--execute", &logs],
+        vec!["retain", "--max-bytes", "1", "--execute", &logs],
+        vec!["undo", "--execute", &logs],
+    ] {
+        let (code, _, err) = run(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(&format!("pid {}", first.id())), "{args:?}: {err}");
+    }
+    std::fs::write(pause.path().join("resume"), b"").unwrap();
+    assert!(first.wait().unwrap().success());
+    let (code, _) = run_json(&["undo", "--execute", &logs]);
+    assert_eq!(code, 0);
+    assert_eq!(contents(&c.logs), original, "undo did not restore every byte");
 }
 
 /// SIGKILL at every crash point of `recover --execute`: afterwards the log dir

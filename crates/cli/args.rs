@@ -197,6 +197,11 @@ pub struct RecoverArgs {
     /// Recover every segment, not only those from the recovery point on.
     #[arg(long)]
     pub all: bool,
+    /// Cut a damaged rolled segment too. That removes every segment after it,
+    /// intact or not (the plan shows what is lost); without it, --execute
+    /// refuses such a cut and changes nothing.
+    #[arg(long)]
+    pub allow_data_loss: bool,
     #[command(flatten)]
     pub interval: IntervalArgs,
     #[command(flatten)]

@@ -129,13 +129,13 @@ fn run_plan(
     let notes = std::mem::take(&mut repair.notes);
     emit_changes(&mut out, &changes, &notes)?;
     let dir = repair.dir().display().to_string();
-    let (id, state) = if changes.is_empty() {
+    let (id, state, quarantine) = if changes.is_empty() {
         let id = repair.id().to_string();
         repair.abandon()?;
-        (id, "nothing to do".to_string())
+        (id, "nothing to do".to_string(), None)
     } else {
         let m = repair.commit()?;
-        (m.id.clone(), m.state.name().to_string())
+        (m.id.clone(), m.state.name().to_string(), Some(dir))
     };
     out.emit(&Line::Repair(RepairLine {
         command: command.into(),
@@ -143,7 +143,7 @@ fn run_plan(
         executed: true,
         changes: changes.len(),
         id: Some(id),
-        quarantine: Some(dir),
+        quarantine,
         state,
     }))?;
     out.finish()?;
@@ -165,6 +165,7 @@ pub fn recover(global: &GlobalOpts, args: &RecoverArgs) -> anyhow::Result<Status
         interval: args.interval.index_interval_bytes.map_or(Interval::FromMetadata, Interval::Override),
         metadata: args.interval.metadata_dir.clone(),
         limits: args.limits.limits(),
+        allow_data_loss: args.allow_data_loss,
     };
     run_plan(global, &args.write, &log_dir, "recover", |changes, out| {
         for r in recover::recover(&args.path, &opts, changes)? {
@@ -177,6 +178,7 @@ pub fn recover(global: &GlobalOpts, args: &RecoverArgs) -> anyhow::Result<Status
                 json!({
                     "segments_recovered": r.segments_recovered,
                     "cut_file": r.cut.as_ref().map(|c| c.0.display().to_string()),
+                    "cut_field": r.cut_field.map(|f| f.kafka_name()),
                     "cut_position": r.cut.as_ref().map(|c| c.1),
                     "bytes_removed": r.cut.as_ref().map(|c| c.2),
                     "segments_removed": r.segments_removed,

@@ -181,6 +181,9 @@ pub enum ErrorKind {
         /// What is wrong.
         detail: String,
     },
+    /// A command declined to go on (what to do instead is in the message).
+    #[error("{0}")]
+    Refused(String),
     /// Reading failed.
     #[error("I/O error: {0}")]
     Io(std::io::Error),
@@ -220,6 +223,12 @@ impl Error {
     #[cold]
     pub fn malformed(position: u64, what: &'static str, detail: impl Into<String>) -> Error {
         Error::at(position, ErrorKind::Malformed { what, detail: detail.into() })
+    }
+
+    /// A refusal to go on, in words that say what to do instead.
+    #[cold]
+    pub fn refused(message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Refused(message.into()), None)
     }
 
     /// An I/O error, with the file it concerns.

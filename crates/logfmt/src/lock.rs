@@ -105,7 +105,7 @@ fn dev_ino(meta: &std::fs::Metadata) -> String {
 #[cfg(unix)]
 fn holder(locks: &str, meta: &std::fs::Metadata) -> Option<Holder> {
     let want = dev_ino(meta);
-    let mut h = parse_holder(locks, &want)?;
+    let mut h = parse_holder(locks, &want, Some(std::process::id()))?;
     if h.kind == LockKind::OpenFileDescription && h.pid.is_none() {
         h.pid = ofd_holder(&want);
     }
@@ -117,15 +117,17 @@ fn holder(_locks: &str, _meta: &std::fs::Metadata) -> Option<Holder> {
     None
 }
 
-/// The lock on the file `dev_ino` (`MAJ:MIN:INODE`, as in `/proc/locks`).
-/// Lines of blocked waiters (`->`) are ignored; a pid of -1 (an
-/// open-file-description lock) is `None`.
-fn parse_holder(locks: &str, dev_ino: &str) -> Option<Holder> {
+/// The lock on the file `dev_ino` (`MAJ:MIN:INODE`, as in `/proc/locks`)
+/// held by another process than `ours`. Lines of blocked waiters (`->`) are
+/// ignored; a pid of -1 (an open-file-description lock) is `None`.
+fn parse_holder(locks: &str, dev_ino: &str, ours: Option<u32>) -> Option<Holder> {
     locks.lines().find_map(|line| {
         let fields: Vec<&str> = line.split_whitespace().collect();
         // "1: POSIX ADVISORY WRITE 10562 fe:00:10036688 0 EOF"
         match fields.as_slice() {
-            [_, kind, _, _, pid, file, ..] if *kind != "->" && *file == dev_ino => {
+            [_, kind, _, _, pid, file, ..]
+                if *kind != "->" && *file == dev_ino && pid.parse::<u32>().ok().is_none_or(|p| Some(p) != ours) =>
+            {
                 let kind = match *kind {
                     "POSIX" => LockKind::Posix,
                     "OFDLCK" => LockKind::OpenFileDescription,
@@ -200,7 +202,8 @@ impl DirLock {
         match rustix::fs::fcntl_lock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
             Ok(()) => {}
             Err(e) if e == rustix::io::Errno::AGAIN || e == rustix::io::Errno::ACCESS => {
-                let h = posix_holder(&file).unwrap_or_else(|| refused(&file, LockKind::Posix));
+                // a POSIX or an open-file-description lock
+                let h = refused(&file, LockKind::Posix);
                 drop(file);
                 release_created(&path);
                 return Err(LockError::Held(h));
@@ -219,29 +222,6 @@ impl DirLock {
         }
         Ok(DirLock { file, path, created })
     }
-}
-
-/// The POSIX or open-file-description lock that conflicts with a write lock
-/// on `file`, as `F_GETLK` reports it.
-fn posix_holder(file: &File) -> Option<Holder> {
-    let probe = rustix::process::Flock {
-        start: 0,
-        length: 0,
-        pid: None,
-        typ: rustix::process::FlockType::WriteLock,
-        offset_type: rustix::process::FlockOffsetType::Set,
-    };
-    let conflict = rustix::process::fcntl_getlk(file, &probe).ok()??;
-    Some(match conflict.pid {
-        // F_GETLK reports -1 for an open-file-description lock
-        Some(pid) if pid.as_raw_nonzero().get() > 0 => {
-            Holder { kind: LockKind::Posix, pid: u32::try_from(pid.as_raw_nonzero().get()).ok() }
-        }
-        _ => {
-            let meta = file.metadata().ok()?;
-            Holder { kind: LockKind::OpenFileDescription, pid: ofd_holder(&dev_ino(&meta)) }
-        }
-    })
 }
 
 impl Drop for DirLock {
@@ -264,10 +244,13 @@ mod tests {
                      2: -> POSIX  ADVISORY  WRITE 999 fe:00:10036688 0 EOF\n\
                      3: FLOCK  ADVISORY  WRITE 7 fe:00:9986049 0 EOF\n\
                      4: OFDLCK ADVISORY  WRITE -1 fe:00:42 0 EOF\n";
-        assert_eq!(parse_holder(locks, "fe:00:10036688"), Some(Holder { kind: LockKind::Posix, pid: Some(10562) }));
-        assert_eq!(parse_holder(locks, "fe:00:9986049"), Some(Holder { kind: LockKind::Flock, pid: Some(7) }));
-        assert_eq!(parse_holder(locks, "fe:00:42"), Some(Holder { kind: LockKind::OpenFileDescription, pid: None }));
-        assert_eq!(parse_holder(locks, "fe:00:1"), None);
+        let holder = |f| parse_holder(locks, f, Some(1));
+        assert_eq!(holder("fe:00:10036688"), Some(Holder { kind: LockKind::Posix, pid: Some(10562) }));
+        assert_eq!(holder("fe:00:9986049"), Some(Holder { kind: LockKind::Flock, pid: Some(7) }));
+        assert_eq!(holder("fe:00:42"), Some(Holder { kind: LockKind::OpenFileDescription, pid: None }));
+        assert_eq!(holder("fe:00:1"), None);
+        // our own lock is not someone else's
+        assert_eq!(parse_holder(locks, "fe:00:9986049", Some(7)), None);
     }
 
     #[test]

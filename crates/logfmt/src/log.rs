@@ -449,6 +449,11 @@ impl<R: Read + Seek> LogReader<R> {
                 },
             ));
         }
+        // a length past the end of the data is damage (a torn write or a
+        // wrong length), whatever the limit: raising the limit would not help
+        if total > remaining {
+            return Err(Error::truncated(start, "record batch", total.saturating_sub(remaining)));
+        }
         if total > u64::from(self.limits.max_batch_size) {
             return Err(Error::at(
                 size_pos,
@@ -459,9 +464,6 @@ impl<R: Read + Seek> LogReader<R> {
                     max: i64::from(self.limits.max_batch_size).saturating_sub(LOG_OVERHEAD as i64),
                 },
             ));
-        }
-        if total > remaining {
-            return Err(Error::truncated(start, "record batch", total.saturating_sub(remaining)));
         }
         let len = total as usize;
         let bytes = self.load(start, len)?;
@@ -883,6 +885,29 @@ impl<R: Read + Seek> LogReader<R> {
             _ => LegacyMessage::parse(bytes, at, End::File).is_ok_and(|m| m.is_valid()),
         })
     }
+}
+
+/// The largest entry size the framing of `path` claims, from `from` on,
+/// walking only the offset and size fields (no checksum, nothing held) until
+/// a size that cannot be an entry's: what `Limits::max_batch_size` must be
+/// to read the rest.
+pub fn largest_entry(path: &Path, from: u64) -> Result<u64> {
+    let mut f = File::open(path).map_err(|e| Error::io(e, Some(path)))?;
+    let len = f.metadata().map_err(|e| Error::io(e, Some(path)))?.len();
+    let (mut pos, mut largest) = (from, 0u64);
+    let mut head = [0u8; LOG_OVERHEAD];
+    while pos.saturating_add(LOG_OVERHEAD as u64) <= len {
+        f.seek(SeekFrom::Start(pos)).map_err(|e| Error::io(e, Some(path)))?;
+        f.read_exact(&mut head).map_err(|e| Error::io(e, Some(path)))?;
+        let size = head.get(8..12).and_then(|b| b.try_into().ok()).map_or(0, i32::from_be_bytes);
+        let total = u64::try_from(size).unwrap_or(0).saturating_add(LOG_OVERHEAD as u64);
+        if size < RECORD_OVERHEAD_V0 as i32 || pos.saturating_add(total) > len {
+            break;
+        }
+        largest = largest.max(total);
+        pos = pos.saturating_add(total);
+    }
+    Ok(largest)
 }
 
 /// The smallest entry of a magic, prefix included.

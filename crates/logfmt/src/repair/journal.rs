@@ -381,9 +381,8 @@ impl Repair {
                     rolled_forward.push(m.id);
                 }
                 State::Staging => {
-                    let mut m = m;
-                    m.state = State::Abandoned;
-                    save(&dir, &m)?;
+                    // staging never touched the log dir
+                    discard(&dir)?;
                 }
                 _ => {}
             }
@@ -443,10 +442,25 @@ impl Repair {
     }
 
     /// Give up before committing: the log dir was never touched.
+    /// Its directory in the quarantine goes (it holds only copies), and the
+    /// quarantine too when nothing else is in it.
     pub fn abandon(mut self) -> std::result::Result<(), RepairError> {
         self.manifest.state = State::Abandoned;
-        save(&self.dir, &self.manifest)
+        save(&self.dir, &self.manifest)?;
+        discard(&self.dir)
     }
+}
+
+/// Remove an abandoned repair's directory (staged copies only), and the
+/// quarantine when it is left empty.
+fn discard(dir: &Path) -> std::result::Result<(), RepairError> {
+    fs::remove_dir_all(dir).map_err(|e| io(e, dir))?;
+    if let Some(q) = dir.parent()
+        && fs::read_dir(q).is_ok_and(|mut r| r.next().is_none())
+    {
+        let _ = fs::remove_dir(q);
+    }
+    Ok(())
 }
 
 fn to_repair_error(e: RepairError) -> Error {
@@ -499,6 +513,10 @@ impl Changes for Repair {
 
     fn note(&mut self, note: Note) {
         self.notes.push(note);
+    }
+
+    fn executing(&self) -> bool {
+        true
     }
 }
 
@@ -687,6 +705,8 @@ pub fn undo(
     execute: bool,
 ) -> std::result::Result<Manifest, RepairError> {
     let log_dir_abs = fs::canonicalize(log_dir).map_err(|e| io(e, log_dir))?;
+    // a repair under way holds the lock: never look at its journal meanwhile
+    let _lock = if execute { Some(lock(&log_dir_abs)?) } else { None };
     let all = repairs(quarantine, &log_dir_abs)?;
     let found = match id {
         Some(id) => all.into_iter().find(|(_, m)| m.id == id),
@@ -700,7 +720,6 @@ pub fn undo(
     if !execute {
         return Ok(m);
     }
-    let _lock = lock(&log_dir_abs)?;
     m.state = State::Undoing;
     save(&dir, &m)?;
     let mut touched = Vec::new();

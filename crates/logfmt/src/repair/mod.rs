@@ -148,6 +148,8 @@ pub trait Changes {
     fn write(&mut self, file: &Path, content: &[u8], why: &str) -> Result<()>;
     /// Tell the operator something.
     fn note(&mut self, note: Note);
+    /// Whether the changes will be made (not only planned).
+    fn executing(&self) -> bool;
 }
 
 fn size_of(file: &Path) -> Option<u64> {
@@ -188,6 +190,10 @@ impl Changes for DryRun {
 
     fn note(&mut self, note: Note) {
         self.notes.push(note);
+    }
+
+    fn executing(&self) -> bool {
+        false
     }
 }
 

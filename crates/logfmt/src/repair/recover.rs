@@ -17,19 +17,36 @@
 //!
 //! The index interval is the topic's `index.interval.bytes`, from the KRaft
 //! metadata log of the same log dir ([`crate::metadata`]).
+//!
+//! **Where Kafka fails.** A batch whose CRC is valid but whose header does not
+//! fit its position (a flipped `baseOffset`, `partitionLeaderEpoch`, `magic`)
+//! is kept by Kafka's recovery, which then refuses to load the log or serves
+//! garbage offsets; logtool cuts exactly before it, keeps every byte before
+//! it, and the plan names the field, what Kafka would have done and what the
+//! cut loses ([`super::Loss`]: records, offsets, times, the damaged batch
+//! included). A cut in a rolled (not the active) segment removes every later
+//! segment: the plan shows the cost, and `--execute` needs
+//! [`RecoverOptions::allow_data_loss`]. A batch larger than logtool's limit
+//! that lies whole in the file cannot be checked: recovery stops with an
+//! error naming the limit it needs; a length running past the end of the
+//! file is a cut point like any other.
 
 use std::path::{Path, PathBuf};
 
 use super::checkpoints::{CheckpointLimits, adjust_checkpoints};
-use super::{Changes, Note, write_if_changed};
+use super::{Changes, Loss, Note, write_if_changed};
+use crate::batch::BatchHeader;
+use crate::cursor::{Cursor, End};
 use crate::error::Result;
 use crate::limits::Limits;
+use crate::log::Item;
 use crate::logdir::{self, LogDirEntry, Target};
 use crate::metadata::{self, ClusterMetadata, ConfigSource};
-use crate::partition::{LogDirCheckpoints, Partition};
+use crate::partition::{BatchInfo, LogDirCheckpoints, Partition, batch_info, scan};
 use crate::rules::epochs::EpochCache;
 use crate::rules::producer::ProducerState;
 use crate::rules::recovery::{self, Stop, recover_segment};
+use crate::sanity::HeaderField;
 use crate::spec::names as n;
 
 /// Where the index interval comes from.
@@ -52,6 +69,8 @@ pub struct RecoverOptions {
     pub metadata: Option<PathBuf>,
     /// Reading limits.
     pub limits: Limits,
+    /// Cut a rolled segment too, which removes every later one.
+    pub allow_data_loss: bool,
 }
 
 /// What recovery found in one partition.
@@ -63,6 +82,8 @@ pub struct PartitionRecovery {
     pub segments_recovered: usize,
     /// Where the log was cut: (segment file, byte position, bytes removed).
     pub cut: Option<(PathBuf, u64, u64)>,
+    /// The header field of the batch cut at, when that was why.
+    pub cut_field: Option<HeaderField>,
     /// Segments removed after a cut.
     pub segments_removed: usize,
     /// The log end offset after recovery.
@@ -138,7 +159,7 @@ pub fn recover(path: &Path, opts: &RecoverOptions, changes: &mut dyn Changes) ->
         let p = Partition::open_with(&dir, &checkpoints)?;
         let first = recovery::first_to_recover(&p, clean, opts.all);
         let interval = index_interval(&opts.interval, meta.as_ref(), node.as_deref(), &p.name.topic);
-        let r = recover_partition(&p, first, &interval, &opts.limits, changes)?;
+        let r = recover_partition(&p, first, &interval, opts, changes)?;
         if r.cut.is_some() || r.segments_recovered > 0 {
             lim.log_end.insert((p.name.topic.clone(), p.name.partition), r.log_end);
         }
@@ -152,9 +173,10 @@ fn recover_partition(
     p: &Partition,
     first: Option<usize>,
     interval: &(u64, String),
-    limits: &Limits,
+    opts: &RecoverOptions,
     changes: &mut dyn Changes,
 ) -> Result<PartitionRecovery> {
+    let limits = &opts.limits;
     let mut out = PartitionRecovery { dir: p.dir.clone(), interval: interval.clone(), ..PartitionRecovery::default() };
     let mut cache = EpochCache::load(p.epochs(limits));
     let mut txn: Option<ProducerState> = None;
@@ -170,12 +192,17 @@ fn recover_partition(
         let rebuilt = recover_segment(seg, interval.0, &mut state, cache.latest_epoch(), limits)?;
         txn = Some(state);
         out.segments_recovered = out.segments_recovered.saturating_add(1);
-        if let Some(Stop::OverLimit { position, error }) = &rebuilt.stop {
-            changes.note(Note::Warning {
-                path: seg.log.clone(),
-                message: format!("a batch at byte {position} is larger than logtool's limit ({error}); raise --max-batch-size: nothing was recovered from here"),
-            });
-            return Ok(out);
+        if let Some(Stop::OverLimit { position, size, .. }) = &rebuilt.stop {
+            // not damage: a batch too large to check within the limit; the
+            // advice names a limit that reads every batch of the partition
+            let mut need = *size;
+            for (j, s) in p.segments.iter().enumerate().skip(i) {
+                need = need.max(crate::log::largest_entry(&s.log, if j == i { *position } else { 0 })?);
+            }
+            return Err(crate::Error::refused(format!(
+                "{}: the batch at byte {position} is {size} bytes, more than --max-batch-size allows; rerun with --max-batch-size {need} to check it (the largest batch from there on; nothing was changed)",
+                seg.log.display()
+            )));
         }
         for &(e, o) in &rebuilt.epochs {
             cache.assign(e, o);
@@ -188,27 +215,60 @@ fn recover_partition(
             write_if_changed(changes, &txn_path, &rebuilt.txn_index_bytes(), why)?;
         }
         if rebuilt.valid_bytes < rebuilt.size {
+            let new_end = rebuilt.next_offset.unwrap_or(seg.base);
+            let field = match &rebuilt.stop {
+                Some(Stop::Invalid { field, .. }) => *field,
+                _ => None,
+            };
             let reason = match &rebuilt.stop {
                 Some(Stop::Invalid { position, error, torn_tail: true, .. }) => {
                     format!("a torn write from byte {position}: {}", error.message())
                 }
                 Some(Stop::Invalid { position, error, field: Some(f), .. }) => {
-                    format!("the batch at byte {position} has a wrong {f}: {}", error.message())
+                    format!("the batch at byte {position} has a wrong {f} ({})", error.message())
                 }
                 Some(Stop::Invalid { position, error, .. }) => {
                     format!("Kafka rejects the batch at byte {position}: {}", error.message())
                 }
                 _ => "invalid bytes".into(),
             };
+            let loss = loss_after_cut(p, i, rebuilt.valid_bytes, field, new_end, limits)?;
+            let later = p.segments.len().saturating_sub(i.saturating_add(1));
+            if let Some(f) = field {
+                changes.note(Note::Warning {
+                    path: seg.log.clone(),
+                    message: format!("{reason}: logtool cuts the log before it. {}", recovery::what_kafka_does(f)),
+                });
+            }
+            if later > 0 {
+                let message = format!(
+                    "the damage is in a rolled segment: cutting there removes the {later} segment(s) after it too ({} record(s), offsets {}..{})",
+                    loss.records, loss.from_offset, loss.to_offset
+                );
+                if changes.executing() && !opts.allow_data_loss {
+                    return Err(crate::Error::refused(format!(
+                        "{}: {message}; nothing was changed: rerun with --allow-data-loss to cut anyway",
+                        seg.log.display()
+                    )));
+                }
+                changes.note(Note::Warning {
+                    path: seg.log.clone(),
+                    message: format!("{message}; --execute needs --allow-data-loss"),
+                });
+            }
+            if loss.batches > 0 || loss.records > 0 {
+                changes.note(Note::Loss(loss));
+            }
             changes.truncate(&seg.log, rebuilt.valid_bytes, &reason)?;
             out.cut = Some((seg.log.clone(), rebuilt.valid_bytes, rebuilt.size.saturating_sub(rebuilt.valid_bytes)));
+            out.cut_field = field;
             for later in p.segments.iter().skip(i.saturating_add(1)) {
                 for f in later.files() {
                     changes.remove(&f, "after a cut, Kafka deletes every later segment")?;
                 }
                 out.segments_removed = out.segments_removed.saturating_add(1);
             }
-            log_end = Some(rebuilt.next_offset.unwrap_or(seg.base));
+            log_end = Some(new_end);
             break;
         }
         log_end = rebuilt.next_offset.or(Some(seg.base)).map(|e| e.max(seg.base));
@@ -236,4 +296,70 @@ fn recover_partition(
         });
     }
     Ok(out)
+}
+
+/// What cutting segment `i` of `p` at byte `cut` loses: the batches after the
+/// cut in that segment (the damaged one included, from its header when only
+/// a field outside the CRC is wrong: its records are intact, its offsets
+/// follow `new_end`) and every batch of the later segments.
+fn loss_after_cut(
+    p: &Partition,
+    i: usize,
+    cut: u64,
+    field: Option<HeaderField>,
+    new_end: i64,
+    limits: &Limits,
+) -> Result<Loss> {
+    let mut loss = Loss::new(&p.dir);
+    let Some(seg) = p.segments.get(i) else { return Ok(loss) };
+    let mut r = seg.reader(limits)?;
+    let mut scratch = Vec::new();
+    while let Some(item) = r.next_item()? {
+        match item {
+            Item::Entry(e) if e.position() >= cut => loss.add(&batch_info(&e, &mut scratch, limits)),
+            Item::Damage(d) if d.end > cut => {
+                let header = if d.start == cut && field.is_some() { header_at(&seg.log, d.start) } else { None };
+                match header {
+                    Some(h) => {
+                        let delta = i64::from(h.last_offset_delta.max(0));
+                        loss.add(&BatchInfo {
+                            position: d.start,
+                            size: d.end.saturating_sub(d.start),
+                            base_offset: new_end,
+                            last_offset: new_end.saturating_add(delta),
+                            records: u64::try_from(h.records_count).unwrap_or(0),
+                            epoch: if field == Some(HeaderField::PartitionLeaderEpoch) {
+                                -1
+                            } else {
+                                h.partition_leader_epoch
+                            },
+                            first_timestamp: h.base_timestamp.min(h.max_timestamp),
+                            max_timestamp: h.max_timestamp,
+                        });
+                    }
+                    None => loss.bytes = loss.bytes.saturating_add(d.end.saturating_sub(d.start.max(cut))),
+                }
+            }
+            _ => {}
+        }
+    }
+    for later in p.segments.iter().skip(i.saturating_add(1)) {
+        scan(later, limits, |b| loss.add(b))?;
+    }
+    if loss.batches == 0 {
+        loss.from_offset = new_end;
+        loss.to_offset = new_end;
+    }
+    Ok(loss)
+}
+
+/// The v2 batch header at `position` of `log` (for a batch whose CRC covers
+/// it but whose position does not fit).
+fn header_at(log: &Path, position: u64) -> Option<BatchHeader> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::File::open(log).ok()?;
+    f.seek(SeekFrom::Start(position)).ok()?;
+    let mut buf = [0u8; crate::spec::batch::RECORD_BATCH_OVERHEAD];
+    f.read_exact(&mut buf).ok()?;
+    BatchHeader::read(&mut Cursor::new(&buf, position, End::File)).ok()
 }

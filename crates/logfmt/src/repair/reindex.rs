@@ -89,14 +89,12 @@ pub fn reindex(
             latest_epoch = rebuilt.epochs.last().map(|e| e.0).or(latest_epoch);
             r.segments = r.segments.saturating_add(1);
             match &rebuilt.stop {
-                Some(Stop::OverLimit { position, .. }) => {
-                    changes.note(Note::Warning {
-                        path: seg.log.clone(),
-                        message: format!(
-                            "a batch at byte {position} is larger than --max-batch-size: this segment was not reindexed"
-                        ),
-                    });
-                    continue;
+                Some(Stop::OverLimit { position, size, .. }) => {
+                    let need = (*size).max(crate::log::largest_entry(&seg.log, *position)?);
+                    return Err(crate::Error::refused(format!(
+                        "{}: the batch at byte {position} is {size} bytes, more than --max-batch-size allows; rerun with --max-batch-size {need} (the largest batch from there on in this segment; nothing was changed)",
+                        seg.log.display()
+                    )));
                 }
                 Some(Stop::Invalid { position, .. }) => {
                     changes.note(Note::Warning {

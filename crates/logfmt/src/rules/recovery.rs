@@ -123,12 +123,15 @@ pub enum Stop {
         /// itself keeps such a batch).
         field: Option<HeaderField>,
     },
-    /// A batch larger than `Limits::max_batch_size`: not an error to Kafka.
+    /// A batch larger than `Limits::max_batch_size` (whole in the file): not
+    /// an error to Kafka, but more than logtool may hold to check it.
     OverLimit {
         /// Where.
         position: u64,
         /// What is wrong.
         error: Error,
+        /// The batch's size in bytes: the limit it needs.
+        size: u64,
     },
 }
 
@@ -200,12 +203,17 @@ pub fn recover_segment(
         let entry = match item {
             Item::Entry(e) => e,
             Item::Damage(d) => {
-                let over =
-                    matches!(d.error.kind(), ErrorKind::BadLength { what, .. } if what.contains("max-batch-size"));
-                out.stop = Some(if over {
-                    Stop::OverLimit { position: d.start, error: d.error }
-                } else {
-                    Stop::Invalid { position: d.start, error: d.error, torn_tail: d.truncated_tail, field: d.field }
+                let over = match d.error.kind() {
+                    ErrorKind::BadLength { what, value, .. } if what.contains("max-batch-size") => {
+                        Some(u64::try_from(*value).unwrap_or(0).saturating_add(crate::spec::log::LOG_OVERHEAD as u64))
+                    }
+                    _ => None,
+                };
+                out.stop = Some(match over {
+                    Some(size) => Stop::OverLimit { position: d.start, error: d.error, size },
+                    None => {
+                        Stop::Invalid { position: d.start, error: d.error, torn_tail: d.truncated_tail, field: d.field }
+                    }
                 });
                 break;
             }
@@ -241,6 +249,25 @@ pub fn recover_segment(
     out.valid_bytes = idx.valid_bytes();
     (out.offset_index, out.time_index) = idx.finish();
     Ok(out)
+}
+
+/// What Kafka's own recovery (`LogSegment.recover`: size and CRC only) does
+/// with a batch whose header field `field`, outside the CRC, is wrong.
+pub fn what_kafka_does(field: HeaderField) -> &'static str {
+    match field {
+        HeaderField::BaseOffset => {
+            "Kafka's recovery keeps it (the CRC does not cover baseOffset), then refuses to load the log (LogSegmentOffsetOverflowException) or serves offsets and a log end from the wrong base"
+        }
+        HeaderField::PartitionLeaderEpoch => {
+            "Kafka's recovery keeps it (the CRC does not cover partitionLeaderEpoch) and puts the wrong epoch into its leader-epoch cache, which replicas then truncate by"
+        }
+        HeaderField::Magic => {
+            "Kafka's recovery cuts here when the magic reads as 0 or 1 (the legacy CRC fails); above 2 it reads the batch as v2 and keeps it"
+        }
+        HeaderField::BatchLength => {
+            "Kafka's recovery cuts here too (the CRC over the bytes the length spans fails), and so loses every batch after it"
+        }
+    }
 }
 
 /// The first segment Kafka recovers when it loads `p` (`LogLoader.recoverLog`):
