@@ -18,6 +18,19 @@
 #  5. reindex: every index of a cleanly stopped dir deleted; Kafka's rebuild and
 #     `logtool reindex --execute` must write the same bytes.
 #  6. Dry runs change no byte (hash of the dir before and after).
+#  7. Header damage Kafka cannot recover from: one field outside the CRC
+#     (baseOffset high and low byte, batchLength larger, smaller and
+#     2^31-1, partitionLeaderEpoch, magic) flipped in a batch in the middle
+#     of kill-plain-0's active segment: `logtool recover --execute` cuts
+#     exactly at that batch, verify finds no error, Kafka started on the
+#     result serves every record before it and ends at its true base offset,
+#     and undo gives back the damaged bytes. In a rolled segment, the plan
+#     shows the cost and --execute refuses without --allow-data-loss.
+#  8. Exclusive: while a repair is held at a crash point, Kafka started on
+#     the same log dir does not get it (it cannot lock .lock); the repair
+#     finishes, and undo restores every byte. (The broker's metadata log is
+#     elsewhere: a combined broker whose metadata log is in the log dir loads
+#     it before it locks the log dir; logtool then sees the change and stops.)
 #
 # Left out of the comparisons: __cluster_metadata-0 (the controller appends to
 # it whenever it starts). __transaction_state-0 is removed from the crashed dir
@@ -125,6 +138,14 @@ while :; do
   [ $i -gt 600 ] && die "kill-plain-0's active segment does not grow"
   sleep 0.1; i=$((i + 1))
 done
+# kill between two high-watermark checkpoints (every 5 s): at the next
+# rewrite, then 2 s more of writes, so the checkpointed HWs lag the log ends
+seen=$(cat "$crash/replication-offset-checkpoint"); i=0
+while [ "$(cat "$crash/replication-offset-checkpoint" 2>/dev/null)" = "$seen" ]; do
+  [ $i -gt 600 ] && die "the high watermarks are not checkpointed any more"
+  sleep 0.05; i=$((i + 1))
+done
+sleep 2
 log "SIGKILL broker pid $KAFKA_PID while it is being written to"
 kafka_kill "$KAFKA_PID"
 kafka_kill "$wpid"
@@ -246,4 +267,116 @@ kafka_stop "$KAFKA_PID"
 "$LT" reindex --execute "$work/reindex-logtool" >"$work/reindex.out"
 brief "$work/reindex.out"
 same_segments "$work/reindex-kafka" "$work/reindex-logtool" "reindex"
+
+# ---- 7. header damage Kafka cannot recover from ------------------------------
+# one batch in the middle of a segment: "position base_offset size"
+middle_batch() { "$LT" dump --format json "$1" | python3 -c '
+import json, sys
+b = [v for v in map(json.loads, sys.stdin) if v["type"] == "batch"]
+m = b[len(b) // 2]
+print(m["position"], m["base_offset"], m["size"])'; }
+# damage FILE POS FIELD: change one header field of the batch at POS
+damage() { python3 - "$1" "$2" "$3" <<'EOF2'
+import struct, sys
+path, pos, field = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+b = bytearray(open(path, "rb").read())
+length = struct.unpack(">i", b[pos + 8:pos + 12])[0]
+if field == "base-high": b[pos + 1] ^= 0xFF
+elif field == "base-low": b[pos + 7] ^= 0xFF
+elif field == "length-larger": b[pos + 8:pos + 12] = struct.pack(">i", length + 200)
+elif field == "length-smaller": b[pos + 8:pos + 12] = struct.pack(">i", length - 20)
+elif field == "length-max": b[pos + 8:pos + 12] = struct.pack(">i", 2**31 - 1)
+elif field == "epoch": b[pos + 12] ^= 0x80
+elif field == "magic": b[pos + 16] ^= 0xFF
+open(path, "wb").write(b)
+EOF2
+}
+active=$(cd "$work/in-a/kill-plain-0" && ls ./*.log | sort | tail -1)
+for field in base-high base-low length-larger length-smaller length-max epoch magic; do
+  d=$work/hd-$field
+  cp -a "$work/in-a" "$d"
+  rm -rf "$d.logtool-quarantine"
+  read -r pos base _ < <(middle_batch "$d/kill-plain-0/$active")
+  damage "$d/kill-plain-0/$active" "$pos" "$field"
+  "$LT" recover --execute "$d" >"$work/hd-$field.out" || { cat "$work/hd-$field.out" >&2; die "header damage $field: recover failed"; }
+  size=$(stat -c %s "$d/kill-plain-0/$active")
+  [ "$size" = "$pos" ] || die "header damage $field: cut at $size, not at the damaged batch's byte $pos"
+  "$LT" verify "$d" >"$work/hd-verify-$field.out" || { cat "$work/hd-verify-$field.out" >&2; die "header damage $field: verify after recover"; }
+  consume_check "$d" "hd-$field"
+  grep -q "read kill-plain-0 up to $base " "$work/hd-$field.consumer.log" \
+    || { cat "$work/hd-$field.consumer.log" >&2; die "header damage $field: Kafka does not end kill-plain-0 at $base"; }
+  log "header damage $field: cut at byte $pos; Kafka serves offsets up to $base"
+done
+# undo gives back the damaged bytes (on a copy Kafka never started on)
+d=$work/hd-undo
+cp -a "$work/in-a" "$d"
+read -r pos base _ < <(middle_batch "$d/kill-plain-0/$active")
+damage "$d/kill-plain-0/$active" "$pos" base-low
+damaged=$(tree_hash "$d")
+"$LT" recover --execute "$d" >/dev/null
+"$LT" undo --execute "$d" >/dev/null
+[ "$(tree_hash "$d")" = "$damaged" ] || die "header damage: undo did not restore the damaged bytes"
+# in a rolled segment: the plan shows the cost; --execute refuses without --allow-data-loss
+d=$work/hd-rolled
+cp -a "$work/in-a" "$d"
+rolled=$(cd "$d/kill-plain-0" && ls ./*.log | sort | head -1)
+read -r pos base _ < <(middle_batch "$d/kill-plain-0/$rolled")
+damage "$d/kill-plain-0/$rolled" "$pos" base-high
+before=$(tree_hash "$d")
+"$LT" recover --all --format json "$d" >"$work/hd-rolled.plan" && rc=0 || rc=$?
+[ $rc = 1 ] || die "rolled-segment damage: the plan exits $rc"
+grep -q '"type":"loss"' "$work/hd-rolled.plan" || die "rolled-segment damage: the plan shows no loss"
+grep -q 'allow-data-loss' "$work/hd-rolled.plan" || die "rolled-segment damage: the plan does not ask for --allow-data-loss"
+"$LT" recover --all --execute "$d" >/dev/null 2>"$work/hd-rolled.err" && rc=0 || rc=$?
+[ $rc = 2 ] || die "rolled-segment damage: --execute without --allow-data-loss exits $rc"
+[ "$(tree_hash "$d")" = "$before" ] || die "rolled-segment damage: a refused recovery changed the log dir"
+"$LT" recover --all --execute --allow-data-loss "$d" >/dev/null
+size=$(stat -c %s "$d/kill-plain-0/$rolled")
+[ "$size" = "$pos" ] || die "rolled-segment damage: cut at $size, not at byte $pos"
+log "header damage in a rolled segment: refused without --allow-data-loss, cut at byte $pos with it"
+
+# ---- 8. a repair is exclusive, also against a broker -------------------------
+d=$work/excl
+cp -a "$work/in-a" "$d"
+# (the broker's metadata log in a dir of its own: with the metadata log in the
+# log dir, a combined broker loads it before it locks the log dir, see README)
+mkdir -p "$work/excl-meta"
+mv "$d/__cluster_metadata-0" "$work/excl-meta/"
+cp -a "$d/meta.properties" "$work/excl-meta/"
+# (each log dir of a node has its own directory id)
+python3 - "$work/excl-meta/meta.properties" <<'EOF2'
+import base64, os, sys
+lines = open(sys.argv[1]).read().splitlines()
+new = base64.urlsafe_b64encode(os.urandom(16)).decode().rstrip("=")
+open(sys.argv[1], "w").write("\n".join("directory.id=" + new if l.startswith("directory.id=") else l for l in lines) + "\n")
+EOF2
+original=$(tree_hash "$d")
+pause=$work/pause
+mkdir -p "$pause"
+LOGTOOL_TEST_PAUSE_AT=2 LOGTOOL_TEST_PAUSE_DIR=$pause "$LT" recover --execute "$d" >"$work/excl.out" 2>&1 &
+rpid=$!
+i=0
+until [ -e "$pause/paused" ]; do
+  [ $i -gt 300 ] && die "exclusive: the repair did not reach its pause"
+  sleep 0.1; i=$((i + 1))
+done
+bport=$(free_port); cport=$(free_port)
+kraft_config "$work/excl.properties" "$d" "$bport" "$cport" "${BROKER_PROPS[@]}" "metadata.log.dir=$work/excl-meta"
+kafka_java_bg "$work/excl.broker.log" kafka.Kafka "$work/excl.properties"
+kpid=$BG_PID
+# the broker must not get the log dir: it fails to lock .lock and stops
+i=0
+while kill -0 "$kpid" 2>/dev/null && [ "$(cut -d' ' -f3 "/proc/$kpid/stat" 2>/dev/null)" != Z ]; do
+  [ $i -gt 1200 ] && { tail -30 "$work/excl.broker.log" >&2; die "exclusive: the broker kept running on a log dir a repair holds"; }
+  grep -q "Kafka Server started" "$work/excl.broker.log" && { tail -30 "$work/excl.broker.log" >&2; die "exclusive: the broker started on a log dir a repair holds"; }
+  sleep 0.1; i=$((i + 1))
+done
+kafka_kill "$kpid"
+grep -qi "lock" "$work/excl.broker.log" || { tail -30 "$work/excl.broker.log" >&2; die "exclusive: the broker did not say it could not lock the log dir"; }
+log "exclusive: Kafka refused the log dir a repair holds: $(grep -i 'lock' "$work/excl.broker.log" | head -1 | cut -c1-160)"
+touch "$pause/resume"
+wait "$rpid" || { cat "$work/excl.out" >&2; die "exclusive: the held repair did not finish"; }
+"$LT" undo --execute "$d" >/dev/null
+[ "$(tree_hash "$d")" = "$original" ] || die "exclusive: undo did not restore every byte"
+log "exclusive: the repair finished after the broker gave up; undo restored every byte"
 log "repair interop: all checks passed"
