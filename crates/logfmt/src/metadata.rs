@@ -9,10 +9,10 @@
 //! snapshot (`<offset>-<epoch>.checkpoint`), then the log's batches from the
 //! snapshot's end offset on.
 //!
-//! Each record value is framed (`MetadataRecordSerde`): unsigned varint frame
-//! version (1), unsigned varint api key, unsigned varint record version, then
-//! the record as a flexible message. Records this module does not need are
-//! skipped; a record that does not decode is counted, never fatal.
+//! Each record value is decoded by `kmsg` from Kafka's own message
+//! definitions (`MetadataRecordSerde` framing: frame version, api key,
+//! version). Records this module does not need are skipped; a record that
+//! does not decode is counted, never fatal.
 //!
 //! Values a broker takes from its `server.properties` (static configs) are not
 //! in the metadata log; [`ClusterMetadata::topic_config`] says where a value
@@ -21,8 +21,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use crate::cursor::{Cursor, End};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::limits::Limits;
 use crate::log::{Entry, Item, LogReader};
 use crate::logdir;
@@ -33,10 +32,6 @@ use crate::uuid::Uuid;
 pub const RESOURCE_TOPIC: i8 = 2;
 /// `ConfigResource.Type.BROKER`.
 pub const RESOURCE_BROKER: i8 = 4;
-
-const TOPIC_RECORD: u32 = 2;
-const CONFIG_RECORD: u32 = 4;
-const REMOVE_TOPIC_RECORD: u32 = 9;
 
 /// Where a config value came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -132,15 +127,18 @@ impl ClusterMetadata {
         (key.default.to_string(), ConfigSource::KafkaDefault)
     }
 
-    fn apply(&mut self, api_key: u32, body: &mut Cursor<'_>) -> Result<()> {
-        match api_key {
-            TOPIC_RECORD => {
-                let name = compact_string(body, "Name")?.unwrap_or_default();
-                let id = Uuid(body.array::<16>("TopicId")?);
-                self.topics.insert(name, id);
+    /// Apply one decoded metadata record (only what the configs and topic
+    /// ids need).
+    fn apply(&mut self, rec: &kmsg::metadata::MetadataRecord) {
+        let text = |k: &str| rec.data.get(k).and_then(serde_json::Value::as_str);
+        match rec.name.as_str() {
+            "TopicRecord" => {
+                if let (Some(name), Some(id)) = (text("name"), text("topicId").and_then(Uuid::parse)) {
+                    self.topics.insert(name.to_string(), id);
+                }
             }
-            REMOVE_TOPIC_RECORD => {
-                let id = Uuid(body.array::<16>("TopicId")?);
+            "RemoveTopicRecord" => {
+                let Some(id) = text("topicId").and_then(Uuid::parse) else { return };
                 let names: Vec<String> =
                     self.topics.iter().filter(|(_, v)| **v == id).map(|(k, _)| k.clone()).collect();
                 for n in names {
@@ -148,24 +146,22 @@ impl ClusterMetadata {
                     self.configs.remove(&(RESOURCE_TOPIC, n));
                 }
             }
-            CONFIG_RECORD => {
-                let resource_type = body.i8("ResourceType")?;
-                let resource_name = compact_string(body, "ResourceName")?.unwrap_or_default();
-                let name = compact_string(body, "Name")?.unwrap_or_default();
-                let value = compact_string(body, "Value")?;
-                let configs = self.configs.entry((resource_type, resource_name)).or_default();
-                match value {
+            "ConfigRecord" => {
+                let resource_type = rec.data.get("resourceType").and_then(serde_json::Value::as_i64).unwrap_or(-1);
+                let Ok(resource_type) = i8::try_from(resource_type) else { return };
+                let (Some(resource), Some(name)) = (text("resourceName"), text("name")) else { return };
+                let configs = self.configs.entry((resource_type, resource.to_string())).or_default();
+                match text("value") {
                     Some(v) => {
-                        configs.insert(name, v);
+                        configs.insert(name.to_string(), v.to_string());
                     }
                     None => {
-                        configs.remove(&name);
+                        configs.remove(name);
                     }
                 }
             }
             _ => {}
         }
-        Ok(())
     }
 
     /// Apply the data records of one batch.
@@ -183,29 +179,11 @@ impl ClusterMetadata {
                 break;
             };
             let Some(value) = rec.value else { continue };
-            let mut c = Cursor::new(value, 0, End::Enclosing("metadata record"));
-            let decoded = (|| {
-                let frame = c.unsigned_varint("frame version")?;
-                if frame != 1 {
-                    return Err(Error::malformed(0, "metadata record", format!("frame version {frame}")));
-                }
-                let api_key = c.unsigned_varint("api key")?;
-                let _version = c.unsigned_varint("record version")?;
-                self.apply(api_key, &mut c)
-            })();
-            if decoded.is_err() {
-                self.undecodable = self.undecodable.saturating_add(1);
+            match kmsg::metadata::decode(value) {
+                Ok(r) => self.apply(&r),
+                Err(_) => self.undecodable = self.undecodable.saturating_add(1),
             }
         }
-    }
-}
-
-/// A nullable compact string (unsigned varint length + 1; 0 = null).
-fn compact_string(c: &mut Cursor<'_>, what: &'static str) -> Result<Option<String>> {
-    let n = c.unsigned_varint(what)?;
-    match n.checked_sub(1) {
-        None => Ok(None),
-        Some(len) => Ok(Some(String::from_utf8_lossy(c.bytes(len as usize, what)?).into_owned())),
     }
 }
 

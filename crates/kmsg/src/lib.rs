@@ -1,0 +1,52 @@
+//! `kmsg`: the records Kafka keeps in its internal logs, read and written
+//! from Kafka's own message definitions.
+//!
+//! The KRaft metadata log (`__cluster_metadata`), the group coordinator's
+//! `__consumer_offsets` and the transaction coordinator's
+//! `__transaction_state` hold records whose layouts Kafka defines in JSON
+//! message definitions and generates code from. This crate embeds those
+//! definitions, unchanged but for their comment lines (`schemas/`, taken from
+//! the Kafka release jars by `update-schemas.sh`), and reads and writes any
+//! of them by definition ([`codec`]) as JSON values shaped as Kafka's own
+//! JSON converters shape them. No field list is written by hand.
+//!
+//! Framing ([`metadata`], [`coordinator`]): a metadata record value is
+//! `frame version, apiKey, version` (unsigned varints) then the record
+//! (`MetadataRecordSerde`); a coordinator record's key and value each start
+//! with an int16 version (`CoordinatorRecordSerde`).
+#![deny(
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::unreachable,
+    clippy::todo,
+    clippy::unimplemented,
+    missing_docs
+)]
+#![cfg_attr(test, allow(clippy::indexing_slicing, clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+
+pub mod codec;
+pub mod coordinator;
+pub mod error;
+pub mod metadata;
+pub mod schema;
+mod schemas;
+
+pub use error::{Error, Result};
+pub use schema::MessageSchema;
+
+/// Read a message named `name` at `version` from `bytes` (all of them).
+pub fn decode(name: &str, version: i16, bytes: &[u8]) -> Result<serde_json::Value> {
+    let schema = schema::by_name(name).ok_or_else(|| Error::Schema(format!("no message {name}")))?;
+    let mut r = codec::Reader::new(bytes);
+    codec::read(&mut r, schema, version)
+}
+
+/// Write a message named `name` at `version` from `value`.
+pub fn encode(name: &str, version: i16, value: &serde_json::Value) -> Result<Vec<u8>> {
+    let schema = schema::by_name(name).ok_or_else(|| Error::Schema(format!("no message {name}")))?;
+    let mut out = Vec::new();
+    codec::write(&mut out, schema, version, value)?;
+    Ok(out)
+}
