@@ -2,6 +2,8 @@
 
 // `logtool dump` behaviour: walking order, options, exit codes, damage
 mod dump;
+// `logtool fixture`: log dirs written from specs
+mod fixture;
 // `logtool dump` against Kafka's DumpLogSegments on the real-Kafka fixtures
 mod kafka_oracle;
 // `logtool offset-for-time` against a live broker's ListOffsets answers

@@ -121,6 +121,14 @@ pub enum Command {
     ///
     /// Without --id, the latest repair of the log dir. Plan only, unless --execute.
     Undo(UndoArgs),
+    /// Write a Kafka log dir from a spec: topics, records, transactions, crashes, replicas.
+    ///
+    /// SPEC is a TOML file (schema: docs/fixture-spec.md) or the name of a shipped spec
+    /// (--list). The log dir is written as a Kafka 3.9.1 broker writes it, KRaft metadata log
+    /// included, so a real Kafka starts on it (node id and cluster id in its meta.properties).
+    /// With replicas, OUT holds one log dir per broker: node-1, node-2, ... The same spec and
+    /// seed give the same bytes.
+    Fixture(FixtureArgs),
 }
 
 #[derive(Args, Debug)]
@@ -357,6 +365,25 @@ pub struct UndoArgs {
     pub id: Option<String>,
     #[command(flatten)]
     pub write: WriteArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct FixtureArgs {
+    /// A spec file, or the name of a shipped spec.
+    #[arg(value_name = "SPEC", required_unless_present = "list")]
+    pub spec: Option<String>,
+    /// Where to write (must be empty or absent).
+    #[arg(long, value_name = "DIR", required_unless_present = "list")]
+    pub out: Option<PathBuf>,
+    /// The seed of every generator (default: the spec's).
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Write N replicas that diverged (default: the spec's [replicas], else 1).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=9))]
+    pub replicas: Option<u32>,
+    /// List the shipped specs.
+    #[arg(long, conflicts_with_all = ["spec", "out"])]
+    pub list: bool,
 }
 
 /// Severity threshold for the exit code.

@@ -358,6 +358,36 @@ pub struct DigestLine {
     pub bytes: u64,
 }
 
+#[derive(Serialize)]
+pub struct WrittenLine {
+    pub node_id: i32,
+    pub log_dir: String,
+    pub partition: String,
+    pub segments: usize,
+    pub batches: u64,
+    pub records: u64,
+    pub log_start_offset: i64,
+    pub log_end_offset: i64,
+    pub high_watermark: i64,
+    pub leader_epoch: i32,
+}
+
+#[derive(Serialize)]
+pub struct SpecLine {
+    pub name: String,
+    pub description: String,
+}
+
+#[derive(Serialize)]
+pub struct FixtureSummaryLine {
+    pub out: String,
+    pub seed: u64,
+    pub cluster_id: String,
+    pub nodes: Vec<String>,
+    pub divergence: std::collections::BTreeMap<String, i64>,
+    pub damage: Vec<String>,
+}
+
 /// One reported fact.
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -390,6 +420,10 @@ pub enum Line<'a> {
     DiffSummary(DiffSummaryLine),
     DivergentRecord(DivergentRecordLine),
     Digest(DigestLine),
+    Written(WrittenLine),
+    Spec(SpecLine),
+    #[serde(rename = "summary")]
+    FixtureSummary(FixtureSummaryLine),
     Summary(SummaryLine),
     #[serde(rename = "summary")]
     VerifySummary(VerifySummaryLine),
@@ -725,6 +759,42 @@ impl<W: Write> Output<W> {
                         d.value_crc32c.map_or_else(|| "-".into(), |c| format!("{c:08x}")),
                     ],
                 )
+            }
+            Line::Written(w) => {
+                const WRITTEN: &[&str] =
+                    &["NODE", "PARTITION", "SEGMENTS", "BATCHES", "RECORDS", "LOG START", "LOG END", "HW", "EPOCH"];
+                self.row(
+                    WRITTEN,
+                    vec![
+                        w.node_id.to_string(),
+                        w.partition.clone(),
+                        w.segments.to_string(),
+                        w.batches.to_string(),
+                        w.records.to_string(),
+                        w.log_start_offset.to_string(),
+                        w.log_end_offset.to_string(),
+                        w.high_watermark.to_string(),
+                        w.leader_epoch.to_string(),
+                    ],
+                )
+            }
+            Line::Spec(sp) => self.row(&["SPEC", "DESCRIPTION"], vec![sp.name.clone(), sp.description.clone()]),
+            Line::FixtureSummary(f) => {
+                let mut s = String::new();
+                for d in &f.damage {
+                    s.push_str(&format!("\ndamage: {d}"));
+                }
+                for (p, o) in &f.divergence {
+                    s.push_str(&format!("\n{p}: the replicas diverge at offset {o}"));
+                }
+                s.push_str(&format!(
+                    "\nwrote {} (seed {}, cluster id {}); start Kafka with log.dirs and metadata.log.dir = {}",
+                    f.out,
+                    f.seed,
+                    f.cluster_id,
+                    f.nodes.join(", ")
+                ));
+                self.text(&s)
             }
             Line::Digest(d) => {
                 self.text(&format!("{}: digest of {} ({} batches) in {} bytes", d.file, d.source, d.batches, d.bytes))

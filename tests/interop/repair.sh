@@ -41,6 +41,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . fixtures/kafka/lib.sh
+. tests/interop/lib.sh
 kafka_libs
 cargo build --locked -q
 LT=$PWD/target/debug/logtool
@@ -66,31 +67,6 @@ start_on() { # LOGDIR NAME
 
 # What a logtool command said, without its table of changes.
 brief() { grep -v '[│┌└├]' "$1" | grep -v '^ *$' | sed 's/^/    logtool: /' >&2 || true; }
-
-# sha256 of every file under a dir, by relative path
-tree_hash() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
-
-# The data-partition segment files of a log dir, relative, sorted.
-segment_files() {
-  (cd "$1" && find . -path ./__cluster_metadata-0 -prune -o -path './__transaction_state-*' -prune -o \
-    -type f \( -name '*.log' -o -name '*.index' -o -name '*.timeindex' -o -name '*.txnindex' \) -print | sort)
-}
-
-# Every .log/.index/.timeindex/.txnindex of A's data partitions equals B's
-# (an empty .txnindex counts as absent: both say no transaction aborted).
-same_segments() { # A B WHAT
-  local a=$1 b=$2 f bad=0
-  diff <(segment_files "$a" | grep -v '\.txnindex$') <(segment_files "$b" | grep -v '\.txnindex$') >&2 \
-    || die "$3: not the same segment files"
-  while read -r f; do
-    cmp "$a/$f" "$b/$f" >&2 || bad=1
-  done < <(segment_files "$a" | grep -v '\.txnindex$')
-  for f in $( (segment_files "$a"; segment_files "$b") | grep '\.txnindex$' | sort -u); do
-    if [ -s "$a/$f" ] || [ -s "$b/$f" ]; then cmp "$a/$f" "$b/$f" >&2 || bad=1; fi
-  done
-  [ $bad = 0 ] || die "$3: files differ"
-  log "$3: $(segment_files "$a" | wc -l) segment files identical"
-}
 
 # Kafka starts on LOGDIR and a consumer reads exactly what logtool's dump of it
 # holds (data records at or after each log start offset).

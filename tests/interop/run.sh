@@ -9,7 +9,9 @@
 # against that fresh data instead of the committed copy; then checks
 # that `verify` recognises a running broker's log dir and repairs refuse it,
 # and checks the repairs against Kafka's own recovery and index rebuild
-# (tests/interop/repair.sh). Needs java 17+
+# (tests/interop/repair.sh); then starts Kafka on the log dirs `logtool
+# fixture` writes and checks it serves exactly what the specs produced
+# (tests/interop/fixture.sh). Needs java 17+
 # and mvn; brokers bind 127.0.0.1 only and are stopped by pid.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -21,3 +23,5 @@ LOGTOOL_FIXTURES="$out" cargo test --locked --test integration
 tests/interop/live_lock.sh
 # the repairs against what Kafka itself does
 tests/interop/repair.sh
+# log dirs logtool writes (logtool fixture), loaded and served by Kafka
+tests/interop/fixture.sh

@@ -2,6 +2,7 @@
 //! ones, writes [`crate::output::Line`]s, and returns a [`Status`].
 
 mod dump;
+mod fixture;
 mod offsets;
 mod repair;
 mod replicas;
@@ -23,5 +24,6 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
         Command::DiffReplicas(args) => replicas::diff(&cli.global, &args),
         Command::Digest(args) => replicas::digest(&cli.global, &args),
         Command::Undo(args) => repair::undo(&cli.global, &args),
+        Command::Fixture(args) => fixture::run(&cli.global, &args),
     }
 }

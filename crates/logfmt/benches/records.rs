@@ -6,7 +6,7 @@
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use logfmt::Limits;
 use logfmt::batch::RecordBatch;
-use logfmt::builder::{BatchBuilder, NewRecord};
+use logfmt::write::batch::{BatchBuilder, NewRecord};
 
 /// 64 batches of ~16 KiB: 100-byte values, a header on every tenth record.
 fn batches() -> (Vec<Vec<u8>>, u64) {

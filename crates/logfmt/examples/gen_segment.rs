@@ -8,7 +8,7 @@
 
 use std::io::{BufWriter, Write};
 
-use logfmt::builder::{BatchBuilder, NewRecord};
+use logfmt::write::batch::{BatchBuilder, NewRecord};
 
 fn main() -> std::io::Result<()> {
     let mut args = std::env::args().skip(1);

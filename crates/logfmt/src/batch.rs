@@ -751,7 +751,7 @@ mod tests {
     /// The fast path agrees with the precise parser wherever it answers.
     #[test]
     fn fast_summary_agrees_with_the_precise_parser() {
-        use crate::builder::{BatchBuilder, NewRecord};
+        use crate::write::batch::{BatchBuilder, NewRecord};
         let mut x: u64 = 0x2545_f491_4f6c_dd1d;
         let mut next = move || {
             x ^= x << 13;

@@ -62,21 +62,6 @@ pub fn read_epochs(path: &Path, limits: &Limits) -> Result<Checkpoint<EpochEntry
     parse_epochs(&bytes).map_err(|e| e.with_path(path))
 }
 
-/// Checkpoint text as Kafka writes it: version 0, the count, one line each.
-pub fn format(lines: impl ExactSizeIterator<Item = String>) -> Vec<u8> {
-    let mut out = format!("{CHECKPOINT_VERSION}\n{}\n", lines.len());
-    for l in lines {
-        out.push_str(&l);
-        out.push('\n');
-    }
-    out.into_bytes()
-}
-
-/// Offset checkpoint text for `entries`.
-pub fn format_offsets(entries: &[OffsetCheckpointEntry]) -> Vec<u8> {
-    format(entries.iter().map(|e| format!("{} {} {}", e.topic, e.partition, e.offset)))
-}
-
 /// Parse offset checkpoint text.
 pub fn parse_offsets(text: &[u8]) -> Result<Checkpoint<OffsetCheckpointEntry>> {
     parse(text, |f| match f {

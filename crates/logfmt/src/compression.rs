@@ -58,6 +58,11 @@ impl Compression {
         }
     }
 
+    /// The codec Kafka names `name`.
+    pub fn from_name(name: &str) -> Option<Compression> {
+        (0..5).filter_map(Compression::from_id).find(|c| c.name() == name)
+    }
+
     /// Kafka's name: `none`, `gzip`, `snappy`, `lz4`, `zstd`.
     pub fn name(self) -> &'static str {
         match self {

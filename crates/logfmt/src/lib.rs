@@ -28,6 +28,7 @@
 //! | a partition dir with its log dir's checkpoints | [`partition`] |
 //! | Kafka's rules (producer state, epochs, log start/end, recovery, header sanity) | [`rules`], [`sanity`] |
 //! | finding problems | [`verify`], [`lock`] |
+//! | writing every file above (partitions, log dirs, repairs' output) | [`write`] |
 //!
 //! ```no_run
 //! use logfmt::log::{Entry, Item, LogReader};
@@ -64,7 +65,6 @@
 )]
 
 pub mod batch;
-pub mod builder;
 pub mod checkpoint;
 pub mod compression;
 pub mod control;
@@ -88,6 +88,7 @@ pub mod snapshot;
 pub mod spec;
 pub mod uuid;
 pub mod verify;
+pub mod write;
 
 #[cfg(test)]
 mod test_util;

@@ -94,6 +94,8 @@ pub const SEGMENT_INDEX_BYTES: ConfigKey =
 /// `segment.bytes` / `log.segment.bytes`, default 1 GiB.
 pub const SEGMENT_BYTES: ConfigKey =
     ConfigKey { topic: "segment.bytes", broker: "log.segment.bytes", default: "1073741824" };
+/// `segment.ms` / `log.roll.ms`, default 7 days.
+pub const SEGMENT_MS: ConfigKey = ConfigKey { topic: "segment.ms", broker: "log.roll.ms", default: "604800000" };
 /// `message.timestamp.type` / `log.message.timestamp.type`.
 pub const MESSAGE_TIMESTAMP_TYPE: ConfigKey =
     ConfigKey { topic: "message.timestamp.type", broker: "log.message.timestamp.type", default: "CreateTime" };

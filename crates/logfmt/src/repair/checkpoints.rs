@@ -67,7 +67,7 @@ pub fn adjust_checkpoints(
             } else {
                 "values above the new log end lowered to it"
             };
-            write_if_changed(changes, &path, &checkpoint::format_offsets(&entries), why)?;
+            write_if_changed(changes, &path, &crate::write::emit::offset_checkpoint(&entries), why)?;
         }
     }
     Ok(())

@@ -49,6 +49,7 @@ use serde::{Deserialize, Serialize};
 use super::{Change, Changes, Note, Op, describe};
 use crate::error::{Error, Result};
 use crate::lock::{DirLock, Holder, LockError};
+use crate::write::file::{fsync_dir, write_atomic};
 
 /// The suffix of the default quarantine directory beside a log dir.
 pub const QUARANTINE_SUFFIX: &str = ".logtool-quarantine";
@@ -188,25 +189,6 @@ fn io(e: std::io::Error, path: &Path) -> Error {
 pub fn default_quarantine(log_dir: &Path) -> PathBuf {
     let name = log_dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "log-dir".into());
     log_dir.parent().unwrap_or(Path::new("/")).join(format!("{name}{QUARANTINE_SUFFIX}"))
-}
-
-fn fsync_dir(dir: &Path) -> Result<()> {
-    File::open(dir).and_then(|f| f.sync_all()).map_err(|e| io(e, dir))
-}
-
-/// Write `content` to `path` atomically: a temporary file beside it, fsync,
-/// rename, fsync of the directory.
-pub fn write_atomic(path: &Path, content: &[u8]) -> Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(dir).map_err(|e| io(e, dir))?;
-    let tmp = path.with_extension("logtool-tmp");
-    {
-        let mut f = File::create(&tmp).map_err(|e| io(e, &tmp))?;
-        f.write_all(content).map_err(|e| io(e, &tmp))?;
-        f.sync_all().map_err(|e| io(e, &tmp))?;
-    }
-    fs::rename(&tmp, path).map_err(|e| io(e, path))?;
-    fsync_dir(dir)
 }
 
 /// Test hooks at each crash point of a repair (counting from 1):

@@ -112,7 +112,7 @@ impl EpochCache {
 
     /// The `leader-epoch-checkpoint` text.
     pub fn to_checkpoint(&self) -> Vec<u8> {
-        crate::checkpoint::format(self.entries.iter().map(|e| format!("{} {}", e.epoch, e.start_offset)))
+        crate::write::emit::epoch_checkpoint(&self.entries)
     }
 }
 

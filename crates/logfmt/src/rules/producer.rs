@@ -16,6 +16,14 @@
 //!   offset, and the last stable offset then: the first offset of the
 //!   earliest other open transaction, or the offset after the marker
 //!   (`ProducerStateManager.lastStableOffset`).
+//! * Every idempotent or transactional producer has an entry
+//!   (`ProducerStateEntry`, what a producer snapshot holds): a data batch
+//!   records its epoch, last sequence, last offset, offset delta and
+//!   timestamp (`ProducerAppendInfo.appendDataBatch`; a new epoch starts the
+//!   entry afresh); a marker sets the epoch, the coordinator epoch and the
+//!   timestamp and closes the open transaction
+//!   (`ProducerAppendInfo.appendEndTxnMarker`, `maybeUpdateProducerEpoch`
+//!   drops the batch metadata when the epoch changes).
 //! * The state at an offset is the latest producer snapshot at or below it,
 //!   then the log replayed from there (`UnifiedLog.rebuildProducerState`),
 //!   or the log from its first segment when no snapshot is left.
@@ -33,13 +41,13 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::batch::{BatchHeader, RecordBatch};
-use crate::control::{self, ControlRecord};
+use crate::control::{self, ControlRecord, EndTxnMarker};
 use crate::error::Result;
 use crate::index::TxnIndexEntry;
 use crate::limits::Limits;
 use crate::log::{Entry, Item};
 use crate::partition::{Partition, Segment};
-use crate::snapshot::ProducerSnapshot;
+use crate::snapshot::{ProducerSnapshot, ProducerStateEntry};
 use crate::spec::index as layout;
 
 /// A transaction completed by a marker (`CompletedTxn`).
@@ -96,12 +104,20 @@ pub struct ProducerState {
     by_producer: HashMap<i64, i64>,
     /// Whether it knows every transaction opened before where it stands.
     complete: bool,
+    /// Each producer's entry (its `current_txn_first_offset` is kept in
+    /// `by_producer` and filled in by [`ProducerState::snapshot_entries`]).
+    producers: BTreeMap<i64, ProducerStateEntry>,
 }
 
 impl Default for ProducerState {
     /// The state at the start of a log: nothing open, and nothing before.
     fn default() -> ProducerState {
-        ProducerState { ongoing: BTreeMap::new(), by_producer: HashMap::new(), complete: true }
+        ProducerState {
+            ongoing: BTreeMap::new(),
+            by_producer: HashMap::new(),
+            complete: true,
+            producers: BTreeMap::new(),
+        }
     }
 }
 
@@ -115,6 +131,7 @@ impl ProducerState {
     pub fn from_snapshot(s: &ProducerSnapshot) -> ProducerState {
         let mut t = ProducerState::default();
         for e in &s.entries {
+            t.producers.insert(e.producer_id, *e);
             if let Some(first) = e.open_transaction() {
                 t.ongoing.insert(first, e.producer_id);
                 t.by_producer.insert(e.producer_id, first);
@@ -138,14 +155,66 @@ impl ProducerState {
         self.ongoing.iter().map(|(f, p)| (*f, *p))
     }
 
-    /// Apply a v2 batch; `marker` is its end-transaction marker (`Some(commit)`)
-    /// for control batches. Returns what a marker did.
-    pub fn apply(&mut self, h: &BatchHeader, marker: Option<bool>) -> Option<Marker> {
+    /// The producers' entries as a snapshot taken now holds them
+    /// (`ProducerStateManager.writeSnapshot`), by producer id.
+    pub fn snapshot_entries(&self) -> Vec<ProducerStateEntry> {
+        self.producers
+            .values()
+            .map(|e| ProducerStateEntry {
+                current_txn_first_offset: self.by_producer.get(&e.producer_id).copied().unwrap_or(-1),
+                ..*e
+            })
+            .collect()
+    }
+
+    /// Whether any producer has an entry.
+    pub fn has_producers(&self) -> bool {
+        !self.producers.is_empty()
+    }
+
+    fn entry(&mut self, h: &BatchHeader) -> &mut ProducerStateEntry {
+        self.producers.entry(h.producer_id).or_insert(ProducerStateEntry {
+            producer_id: h.producer_id,
+            producer_epoch: h.producer_epoch,
+            last_sequence: crate::spec::batch::NO_SEQUENCE,
+            last_offset: -1,
+            offset_delta: 0,
+            timestamp: crate::spec::batch::NO_TIMESTAMP,
+            coordinator_epoch: -1,
+            current_txn_first_offset: -1,
+        })
+    }
+
+    fn record_entry(&mut self, h: &BatchHeader, marker: Option<&EndTxnMarker>) {
+        let e = self.entry(h);
+        if e.producer_epoch != h.producer_epoch {
+            // a new epoch: the batch metadata goes (`maybeUpdateProducerEpoch`)
+            e.producer_epoch = h.producer_epoch;
+            e.last_sequence = crate::spec::batch::NO_SEQUENCE;
+            e.last_offset = -1;
+            e.offset_delta = 0;
+        }
+        e.timestamp = h.max_timestamp;
+        match marker {
+            Some(m) => e.coordinator_epoch = m.coordinator_epoch,
+            None => {
+                e.last_sequence = h.last_sequence();
+                e.last_offset = h.last_offset();
+                e.offset_delta = h.last_offset_delta;
+            }
+        }
+    }
+
+    /// Apply a v2 batch; `marker` is its end-transaction marker for control
+    /// batches. Returns what a marker did.
+    pub fn apply(&mut self, h: &BatchHeader, marker: Option<&EndTxnMarker>) -> Option<Marker> {
         if h.producer_id < 0 {
             return None;
         }
         if h.is_control() {
-            let commit = marker?;
+            let m = marker?;
+            self.record_entry(h, Some(m));
+            let commit = m.commit;
             let Some(first) = self.by_producer.remove(&h.producer_id) else {
                 return Some(if self.complete { Marker::Empty } else { Marker::Unknown { aborted: !commit } });
             };
@@ -164,6 +233,7 @@ impl ProducerState {
                 last_stable_offset: lso,
             }));
         }
+        self.record_entry(h, None);
         if h.is_transactional() && !self.by_producer.contains_key(&h.producer_id) {
             self.by_producer.insert(h.producer_id, h.base_offset);
             self.ongoing.insert(h.base_offset, h.producer_id);
@@ -220,18 +290,18 @@ impl ProducerState {
                 continue;
             }
             let m = if h.is_control() { end_txn_marker(&b, &mut scratch, limits) } else { None };
-            self.apply(&h, m);
+            self.apply(&h, m.as_ref());
         }
         Ok(())
     }
 }
 
-/// The end-transaction marker of a control batch (`Some(commit)`), if it is one.
-pub fn end_txn_marker(b: &RecordBatch<'_>, scratch: &mut Vec<u8>, limits: &Limits) -> Option<bool> {
+/// The end-transaction marker of a control batch, if it is one.
+pub fn end_txn_marker(b: &RecordBatch<'_>, scratch: &mut Vec<u8>, limits: &Limits) -> Option<EndTxnMarker> {
     let mut records = b.records(scratch, limits).ok()?;
     let rec = records.next()?.ok()?;
     match control::parse(&rec, b.position()).ok()? {
-        ControlRecord::EndTxn(m) => Some(m.commit),
+        ControlRecord::EndTxn(m) => Some(m),
         _ => None,
     }
 }
@@ -259,22 +329,26 @@ mod tests {
         }
     }
 
+    fn end(commit: bool) -> Option<EndTxnMarker> {
+        Some(EndTxnMarker { commit, version: 0, coordinator_epoch: 3 })
+    }
+
     #[test]
     fn only_transactions_that_wrote_here_complete() {
         let mut s = ProducerState::default();
         // an ABORT of an empty transaction: nothing completes
-        assert_eq!(s.apply(&header(7, 10, true), Some(false)), Some(Marker::Empty));
+        assert_eq!(s.apply(&header(7, 10, true), end(false).as_ref()), Some(Marker::Empty));
         // data from producers 7 and 8, then 7 aborts: LSO is 8's first offset
         s.apply(&header(7, 11, false), None);
         s.apply(&header(8, 12, false), None);
         assert_eq!(s.last_stable_offset(20), 11);
-        let Some(Marker::Completed(c)) = s.apply(&header(7, 13, true), Some(false)) else { panic!() };
+        let Some(Marker::Completed(c)) = s.apply(&header(7, 13, true), end(false).as_ref()) else { panic!() };
         assert_eq!((c.first_offset, c.last_offset, c.last_stable_offset), (11, 13, 12));
         assert_eq!(c.txn_index_entry().map(|e| e.producer_id), Some(7));
-        let Some(Marker::Completed(c)) = s.apply(&header(8, 14, true), Some(true)) else { panic!() };
+        let Some(Marker::Completed(c)) = s.apply(&header(8, 14, true), end(true).as_ref()) else { panic!() };
         assert_eq!(c.txn_index_entry(), None);
         // a state rebuilt from the middle of the log cannot tell
         let mut s = ProducerState::incomplete();
-        assert_eq!(s.apply(&header(9, 30, true), Some(false)), Some(Marker::Unknown { aborted: true }));
+        assert_eq!(s.apply(&header(9, 30, true), end(false).as_ref()), Some(Marker::Unknown { aborted: true }));
     }
 }

@@ -73,8 +73,7 @@ impl IndexBuilder {
         let (ts, offset) = self.max_ts;
         if ts > self.time_last {
             let rel = self.relative(offset);
-            self.time_index.extend(ts.to_be_bytes());
-            self.time_index.extend(rel.to_be_bytes());
+            crate::write::emit::time_index_entry(&mut self.time_index, ts, rel);
             self.time_last = ts;
         }
     }
@@ -87,8 +86,8 @@ impl IndexBuilder {
         }
         if self.valid_bytes.saturating_sub(self.last_index_entry) > self.interval {
             let rel = self.relative(last_offset);
-            self.offset_index.extend(rel.to_be_bytes());
-            self.offset_index.extend(i32::try_from(self.valid_bytes).unwrap_or(i32::MAX).to_be_bytes());
+            let position = i32::try_from(self.valid_bytes).unwrap_or(i32::MAX);
+            crate::write::emit::offset_index_entry(&mut self.offset_index, rel, position);
             self.time_append();
             self.last_index_entry = self.valid_bytes;
         }
@@ -100,9 +99,22 @@ impl IndexBuilder {
         self.valid_bytes
     }
 
+    /// Entries so far: (offset index, time index).
+    pub fn entries(&self) -> (usize, usize) {
+        (
+            self.offset_index.len() / layout::OFFSET_INDEX_ENTRY_SIZE,
+            self.time_index.len() / layout::TIME_INDEX_ENTRY_SIZE,
+        )
+    }
+
     /// The `.index` and `.timeindex` of a closed segment (with its roll entry).
     pub fn finish(mut self) -> (Vec<u8>, Vec<u8>) {
         self.time_append();
+        (self.offset_index, self.time_index)
+    }
+
+    /// The entries of a segment still being appended to (no roll entry).
+    pub fn unfinished(self) -> (Vec<u8>, Vec<u8>) {
         (self.offset_index, self.time_index)
     }
 }
@@ -161,15 +173,7 @@ pub struct Rebuilt {
 impl Rebuilt {
     /// The `.txnindex` bytes.
     pub fn txn_index_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.txn_index.len().saturating_mul(layout::TXN_INDEX_ENTRY_SIZE));
-        for e in &self.txn_index {
-            out.extend(e.version.to_be_bytes());
-            out.extend(e.producer_id.to_be_bytes());
-            out.extend(e.first_offset.to_be_bytes());
-            out.extend(e.last_offset.to_be_bytes());
-            out.extend(e.last_stable_offset.to_be_bytes());
-        }
-        out
+        crate::write::emit::txn_index(&self.txn_index)
     }
 }
 
@@ -239,7 +243,7 @@ pub fn recover_segment(
                 out.epochs.push((h.partition_leader_epoch, h.base_offset));
             }
             let m = if h.is_control() { end_txn_marker(b, &mut scratch, limits) } else { None };
-            if let Some(Marker::Completed(c)) = state.apply(&h, m)
+            if let Some(Marker::Completed(c)) = state.apply(&h, m.as_ref())
                 && let Some(e) = c.txn_index_entry()
             {
                 out.txn_index.push(e);

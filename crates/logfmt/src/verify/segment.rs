@@ -324,8 +324,8 @@ struct Content {
     records: u64,
     /// Legacy entries: the first inner offset (known only after decompression).
     first_offset: Option<i64>,
-    /// An end-transaction marker: `Some(commit)`.
-    marker: Option<bool>,
+    /// An end-transaction marker.
+    marker: Option<crate::control::EndTxnMarker>,
     /// The checksum matches.
     crc_ok: bool,
 }
@@ -371,7 +371,7 @@ fn content_v2(b: &RecordBatch<'_>, scratch: &mut Vec<u8>, limits: &Limits) -> Co
             for rec in records.clone() {
                 let rec = rec?;
                 match control::parse(&rec, pos) {
-                    Ok(ControlRecord::EndTxn(m)) if h.is_transactional() => c.marker = Some(m.commit),
+                    Ok(ControlRecord::EndTxn(m)) if h.is_transactional() => c.marker = Some(m),
                     Ok(_) => {}
                     Err(e) => c.push(pos, end, Some(rec.offset), Kind::ControlRecordInvalid, e.message()),
                 }
@@ -736,7 +736,7 @@ impl<'a> SegmentChecker<'a> {
         self.time_index(last, max_ts, raised);
         if let Entry::V2(b) = entry
             && content.crc_ok
-            && let Some(marker) = self.st.transactions.apply(b.header(), content.marker)
+            && let Some(marker) = self.st.transactions.apply(b.header(), content.marker.as_ref())
         {
             self.txn_marker(b, marker);
         }

@@ -1,0 +1,59 @@
+//! `logtool fixture`: a log dir from a spec (the `fixture` crate), and the
+//! list of shipped specs.
+
+use std::io::{self, BufWriter};
+
+use anyhow::Context;
+
+use crate::args::{FixtureArgs, GlobalOpts};
+use crate::exit::Status;
+use crate::output::{FixtureSummaryLine, Line, Output, SpecLine, WrittenLine};
+
+pub fn run(global: &GlobalOpts, args: &FixtureArgs) -> anyhow::Result<Status> {
+    let mut out = Output::new(BufWriter::new(io::stdout().lock()), global.format);
+    if args.list {
+        for (name, text) in fixture::shipped::SPECS {
+            let description = fixture::spec::parse(text).map(|s| s.description).unwrap_or_default();
+            out.emit(&Line::Spec(SpecLine { name: name.to_string(), description }))?;
+        }
+        out.finish()?;
+        return Ok(Status::Clean);
+    }
+    let (Some(spec_arg), Some(dir)) = (&args.spec, &args.out) else {
+        anyhow::bail!("give a SPEC and --out DIR (or --list)");
+    };
+    let text = match fixture::shipped::get(spec_arg) {
+        Some(t) if !std::path::Path::new(spec_arg).exists() => t.to_string(),
+        _ => std::fs::read_to_string(spec_arg)
+            .with_context(|| format!("{spec_arg}: not a spec file or a shipped spec (--list)"))?,
+    };
+    let spec = fixture::spec::parse(&text).with_context(|| spec_arg.clone())?;
+    let opts = fixture::Options { seed: args.seed, replicas: args.replicas };
+    let report = fixture::build(&spec, dir, &opts)?;
+    for n in &report.nodes {
+        for p in &n.partitions {
+            out.emit(&Line::Written(WrittenLine {
+                node_id: n.node_id,
+                log_dir: n.dir.display().to_string(),
+                partition: p.name.clone(),
+                segments: p.segments,
+                batches: p.batches,
+                records: p.records,
+                log_start_offset: p.log_start_offset,
+                log_end_offset: p.log_end_offset,
+                high_watermark: p.high_watermark,
+                leader_epoch: p.leader_epoch,
+            }))?;
+        }
+    }
+    out.emit(&Line::FixtureSummary(FixtureSummaryLine {
+        out: dir.display().to_string(),
+        seed: report.seed,
+        cluster_id: report.cluster_id.clone(),
+        nodes: report.nodes.iter().map(|n| n.dir.display().to_string()).collect(),
+        divergence: report.divergence.clone(),
+        damage: report.damage.clone(),
+    }))?;
+    out.finish()?;
+    Ok(Status::Clean)
+}

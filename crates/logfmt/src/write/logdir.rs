@@ -1,0 +1,534 @@
+//! A whole log dir a KRaft node accepts as its own.
+//!
+//! A KRaft broker keeps only the partition dirs its metadata log names (it
+//! renames the others to `-stray` and deletes them), so a log dir is its
+//! partitions *and* the cluster's metadata. [`Cluster`] describes the
+//! cluster (nodes, topics, where each partition lives); [`LogDirWriter`]
+//! writes one node's log dir: the partitions appended through
+//! [`PartitionWriter`], then, at [`LogDirWriter::finish`]:
+//!
+//! * `meta.properties` version 1 (`MetaProperties`: node id, directory id,
+//!   cluster id), as `kafka-storage format` writes it;
+//! * `bootstrap.checkpoint` (`BootstrapDirectory`): a snapshot holding the
+//!   `metadata.version` feature level;
+//! * `__cluster_metadata-0` (the metadata log, `KafkaMetadataLog`) holding
+//!   what a freshly formatted cluster plus `kafka-topics --create` writes
+//!   ([`metadata_batches`]), and its `quorum-state` (a static quorum: the
+//!   controller, node 1, leads epoch 1);
+//! * the checkpoints a shutdown leaves (`LogManager.shutdown`):
+//!   `recovery-point-offset-checkpoint` (the log end of every partition),
+//!   `replication-offset-checkpoint` (high watermarks),
+//!   `log-start-offset-checkpoint` (only partitions whose log start is past
+//!   their first segment, `LogManager.checkpointLogStartOffsetsInDir`), an
+//!   empty `cleaner-offset-checkpoint` (created by `LogCleanerManager`), and
+//!   `.kafka_cleanshutdown` with the broker's epoch.
+//!
+//! A [`Shutdown`] that is not clean leaves what a SIGKILL does instead: no clean-shutdown
+//! marker, the recovery points at each active segment's base (flushed at
+//! the roll), high watermarks behind the log end, and no controlled-shutdown
+//! records in the metadata log.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::checkpoint::OffsetCheckpointEntry;
+use crate::control::EndTxnMarker;
+use crate::error::{Error, Result};
+use crate::spec::names as n;
+use crate::uuid::Uuid;
+
+use super::batch::{BatchBuilder, NewRecord};
+use super::emit;
+use super::file::write_atomic;
+use super::partition::{ClosedPartition, LogConfig, PartitionWriter};
+
+/// The metadata version a Kafka 3.9 cluster is formatted with (3.9-IV0).
+pub const METADATA_VERSION: i16 = 21;
+/// The metadata log's topic id (`Uuid.METADATA_TOPIC_ID`).
+pub const METADATA_TOPIC_ID: Uuid = Uuid([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
+/// The node of a static quorum that is its controller (and a broker).
+pub const CONTROLLER_ID: i32 = 1;
+/// The leader epoch of the metadata log the controller wrote under.
+pub const METADATA_LEADER_EPOCH: i32 = 1;
+
+/// A broker of the cluster.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Node {
+    /// `node.id`.
+    pub node_id: i32,
+    /// Its log dir's `directory.id`.
+    pub directory_id: Uuid,
+    /// Its registration's incarnation id.
+    pub incarnation_id: Uuid,
+}
+
+/// Where one partition lives and who leads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Placement {
+    /// Replicas (node ids).
+    pub replicas: Vec<i32>,
+    /// In-sync replicas.
+    pub isr: Vec<i32>,
+    /// The leader.
+    pub leader: i32,
+    /// Its leader epoch (the latest epoch of the leader's log).
+    pub leader_epoch: i32,
+}
+
+/// A topic.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Topic {
+    /// Its name.
+    pub name: String,
+    /// Its id (`partition.metadata`, `TopicRecord`).
+    pub topic_id: Uuid,
+    /// Topic-level configs (`ConfigRecord`s).
+    pub configs: BTreeMap<String, String>,
+    /// One placement per partition.
+    pub partitions: Vec<Placement>,
+}
+
+/// A KRaft cluster: node 1 is the controller of a static quorum and a
+/// broker; further nodes are brokers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cluster {
+    /// `cluster.id`.
+    pub cluster_id: String,
+    /// The brokers, node 1 first.
+    pub nodes: Vec<Node>,
+    /// The controller's incarnation id.
+    pub controller_incarnation_id: Uuid,
+    /// The topics.
+    pub topics: Vec<Topic>,
+    /// The next producer id the controller hands out, when producer ids
+    /// were used (`ProducerIdsRecord`).
+    pub next_producer_id: Option<i64>,
+    /// The time the metadata records carry (ms).
+    pub time_ms: i64,
+}
+
+/// How the node stopped.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Shutdown {
+    /// A clean shutdown (else a SIGKILL).
+    pub clean: bool,
+    /// High watermarks to checkpoint, by partition dir name (the log end
+    /// when absent).
+    pub high_watermarks: BTreeMap<String, i64>,
+}
+
+impl Shutdown {
+    /// A clean shutdown with every high watermark at the log end.
+    pub fn clean() -> Shutdown {
+        Shutdown { clean: true, high_watermarks: BTreeMap::new() }
+    }
+}
+
+/// One batch of metadata records: (message name, version, data).
+pub type MetadataBatch = Vec<(&'static str, i16, Value)>;
+
+/// The metadata log of `cluster` after its brokers registered and the
+/// topics were created; with `clean`, the controlled shutdown of every
+/// broker too. Also returns each broker's epoch (the offset of its
+/// registration, as the controller assigns it).
+pub fn metadata_batches(cluster: &Cluster, clean: bool) -> (Vec<MetadataBatch>, BTreeMap<i32, i64>) {
+    let mut batches: Vec<MetadataBatch> = Vec::new();
+    let push = |batches: &mut Vec<MetadataBatch>, b: MetadataBatch| batches.push(b);
+    // offset 0 is the LeaderChange control batch
+    let next_offset = |batches: &[MetadataBatch]| 1i64.saturating_add(batches.iter().map(|b| b.len() as i64).sum());
+    let features = json!([
+        {"name": "kraft.version", "minSupportedVersion": 0, "maxSupportedVersion": 1},
+        {"name": "metadata.version", "minSupportedVersion": 1, "maxSupportedVersion": METADATA_VERSION},
+    ]);
+    // QuorumController.bootstrap: the bootstrap records in a transaction
+    push(
+        &mut batches,
+        vec![
+            ("BeginTransactionRecord", 0, json!({"name": "Bootstrap records"})),
+            ("FeatureLevelRecord", 0, json!({"name": "metadata.version", "featureLevel": METADATA_VERSION})),
+            ("ZkMigrationStateRecord", 0, json!({"zkMigrationState": 0})),
+            ("EndTransactionRecord", 0, json!({})),
+        ],
+    );
+    push(
+        &mut batches,
+        vec![(
+            "RegisterControllerRecord",
+            0,
+            json!({"controllerId": CONTROLLER_ID, "incarnationId": cluster.controller_incarnation_id.to_string(),
+                "zkMigrationReady": false,
+                "endPoints": [{"name": "CONTROLLER", "host": "127.0.0.1", "port": 9093, "securityProtocol": 0}],
+                "features": features}),
+        )],
+    );
+    let mut epochs = BTreeMap::new();
+    for node in &cluster.nodes {
+        let epoch = next_offset(&batches);
+        epochs.insert(node.node_id, epoch);
+        push(
+            &mut batches,
+            vec![(
+                "RegisterBrokerRecord",
+                3,
+                json!({"brokerId": node.node_id, "isMigratingZkBroker": false,
+                    "incarnationId": node.incarnation_id.to_string(), "brokerEpoch": epoch,
+                    "endPoints": [{"name": "PLAINTEXT", "host": "127.0.0.1",
+                        "port": 9092i32.saturating_add(node.node_id.saturating_mul(10)), "securityProtocol": 0}],
+                    "features": features, "rack": null, "fenced": true, "inControlledShutdown": false,
+                    "logDirs": [node.directory_id.to_string()]}),
+            )],
+        );
+        push(
+            &mut batches,
+            vec![(
+                "BrokerRegistrationChangeRecord",
+                0,
+                json!({"brokerId": node.node_id, "brokerEpoch": epoch, "fenced": -1}),
+            )],
+        );
+    }
+    let dir_of = |id: i32| cluster.nodes.iter().find(|n| n.node_id == id).map(|n| n.directory_id.to_string());
+    for t in &cluster.topics {
+        let mut b: MetadataBatch = vec![("TopicRecord", 0, json!({"name": t.name, "topicId": t.topic_id.to_string()}))];
+        for (k, v) in &t.configs {
+            b.push(("ConfigRecord", 0, json!({"resourceType": 2, "resourceName": t.name, "name": k, "value": v})));
+        }
+        for (i, p) in t.partitions.iter().enumerate() {
+            let dirs: Vec<Option<String>> = p.replicas.iter().map(|r| dir_of(*r)).collect();
+            b.push((
+                "PartitionRecord",
+                1,
+                json!({"partitionId": i, "topicId": t.topic_id.to_string(), "replicas": p.replicas, "isr": p.isr,
+                    "removingReplicas": [], "addingReplicas": [], "leader": p.leader,
+                    "leaderEpoch": p.leader_epoch, "partitionEpoch": 0, "directories": dirs}),
+            ));
+        }
+        push(&mut batches, b);
+    }
+    if let Some(next) = cluster.next_producer_id {
+        let broker_epoch = epochs.get(&CONTROLLER_ID).copied().unwrap_or(-1);
+        push(
+            &mut batches,
+            vec![(
+                "ProducerIdsRecord",
+                0,
+                json!({"brokerId": CONTROLLER_ID, "brokerEpoch": broker_epoch, "nextProducerId": next}),
+            )],
+        );
+    }
+    if clean {
+        // each broker's controlled shutdown: it leads nothing, then it is fenced
+        for node in &cluster.nodes {
+            let epoch = epochs.get(&node.node_id).copied().unwrap_or(-1);
+            push(
+                &mut batches,
+                vec![(
+                    "BrokerRegistrationChangeRecord",
+                    1,
+                    json!({"brokerId": node.node_id, "brokerEpoch": epoch, "inControlledShutdown": 1}),
+                )],
+            );
+            let mut moves: MetadataBatch = Vec::new();
+            for t in &cluster.topics {
+                for (i, p) in t.partitions.iter().enumerate() {
+                    if p.leader == node.node_id {
+                        moves.push((
+                            "PartitionChangeRecord",
+                            1,
+                            json!({"partitionId": i, "topicId": t.topic_id.to_string(), "leader": -1}),
+                        ));
+                    }
+                }
+            }
+            if !moves.is_empty() {
+                push(&mut batches, moves);
+            }
+            push(
+                &mut batches,
+                vec![(
+                    "BrokerRegistrationChangeRecord",
+                    0,
+                    json!({"brokerId": node.node_id, "brokerEpoch": epoch, "fenced": 1}),
+                )],
+            );
+        }
+    }
+    (batches, epochs)
+}
+
+fn record_error(e: kmsg::Error) -> Error {
+    Error::refused(format!("a metadata record could not be written: {e}"))
+}
+
+/// The LeaderChange control batch that opens an epoch of the metadata log.
+fn leader_change(time_ms: i64) -> Result<BatchBuilder> {
+    let voter = json!([{"voterId": CONTROLLER_ID}]);
+    let value = kmsg::encode(
+        "LeaderChangeMessage",
+        0,
+        &json!({"version": 0, "leaderId": CONTROLLER_ID, "voters": voter, "grantingVoters": voter}),
+    )
+    .map_err(record_error)?;
+    Ok(control_batch(crate::spec::control::LEADER_CHANGE, &value, time_ms))
+}
+
+/// A control batch of one record: key (version 0, `kind`), `value`.
+fn control_batch(kind: i16, value: &[u8], time_ms: i64) -> BatchBuilder {
+    let mut key = 0i16.to_be_bytes().to_vec();
+    key.extend(kind.to_be_bytes());
+    let mut b = BatchBuilder::new(0);
+    b.control = true;
+    b.push(&NewRecord { timestamp: time_ms, key: Some(&key), value: Some(value), headers: &[] });
+    b
+}
+
+/// A batch of metadata records.
+fn records_batch(records: &MetadataBatch, time_ms: i64) -> Result<BatchBuilder> {
+    let mut b = BatchBuilder::new(0);
+    for (name, version, data) in records {
+        let value = kmsg::metadata::encode(name, *version, data).map_err(record_error)?;
+        b.push(&NewRecord { timestamp: time_ms, key: None, value: Some(&value), headers: &[] });
+    }
+    Ok(b)
+}
+
+/// `bootstrap.checkpoint` as `kafka-storage format` writes it: a snapshot
+/// header, the `metadata.version` feature level, a snapshot footer, at
+/// offsets 0, 1, 2, epoch 0.
+pub fn bootstrap_checkpoint(time_ms: i64) -> Result<Vec<u8>> {
+    let header = kmsg::encode("SnapshotHeaderRecord", 0, &json!({"version": 0, "lastContainedLogTimestamp": 0}))
+        .map_err(record_error)?;
+    let footer = kmsg::encode("SnapshotFooterRecord", 0, &json!({"version": 0})).map_err(record_error)?;
+    let feature: MetadataBatch =
+        vec![("FeatureLevelRecord", 0, json!({"name": "metadata.version", "featureLevel": METADATA_VERSION}))];
+    let mut out = Vec::new();
+    for (offset, mut b) in [
+        control_batch(crate::spec::control::SNAPSHOT_HEADER, &header, time_ms),
+        records_batch(&feature, time_ms)?,
+        control_batch(crate::spec::control::SNAPSHOT_FOOTER, &footer, time_ms),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        b.base_offset = offset as i64;
+        out.extend(b.build());
+    }
+    Ok(out)
+}
+
+/// One node's log dir being written (see the module docs).
+pub struct LogDirWriter {
+    dir: PathBuf,
+    node_id: i32,
+    partitions: BTreeMap<String, PartitionWriter>,
+}
+
+/// `topic-partition`, the name of a partition's dir.
+pub fn partition_dir_name(topic: &str, partition: i32) -> String {
+    format!("{topic}-{partition}")
+}
+
+impl LogDirWriter {
+    /// Start writing the log dir `dir` of node `node_id` (`dir` must not
+    /// exist, or be empty).
+    pub fn create(dir: &Path, node_id: i32) -> Result<LogDirWriter> {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(e, Some(dir)))?;
+        if std::fs::read_dir(dir).map_err(|e| Error::io(e, Some(dir)))?.next().is_some() {
+            return Err(Error::refused(format!(
+                "{}: not empty; logtool writes a log dir only into an empty one",
+                dir.display()
+            )));
+        }
+        Ok(LogDirWriter { dir: dir.to_path_buf(), node_id, partitions: BTreeMap::new() })
+    }
+
+    /// The log dir.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Add a partition of `topic` (created now, empty).
+    pub fn add_partition(&mut self, topic: &Topic, partition: i32, config: LogConfig) -> Result<&mut PartitionWriter> {
+        let name = partition_dir_name(&topic.name, partition);
+        let w = PartitionWriter::create(&self.dir.join(&name), &topic.topic_id, config)?;
+        Ok(self.partitions.entry(name).or_insert(w))
+    }
+
+    /// A partition added before.
+    pub fn partition(&mut self, topic: &str, partition: i32) -> Option<&mut PartitionWriter> {
+        self.partitions.get_mut(&partition_dir_name(topic, partition))
+    }
+
+    /// Close every partition and write the node's files (see the module
+    /// docs). Returns what each partition left, by dir name.
+    pub fn finish(self, cluster: &Cluster, shutdown: &Shutdown) -> Result<BTreeMap<String, ClosedPartition>> {
+        let clean = shutdown.clean;
+        let node = cluster
+            .nodes
+            .iter()
+            .find(|n| n.node_id == self.node_id)
+            .ok_or_else(|| Error::refused(format!("node {} is not in the cluster", self.node_id)))?;
+        let mut closed = BTreeMap::new();
+        for (name, w) in self.partitions {
+            closed.insert(name, if clean { w.close()? } else { w.crash()? });
+        }
+        // the metadata log, replicated to every node alike
+        let (batches, epochs) = metadata_batches(cluster, clean);
+        let meta_dir = self.dir.join(partition_dir_name(n::CLUSTER_METADATA_TOPIC, 0));
+        let mut meta = PartitionWriter::create(&meta_dir, &METADATA_TOPIC_ID, LogConfig::default())?;
+        meta.become_leader(METADATA_LEADER_EPOCH)?;
+        meta.append(&mut leader_change(cluster.time_ms)?, cluster.time_ms, None)?;
+        for b in &batches {
+            meta.append(&mut records_batch(b, cluster.time_ms)?, cluster.time_ms, None)?;
+        }
+        if clean {
+            meta.close()?;
+        } else {
+            meta.crash()?;
+        }
+        write_atomic(
+            &meta_dir.join(n::QUORUM_STATE),
+            &emit::quorum_state_static(CONTROLLER_ID, METADATA_LEADER_EPOCH, &[CONTROLLER_ID]),
+        )?;
+        write_atomic(&self.dir.join(n::BOOTSTRAP_CHECKPOINT), &bootstrap_checkpoint(cluster.time_ms)?)?;
+        write_atomic(
+            &self.dir.join(n::META_PROPERTIES),
+            &emit::meta_properties(self.node_id, &cluster.cluster_id, &node.directory_id),
+        )?;
+        // the log dir's checkpoints
+        let entry = |name: &str, offset: i64| {
+            let (topic, partition) = name.rsplit_once('-').unwrap_or((name, "0"));
+            OffsetCheckpointEntry { topic: topic.to_string(), partition: partition.parse().unwrap_or(0), offset }
+        };
+        let recovery: Vec<_> =
+            closed.iter().map(|(name, c)| entry(name, if clean { c.log_end_offset } else { c.active_base })).collect();
+        let hw: Vec<_> = closed
+            .iter()
+            .map(|(name, c)| entry(name, shutdown.high_watermarks.get(name).copied().unwrap_or(c.log_end_offset)))
+            .collect();
+        let starts: Vec<_> = closed
+            .iter()
+            .filter(|(_, c)| c.log_start_offset > c.first_base)
+            .map(|(name, c)| entry(name, c.log_start_offset))
+            .collect();
+        write_atomic(&self.dir.join(n::RECOVERY_POINT_OFFSET_CHECKPOINT), &emit::offset_checkpoint(&recovery))?;
+        write_atomic(&self.dir.join(n::REPLICATION_OFFSET_CHECKPOINT), &emit::offset_checkpoint(&hw))?;
+        write_atomic(&self.dir.join(n::LOG_START_OFFSET_CHECKPOINT), &emit::offset_checkpoint(&starts))?;
+        write_atomic(&self.dir.join(n::CLEANER_OFFSET_CHECKPOINT), b"")?;
+        if clean {
+            let epoch = epochs.get(&self.node_id).copied().unwrap_or(-1);
+            write_atomic(&self.dir.join(n::CLEAN_SHUTDOWN), &emit::clean_shutdown(epoch))?;
+        }
+        Ok(closed)
+    }
+}
+
+/// An end-transaction marker batch for `producer_id`/`producer_epoch`.
+pub fn end_txn_batch(producer_id: i64, producer_epoch: i16, marker: &EndTxnMarker, time_ms: i64) -> BatchBuilder {
+    let kind = if marker.commit { crate::spec::control::COMMIT } else { crate::spec::control::ABORT };
+    let mut value = marker.version.to_be_bytes().to_vec();
+    value.extend(marker.coordinator_epoch.to_be_bytes());
+    let mut b = control_batch(kind, &value, time_ms);
+    b.transactional = true;
+    b.producer_id = producer_id;
+    b.producer_epoch = producer_epoch;
+    b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::log::{Entry, Item, LogReader};
+
+    /// (offset, attributes, epoch, producer id, records' key and value) of every batch.
+    type Shape = Vec<(i64, i16, i32, i64, Vec<(Option<Vec<u8>>, Option<Vec<u8>>)>)>;
+
+    fn shape(path: &Path) -> Shape {
+        let limits = crate::Limits::default();
+        let mut r = LogReader::open(path, limits).unwrap();
+        let mut out = Vec::new();
+        let mut scratch = Vec::new();
+        while let Some(item) = r.next_item().unwrap() {
+            let Item::Entry(Entry::V2(b)) = item else { panic!("{path:?}: not a v2 batch") };
+            assert!(b.is_valid());
+            let h = *b.header();
+            let records = b
+                .records(&mut scratch, &limits)
+                .unwrap()
+                .map(|r| {
+                    let r = r.unwrap();
+                    (r.key.map(<[u8]>::to_vec), r.value.map(<[u8]>::to_vec))
+                })
+                .collect();
+            out.push((h.base_offset, h.attributes, h.partition_leader_epoch, h.producer_id, records));
+        }
+        out
+    }
+
+    fn real(path: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/kafka-3.9.1").join(path)
+    }
+
+    #[test]
+    fn bootstrap_checkpoint_as_kafka_storage_format_writes_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ours = tmp.path().join("bootstrap.checkpoint");
+        std::fs::write(&ours, bootstrap_checkpoint(1_700_000_000_000).unwrap()).unwrap();
+        // the same batches and records; only the timestamps differ
+        assert_eq!(shape(&ours), shape(&real("clean/logs/bootstrap.checkpoint")));
+    }
+
+    #[test]
+    fn the_metadata_log_opens_with_kafkas_leader_change() {
+        let ours = leader_change(0).unwrap().build();
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("00000000000000000000.log");
+        std::fs::write(&path, ours).unwrap();
+        let real = shape(&real("clean/logs/__cluster_metadata-0/00000000000000000000.log"));
+        let ours = shape(&path);
+        // a static quorum's leader change is a dynamic one's first record
+        assert_eq!(ours[0].4[0], real[0].4[0]);
+        assert_eq!(ours[0].1, real[0].1, "control batch attributes");
+    }
+
+    #[test]
+    fn a_written_log_dir_reads_back() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("logs");
+        let node = Node { node_id: 1, directory_id: Uuid([3; 16]), incarnation_id: Uuid([4; 16]) };
+        let topic = Topic {
+            name: "t".into(),
+            topic_id: Uuid([5; 16]),
+            configs: [("segment.bytes".to_string(), "4096".to_string())].into(),
+            partitions: vec![Placement { replicas: vec![1], isr: vec![1], leader: 1, leader_epoch: 0 }],
+        };
+        let mut w = LogDirWriter::create(&dir, 1).unwrap();
+        let p = w.add_partition(&topic, 0, LogConfig { segment_bytes: 4096, ..LogConfig::default() }).unwrap();
+        let mut b = BatchBuilder::new(0);
+        b.push(&NewRecord { timestamp: 5, key: None, value: Some(b"v"), headers: &[] });
+        p.append(&mut b, 5, None).unwrap();
+        let cluster = Cluster {
+            cluster_id: "bG9ndG9vbC1maXh0dXJlcw".into(),
+            nodes: vec![node],
+            controller_incarnation_id: Uuid([6; 16]),
+            topics: vec![topic],
+            next_producer_id: None,
+            time_ms: 5,
+        };
+        w.finish(&cluster, &Shutdown::clean()).unwrap();
+        let ld = crate::partition::LogDir::read(&dir, &crate::Limits::default());
+        let (v, _) = ld.topic_config("t", crate::metadata::SEGMENT_BYTES).unwrap();
+        assert_eq!(v, "4096");
+        assert_eq!(std::fs::read_to_string(dir.join("replication-offset-checkpoint")).unwrap(), "0\n1\nt 0 1\n");
+        assert_eq!(std::fs::read_to_string(dir.join("log-start-offset-checkpoint")).unwrap(), "0\n0\n");
+        // the broker's epoch is the offset of its registration
+        let (_, epochs) = metadata_batches(&cluster, true);
+        assert_eq!(
+            std::fs::read_to_string(dir.join(".kafka_cleanshutdown")).unwrap(),
+            format!("{{\"version\":0,\"brokerEpoch\":{}}}", epochs[&1])
+        );
+        assert!(LogDirWriter::create(&dir, 1).is_err(), "never into a non-empty dir");
+    }
+}

@@ -1,0 +1,25 @@
+//! Writing the files of a Kafka log dir: the one write layer.
+//!
+//! * [`batch`]: record batches (v2), as Kafka's `MemoryRecordsBuilder`
+//!   writes them, with the four codecs framed as the Java producer frames
+//!   them.
+//! * [`emit`]: the bytes of every file Kafka writes that is not a segment's
+//!   log: index entries, checkpoints, the leader-epoch cache, producer
+//!   snapshots, `partition.metadata`, `meta.properties`, the clean-shutdown
+//!   marker, `quorum-state`. Repairs and the writer both take their bytes from
+//!   here; the readers (`dump`, `verify`) never import this module.
+//! * [`file`]: how files reach the disk: a temporary file, fsync, rename,
+//!   fsync of the directory.
+//! * [`partition`]: [`partition::PartitionWriter`] appends batches to a
+//!   partition dir exactly as a Kafka 3.9 broker's `UnifiedLog.append` does
+//!   (offsets, leader epoch, LogAppendTime, rolls, index entries, producer
+//!   state, `.txnindex`, snapshots, epoch cache).
+//! * [`logdir`]: [`logdir::LogDirWriter`] makes a whole log dir a KRaft
+//!   broker accepts as its own: `meta.properties`, `bootstrap.checkpoint`,
+//!   the metadata log with its topics, and what a clean shutdown leaves.
+
+pub mod batch;
+pub mod emit;
+pub mod file;
+pub mod logdir;
+pub mod partition;

@@ -1,0 +1,610 @@
+//! A partition dir written as a Kafka 3.9 broker leading it writes it
+//! (`UnifiedLog.append`, `LocalLog.roll`, `LogSegment.append`).
+//!
+//! [`PartitionWriter`] appends one batch at a time:
+//!
+//! * **Offsets and epoch**: the batch gets `baseOffset` = the log end and the
+//!   current leader epoch (`LogValidator.assignOffsets...`,
+//!   `partitionLeaderEpoch`); with `message.timestamp.type=LogAppendTime`
+//!   its maxTimestamp becomes the append time. Kafka validates one v2 batch
+//!   in place, so the CRC is computed once over the final header.
+//! * **Rolls** (`LogSegment.shouldRoll`): before an append, when the batch
+//!   would take the segment past `segment.bytes`, when its maxTimestamp is
+//!   more than `segment.ms` after the segment's first batch's, when an index
+//!   is full (`segment.index.bytes`), or when its last offset no longer fits
+//!   a relative offset. The new segment starts at the batch's base offset.
+//!   The closed segment's time index gets its final entry and both indexes
+//!   are trimmed (`onBecomeInactiveSegment`); a producer snapshot is taken at
+//!   the new base (`ProducerStateManager.takeSnapshot`, only past the last
+//!   one).
+//! * **Indexes**: [`IndexBuilder`], the rule `LogSegment.append` and
+//!   `LogSegment.recover` share, so the indexes written equal the ones Kafka
+//!   rebuilds.
+//! * **Transactions**: [`ProducerState`]; an ABORT that completes a
+//!   transaction adds a `.txnindex` entry to the segment holding the marker
+//!   (`LogSegment.updateTxnIndex`). A segment without one has no `.txnindex`
+//!   (Kafka creates the file on its first entry).
+//! * **Leader epochs**: the cache gets epoch 0 at offset 0 when the
+//!   partition is created (`Partition.makeLeader`) and each new epoch at the
+//!   log end ([`PartitionWriter::become_leader`]).
+//! * **Log start** ([`PartitionWriter::delete_records`]): DeleteRecords moves
+//!   the log start and truncates the epoch cache from the start
+//!   (`UnifiedLog.maybeIncrementLogStartOffset`); segments stay until
+//!   retention would delete them.
+//!
+//! [`PartitionWriter::close`] ends as a clean shutdown does (`LogSegment.close`
+//! appends the active segment's final time index entry; `UnifiedLog.close`
+//! takes a producer snapshot at the log end); [`PartitionWriter::crash`] as
+//! a SIGKILL leaves it: the active segment's indexes still preallocated to
+//! `segment.index.bytes`, no final time index entry, no snapshot at the log
+//! end.
+//!
+//! Every file goes through [`super::file`]; segments stream through a
+//! buffered writer, so memory stays bounded by one batch plus the indexes of
+//! one segment (at most `segment.index.bytes` each).
+
+use std::path::{Path, PathBuf};
+
+use crate::checkpoint::EpochEntry;
+use crate::control::EndTxnMarker;
+use crate::error::{Error, Result};
+use crate::index::TxnIndexEntry;
+use crate::metadata::{self, ConfigKey};
+use crate::naming::segment_file_name;
+use crate::rules::epochs::EpochCache;
+use crate::rules::producer::{Marker, ProducerState};
+use crate::rules::recovery::IndexBuilder;
+use crate::spec::{batch as layout, index as index_layout, names as n};
+use crate::uuid::Uuid;
+
+use super::batch::BatchBuilder;
+use super::emit;
+use super::file::{AtomicFile, write_atomic};
+
+/// The topic configs the writer obeys, with Kafka 3.9's defaults.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LogConfig {
+    /// `segment.bytes`.
+    pub segment_bytes: u64,
+    /// `segment.ms`.
+    pub segment_ms: i64,
+    /// `segment.index.bytes`.
+    pub segment_index_bytes: u64,
+    /// `index.interval.bytes`.
+    pub index_interval_bytes: u64,
+    /// `message.timestamp.type=LogAppendTime`.
+    pub log_append_time: bool,
+}
+
+impl Default for LogConfig {
+    fn default() -> LogConfig {
+        LogConfig {
+            segment_bytes: 1 << 30,
+            segment_ms: 7 * 24 * 3600 * 1000,
+            segment_index_bytes: 10 << 20,
+            index_interval_bytes: 4096,
+            log_append_time: false,
+        }
+    }
+}
+
+impl LogConfig {
+    /// The configs from topic-level values (`get(name)`), Kafka's defaults
+    /// for the rest. A value Kafka would reject is an error naming it.
+    pub fn from_topic(get: impl Fn(&str) -> Option<String>) -> std::result::Result<LogConfig, String> {
+        fn num<T: std::str::FromStr>(
+            get: &impl Fn(&str) -> Option<String>,
+            key: ConfigKey,
+            min: i64,
+        ) -> std::result::Result<T, String> {
+            let v = get(key.topic).unwrap_or_else(|| key.default.to_string());
+            match v.trim().parse::<i64>() {
+                Ok(x) if x >= min => v.trim().parse::<T>().map_err(|_| format!("{} = {v}: out of range", key.topic)),
+                _ => Err(format!("{} = {v}: must be an integer of at least {min}", key.topic)),
+            }
+        }
+        let ts = get(metadata::MESSAGE_TIMESTAMP_TYPE.topic).unwrap_or_else(|| "CreateTime".into());
+        let log_append_time = match ts.as_str() {
+            "CreateTime" => false,
+            "LogAppendTime" => true,
+            other => return Err(format!("message.timestamp.type = {other}: CreateTime or LogAppendTime")),
+        };
+        Ok(LogConfig {
+            // Kafka 3.9's minimum segment.bytes is 14 (LegacyRecord.RECORD_OVERHEAD_V0)
+            segment_bytes: num::<u32>(&get, metadata::SEGMENT_BYTES, 14).map(u64::from)?,
+            segment_ms: num(&get, metadata::SEGMENT_MS, 1)?,
+            segment_index_bytes: num::<u32>(&get, metadata::SEGMENT_INDEX_BYTES, 4).map(u64::from)?,
+            index_interval_bytes: num::<u32>(&get, metadata::INDEX_INTERVAL_BYTES, 0).map(u64::from)?,
+            log_append_time,
+        })
+    }
+
+    /// Entries an offset index holds (`AbstractIndex.maxEntries`).
+    fn max_offset_entries(&self) -> usize {
+        usize::try_from(self.segment_index_bytes.checked_div(index_layout::OFFSET_INDEX_ENTRY_SIZE as u64).unwrap_or(0))
+            .unwrap_or(usize::MAX)
+    }
+
+    /// Entries a time index holds.
+    fn max_time_entries(&self) -> usize {
+        usize::try_from(self.segment_index_bytes.checked_div(index_layout::TIME_INDEX_ENTRY_SIZE as u64).unwrap_or(0))
+            .unwrap_or(usize::MAX)
+    }
+}
+
+/// Where an appended batch went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Appended {
+    /// Its base offset.
+    pub base_offset: i64,
+    /// Its last offset.
+    pub last_offset: i64,
+    /// The segment holding it.
+    pub segment: i64,
+    /// Its byte position there.
+    pub position: u64,
+    /// Its size in bytes.
+    pub size: u64,
+    /// Its maxTimestamp as written.
+    pub max_timestamp: i64,
+}
+
+/// The segment being appended to.
+struct Active {
+    base: i64,
+    log: AtomicFile,
+    size: u64,
+    index: IndexBuilder,
+    /// maxTimestamp of its first batch (`rollingBasedTimestamp`).
+    first_batch_timestamp: Option<i64>,
+    txn_index: Vec<TxnIndexEntry>,
+}
+
+/// What a closed partition left, for its log dir's checkpoints.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClosedPartition {
+    /// The partition dir.
+    pub dir: PathBuf,
+    /// The log end offset.
+    pub log_end_offset: i64,
+    /// The log start offset.
+    pub log_start_offset: i64,
+    /// The first segment's base offset.
+    pub first_base: i64,
+    /// The active segment's base offset.
+    pub active_base: i64,
+    /// The latest leader epoch.
+    pub leader_epoch: i32,
+    /// The segments' base offsets, in order.
+    pub segments: Vec<i64>,
+}
+
+/// Appends batches to one partition dir (see the module docs).
+pub struct PartitionWriter {
+    dir: PathBuf,
+    config: LogConfig,
+    next_offset: i64,
+    log_start_offset: i64,
+    epochs: EpochCache,
+    producers: ProducerState,
+    /// Always `Some` until the writer is closed.
+    active: Option<Active>,
+    segments: Vec<i64>,
+    /// Offset of the latest producer snapshot (`lastSnapOffset`).
+    last_snapshot: i64,
+    /// Base offset of the last batch appended.
+    last_batch_base: Option<i64>,
+}
+
+fn io(e: std::io::Error, path: &Path) -> Error {
+    Error::io(e, Some(path))
+}
+
+impl PartitionWriter {
+    /// Create the partition dir `dir` (which must not exist, or be empty) of
+    /// the topic `topic_id`: `partition.metadata`, an empty segment at 0 and
+    /// the epoch cache with epoch 0 at 0.
+    pub fn create(dir: &Path, topic_id: &Uuid, config: LogConfig) -> Result<PartitionWriter> {
+        std::fs::create_dir_all(dir).map_err(|e| io(e, dir))?;
+        if std::fs::read_dir(dir).map_err(|e| io(e, dir))?.next().is_some() {
+            return Err(Error::io(
+                std::io::Error::new(std::io::ErrorKind::AlreadyExists, "the partition dir is not empty"),
+                Some(dir),
+            ));
+        }
+        write_atomic(&dir.join(n::PARTITION_METADATA), &emit::partition_metadata(topic_id))?;
+        let mut epochs = EpochCache::default();
+        epochs.assign(0, 0);
+        Ok(PartitionWriter {
+            dir: dir.to_path_buf(),
+            config,
+            next_offset: 0,
+            log_start_offset: 0,
+            epochs,
+            producers: ProducerState::default(),
+            active: Some(Self::open_segment(dir, 0, &config)?),
+            segments: vec![0],
+            last_snapshot: 0,
+            last_batch_base: None,
+        })
+    }
+
+    fn open_segment(dir: &Path, base: i64, config: &LogConfig) -> Result<Active> {
+        Ok(Active {
+            base,
+            log: AtomicFile::create_streaming(&dir.join(segment_file_name(base, n::LOG_FILE_SUFFIX)))?,
+            size: 0,
+            index: IndexBuilder::new(base, config.index_interval_bytes),
+            first_batch_timestamp: None,
+            txn_index: Vec::new(),
+        })
+    }
+
+    /// The partition dir.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The log end offset: the next batch's base offset.
+    pub fn log_end_offset(&self) -> i64 {
+        self.next_offset
+    }
+
+    /// The log start offset.
+    pub fn log_start_offset(&self) -> i64 {
+        self.log_start_offset
+    }
+
+    /// Base offset of the last batch appended.
+    pub fn last_batch_base(&self) -> Option<i64> {
+        self.last_batch_base
+    }
+
+    /// The current leader epoch.
+    pub fn leader_epoch(&self) -> i32 {
+        self.epochs.latest_epoch().unwrap_or(0)
+    }
+
+    /// The producers' state (open transactions, entries).
+    pub fn producers(&self) -> &ProducerState {
+        &self.producers
+    }
+
+    /// The leader epoch cache.
+    pub fn epochs(&self) -> &[EpochEntry] {
+        self.epochs.entries()
+    }
+
+    /// This broker becomes leader again with `epoch` (above the current
+    /// one): the cache gets (epoch, log end).
+    pub fn become_leader(&mut self, epoch: i32) -> Result<()> {
+        if epoch <= self.leader_epoch() {
+            return Err(Error::refused(format!(
+                "{}: leader epoch {epoch} is not above the current {}",
+                self.dir.display(),
+                self.leader_epoch()
+            )));
+        }
+        self.epochs.assign(epoch, self.next_offset);
+        Ok(())
+    }
+
+    /// DeleteRecords: the log start moves to `offset` (at most the log end).
+    pub fn delete_records(&mut self, offset: i64) -> Result<()> {
+        if offset > self.next_offset || offset < self.log_start_offset {
+            return Err(Error::refused(format!(
+                "{}: log start {offset} is outside [{}, {}]",
+                self.dir.display(),
+                self.log_start_offset,
+                self.next_offset
+            )));
+        }
+        self.log_start_offset = offset;
+        self.epochs.truncate_from_start(offset);
+        Ok(())
+    }
+
+    fn should_roll(&self, a: &Active, size: u64, max_timestamp: i64, last_offset: i64) -> bool {
+        let reached_roll_ms = a
+            .first_batch_timestamp
+            .filter(|t| *t >= 0)
+            .is_some_and(|first| max_timestamp.saturating_sub(first) > self.config.segment_ms);
+        let (offset_entries, time_entries) = a.index.entries();
+        a.size > self.config.segment_bytes.saturating_sub(size)
+            || (a.size > 0 && reached_roll_ms)
+            || offset_entries >= self.config.max_offset_entries()
+            || time_entries >= self.config.max_time_entries()
+            || !(0..=i64::from(i32::MAX)).contains(&last_offset.saturating_sub(a.base))
+    }
+
+    /// Append one batch: it gets the next offsets and the current leader
+    /// epoch; `append_time` is the broker's clock (used for LogAppendTime).
+    /// An end-transaction marker batch needs `marker`.
+    pub fn append(
+        &mut self,
+        batch: &mut BatchBuilder,
+        append_time: i64,
+        marker: Option<&EndTxnMarker>,
+    ) -> Result<Appended> {
+        if batch.is_empty() {
+            return Err(Error::refused(format!("{}: an empty batch", self.dir.display())));
+        }
+        batch.base_offset = self.next_offset;
+        batch.partition_leader_epoch = self.leader_epoch();
+        batch.log_append_time = (self.config.log_append_time && !batch.control).then_some(append_time);
+        let built = batch.finish();
+        let header = built.header;
+        let size = built.len() as u64;
+        let last_offset = header.last_offset();
+        let mut a = self.active.take().ok_or_else(|| Error::refused("the partition writer is closed"))?;
+        if a.size > 0 && self.should_roll(&a, size, header.max_timestamp, last_offset) {
+            a = self.roll(a, self.next_offset)?;
+        }
+        let position = a.size;
+        built.write_to(&mut a.log).map_err(|e| io(e, a.log.path()))?;
+        a.index.add(size, last_offset, header.max_timestamp);
+        a.size = a.size.saturating_add(size);
+        a.first_batch_timestamp.get_or_insert(header.max_timestamp);
+        if let Some(Marker::Completed(c)) = self.producers.apply(&header, marker)
+            && let Some(entry) = c.txn_index_entry()
+        {
+            a.txn_index.push(entry);
+        }
+        let segment = a.base;
+        self.active = Some(a);
+        self.epochs.assign(header.partition_leader_epoch, header.base_offset);
+        self.next_offset = last_offset.saturating_add(1);
+        self.last_batch_base = Some(header.base_offset);
+        Ok(Appended {
+            base_offset: header.base_offset,
+            last_offset,
+            segment,
+            position,
+            size,
+            max_timestamp: header.max_timestamp,
+        })
+    }
+
+    fn segment_path(&self, base: i64, suffix: &str) -> PathBuf {
+        self.dir.join(segment_file_name(base, suffix))
+    }
+
+    /// Close the active segment for good: log, trimmed indexes with the
+    /// final time index entry, `.txnindex` if it has entries.
+    fn seal(&self, a: Active) -> Result<()> {
+        let Active { base, log, index, txn_index, .. } = a;
+        log.commit()?;
+        let (offset_index, time_index) = index.finish();
+        write_atomic(&self.segment_path(base, n::INDEX_FILE_SUFFIX), &offset_index)?;
+        write_atomic(&self.segment_path(base, n::TIME_INDEX_FILE_SUFFIX), &time_index)?;
+        if !txn_index.is_empty() {
+            write_atomic(&self.segment_path(base, n::TXN_INDEX_FILE_SUFFIX), &emit::txn_index(&txn_index))?;
+        }
+        Ok(())
+    }
+
+    /// Seal `old` and start the segment at `new_base`.
+    fn roll(&mut self, old: Active, new_base: i64) -> Result<Active> {
+        self.seal(old)?;
+        let next = Self::open_segment(&self.dir, new_base, &self.config)?;
+        self.segments.push(new_base);
+        self.take_snapshot(new_base)?;
+        Ok(next)
+    }
+
+    fn take_snapshot(&mut self, at: i64) -> Result<()> {
+        if at > self.last_snapshot {
+            let path = self.segment_path(at, n::PRODUCER_SNAPSHOT_FILE_SUFFIX);
+            write_atomic(&path, &emit::producer_snapshot(&self.producers.snapshot_entries()))?;
+            self.last_snapshot = at;
+        }
+        Ok(())
+    }
+
+    fn write_epochs(&self) -> Result<()> {
+        write_atomic(&self.dir.join(n::LEADER_EPOCH_CHECKPOINT), &emit::epoch_checkpoint(self.epochs.entries()))
+    }
+
+    fn closed(&self, active_base: i64) -> ClosedPartition {
+        ClosedPartition {
+            dir: self.dir.clone(),
+            log_end_offset: self.next_offset,
+            log_start_offset: self.log_start_offset,
+            first_base: self.segments.first().copied().unwrap_or(0),
+            active_base,
+            leader_epoch: self.leader_epoch(),
+            segments: self.segments.clone(),
+        }
+    }
+
+    /// Close as a clean shutdown does (see the module docs).
+    pub fn close(mut self) -> Result<ClosedPartition> {
+        let active = self.active.take().ok_or_else(|| Error::refused("the partition writer is closed"))?;
+        let closed = self.closed(active.base);
+        self.seal(active)?;
+        self.take_snapshot(self.next_offset)?;
+        self.write_epochs()?;
+        Ok(closed)
+    }
+
+    /// Stop as a SIGKILL leaves the partition (see the module docs): every
+    /// byte appended is on disk, the active segment's indexes are still
+    /// preallocated and hold no final time index entry.
+    pub fn crash(mut self) -> Result<ClosedPartition> {
+        let active = self.active.take().ok_or_else(|| Error::refused("the partition writer is closed"))?;
+        let closed = self.closed(active.base);
+        let Active { base, log, index, txn_index, .. } = active;
+        log.commit()?;
+        let (mut offset_index, mut time_index) = index.unfinished();
+        // `AbstractIndex` preallocates (maxIndexSize rounded down to whole entries)
+        let round = |entry: usize| {
+            let bytes = usize::try_from(self.config.segment_index_bytes).unwrap_or(usize::MAX);
+            bytes.checked_div(entry).unwrap_or(0).saturating_mul(entry)
+        };
+        for (bytes, suffix, entry) in [
+            (&mut offset_index, n::INDEX_FILE_SUFFIX, index_layout::OFFSET_INDEX_ENTRY_SIZE),
+            (&mut time_index, n::TIME_INDEX_FILE_SUFFIX, index_layout::TIME_INDEX_ENTRY_SIZE),
+        ] {
+            let path = self.segment_path(base, suffix);
+            write_atomic(&path, bytes)?;
+            let len = round(entry).max(bytes.len());
+            let f = std::fs::OpenOptions::new().write(true).open(&path).map_err(|e| io(e, &path))?;
+            f.set_len(len as u64).and_then(|()| f.sync_all()).map_err(|e| io(e, &path))?;
+        }
+        if !txn_index.is_empty() {
+            write_atomic(&self.segment_path(base, n::TXN_INDEX_FILE_SUFFIX), &emit::txn_index(&txn_index))?;
+        }
+        self.write_epochs()?;
+        Ok(closed)
+    }
+}
+
+/// The NO_TIMESTAMP constant, for callers building batches.
+pub const NO_TIMESTAMP: i64 = layout::NO_TIMESTAMP;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::partition::Partition;
+    use crate::rules::recovery::recover_segment;
+    use crate::write::batch::NewRecord;
+
+    fn batch(n: usize, ts: i64, value: usize) -> BatchBuilder {
+        let mut b = BatchBuilder::new(0);
+        let v = vec![b'v'; value];
+        for i in 0..n {
+            b.push(&NewRecord { timestamp: ts + i as i64, key: None, value: Some(&v), headers: &[] });
+        }
+        b
+    }
+
+    fn topic() -> Uuid {
+        Uuid([7; 16])
+    }
+
+    /// Every segment's indexes equal what Kafka's recovery rebuilds.
+    fn indexes_as_recovery_builds(dir: &Path, interval: u64) {
+        let limits = crate::Limits::default();
+        let p = Partition::open(dir, &limits).unwrap();
+        let mut state = ProducerState::default();
+        for seg in &p.segments {
+            let r = recover_segment(seg, interval, &mut state, None, &limits).unwrap();
+            assert!(r.stop.is_none());
+            assert_eq!(std::fs::read(seg.sibling(".index")).unwrap(), r.offset_index, "{}", seg.log.display());
+            assert_eq!(std::fs::read(seg.sibling(".timeindex")).unwrap(), r.time_index, "{}", seg.log.display());
+            let txn = std::fs::read(seg.sibling(".txnindex")).unwrap_or_default();
+            assert_eq!(txn, r.txn_index_bytes());
+        }
+    }
+
+    #[test]
+    fn rolls_by_size_time_and_index_entries() {
+        let tmp = tempfile::tempdir().unwrap();
+        // by size: 10 batches of ~1.1 KiB into 4 KiB segments
+        let cfg = LogConfig { segment_bytes: 4096, index_interval_bytes: 1000, ..LogConfig::default() };
+        let mut w = PartitionWriter::create(&tmp.path().join("t-0"), &topic(), cfg).unwrap();
+        for i in 0..10 {
+            w.append(&mut batch(10, 1000 * i, 100), 0, None).unwrap();
+        }
+        let c = w.close().unwrap();
+        assert_eq!(c.segments, vec![0, 30, 60, 90]);
+        indexes_as_recovery_builds(&tmp.path().join("t-0"), 1000);
+        // a producer snapshot at every roll and at the log end
+        for s in [30, 60, 90, 100] {
+            assert!(tmp.path().join(format!("t-0/{}", segment_file_name(s, ".snapshot"))).exists(), "{s}");
+        }
+        // by time: segment.ms after the first batch's maxTimestamp
+        let cfg = LogConfig { segment_ms: 1000, ..LogConfig::default() };
+        let mut w = PartitionWriter::create(&tmp.path().join("t-1"), &topic(), cfg).unwrap();
+        for ts in [0, 500, 1000, 1001, 1500, 2002] {
+            w.append(&mut batch(1, ts, 10), ts, None).unwrap();
+        }
+        assert_eq!(w.close().unwrap().segments, vec![0, 3, 5]);
+        // by a full index: room for three offset index entries (an entry
+        // at every batch but the first; the time index gets one, the
+        // timestamps never grow)
+        let cfg = LogConfig { segment_index_bytes: 24, index_interval_bytes: 0, ..LogConfig::default() };
+        let mut w = PartitionWriter::create(&tmp.path().join("t-2"), &topic(), cfg).unwrap();
+        for _ in 0..6 {
+            w.append(&mut batch(1, 0, 10), 0, None).unwrap();
+        }
+        assert_eq!(w.close().unwrap().segments, vec![0, 4]);
+        indexes_as_recovery_builds(&tmp.path().join("t-2"), 0);
+    }
+
+    #[test]
+    fn log_append_time_epochs_and_log_start() {
+        let tmp = tempfile::tempdir().unwrap();
+        let cfg = LogConfig { log_append_time: true, ..LogConfig::default() };
+        let dir = tmp.path().join("t-0");
+        let mut w = PartitionWriter::create(&dir, &topic(), cfg).unwrap();
+        let a = w.append(&mut batch(3, 10, 5), 99, None).unwrap();
+        assert_eq!((a.base_offset, a.last_offset, a.max_timestamp), (0, 2, 99));
+        w.become_leader(4).unwrap();
+        assert!(w.become_leader(4).is_err());
+        w.append(&mut batch(2, 10, 5), 100, None).unwrap();
+        w.delete_records(1).unwrap();
+        assert!(w.delete_records(0).is_err());
+        let c = w.close().unwrap();
+        assert_eq!((c.log_start_offset, c.log_end_offset, c.leader_epoch), (1, 5, 4));
+        assert_eq!(std::fs::read_to_string(dir.join("leader-epoch-checkpoint")).unwrap(), "0\n2\n0 1\n4 3\n");
+        let p = Partition::open(&dir, &crate::Limits::default()).unwrap();
+        let mut epochs = Vec::new();
+        crate::partition::scan(&p.segments[0], &crate::Limits::default(), |b| epochs.push((b.epoch, b.max_timestamp)))
+            .unwrap();
+        assert_eq!(epochs, [(0, 99), (4, 100)]);
+    }
+
+    #[test]
+    fn aborted_transactions_and_snapshots() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("t-0");
+        let mut w = PartitionWriter::create(&dir, &topic(), LogConfig::default()).unwrap();
+        let data = |pid: i64, seq: i32| {
+            let mut b = batch(2, 0, 5);
+            b.producer_id = pid;
+            b.producer_epoch = 0;
+            b.base_sequence = seq;
+            b.transactional = true;
+            b
+        };
+        let abort = EndTxnMarker { commit: false, version: 0, coordinator_epoch: 5 };
+        let commit = EndTxnMarker { commit: true, ..abort };
+        w.append(&mut data(1, 0), 0, None).unwrap(); // 0-1
+        w.append(&mut data(2, 0), 0, None).unwrap(); // 2-3
+        let mut m = crate::write::logdir::end_txn_batch(1, 0, &abort, 7);
+        w.append(&mut m, 7, Some(&abort)).unwrap(); // 4: aborts 0..4, LSO 2 (producer 2 open)
+        let mut m = crate::write::logdir::end_txn_batch(2, 0, &commit, 8);
+        w.append(&mut m, 8, Some(&commit)).unwrap(); // 5
+        let mut m = crate::write::logdir::end_txn_batch(3, 0, &abort, 9);
+        w.append(&mut m, 9, Some(&abort)).unwrap(); // 6: an empty transaction, no entry
+        let entries = w.producers().snapshot_entries();
+        assert_eq!(entries.len(), 3);
+        assert_eq!((entries[0].last_sequence, entries[0].last_offset, entries[0].coordinator_epoch), (1, 1, 5));
+        w.close().unwrap();
+        let txn = std::fs::read(dir.join(segment_file_name(0, ".txnindex"))).unwrap();
+        let want = TxnIndexEntry { version: 0, producer_id: 1, first_offset: 0, last_offset: 4, last_stable_offset: 2 };
+        assert_eq!(txn, emit::txn_index(&[want]));
+        let snap =
+            crate::snapshot::read(&dir.join(segment_file_name(7, ".snapshot")), &crate::Limits::default()).unwrap();
+        assert_eq!(snap.entries, entries);
+        indexes_as_recovery_builds(&dir, 4096);
+    }
+
+    #[test]
+    fn a_crash_leaves_preallocated_indexes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("t-0");
+        let cfg = LogConfig { segment_index_bytes: 1000, index_interval_bytes: 10, ..LogConfig::default() };
+        let mut w = PartitionWriter::create(&dir, &topic(), cfg).unwrap();
+        for _ in 0..3 {
+            w.append(&mut batch(2, 5, 5), 0, None).unwrap();
+        }
+        w.crash().unwrap();
+        assert_eq!(std::fs::metadata(dir.join(segment_file_name(0, ".index"))).unwrap().len(), 1000);
+        assert_eq!(std::fs::metadata(dir.join(segment_file_name(0, ".timeindex"))).unwrap().len(), 996);
+        assert!(!dir.join(segment_file_name(6, ".snapshot")).exists());
+        let files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert!(!files.iter().any(|f| f.to_string_lossy().ends_with(".tmp")), "{files:?}");
+    }
+}
