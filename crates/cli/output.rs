@@ -359,17 +359,11 @@ pub struct DigestLine {
 }
 
 #[derive(Serialize)]
-pub struct WrittenLine {
+pub struct WrittenLine<'a> {
     pub node_id: i32,
     pub log_dir: String,
-    pub partition: String,
-    pub segments: usize,
-    pub batches: u64,
-    pub records: u64,
-    pub log_start_offset: i64,
-    pub log_end_offset: i64,
-    pub high_watermark: i64,
-    pub leader_epoch: i32,
+    #[serde(flatten)]
+    pub partition: &'a fixture::PartitionReport,
 }
 
 #[derive(Serialize)]
@@ -420,7 +414,7 @@ pub enum Line<'a> {
     DiffSummary(DiffSummaryLine),
     DivergentRecord(DivergentRecordLine),
     Digest(DigestLine),
-    Written(WrittenLine),
+    Written(WrittenLine<'a>),
     Spec(SpecLine),
     #[serde(rename = "summary")]
     FixtureSummary(FixtureSummaryLine),
@@ -763,18 +757,19 @@ impl<W: Write> Output<W> {
             Line::Written(w) => {
                 const WRITTEN: &[&str] =
                     &["NODE", "PARTITION", "SEGMENTS", "BATCHES", "RECORDS", "LOG START", "LOG END", "HW", "EPOCH"];
+                let p = w.partition;
                 self.row(
                     WRITTEN,
                     vec![
                         w.node_id.to_string(),
-                        w.partition.clone(),
-                        w.segments.to_string(),
-                        w.batches.to_string(),
-                        w.records.to_string(),
-                        w.log_start_offset.to_string(),
-                        w.log_end_offset.to_string(),
-                        w.high_watermark.to_string(),
-                        w.leader_epoch.to_string(),
+                        p.name.clone(),
+                        p.segments.to_string(),
+                        p.batches.to_string(),
+                        p.records.to_string(),
+                        p.log_start_offset.to_string(),
+                        p.log_end_offset.to_string(),
+                        p.high_watermark.to_string(),
+                        p.leader_epoch.to_string(),
                     ],
                 )
             }

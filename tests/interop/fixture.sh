@@ -41,16 +41,6 @@ trap 'rc=$?; kafka_cleanup; if [ $rc = 0 ]; then rm -rf "$work"; else log "kept 
 BROKER_PROPS=("log.retention.ms=-1" "log.cleaner.enable=false")
 workload() { kafka_java "$KAFKA_LIB_DIR/Workload.java" "$@"; }
 
-# Start a single-node broker on LOGDIR; sets KAFKA_PID and BOOTSTRAP.
-start_on() { # LOGDIR NAME
-  local bport cport
-  bport=$(free_port); cport=$(free_port)
-  kraft_config "$work/$2.properties" "$1" "$bport" "$cport" "${BROKER_PROPS[@]}"
-  kafka_start "$work/$2.properties" "$work/$2.broker.log" "$bport"
-  kafka_wait_started "$work/$2.broker.log" "$KAFKA_PID"
-  BOOTSTRAP=127.0.0.1:$bport
-}
-
 # ---- 1. write every shipped spec; determinism ---------------------------------
 specs=$("$LT" fixture --list --format json | python3 -c 'import json,sys; print(" ".join(json.loads(l)["name"] for l in sys.stdin))')
 for s in $specs; do
@@ -113,26 +103,24 @@ print(sum(1 for l in sys.stdin for v in [json.loads(l)] if v["type"] == "batch" 
     diff "$exp" "$work/$s.$iso" >&2 || die "$s: the $iso consumer did not read what the spec produced"
   done
   log "$s: Kafka started without recovery, lists the topics and configs; consumers read the $(wc -l <"$work/$s.expected") records ($(wc -l <"$work/$s.expected-committed") committed) exactly"
-  if [ "$s" = basic ] || [ "$s" = transactions ]; then
-    # earliest, latest, max-timestamp and times around the records'
-    queries="earliest latest max-timestamp 1767225599999 1767225600000 1767225600055 1767225630000 1767225700000"
-    : >"$work/$s.gos"
-    for q in $queries; do
-      t=$q; case $q in earliest) t=-2 ;; latest) t=-1 ;; max-timestamp) t=-3 ;; esac
-      kafka_java org.apache.kafka.tools.GetOffsetShell --bootstrap-server "$BOOTSTRAP" --time "$t" \
-        --exclude-internal-topics 2>"$work/$s.gos.err" | sed "s/^/$q /" >>"$work/$s.gos" \
-        || { cat "$work/$s.gos.err" >&2; die "$s: GetOffsetShell --time $q failed"; }
-    done
-    # shellcheck disable=SC2086
-    { "$LT" offset-for-time --format json "$d" $queries | python3 -c '
+  # earliest, latest, max-timestamp and times around the records'
+  queries="earliest latest max-timestamp 1767225599999 1767225600000 1767225600055 1767225630000 1767225700000"
+  : >"$work/$s.gos"
+  for q in $queries; do
+    t=$q; case $q in earliest) t=-2 ;; latest) t=-1 ;; max-timestamp) t=-3 ;; esac
+    kafka_java org.apache.kafka.tools.GetOffsetShell --bootstrap-server "$BOOTSTRAP" --time "$t" \
+      --exclude-internal-topics 2>"$work/$s.gos.err" | sed "s/^/$q /" >>"$work/$s.gos" \
+      || { cat "$work/$s.gos.err" >&2; die "$s: GetOffsetShell --time $q failed"; }
+  done
+  # shellcheck disable=SC2086
+  { "$LT" offset-for-time --format json "$d" $queries | python3 -c '
 import json, sys
 for l in sys.stdin:
-    v = json.loads(l)
-    if v["type"] == "offset" and v["offset"] is not None:
-        print("%s %s:%s:%s" % (v["query"], v["topic"], v["partition"], v["offset"]))' || true; } | sort >"$work/$s.lt-offsets"
-    sort "$work/$s.gos" | diff - "$work/$s.lt-offsets" >&2 || die "$s: kafka-get-offsets and offset-for-time disagree"
-    log "$s: kafka-get-offsets and logtool offset-for-time agree on $(wc -l <"$work/$s.gos") answers"
-  fi
+  v = json.loads(l)
+  if v["type"] == "offset" and v["offset"] is not None:
+      print("%s %s:%s:%s" % (v["query"], v["topic"], v["partition"], v["offset"]))' || true; } | sort >"$work/$s.lt-offsets"
+  sort "$work/$s.gos" | diff - "$work/$s.lt-offsets" >&2 || die "$s: kafka-get-offsets and offset-for-time disagree"
+  log "$s: kafka-get-offsets and logtool offset-for-time agree on $(wc -l <"$work/$s.gos") answers"
   kafka_stop "$KAFKA_PID"
 
   # 3. Kafka's index rebuild against the writer's indexes

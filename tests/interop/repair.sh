@@ -54,17 +54,6 @@ CLUSTER_ID=bG9ndG9vbC1yZXBhaXJz
 BROKER_PROPS=("log.index.size.max.bytes=1048576"
   "transaction.abort.timed.out.transaction.cleanup.interval.ms=3600000")
 
-# Start a broker on LOGDIR (fresh ports, same node and cluster), wait until it
-# has loaded its logs. Sets KAFKA_PID and BOOTSTRAP.
-start_on() { # LOGDIR NAME
-  local bport cport
-  bport=$(free_port); cport=$(free_port)
-  kraft_config "$work/$2.properties" "$1" "$bport" "$cport" "${BROKER_PROPS[@]}"
-  kafka_start "$work/$2.properties" "$work/$2.broker.log" "$bport"
-  kafka_wait_started "$work/$2.broker.log" "$KAFKA_PID"
-  BOOTSTRAP=127.0.0.1:$bport
-}
-
 # What a logtool command said, without its table of changes.
 brief() { grep -v '[│┌└├]' "$1" | grep -v '^ *$' | sed 's/^/    logtool: /' >&2 || true; }
 

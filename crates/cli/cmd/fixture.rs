@@ -8,6 +8,7 @@ use anyhow::Context;
 use crate::args::{FixtureArgs, GlobalOpts};
 use crate::exit::Status;
 use crate::output::{FixtureSummaryLine, Line, Output, SpecLine, WrittenLine};
+use crate::progress::Progress;
 
 pub fn run(global: &GlobalOpts, args: &FixtureArgs) -> anyhow::Result<Status> {
     let mut out = Output::new(BufWriter::new(io::stdout().lock()), global.format);
@@ -29,20 +30,15 @@ pub fn run(global: &GlobalOpts, args: &FixtureArgs) -> anyhow::Result<Status> {
     };
     let spec = fixture::spec::parse(&text).with_context(|| spec_arg.clone())?;
     let opts = fixture::Options { seed: args.seed, replicas: args.replicas };
-    let report = fixture::build(&spec, dir, &opts)?;
+    let progress = Progress::records(fixture::total_records(&spec), global.quiet);
+    let report = fixture::build_with_progress(&spec, dir, &opts, &mut |n| progress.inc(n))?;
+    progress.finish();
     for n in &report.nodes {
         for p in &n.partitions {
             out.emit(&Line::Written(WrittenLine {
                 node_id: n.node_id,
                 log_dir: n.dir.display().to_string(),
-                partition: p.name.clone(),
-                segments: p.segments,
-                batches: p.batches,
-                records: p.records,
-                log_start_offset: p.log_start_offset,
-                log_end_offset: p.log_end_offset,
-                high_watermark: p.high_watermark,
-                leader_epoch: p.leader_epoch,
+                partition: p,
             }))?;
         }
     }

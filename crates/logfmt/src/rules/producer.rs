@@ -17,7 +17,8 @@
 //!   earliest other open transaction, or the offset after the marker
 //!   (`ProducerStateManager.lastStableOffset`).
 //! * Every idempotent or transactional producer has an entry
-//!   (`ProducerStateEntry`, what a producer snapshot holds): a data batch
+//!   (`ProducerStateEntry`, what a producer snapshot holds; kept only by the
+//!   writer's state, [`ProducerState::with_entries`]): a data batch
 //!   records its epoch, last sequence, last offset, offset delta and
 //!   timestamp (`ProducerAppendInfo.appendDataBatch`; a new epoch starts the
 //!   entry afresh); a marker sets the epoch, the coordinator epoch and the
@@ -105,23 +106,26 @@ pub struct ProducerState {
     /// Whether it knows every transaction opened before where it stands.
     complete: bool,
     /// Each producer's entry (its `current_txn_first_offset` is kept in
-    /// `by_producer` and filled in by [`ProducerState::snapshot_entries`]).
-    producers: BTreeMap<i64, ProducerStateEntry>,
+    /// `by_producer` and filled in by [`ProducerState::snapshot_entries`]);
+    /// kept only by a state made [`ProducerState::with_entries`] (one entry
+    /// per producer id: readers of untrusted logs do not need them).
+    producers: Option<BTreeMap<i64, ProducerStateEntry>>,
 }
 
 impl Default for ProducerState {
     /// The state at the start of a log: nothing open, and nothing before.
     fn default() -> ProducerState {
-        ProducerState {
-            ongoing: BTreeMap::new(),
-            by_producer: HashMap::new(),
-            complete: true,
-            producers: BTreeMap::new(),
-        }
+        ProducerState { ongoing: BTreeMap::new(), by_producer: HashMap::new(), complete: true, producers: None }
     }
 }
 
 impl ProducerState {
+    /// A state at the start of a log that also keeps every producer's entry
+    /// (what a snapshot taken from it holds): the writer's.
+    pub fn with_entries() -> ProducerState {
+        ProducerState { producers: Some(BTreeMap::new()), ..ProducerState::default() }
+    }
+
     /// A state that knows nothing of what came before (see the module docs).
     pub fn incomplete() -> ProducerState {
         ProducerState { complete: false, ..ProducerState::default() }
@@ -131,7 +135,6 @@ impl ProducerState {
     pub fn from_snapshot(s: &ProducerSnapshot) -> ProducerState {
         let mut t = ProducerState::default();
         for e in &s.entries {
-            t.producers.insert(e.producer_id, *e);
             if let Some(first) = e.open_transaction() {
                 t.ongoing.insert(first, e.producer_id);
                 t.by_producer.insert(e.producer_id, first);
@@ -159,7 +162,8 @@ impl ProducerState {
     /// (`ProducerStateManager.writeSnapshot`), by producer id.
     pub fn snapshot_entries(&self) -> Vec<ProducerStateEntry> {
         self.producers
-            .values()
+            .iter()
+            .flat_map(BTreeMap::values)
             .map(|e| ProducerStateEntry {
                 current_txn_first_offset: self.by_producer.get(&e.producer_id).copied().unwrap_or(-1),
                 ..*e
@@ -167,13 +171,9 @@ impl ProducerState {
             .collect()
     }
 
-    /// Whether any producer has an entry.
-    pub fn has_producers(&self) -> bool {
-        !self.producers.is_empty()
-    }
-
-    fn entry(&mut self, h: &BatchHeader) -> &mut ProducerStateEntry {
-        self.producers.entry(h.producer_id).or_insert(ProducerStateEntry {
+    fn record_entry(&mut self, h: &BatchHeader, marker: Option<&EndTxnMarker>) {
+        let Some(producers) = self.producers.as_mut() else { return };
+        let e = producers.entry(h.producer_id).or_insert(ProducerStateEntry {
             producer_id: h.producer_id,
             producer_epoch: h.producer_epoch,
             last_sequence: crate::spec::batch::NO_SEQUENCE,
@@ -182,11 +182,7 @@ impl ProducerState {
             timestamp: crate::spec::batch::NO_TIMESTAMP,
             coordinator_epoch: -1,
             current_txn_first_offset: -1,
-        })
-    }
-
-    fn record_entry(&mut self, h: &BatchHeader, marker: Option<&EndTxnMarker>) {
-        let e = self.entry(h);
+        });
         if e.producer_epoch != h.producer_epoch {
             // a new epoch: the batch metadata goes (`maybeUpdateProducerEpoch`)
             e.producer_epoch = h.producer_epoch;

@@ -221,7 +221,7 @@ impl PartitionWriter {
             next_offset: 0,
             log_start_offset: 0,
             epochs,
-            producers: ProducerState::default(),
+            producers: ProducerState::with_entries(),
             active: Some(Self::open_segment(dir, 0, &config)?),
             segments: vec![0],
             last_snapshot: 0,
