@@ -4,6 +4,8 @@
 mod dump;
 // `logtool fixture`: log dirs written from specs
 mod fixture;
+// `logtool groups` and `txns` against a live broker's answers, `dump --decode`
+mod incident;
 // `logtool dump` against Kafka's DumpLogSegments on the real-Kafka fixtures
 mod kafka_oracle;
 // `logtool offset-for-time` against a live broker's ListOffsets answers

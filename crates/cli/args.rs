@@ -129,6 +129,23 @@ pub enum Command {
     /// With replicas, OUT holds one log dir per broker: node-1, node-2, ... The same spec and
     /// seed give the same bytes.
     Fixture(FixtureArgs),
+    /// Consumer groups from __consumer_offsets: committed offsets, state, members, lag.
+    ///
+    /// Replays every __consumer_offsets partition in the log dirs as the group coordinator
+    /// loads it (last commit wins; tombstones of deleted groups and expired offsets remove;
+    /// transactional commits count once their transaction commits). The lag is measured
+    /// against each partition's high watermark and log end when the partition is in one of
+    /// the log dirs (kafka-consumer-groups --describe's LOG-END-OFFSET is the high watermark).
+    Groups(GroupsArgs),
+    /// Open transactions, the last stable offsets they hold back, and hanging ones.
+    ///
+    /// For each partition: its open transactions (producer id and epoch, first offset, the
+    /// time of the producer's last batch), its last stable offset (where read_committed
+    /// consumers stop) and how far it lags the high watermark. With __transaction_state in
+    /// the log dirs, the transactional id and its coordinator state. A transaction is hanging
+    /// as kafka-transactions find-hanging decides: older than --max-timeout-ms and not one the
+    /// coordinator will still write a marker for. Exit code 1 when one hangs.
+    Txns(TxnsArgs),
 }
 
 #[derive(Args, Debug)]
@@ -142,6 +159,10 @@ pub struct DumpArgs {
     /// How to print keys, values and header values (utf8 is lossy: invalid bytes become U+FFFD).
     #[arg(long, value_enum, default_value_t = Payload::Utf8)]
     pub payload: Payload,
+    /// Decode the records of Kafka's internal topics (auto: by topic name; KRaft .checkpoint
+    /// files are cluster metadata). The decoded record is a `decoded` object in JSON.
+    #[arg(long, value_enum, default_value_t = Decode::Auto)]
+    pub decode: Decode,
     /// Only offsets in this range: A..B (B excluded), A.., ..B, or one offset A.
     /// Segments outside it are skipped and the offset index is used to seek.
     #[arg(long, value_name = "RANGE", value_parser = parse_offset_range)]
@@ -386,6 +407,46 @@ pub struct FixtureArgs {
     pub list: bool,
 }
 
+#[derive(Args, Debug)]
+pub struct GroupsArgs {
+    /// Log dirs: those holding __consumer_offsets partitions, and those holding the
+    /// partitions whose lag to measure.
+    #[arg(value_name = "LOG_DIR", required_unless_present = "which")]
+    pub log_dirs: Vec<PathBuf>,
+    /// Only this group.
+    #[arg(long, value_name = "GROUP")]
+    pub group: Option<String>,
+    /// Which __consumer_offsets partition holds GROUP (Kafka's hash of the group id), then stop.
+    #[arg(long, value_name = "GROUP")]
+    pub which: Option<String>,
+    /// __consumer_offsets' partition count for --which (default: from the metadata log of
+    /// the log dirs, else 50, Kafka's default offsets.topic.num.partitions).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i32).range(1..))]
+    pub partitions: Option<i32>,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct TxnsArgs {
+    /// Log dirs: those holding the data partitions, and __transaction_state's.
+    #[arg(required = true, value_name = "LOG_DIR")]
+    pub log_dirs: Vec<PathBuf>,
+    /// Only this partition (TOPIC-N).
+    #[arg(long, value_name = "TOPIC-N")]
+    pub partition: Option<String>,
+    /// The broker's transaction.max.timeout.ms: an open transaction whose producer wrote
+    /// nothing for longer may be hanging (kafka-transactions find-hanging's
+    /// --max-transaction-timeout, 15 minutes by default).
+    #[arg(long, value_name = "MS", default_value_t = 900_000)]
+    pub max_timeout_ms: i64,
+    /// Judge ages as of this time (default: now): epoch ms or an RFC 3339 date-time.
+    #[arg(long, value_name = "TIME", value_parser = parse_time)]
+    pub at: Option<i64>,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
 /// Severity threshold for the exit code.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FailOn {
@@ -426,6 +487,22 @@ pub enum Payload {
     Base64,
     /// Not printed (sizes only).
     None,
+}
+
+/// Which internal-topic decoder `dump` uses.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decode {
+    /// By the partition's topic name: __consumer_offsets, __transaction_state,
+    /// __cluster_metadata (and KRaft .checkpoint files).
+    Auto,
+    /// Never.
+    None,
+    /// Every record as a __consumer_offsets record.
+    ConsumerOffsets,
+    /// Every record as a __transaction_state record.
+    TransactionState,
+    /// Every record as a KRaft metadata record.
+    ClusterMetadata,
 }
 
 /// A half-open offset range `[start, end)`.

@@ -104,6 +104,9 @@ pub struct RecordLine<'a> {
     pub headers: Vec<HeaderOut<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub control: Option<serde_json::Value>,
+    /// An internal topic's record, decoded (`dump --decode`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decoded: Option<serde_json::Value>,
     /// Legacy (v0/v1) records carry their own CRC.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub crc: Option<u32>,
@@ -382,6 +385,91 @@ pub struct FixtureSummaryLine {
     pub damage: Vec<String>,
 }
 
+#[derive(Serialize)]
+pub struct GroupPartitionLine {
+    pub group: String,
+    pub partition: i32,
+    pub partitions: i32,
+    pub partitions_from: &'static str,
+}
+
+#[derive(Serialize)]
+pub struct MemberOut {
+    pub member_id: String,
+    pub group_instance_id: Option<String>,
+    pub client_id: String,
+    pub client_host: String,
+    pub assignment: Vec<(String, Vec<i32>)>,
+}
+
+#[derive(Serialize)]
+pub struct GroupLine {
+    pub group: String,
+    pub coordinator_partition: Option<i32>,
+    pub protocol: Option<&'static str>,
+    pub protocol_type: Option<String>,
+    pub assignor: Option<String>,
+    pub state: &'static str,
+    pub generation: Option<i32>,
+    pub leader: Option<String>,
+    pub members: Vec<MemberOut>,
+    pub state_timestamp: Option<i64>,
+}
+
+#[derive(Serialize)]
+pub struct CommittedOffsetLine {
+    pub group: String,
+    pub topic: String,
+    pub partition: i32,
+    pub offset: i64,
+    pub leader_epoch: i32,
+    pub metadata: String,
+    pub commit_timestamp: i64,
+    pub expire_timestamp: Option<i64>,
+    pub high_watermark: Option<i64>,
+    pub log_end_offset: Option<i64>,
+    pub lag: Option<i64>,
+    pub coordinator_partition: i32,
+    pub record_offset: i64,
+}
+
+#[derive(Serialize)]
+pub struct TxnPartitionLine {
+    pub topic: String,
+    pub partition: i32,
+    pub log_start_offset: i64,
+    pub high_watermark: i64,
+    pub log_end_offset: i64,
+    pub last_stable_offset: i64,
+    pub held_back: i64,
+    pub open_transactions: usize,
+}
+
+#[derive(Serialize)]
+pub struct OpenTxnLine {
+    pub topic: String,
+    pub partition: i32,
+    pub producer_id: i64,
+    pub producer_epoch: i16,
+    pub first_offset: i64,
+    pub last_timestamp: i64,
+    pub age_ms: i64,
+    pub transactional_id: Option<String>,
+    pub coordinator_state: Option<String>,
+    pub coordinator_expects_marker: Option<bool>,
+    pub hanging: bool,
+    pub why: String,
+}
+
+#[derive(Serialize)]
+pub struct TxnsSummaryLine {
+    pub partitions: usize,
+    pub open_transactions: usize,
+    pub hanging: usize,
+    pub as_of: i64,
+    pub coordinator_state: bool,
+}
+
 /// One reported fact.
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -415,6 +503,13 @@ pub enum Line<'a> {
     DivergentRecord(DivergentRecordLine),
     Digest(DigestLine),
     Written(WrittenLine<'a>),
+    GroupPartition(GroupPartitionLine),
+    Group(GroupLine),
+    CommittedOffset(CommittedOffsetLine),
+    TxnPartition(TxnPartitionLine),
+    OpenTransaction(OpenTxnLine),
+    #[serde(rename = "summary")]
+    TxnsSummary(TxnsSummaryLine),
     Spec(SpecLine),
     #[serde(rename = "summary")]
     FixtureSummary(FixtureSummaryLine),
@@ -549,6 +644,8 @@ impl<W: Write> Output<W> {
                 let mut detail = Vec::new();
                 if let Some(c) = &r.control {
                     detail.push(format!("control {c}"));
+                } else if let Some(d) = &r.decoded {
+                    detail.push(decoded_text(d));
                 } else {
                     if let Field::Text(k) = &r.key {
                         detail.push(format!("key={}", clip(k)));
@@ -773,6 +870,116 @@ impl<W: Write> Output<W> {
                     ],
                 )
             }
+            Line::GroupPartition(g) => self.text(&format!(
+                "group {:?} is in __consumer_offsets-{} (of {} partitions, {})",
+                g.group, g.partition, g.partitions, g.partitions_from
+            )),
+            Line::Group(g) => {
+                let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
+                self.row(
+                    &["GROUP", "STATE", "PROTOCOL", "ASSIGNOR", "GENERATION", "MEMBERS", "LEADER", "COORDINATOR"],
+                    vec![
+                        g.group.clone(),
+                        g.state.to_string(),
+                        match (g.protocol, &g.protocol_type) {
+                            (Some(p), Some(t)) => format!("{p} ({t})"),
+                            (Some(p), None) => p.to_string(),
+                            _ => "-".into(),
+                        },
+                        opt(&g.assignor),
+                        g.generation.map_or("-".into(), |v| v.to_string()),
+                        g.members
+                            .iter()
+                            .map(|m| {
+                                format!(
+                                    "{} ({}/{})",
+                                    clip(&m.client_id),
+                                    clip(&m.client_host),
+                                    m.assignment.iter().map(|(_, p)| p.len()).sum::<usize>()
+                                )
+                            })
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        g.leader.as_deref().map(|l| clip(l).into_owned()).unwrap_or_else(|| "-".into()),
+                        g.coordinator_partition.map_or("-".into(), |p| format!("__consumer_offsets-{p}")),
+                    ],
+                )
+            }
+            Line::CommittedOffset(c) => {
+                let opt = |v: Option<i64>| v.map_or("-".into(), |v| v.to_string());
+                self.row(
+                    &[
+                        "GROUP",
+                        "TOPIC",
+                        "PARTITION",
+                        "CURRENT-OFFSET",
+                        "LOG-END-OFFSET (HW)",
+                        "LAG",
+                        "LOG END",
+                        "COMMITTED",
+                        "METADATA",
+                    ],
+                    vec![
+                        c.group.clone(),
+                        c.topic.clone(),
+                        c.partition.to_string(),
+                        c.offset.to_string(),
+                        opt(c.high_watermark),
+                        opt(c.lag),
+                        opt(c.log_end_offset),
+                        fmt_time(c.commit_timestamp),
+                        clip(&c.metadata).into_owned(),
+                    ],
+                )
+            }
+            Line::TxnPartition(t) => self.row(
+                &["PARTITION", "LOG START", "HW", "LOG END", "LSO", "HELD BACK", "OPEN TXNS"],
+                vec![
+                    format!("{}-{}", t.topic, t.partition),
+                    t.log_start_offset.to_string(),
+                    t.high_watermark.to_string(),
+                    t.log_end_offset.to_string(),
+                    t.last_stable_offset.to_string(),
+                    t.held_back.to_string(),
+                    t.open_transactions.to_string(),
+                ],
+            ),
+            Line::OpenTransaction(t) => self.row(
+                &[
+                    "PARTITION",
+                    "PRODUCER",
+                    "EPOCH",
+                    "FIRST OFFSET",
+                    "LAST BATCH",
+                    "AGE",
+                    "TRANSACTIONAL ID",
+                    "COORDINATOR",
+                    "HANGING",
+                ],
+                vec![
+                    format!("{}-{}", t.topic, t.partition),
+                    t.producer_id.to_string(),
+                    t.producer_epoch.to_string(),
+                    t.first_offset.to_string(),
+                    fmt_time(t.last_timestamp),
+                    format!("{}s", t.age_ms / 1000),
+                    t.transactional_id.clone().unwrap_or_else(|| "-".into()),
+                    t.coordinator_state.clone().unwrap_or_else(|| "-".into()),
+                    if t.hanging { format!("YES: {}", t.why) } else { format!("no: {}", t.why) },
+                ],
+            ),
+            Line::TxnsSummary(s) => self.text(&format!(
+                "\n{} partition(s) checked as of {}: {} open transaction(s), {} hanging{}",
+                s.partitions,
+                fmt_time(s.as_of),
+                s.open_transactions,
+                s.hanging,
+                if s.coordinator_state {
+                    ""
+                } else {
+                    " (no __transaction_state partition here: transactional ids unknown)"
+                }
+            )),
             Line::Spec(sp) => self.row(&["SPEC", "DESCRIPTION"], vec![sp.name.clone(), sp.description.clone()]),
             Line::FixtureSummary(f) => {
                 let mut s = String::new();
@@ -881,6 +1088,46 @@ impl<W: Write> Output<W> {
 
 /// Shorten long payloads in tables, and show control characters (which could
 /// drive the terminal) as `.`, as hex dumps do.
+/// A decoded internal record in one line: its type, its key's fields, then
+/// its value's (nested lists as counts), e.g.
+/// `OffsetCommit group=g topic=t partition=0 -> offset=68 leaderEpoch=-1 ...`.
+pub fn decoded_text(d: &serde_json::Value) -> String {
+    use serde_json::Value;
+    fn fields(v: &Value, out: &mut Vec<String>) {
+        if let Value::Object(o) = v {
+            for (k, v) in o {
+                out.push(match v {
+                    Value::String(s) => format!("{k}={}", clip(s)),
+                    Value::Array(a) => format!("{k}=[{}]", a.len()),
+                    Value::Object(_) => format!("{k}={{…}}"),
+                    other => format!("{k}={other}"),
+                });
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let kind = d.get("record").or_else(|| d.get("type")).map(|t| t.as_str().map_or(t.to_string(), str::to_string));
+    out.extend(kind);
+    if let Some(data) = d.get("data") {
+        // a metadata record
+        fields(data, &mut out);
+    } else {
+        fields(d.get("key").unwrap_or(&Value::Null), &mut out);
+        match d.get("value") {
+            Some(Value::Null) => out.push("-> <tombstone>".into()),
+            Some(v) => {
+                out.push("->".into());
+                fields(v, &mut out);
+            }
+            None => {}
+        }
+    }
+    if let Some(e) = d.get("error").and_then(Value::as_str) {
+        out.push(format!("(not decoded: {e})"));
+    }
+    out.join(" ")
+}
+
 pub fn clip(s: &str) -> Cow<'_, str> {
     const MAX: usize = 60;
     let long = s.chars().nth(MAX).is_some();

@@ -2,8 +2,10 @@
 # The interop suite: logtool against a real Apache Kafka, now.
 #
 # Runs fixtures/generate.sh into a temporary directory - a real Kafka 3.9.1
-# broker (fetched from Maven Central) writes the clean, sigkill and legacy log
-# dirs and DumpLogSegments dumps them, answers the timestamps scenario's
+# broker (fetched from Maven Central) writes the clean, sigkill, legacy and
+# incident log dirs and DumpLogSegments dumps them (its internal-topic
+# decoders too), describes the incident's groups and transactions live
+# (kafka-consumer-groups, kafka-transactions), answers the timestamps scenario's
 # ListOffsets queries live, and (three nodes) diverges two replicas by an
 # unclean leader election and reconciles them - then runs the whole integration test binary
 # against that fresh data instead of the committed copy; then checks
@@ -19,6 +21,8 @@ out=$(mktemp -d "${TMPDIR:-/tmp}/logtool-interop.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 LOGTOOL_FIXTURES_OUT="$out" fixtures/generate.sh
 LOGTOOL_FIXTURES="$out" cargo test --locked --test integration
+# internal-topic records decoded as DumpLogSegments' decoders print them
+LOGTOOL_FIXTURES="$out" cargo test --locked -p logfmt --test kmsg_oracle
 # a live broker's lock is seen, and repairs refuse it
 tests/interop/live_lock.sh
 # the repairs against what Kafka itself does

@@ -19,6 +19,7 @@ use base64::Engine;
 use logfmt::batch::RecordBatch;
 use logfmt::control::{self, ControlRecord};
 use logfmt::index::{self, IndexEntry, IndexKind, IndexReader};
+use logfmt::internal::Decoder;
 use logfmt::legacy::LegacyMessage;
 use logfmt::log::{Entry, Item, LogReader};
 use logfmt::logdir::{self, LogDirEntry, Target};
@@ -26,7 +27,7 @@ use logfmt::naming::{self, FileKind, FileName};
 use logfmt::sanity::Bounds;
 use logfmt::{Error, ErrorClass, Limits};
 
-use crate::args::{DumpArgs, GlobalOpts, OffsetRange, Payload};
+use crate::args::{Decode, DumpArgs, GlobalOpts, OffsetRange, Payload};
 use crate::exit::Status;
 use crate::output::*;
 use crate::progress::Progress;
@@ -65,6 +66,7 @@ pub fn run(global: &GlobalOpts, args: &DumpArgs) -> anyhow::Result<Status> {
         status: Status::Clean,
         summary: SummaryLine::default(),
         progress: &progress,
+        decoder: None,
     };
     for w in work {
         match w {
@@ -86,6 +88,21 @@ pub fn run(global: &GlobalOpts, args: &DumpArgs) -> anyhow::Result<Status> {
     d.out.emit(&Line::Summary(summary))?;
     d.out.finish()?;
     Ok(d.status)
+}
+
+/// The decoder `--decode` asks for, for the segment or snapshot at `path`.
+fn decoder_for(decode: Decode, path: &Path, name: &FileName) -> Option<Decoder> {
+    match decode {
+        Decode::None => None,
+        Decode::ConsumerOffsets => Some(Decoder::ConsumerOffsets),
+        Decode::TransactionState => Some(Decoder::TransactionState),
+        Decode::ClusterMetadata => Some(Decoder::ClusterMetadata),
+        Decode::Auto if name.kind == FileKind::KraftSnapshot => Some(Decoder::ClusterMetadata),
+        Decode::Auto => {
+            let dir = path.parent()?.file_name()?.to_str()?;
+            Decoder::for_topic(&naming::parse_partition_dir(dir)?.topic)
+        }
+    }
 }
 
 fn file_size(path: &Path) -> Result<u64, Error> {
@@ -252,6 +269,8 @@ struct Dumper<'a, W: Write> {
     status: Status,
     summary: SummaryLine,
     progress: &'a Progress,
+    /// The internal-topic decoder of the file being dumped.
+    decoder: Option<Decoder>,
 }
 
 impl<W: Write> Dumper<'_, W> {
@@ -347,6 +366,7 @@ impl<W: Write> Dumper<'_, W> {
     }
 
     fn log(&mut self, path: &Path, file: &str, name: &FileName, next_base: Option<i64>) -> io::Result<()> {
+        self.decoder = decoder_for(self.args.decode, path, name);
         let mut reader = match LogReader::open(path, self.limits) {
             Ok(r) => r,
             Err(e) => return self.error(file, &e, None),
@@ -551,6 +571,7 @@ impl<W: Write> Dumper<'_, W> {
                 key: encode(payload, rec.key),
                 value: encode(payload, rec.value),
                 headers,
+                decoded: (!h.is_control()).then_some(self.decoder).flatten().map(|d| d.decode(rec.key, rec.value)),
                 control,
                 crc: None,
                 crc_valid: None,
@@ -662,6 +683,7 @@ impl<W: Write> Dumper<'_, W> {
                 value: encode(payload, msg.value),
                 headers: Vec::new(),
                 control: None,
+                decoded: None,
                 crc: Some(msg.crc),
                 crc_valid: Some(valid),
             }))?;

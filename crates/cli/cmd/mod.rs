@@ -3,9 +3,11 @@
 
 mod dump;
 mod fixture;
+mod groups;
 mod offsets;
 mod repair;
 mod replicas;
+mod txns;
 mod verify;
 
 use crate::args::{Cli, Command};
@@ -25,5 +27,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
         Command::Digest(args) => replicas::digest(&cli.global, &args),
         Command::Undo(args) => repair::undo(&cli.global, &args),
         Command::Fixture(args) => fixture::run(&cli.global, &args),
+        Command::Groups(args) => groups::run(&cli.global, &args),
+        Command::Txns(args) => txns::run(&cli.global, &args),
     }
 }

@@ -4,7 +4,7 @@
 use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
 
-use logfmt::logdir::{self, LogDirEntry, Target};
+use logfmt::logdir::{self, Target};
 use logfmt::offsets::PartitionOffsets;
 use logfmt::partition::{LogDirCheckpoints, Partition};
 use logfmt::spec::names as n;
@@ -17,20 +17,12 @@ pub fn run(global: &GlobalOpts, args: &OffsetForTimeArgs) -> anyhow::Result<Stat
     let limits = args.limits.limits();
     let (log_dir, dirs): (PathBuf, Vec<PathBuf>) = match logdir::resolve(&args.path)? {
         Target::LogDir(d) => {
-            let dirs: Vec<PathBuf> = logdir::log_dir_entries(&d)?
+            let dirs: Vec<PathBuf> = logdir::live_partitions(&d)?
                 .into_iter()
-                .filter_map(|e| if let LogDirEntry::Partition(p) = e { Some(p) } else { None })
-                .filter(|p| {
-                    let name = p.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-                    match logfmt::naming::parse_partition_dir(&name) {
-                        Some(pd) => {
-                            pd.state == logfmt::naming::DirState::Live
-                                && pd.topic != n::CLUSTER_METADATA_TOPIC
-                                && args.topic.as_ref().is_none_or(|t| *t == pd.topic)
-                        }
-                        None => false,
-                    }
+                .filter(|(pd, _)| {
+                    pd.topic != n::CLUSTER_METADATA_TOPIC && args.topic.as_ref().is_none_or(|t| *t == pd.topic)
                 })
+                .map(|(_, p)| p)
                 .collect();
             if dirs.is_empty() {
                 match &args.topic {

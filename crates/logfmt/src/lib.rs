@@ -24,6 +24,7 @@
 //! | `meta.properties`, `partition.metadata` | [`properties`] |
 //! | file and directory names | [`naming`], [`logdir`] |
 //! | topic configs (KRaft metadata log) | [`metadata`] |
+//! | internal topics' records, decoded | [`internal`] |
 //! | `ListOffsets` answers (offset for a time) | [`offsets`] |
 //! | a partition dir with its log dir's checkpoints | [`partition`] |
 //! | Kafka's rules (producer state, epochs, log start/end, recovery, header sanity) | [`rules`], [`sanity`] |
@@ -71,6 +72,7 @@ pub mod control;
 pub mod cursor;
 pub mod error;
 pub mod index;
+pub mod internal;
 pub mod legacy;
 pub mod limits;
 pub mod lock;

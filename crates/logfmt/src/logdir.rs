@@ -175,6 +175,20 @@ pub fn partition_files(dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(files.into_iter().map(|(_, name)| dir.join(name)).collect())
 }
 
+/// The live partition dirs of the log dir `dir` (no `-delete`, `-future`
+/// or `-stray` dir), each with its topic and partition, in walking order.
+pub fn live_partitions(dir: &Path) -> Result<Vec<(crate::naming::PartitionDir, PathBuf)>> {
+    Ok(log_dir_entries(dir)?
+        .into_iter()
+        .filter_map(|e| if let LogDirEntry::Partition(p) = e { Some(p) } else { None })
+        .filter_map(|p| {
+            let name = p.file_name()?.to_str()?;
+            let pd = crate::naming::parse_partition_dir(name)?;
+            (pd.state == crate::naming::DirState::Live).then_some((pd, p))
+        })
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -66,6 +66,8 @@ impl ConfigSource {
 pub struct ClusterMetadata {
     /// Topic name to topic id.
     pub topics: BTreeMap<String, Uuid>,
+    /// Topic id to partition count (the highest `PartitionRecord` id + 1).
+    pub partition_counts: HashMap<Uuid, i32>,
     /// (resource type, resource name) to config name to value.
     pub configs: HashMap<(i8, String), BTreeMap<String, String>>,
     /// The files replayed.
@@ -110,6 +112,11 @@ pub const RETENTION_BYTES: ConfigKey =
     ConfigKey { topic: "retention.bytes", broker: "log.retention.bytes", default: "-1" };
 
 impl ClusterMetadata {
+    /// The partition count of `topic`, if the metadata log holds it.
+    pub fn partition_count(&self, topic: &str) -> Option<i32> {
+        self.partition_counts.get(self.topics.get(topic)?).copied()
+    }
+
     /// A config of `topic`: the topic override, else the broker's dynamic
     /// config (`node_id`), else the cluster-wide dynamic default, else
     /// Kafka's default: Kafka's precedence, without static broker configs.
@@ -146,6 +153,14 @@ impl ClusterMetadata {
                 for n in names {
                     self.topics.remove(&n);
                     self.configs.remove(&(RESOURCE_TOPIC, n));
+                }
+            }
+            "PartitionRecord" => {
+                let id = text("topicId").and_then(Uuid::parse);
+                let partition = rec.data.get("partitionId").and_then(serde_json::Value::as_i64);
+                if let (Some(id), Some(p)) = (id, partition.and_then(|p| i32::try_from(p).ok())) {
+                    let n = self.partition_counts.entry(id).or_insert(0);
+                    *n = (*n).max(p.saturating_add(1));
                 }
             }
             "ConfigRecord" => {

@@ -385,3 +385,18 @@ pub fn batch_info(e: &Entry<'_>, scratch: &mut Vec<u8>, limits: &Limits) -> Batc
         }
     }
 }
+
+/// Every live partition of each log dir in `dirs`, with the log dir's own
+/// state (one [`LogDir`] read per dir).
+pub fn open_log_dirs(dirs: &[PathBuf], limits: &Limits) -> Result<Vec<(LogDir, Vec<Partition>)>> {
+    let mut out = Vec::new();
+    for d in dirs {
+        let ld = LogDir::read(d, limits);
+        let mut parts = Vec::new();
+        for (_, path) in crate::logdir::live_partitions(d)? {
+            parts.push(Partition::open_with(&path, &ld.checkpoints)?);
+        }
+        out.push((ld, parts));
+    }
+    Ok(out)
+}

@@ -1,7 +1,10 @@
-//! `kmsg`, the codec over Kafka's message definitions, against Kafka itself:
-//! every KRaft metadata record of the real-Kafka fixtures decodes to exactly
-//! the JSON `DumpLogSegments --cluster-metadata-decoder` printed for it, and
-//! encodes back to the same bytes.
+//! `kmsg`, the codec over Kafka's message definitions, and the internal-topic
+//! decoders built on it (`logfmt::internal`), against Kafka itself: every
+//! KRaft metadata record of the real-Kafka fixtures decodes to exactly the
+//! JSON `DumpLogSegments --cluster-metadata-decoder` printed for it, and
+//! encodes back to the same bytes; every `__consumer_offsets` and
+//! `__transaction_state` record decodes to what `--offsets-decoder` and
+//! `--transaction-log-decoder` printed.
 
 use std::path::{Path, PathBuf};
 
@@ -41,26 +44,191 @@ fn values(log: &Path) -> Vec<Vec<u8>> {
     out
 }
 
+/// A record's offset, key and value.
+type Record = (i64, Option<Vec<u8>>, Option<Vec<u8>>);
+
+/// (offset, key, value) of every data record of a `.log`.
+fn records(log: &Path) -> Vec<Record> {
+    let mut r = LogReader::open(log, Limits::default()).unwrap();
+    let mut scratch = Vec::new();
+    let mut out = Vec::new();
+    while let Some(item) = r.next_item().unwrap() {
+        let Item::Entry(Entry::V2(b)) = item else { panic!("{}: damage", log.display()) };
+        if b.header().is_control() {
+            continue;
+        }
+        for rec in b.records(&mut scratch, &Limits::default()).unwrap() {
+            let rec = rec.unwrap();
+            out.push((rec.offset, rec.key.map(<[u8]>::to_vec), rec.value.map(<[u8]>::to_vec)));
+        }
+    }
+    out
+}
+
+/// (offset, key text, payload text) of each record line of a decoded dump.
+fn decoded_lines(dump: &Path) -> Vec<(i64, String, String)> {
+    std::fs::read_to_string(dump)
+        .unwrap()
+        .lines()
+        .filter_map(|l| {
+            let rest = l.strip_prefix("| offset: ")?;
+            let offset = rest.split(' ').next()?.parse().ok()?;
+            let (_, kv) = rest.split_once(" key: ")?;
+            let (k, v) = kv.split_once(" payload: ")?;
+            Some((offset, k.to_string(), v.to_string()))
+        })
+        .collect()
+}
+
+/// Every decoded dump of an internal topic's segments, with its segment.
+fn decoded_dumps(topic: &str) -> Vec<(PathBuf, PathBuf)> {
+    let mut out = Vec::new();
+    for scenario in std::fs::read_dir(fixtures()).unwrap() {
+        let dir = scenario.unwrap().path().join("dump-decoded");
+        let Ok(parts) = std::fs::read_dir(&dir) else { continue };
+        for part in parts {
+            let part = part.unwrap().path();
+            let name = part.file_name().unwrap().to_string_lossy().into_owned();
+            if !name.starts_with(&format!("{topic}-")) {
+                continue;
+            }
+            for f in std::fs::read_dir(&part).unwrap() {
+                let f = f.unwrap().path();
+                let fname = f.file_name().unwrap().to_string_lossy().into_owned();
+                if let Some(log) = fname.strip_suffix(".txt").filter(|n| n.ends_with(".log")) {
+                    let seg = dir.parent().unwrap().join("logs").join(&name).join(log);
+                    out.push((seg, f));
+                }
+            }
+        }
+    }
+    out
+}
+
 #[test]
-fn metadata_records_decode_as_kafka_prints_them_and_encode_back() {
-    let base = fixtures().join("clean");
+fn consumer_offsets_records_decode_as_kafka_prints_them() {
     let mut checked = 0;
-    for rel in [
-        "__cluster_metadata-0/00000000000000000000.log",
-        "__cluster_metadata-0/00000000000000000000-0000000000.checkpoint",
-        "bootstrap.checkpoint",
-    ] {
-        let log = base.join("logs").join(rel);
-        let dump = base.join("dump-decoded").join(format!("{rel}.txt"));
-        let want = payloads(&dump);
-        let got = values(&log);
-        assert_eq!(got.len(), want.len(), "{rel}");
-        for (bytes, want) in got.iter().zip(&want) {
-            let r = kmsg::metadata::decode(bytes).unwrap_or_else(|e| panic!("{rel}: {e}: {want}"));
-            assert_eq!(&r.to_json(), want, "{rel}");
-            assert_eq!(&kmsg::metadata::encode(&r.name, r.version, &r.data).unwrap(), bytes, "{rel}: {want}");
+    for (seg, dump) in decoded_dumps("__consumer_offsets") {
+        let want = decoded_lines(&dump);
+        let got = records(&seg);
+        assert_eq!(got.len(), want.len(), "{}", seg.display());
+        for ((offset, key, value), (want_offset, want_key, want_value)) in got.iter().zip(&want) {
+            assert_eq!(offset, want_offset);
+            let d = logfmt::internal::Decoder::ConsumerOffsets.decode(key.as_deref(), value.as_deref());
+            let k: serde_json::Value = serde_json::from_str(want_key).unwrap();
+            assert_eq!(d["type"].to_string(), k["type"].as_str().unwrap(), "{}@{offset}", seg.display());
+            assert_eq!(d["key"], k["data"], "{}@{offset}", seg.display());
+            if want_value == "<DELETE>" {
+                assert!(d["value"].is_null());
+            } else {
+                let v: serde_json::Value = serde_json::from_str(want_value).unwrap();
+                assert_eq!(d["version"].to_string(), v["version"].as_str().unwrap());
+                assert_eq!(d["value"], v["data"], "{}@{offset}", seg.display());
+            }
             checked += 1;
         }
     }
-    assert!(checked > 50, "only {checked} records");
+    assert!(checked > 10, "only {checked} records");
+}
+
+#[test]
+fn transaction_state_records_decode_as_kafka_prints_them() {
+    let mut checked = 0;
+    for (seg, dump) in decoded_dumps("__transaction_state") {
+        let want = decoded_lines(&dump);
+        let got = records(&seg);
+        assert_eq!(got.len(), want.len(), "{}", seg.display());
+        for ((offset, key, value), (_, want_key, want_value)) in got.iter().zip(&want) {
+            let d = logfmt::internal::Decoder::TransactionState.decode(key.as_deref(), value.as_deref());
+            assert_eq!(
+                format!("transaction_metadata::transactionalId={}", d["key"]["transactionalId"].as_str().unwrap()),
+                *want_key
+            );
+            let v = &d["value"];
+            let text = if v.is_null() {
+                "<DELETE>".to_string()
+            } else {
+                // TransactionLog.readTxnRecordValue: an Empty transaction has no partitions
+                let mut parts: Vec<String> = Vec::new();
+                if v["state"] != "Empty" {
+                    for t in v["transactionPartitions"].as_array().unwrap() {
+                        for p in t["partitionIds"].as_array().unwrap() {
+                            parts.push(format!("{}-{p}", t["topic"].as_str().unwrap()));
+                        }
+                    }
+                }
+                parts.sort();
+                format!(
+                    "producerId:{},producerEpoch:{},state={},partitions=[{}],txnLastUpdateTimestamp={},txnTimeoutMs={}",
+                    v["producerId"],
+                    v["producerEpoch"],
+                    v["state"].as_str().unwrap(),
+                    parts.join(","),
+                    v["transactionLastUpdateTimestampMs"],
+                    v["transactionTimeoutMs"]
+                )
+            };
+            // Kafka prints the partitions of a hash set: compare them sorted
+            let sorted = |s: &str| match (s.find("partitions=["), s.find("],txn")) {
+                (Some(a), Some(b)) => {
+                    let mut p: Vec<&str> = s[a + 12..b].split(',').filter(|x| !x.is_empty()).collect();
+                    p.sort();
+                    format!("{}{}{}", &s[..a + 12], p.join(","), &s[b..])
+                }
+                _ => s.to_string(),
+            };
+            assert_eq!(sorted(&text), sorted(want_value), "{}@{offset}", seg.display());
+            checked += 1;
+        }
+    }
+    assert!(checked > 10, "only {checked} records");
+}
+
+/// Every decoded dump of KRaft metadata (`__cluster_metadata-0` segments and
+/// snapshots, `bootstrap.checkpoint`) in every scenario, with its file.
+fn metadata_dumps() -> Vec<(PathBuf, PathBuf)> {
+    let mut out = Vec::new();
+    for scenario in std::fs::read_dir(fixtures()).unwrap() {
+        let scenario = scenario.unwrap().path();
+        let dir = scenario.join("dump-decoded");
+        let boot = dir.join("bootstrap.checkpoint.txt");
+        if boot.exists() {
+            out.push((scenario.join("logs/bootstrap.checkpoint"), boot));
+        }
+        let Ok(files) = std::fs::read_dir(dir.join("__cluster_metadata-0")) else { continue };
+        for f in files {
+            let f = f.unwrap().path();
+            let fname = f.file_name().unwrap().to_string_lossy().into_owned();
+            if let Some(name) = fname.strip_suffix(".txt").filter(|n| n.ends_with(".log") || n.ends_with(".checkpoint"))
+            {
+                out.push((scenario.join("logs/__cluster_metadata-0").join(name), f));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn metadata_records_decode_as_kafka_prints_them_and_encode_back() {
+    let mut checked = 0;
+    let mut files = 0;
+    for (log, dump) in metadata_dumps() {
+        let want = payloads(&dump);
+        let got = values(&log);
+        assert_eq!(got.len(), want.len(), "{}", log.display());
+        for (bytes, want) in got.iter().zip(&want) {
+            let r = kmsg::metadata::decode(bytes).unwrap_or_else(|e| panic!("{}: {e}: {want}", log.display()));
+            assert_eq!(&r.to_json(), want, "{}", log.display());
+            assert_eq!(&logfmt::internal::Decoder::ClusterMetadata.decode(None, Some(bytes)), want);
+            assert_eq!(
+                &kmsg::metadata::encode(&r.name, r.version, &r.data).unwrap(),
+                bytes,
+                "{}: {want}",
+                log.display()
+            );
+            checked += 1;
+        }
+        files += 1;
+    }
+    assert!(files >= 3 && checked > 50, "only {checked} records in {files} files");
 }

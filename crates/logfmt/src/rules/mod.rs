@@ -11,13 +11,17 @@
 //! | the leader-epoch cache, its truncation from the start and the end | [`epochs`] | `LeaderEpochFileCache` |
 //! | log start, log end, high watermark on load, what truncation does | [`log`] | `UnifiedLog`, `LogLoader` |
 //! | which segments are recovered, recovering one, index spacing | [`recovery`] | `LogLoader.recoverLog`, `LogSegment.recover`, `LogSegment.append` |
+//! | what the group coordinator loads: committed offsets, groups, members | [`groups`] | `GroupMetadataManager.loadGroupsAndOffsets`, `GroupCoordinatorShard.replay` |
+//! | what the transaction coordinator loads: each transactional id's state | [`transactions`] | `TransactionStateManager.loadTransactionMetadata` |
 //!
 //! Layering: file formats → [`crate::partition`] → these rules → commands.
 //! Nothing here writes; planners turn what the rules say into changes.
 
 pub mod epochs;
+pub mod groups;
 pub mod log;
 pub mod producer;
 pub mod recovery;
+pub mod transactions;
 
 pub use crate::sanity as header;

@@ -96,13 +96,25 @@ pub enum Marker {
     },
 }
 
+/// A producer's open transaction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpenTxn {
+    /// Its first offset (`currentTxnFirstOffset`).
+    pub first_offset: i64,
+    /// The producer's epoch.
+    pub producer_epoch: i16,
+    /// The maxTimestamp of the producer's last batch (`lastTimestamp`, what
+    /// `kafka-transactions find-hanging` measures a transaction's age from).
+    pub last_timestamp: i64,
+}
+
 /// Each producer's open transaction.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProducerState {
     /// first offset of an open transaction -> its producer (Kafka's `ongoingTxns`)
     ongoing: BTreeMap<i64, i64>,
-    /// producer -> first offset of its open transaction
-    by_producer: HashMap<i64, i64>,
+    /// producer -> its open transaction
+    by_producer: HashMap<i64, OpenTxn>,
     /// Whether it knows every transaction opened before where it stands.
     complete: bool,
     /// Each producer's entry (its `current_txn_first_offset` is kept in
@@ -137,7 +149,9 @@ impl ProducerState {
         for e in &s.entries {
             if let Some(first) = e.open_transaction() {
                 t.ongoing.insert(first, e.producer_id);
-                t.by_producer.insert(e.producer_id, first);
+                let txn =
+                    OpenTxn { first_offset: first, producer_epoch: e.producer_epoch, last_timestamp: e.timestamp };
+                t.by_producer.insert(e.producer_id, txn);
             }
         }
         t
@@ -150,7 +164,12 @@ impl ProducerState {
 
     /// The first offset of `producer_id`'s open transaction.
     pub fn open_transaction(&self, producer_id: i64) -> Option<i64> {
-        self.by_producer.get(&producer_id).copied()
+        self.by_producer.get(&producer_id).map(|t| t.first_offset)
+    }
+
+    /// The open transactions by first offset: (producer, transaction).
+    pub fn open_transactions(&self) -> impl Iterator<Item = (i64, OpenTxn)> + '_ {
+        self.ongoing.values().filter_map(|pid| Some((*pid, *self.by_producer.get(pid)?)))
     }
 
     /// The open transactions, by first offset: (first offset, producer).
@@ -165,7 +184,7 @@ impl ProducerState {
             .iter()
             .flat_map(BTreeMap::values)
             .map(|e| ProducerStateEntry {
-                current_txn_first_offset: self.by_producer.get(&e.producer_id).copied().unwrap_or(-1),
+                current_txn_first_offset: self.by_producer.get(&e.producer_id).map_or(-1, |t| t.first_offset),
                 ..*e
             })
             .collect()
@@ -211,7 +230,7 @@ impl ProducerState {
             let m = marker?;
             self.record_entry(h, Some(m));
             let commit = m.commit;
-            let Some(first) = self.by_producer.remove(&h.producer_id) else {
+            let Some(OpenTxn { first_offset: first, .. }) = self.by_producer.remove(&h.producer_id) else {
                 return Some(if self.complete { Marker::Empty } else { Marker::Unknown { aborted: !commit } });
             };
             // the earliest other open transaction, or after the marker
@@ -230,9 +249,17 @@ impl ProducerState {
             }));
         }
         self.record_entry(h, None);
-        if h.is_transactional() && !self.by_producer.contains_key(&h.producer_id) {
-            self.by_producer.insert(h.producer_id, h.base_offset);
-            self.ongoing.insert(h.base_offset, h.producer_id);
+        if h.is_transactional() {
+            let txn = self.by_producer.entry(h.producer_id).or_insert_with(|| {
+                self.ongoing.insert(h.base_offset, h.producer_id);
+                OpenTxn {
+                    first_offset: h.base_offset,
+                    producer_epoch: h.producer_epoch,
+                    last_timestamp: h.max_timestamp,
+                }
+            });
+            txn.producer_epoch = h.producer_epoch;
+            txn.last_timestamp = h.max_timestamp;
         }
         None
     }

@@ -1,0 +1,136 @@
+//! `logtool groups`: consumer groups as the group coordinator loads them
+//! (`logfmt::rules::groups`), with lag against the partitions' high
+//! watermarks (`logfmt::rules::log`), and `--which`: the partition a group's
+//! records go to (`logfmt::internal::partition_for_group`).
+
+use std::collections::HashMap;
+use std::io::{self, BufWriter};
+
+use logfmt::internal::{CONSUMER_OFFSETS_TOPIC, partition_for_group};
+use logfmt::partition::{Partition, open_log_dirs};
+use logfmt::rules::groups::Groups;
+use logfmt::rules::log::{high_watermark, log_end_offset, log_start_offset};
+
+use crate::args::{GlobalOpts, GroupsArgs};
+use crate::exit::Status;
+use crate::output::{CommittedOffsetLine, GroupLine, GroupPartitionLine, Line, MemberOut, NoteLine, Output};
+use crate::progress::Progress;
+
+/// Kafka's default `offsets.topic.num.partitions`.
+const DEFAULT_OFFSETS_PARTITIONS: i32 = 50;
+
+pub fn run(global: &GlobalOpts, args: &GroupsArgs) -> anyhow::Result<Status> {
+    let limits = args.limits.limits();
+    let mut out = Output::new(BufWriter::new(io::stdout().lock()), global.format);
+    let dirs = open_log_dirs(&args.log_dirs, &limits)?;
+    // __consumer_offsets' partition count: given, from a metadata log, or Kafka's default
+    let (partitions, partitions_from) = match args.partitions {
+        Some(n) => (n, "given"),
+        None => dirs
+            .iter()
+            .find_map(|(ld, _)| ld.metadata.as_ref()?.partition_count(CONSUMER_OFFSETS_TOPIC))
+            .map_or((DEFAULT_OFFSETS_PARTITIONS, "Kafka's default offsets.topic.num.partitions"), |n| {
+                (n, "from the metadata log")
+            }),
+    };
+    if let Some(g) = &args.which {
+        out.emit(&Line::GroupPartition(GroupPartitionLine {
+            group: g.clone(),
+            partition: partition_for_group(g, partitions),
+            partitions,
+            partitions_from,
+        }))?;
+        out.finish()?;
+        return Ok(Status::Clean);
+    }
+    let mut offsets_topic: Vec<Partition> = Vec::new();
+    let mut data: HashMap<(String, i32), Partition> = HashMap::new();
+    for (_, parts) in dirs {
+        for p in parts {
+            if p.name.topic == CONSUMER_OFFSETS_TOPIC {
+                offsets_topic.push(p);
+            } else if !p.is_metadata_log() {
+                data.insert((p.name.topic.clone(), p.name.partition), p);
+            }
+        }
+    }
+    if offsets_topic.is_empty() {
+        anyhow::bail!("no __consumer_offsets partition in {}", dirs_text(args));
+    }
+    offsets_topic.sort_by_key(|p| p.name.partition);
+    let progress = Progress::new(offsets_topic.iter().flat_map(|p| &p.segments).map(|s| s.size).sum(), global.quiet);
+    let groups = Groups::load_with_progress(&offsets_topic, &limits, &mut |n| progress.inc(n))?;
+    progress.finish();
+    if groups.undecoded > 0 {
+        out.emit(&Line::Note(NoteLine {
+            file: &dirs_text(args),
+            message: format!("{} record(s) of __consumer_offsets did not decode and were skipped", groups.undecoded),
+        }))?;
+    }
+    let wanted = |g: &str| args.group.as_deref().is_none_or(|w| w == g);
+    // every group with metadata or offsets
+    let mut names: Vec<&String> = groups.groups.keys().chain(groups.offsets.keys().map(|(g, _, _)| g)).collect();
+    names.sort();
+    names.dedup();
+    let here: Vec<i32> = offsets_topic.iter().map(|p| p.name.partition).collect();
+    for name in names.into_iter().filter(|g| wanted(g)) {
+        let coordinator = partition_for_group(name, partitions);
+        let g = groups.groups.get(name);
+        out.emit(&Line::Group(GroupLine {
+            group: name.clone(),
+            coordinator_partition: here.contains(&coordinator).then_some(coordinator),
+            protocol: g.map(|g| g.protocol),
+            protocol_type: g.and_then(|g| g.protocol_type.clone()),
+            assignor: g.and_then(|g| g.assignor.clone()),
+            state: g.map_or("Empty", |g| g.state()),
+            generation: g.map(|g| g.generation),
+            leader: g.and_then(|g| g.leader.clone()),
+            members: g
+                .map(|g| {
+                    g.members
+                        .values()
+                        .map(|m| MemberOut {
+                            member_id: m.member_id.clone(),
+                            group_instance_id: m.group_instance_id.clone(),
+                            client_id: m.client_id.clone(),
+                            client_host: m.client_host.clone(),
+                            assignment: m.assignment.clone(),
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+            state_timestamp: g.and_then(|g| g.state_timestamp),
+        }))?;
+    }
+    for ((group, topic, partition), c) in groups.offsets.iter().filter(|((g, _, _), _)| wanted(g)) {
+        let (high_watermark, log_end_offset) = match data.get(&(topic.clone(), *partition)) {
+            Some(p) => {
+                let end = log_end_offset(p, &limits)?;
+                let hw = high_watermark(p, log_start_offset(p), end).unwrap_or(end);
+                (Some(hw), Some(end))
+            }
+            None => (None, None),
+        };
+        out.emit(&Line::CommittedOffset(CommittedOffsetLine {
+            group: group.clone(),
+            topic: topic.clone(),
+            partition: *partition,
+            offset: c.offset,
+            leader_epoch: c.leader_epoch,
+            metadata: c.metadata.clone(),
+            commit_timestamp: c.commit_timestamp,
+            expire_timestamp: c.expire_timestamp,
+            high_watermark,
+            log_end_offset,
+            lag: high_watermark.map(|hw| hw.saturating_sub(c.offset).max(0)),
+            coordinator_partition: c.at.0,
+            record_offset: c.at.1,
+        }))?;
+    }
+    out.finish()?;
+    Ok(Status::Clean)
+}
+
+fn dirs_text(args: &GroupsArgs) -> String {
+    args.log_dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ")
+}

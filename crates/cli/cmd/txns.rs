@@ -1,0 +1,129 @@
+//! `logtool txns`: open transactions per partition (`logfmt::rules::producer`
+//! at the log end), the last stable offset each holds back, the transaction
+//! coordinator's view of each (`logfmt::rules::transactions`), and hanging
+//! ones, decided as `kafka-transactions find-hanging` decides.
+
+use std::collections::HashMap;
+use std::io::{self, BufWriter};
+
+use logfmt::internal::TRANSACTION_STATE_TOPIC;
+use logfmt::partition::{Partition, open_log_dirs};
+use logfmt::rules::log::{high_watermark, log_end_offset, log_start_offset};
+use logfmt::rules::producer::ProducerState;
+use logfmt::rules::transactions::{self, TxnMetadata};
+
+use crate::args::{GlobalOpts, TxnsArgs};
+use crate::exit::Status;
+use crate::output::{Line, NoteLine, OpenTxnLine, Output, TxnPartitionLine, TxnsSummaryLine};
+use crate::progress::Progress;
+
+pub fn run(global: &GlobalOpts, args: &TxnsArgs) -> anyhow::Result<Status> {
+    let limits = args.limits.limits();
+    let mut out = Output::new(BufWriter::new(io::stdout().lock()), global.format);
+    let as_of = args.at.unwrap_or_else(|| jiff::Timestamp::now().as_millisecond());
+    let mut coordinator_parts: Vec<Partition> = Vec::new();
+    let mut data: Vec<Partition> = Vec::new();
+    for (_, parts) in open_log_dirs(&args.log_dirs, &limits)? {
+        for p in parts {
+            if p.name.topic == TRANSACTION_STATE_TOPIC {
+                coordinator_parts.push(p);
+            } else if !p.is_metadata_log() {
+                data.push(p);
+            }
+        }
+    }
+    if let Some(want) = &args.partition {
+        data.retain(|p| format!("{}-{}", p.name.topic, p.name.partition) == *want);
+        if data.is_empty() {
+            anyhow::bail!("no partition {want} in the log dirs");
+        }
+    }
+    data.sort_by(|a, b| (&a.name.topic, a.name.partition).cmp(&(&b.name.topic, b.name.partition)));
+    // the coordinator's log, then each data partition's producer state
+    let total = coordinator_parts.iter().chain(&data).flat_map(|p| &p.segments).map(|s| s.size).sum();
+    let progress = Progress::new(total, global.quiet);
+    let coordinator = if coordinator_parts.is_empty() {
+        None
+    } else {
+        Some(transactions::load_with_progress(&coordinator_parts, &limits, &mut |n| progress.inc(n))?)
+    };
+    // find-hanging looks a producer's transactional id up by producer id
+    let by_producer: HashMap<i64, &TxnMetadata> =
+        coordinator.iter().flat_map(|c| c.values()).map(|m| (m.producer_id, m)).collect();
+    let (mut open, mut hanging) = (0usize, 0usize);
+    for p in &data {
+        let end = log_end_offset(p, &limits)?;
+        let start = log_start_offset(p);
+        let hw = high_watermark(p, start, end).unwrap_or(end);
+        let state = ProducerState::at(p, end, &limits)?;
+        progress.inc(p.segments.iter().map(|s| s.size).sum());
+        let txns: Vec<_> = state.open_transactions().collect();
+        if !state.is_complete() {
+            out.emit(&Line::Note(NoteLine {
+                file: &p.dir.display().to_string(),
+                message: "no producer snapshot covers the start of this log: transactions opened before its first segment are not known".into(),
+            }))?;
+        }
+        if txns.is_empty() {
+            continue;
+        }
+        // UnifiedLog.lastStableOffset: the first unstable offset, capped by the high watermark
+        let lso = state.last_stable_offset(end).min(hw);
+        out.emit(&Line::TxnPartition(TxnPartitionLine {
+            topic: p.name.topic.clone(),
+            partition: p.name.partition,
+            log_start_offset: start,
+            high_watermark: hw,
+            log_end_offset: end,
+            last_stable_offset: lso,
+            held_back: hw.saturating_sub(lso),
+            open_transactions: txns.len(),
+        }))?;
+        for (producer_id, t) in txns {
+            open += 1;
+            let age_ms = as_of.saturating_sub(t.last_timestamp);
+            let meta = by_producer.get(&producer_id);
+            let expects = meta.map(|m| m.expects_marker(&p.name.topic, p.name.partition));
+            // TransactionsCommand.FindHangingTransactionsCommand
+            let (is_hanging, why) = if age_ms <= args.max_timeout_ms {
+                (false, format!("its producer wrote within the last {} ms", args.max_timeout_ms))
+            } else {
+                match (&coordinator, meta, expects) {
+                    (_, Some(_), Some(true)) => (false, "the coordinator will still write its marker".to_string()),
+                    (_, Some(m), _) => {
+                        (true, format!("the coordinator's transaction ({}) does not include this partition", m.state))
+                    }
+                    (Some(_), None, _) => (true, "no transactional id has this producer id".to_string()),
+                    (None, None, _) => {
+                        (true, "no transactional id known for this producer (no __transaction_state here)".to_string())
+                    }
+                }
+            };
+            hanging += usize::from(is_hanging);
+            out.emit(&Line::OpenTransaction(OpenTxnLine {
+                topic: p.name.topic.clone(),
+                partition: p.name.partition,
+                producer_id,
+                producer_epoch: t.producer_epoch,
+                first_offset: t.first_offset,
+                last_timestamp: t.last_timestamp,
+                age_ms,
+                transactional_id: meta.map(|m| m.transactional_id.clone()),
+                coordinator_state: meta.map(|m| m.state.clone()),
+                coordinator_expects_marker: expects,
+                hanging: is_hanging,
+                why,
+            }))?;
+        }
+    }
+    progress.finish();
+    out.emit(&Line::TxnsSummary(TxnsSummaryLine {
+        partitions: data.len(),
+        open_transactions: open,
+        hanging,
+        as_of,
+        coordinator_state: coordinator.is_some(),
+    }))?;
+    out.finish()?;
+    Ok(if hanging > 0 { Status::Problems } else { Status::Clean })
+}

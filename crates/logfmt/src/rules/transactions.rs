@@ -1,0 +1,137 @@
+//! What the transaction coordinator loads from `__transaction_state`
+//! (`TransactionStateManager.loadTransactionMetadata`): every partition read
+//! from its log start, the last record of a transactional id winning, a
+//! tombstone removing it. An `Empty` transaction has no partitions
+//! (`TransactionLog.readTxnRecordValue` ignores them).
+//!
+//! What `kafka-transactions describe` shows of a transactional id, and what
+//! `find-hanging` asks of it: whether the coordinator still expects to
+//! write markers to a partition (the partition is in its transaction, in
+//! state `Ongoing`, `PrepareCommit`, `PrepareAbort` or `PrepareEpochFence`).
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::internal::Decoder;
+use crate::limits::Limits;
+use crate::log::{Entry, Item};
+use crate::partition::Partition;
+
+/// A transactional id's metadata.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TxnMetadata {
+    /// The transactional id.
+    pub transactional_id: String,
+    /// Its producer id.
+    pub producer_id: i64,
+    /// Its producer epoch.
+    pub producer_epoch: i16,
+    /// `TransactionState` name (`Ongoing`, `CompleteCommit`, ...).
+    pub state: String,
+    /// The partitions of its transaction.
+    pub partitions: Vec<(String, i32)>,
+    /// `transaction.timeout.ms` of its producer.
+    pub timeout_ms: i64,
+    /// When the transaction started (-1 none).
+    pub start_timestamp: i64,
+    /// When the metadata last changed.
+    pub last_update_timestamp: i64,
+}
+
+impl TxnMetadata {
+    /// Whether the coordinator will still write a marker to `topic`-`partition`.
+    pub fn expects_marker(&self, topic: &str, partition: i32) -> bool {
+        matches!(self.state.as_str(), "Ongoing" | "PrepareCommit" | "PrepareAbort" | "PrepareEpochFence")
+            && self.partitions.iter().any(|(t, p)| t == topic && *p == partition)
+    }
+}
+
+/// Transactional ids held at most (see [`super::groups::MAX_KEYS`]).
+pub const MAX_IDS: usize = super::groups::MAX_KEYS;
+
+/// Load every `__transaction_state` partition given, by transactional id.
+pub fn load(partitions: &[Partition], limits: &Limits) -> Result<BTreeMap<String, TxnMetadata>> {
+    load_with_progress(partitions, limits, &mut |_| {})
+}
+
+/// [`load`], telling `done` the size of each segment read.
+pub fn load_with_progress(
+    partitions: &[Partition],
+    limits: &Limits,
+    done: &mut dyn FnMut(u64),
+) -> Result<BTreeMap<String, TxnMetadata>> {
+    let mut out = BTreeMap::new();
+    let mut scratch = Vec::new();
+    for p in partitions {
+        let start = super::log::log_start_offset(p);
+        for seg in &p.segments {
+            if seg.next_base.is_some_and(|n| n <= start) {
+                continue;
+            }
+            let mut r = seg.reader(limits)?;
+            while let Some(item) = r.next_item()? {
+                let Item::Entry(Entry::V2(b)) = item else { continue };
+                if b.header().is_control() || b.header().last_offset() < start || !b.is_valid() {
+                    continue;
+                }
+                let Ok(records) = b.records(&mut scratch, limits) else { continue };
+                for rec in records {
+                    let Ok(rec) = rec else { break };
+                    if rec.offset < start {
+                        continue;
+                    }
+                    let d = Decoder::TransactionState.decode(rec.key, rec.value);
+                    let Some(id) = d.get("key").and_then(|k| k.get("transactionalId")).and_then(Value::as_str) else {
+                        continue;
+                    };
+                    match d.get("value").filter(|v| !v.is_null()) {
+                        None if d.get("error").is_none() => {
+                            out.remove(id);
+                        }
+                        None => {}
+                        Some(v) => {
+                            out.insert(id.to_string(), metadata(id, v));
+                        }
+                    }
+                    if out.len() > MAX_IDS {
+                        return Err(Error::refused(format!(
+                            "{}: more than {MAX_IDS} transactional ids; not a coordinator's state",
+                            p.dir.display()
+                        )));
+                    }
+                }
+            }
+            done(seg.size);
+        }
+    }
+    Ok(out)
+}
+
+fn metadata(id: &str, v: &Value) -> TxnMetadata {
+    let int = |k: &str| v.get(k).and_then(Value::as_i64).unwrap_or(-1);
+    let state = v.get("state").and_then(Value::as_str).unwrap_or("Unknown").to_string();
+    let mut partitions = Vec::new();
+    if state != "Empty" {
+        for t in v.get("transactionPartitions").and_then(Value::as_array).into_iter().flatten() {
+            let topic = t.get("topic").and_then(Value::as_str).unwrap_or_default();
+            for p in t.get("partitionIds").and_then(Value::as_array).into_iter().flatten() {
+                if let Some(p) = p.as_i64().and_then(|p| i32::try_from(p).ok()) {
+                    partitions.push((topic.to_string(), p));
+                }
+            }
+        }
+    }
+    partitions.sort();
+    TxnMetadata {
+        transactional_id: id.to_string(),
+        producer_id: int("producerId"),
+        producer_epoch: i16::try_from(int("producerEpoch")).unwrap_or(-1),
+        state,
+        partitions,
+        timeout_ms: int("transactionTimeoutMs"),
+        start_timestamp: int("transactionStartTimestampMs"),
+        last_update_timestamp: int("transactionLastUpdateTimestampMs"),
+    }
+}
