@@ -29,19 +29,7 @@ fn payloads(dump: &Path) -> Vec<serde_json::Value> {
 
 /// Every metadata record value of a `.log` or `.checkpoint`, in order.
 fn values(log: &Path) -> Vec<Vec<u8>> {
-    let mut r = LogReader::open(log, Limits::default()).unwrap();
-    let mut scratch = Vec::new();
-    let mut out = Vec::new();
-    while let Some(item) = r.next_item().unwrap() {
-        let Item::Entry(Entry::V2(b)) = item else { panic!("{}: damage", log.display()) };
-        if b.header().is_control() {
-            continue;
-        }
-        for rec in b.records(&mut scratch, &Limits::default()).unwrap() {
-            out.push(rec.unwrap().value.unwrap().to_vec());
-        }
-    }
-    out
+    records(log).into_iter().map(|(_, _, v)| v.unwrap()).collect()
 }
 
 /// A record's offset, key and value.

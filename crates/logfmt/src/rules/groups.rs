@@ -30,7 +30,6 @@ use crate::control::ControlRecord;
 use crate::error::{Error, Result};
 use crate::internal::Decoder;
 use crate::limits::Limits;
-use crate::log::{Entry, Item};
 use crate::partition::Partition;
 
 /// Keys (offsets, groups, members) held at most; more is a damaged or
@@ -153,53 +152,25 @@ impl Groups {
     }
 
     fn load_partition(&mut self, p: &Partition, limits: &Limits, done: &mut dyn FnMut(u64)) -> Result<()> {
-        let start = super::log::log_start_offset(p);
-        let mut scratch = Vec::new();
-        for seg in &p.segments {
-            if seg.next_base.is_some_and(|n| n <= start) {
-                continue;
-            }
-            let mut r = seg.reader(limits)?;
-            while let Some(item) = r.next_item()? {
-                let Item::Entry(Entry::V2(b)) = item else { continue };
-                let h = *b.header();
-                if h.last_offset() < start || !b.is_valid() {
-                    continue;
+        let undecoded = super::log::for_each_record(p, limits, done, &mut |h, position, rec| {
+            if h.is_control() {
+                if let Ok(ControlRecord::EndTxn(m)) = crate::control::parse(rec, position) {
+                    self.end_txn(h.producer_id, m.commit);
                 }
-                let records = match b.records(&mut scratch, limits) {
-                    Ok(r) => r,
-                    Err(_) => {
-                        self.undecoded = self.undecoded.saturating_add(1);
-                        continue;
-                    }
-                };
-                for rec in records {
-                    let Ok(rec) = rec else {
-                        self.undecoded = self.undecoded.saturating_add(1);
-                        break;
-                    };
-                    if rec.offset < start {
-                        continue;
-                    }
-                    if h.is_control() {
-                        if let Ok(ControlRecord::EndTxn(m)) = crate::control::parse(&rec, b.position()) {
-                            self.end_txn(h.producer_id, m.commit);
-                        }
-                        continue;
-                    }
-                    let d = Decoder::ConsumerOffsets.decode(rec.key, rec.value);
-                    let txn = h.is_transactional().then_some(h.producer_id);
-                    self.apply(&d, (p.name.partition, rec.offset), txn);
-                    if self.keys() > MAX_KEYS {
-                        return Err(Error::refused(format!(
-                            "{}: more than {MAX_KEYS} groups, offsets and members; not a coordinator's state",
-                            p.dir.display()
-                        )));
-                    }
-                }
+                return Ok(());
             }
-            done(seg.size);
-        }
+            let d = Decoder::ConsumerOffsets.decode(rec.key, rec.value);
+            let txn = h.is_transactional().then_some(h.producer_id);
+            self.apply(&d, (p.name.partition, rec.offset), txn);
+            if self.keys() > MAX_KEYS {
+                return Err(Error::refused(format!(
+                    "{}: more than {MAX_KEYS} groups, offsets and members; not a coordinator's state",
+                    p.dir.display()
+                )));
+            }
+            Ok(())
+        })?;
+        self.undecoded = self.undecoded.saturating_add(undecoded);
         Ok(())
     }
 

@@ -25,10 +25,11 @@
 
 use std::path::PathBuf;
 
+use crate::batch::{BatchHeader, Record};
 use crate::error::Result;
 use crate::index::lookup_offset;
 use crate::limits::Limits;
-use crate::log::Item;
+use crate::log::{Entry, Item};
 use crate::metadata::CLEANUP_POLICY;
 use crate::partition::{LogDir, Partition, Segment};
 
@@ -68,6 +69,51 @@ pub fn compaction(p: &Partition, log_dir: &LogDir) -> Compaction {
 pub fn log_start_offset(p: &Partition) -> i64 {
     let first = p.first_base().unwrap_or(0);
     p.checkpoints.log_start_offset.unwrap_or(first).max(first)
+}
+
+/// Every record a reader of `p` gets, in file order, with its batch's header
+/// and position: v2 batches with a valid checksum, records from the log
+/// start on (control records included). Segments wholly below the log start
+/// are not read; `done` is told each segment's size once it is read. Returns
+/// how many batches had records that did not decode (the rest of such a
+/// batch is skipped, as a reader cannot go on inside it).
+pub fn for_each_record(
+    p: &Partition,
+    limits: &Limits,
+    done: &mut dyn FnMut(u64),
+    visit: &mut dyn FnMut(&BatchHeader, u64, &Record<'_>) -> Result<()>,
+) -> Result<u64> {
+    let start = log_start_offset(p);
+    let mut scratch = Vec::new();
+    let mut undecoded = 0u64;
+    for seg in &p.segments {
+        if seg.next_base.is_some_and(|n| n <= start) {
+            continue;
+        }
+        let mut r = seg.reader(limits)?;
+        while let Some(item) = r.next_item()? {
+            let Item::Entry(Entry::V2(b)) = item else { continue };
+            let h = *b.header();
+            if h.last_offset() < start || !b.is_valid() {
+                continue;
+            }
+            let Ok(records) = b.records(&mut scratch, limits) else {
+                undecoded = undecoded.saturating_add(1);
+                continue;
+            };
+            for rec in records {
+                let Ok(rec) = rec else {
+                    undecoded = undecoded.saturating_add(1);
+                    break;
+                };
+                if rec.offset >= start {
+                    visit(&h, b.position(), &rec)?;
+                }
+            }
+        }
+        done(seg.size);
+    }
+    Ok(undecoded)
 }
 
 /// The log end offset from the last batch seen (`last_offset`) and the active

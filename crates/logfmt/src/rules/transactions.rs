@@ -16,7 +16,6 @@ use serde_json::Value;
 use crate::error::{Error, Result};
 use crate::internal::Decoder;
 use crate::limits::Limits;
-use crate::log::{Entry, Item};
 use crate::partition::Partition;
 
 /// A transactional id's metadata.
@@ -63,48 +62,32 @@ pub fn load_with_progress(
     done: &mut dyn FnMut(u64),
 ) -> Result<BTreeMap<String, TxnMetadata>> {
     let mut out = BTreeMap::new();
-    let mut scratch = Vec::new();
     for p in partitions {
-        let start = super::log::log_start_offset(p);
-        for seg in &p.segments {
-            if seg.next_base.is_some_and(|n| n <= start) {
-                continue;
+        super::log::for_each_record(p, limits, done, &mut |h, _, rec| {
+            if h.is_control() {
+                return Ok(());
             }
-            let mut r = seg.reader(limits)?;
-            while let Some(item) = r.next_item()? {
-                let Item::Entry(Entry::V2(b)) = item else { continue };
-                if b.header().is_control() || b.header().last_offset() < start || !b.is_valid() {
-                    continue;
+            let d = Decoder::TransactionState.decode(rec.key, rec.value);
+            let Some(id) = d.get("key").and_then(|k| k.get("transactionalId")).and_then(Value::as_str) else {
+                return Ok(());
+            };
+            match d.get("value").filter(|v| !v.is_null()) {
+                None if d.get("error").is_none() => {
+                    out.remove(id);
                 }
-                let Ok(records) = b.records(&mut scratch, limits) else { continue };
-                for rec in records {
-                    let Ok(rec) = rec else { break };
-                    if rec.offset < start {
-                        continue;
-                    }
-                    let d = Decoder::TransactionState.decode(rec.key, rec.value);
-                    let Some(id) = d.get("key").and_then(|k| k.get("transactionalId")).and_then(Value::as_str) else {
-                        continue;
-                    };
-                    match d.get("value").filter(|v| !v.is_null()) {
-                        None if d.get("error").is_none() => {
-                            out.remove(id);
-                        }
-                        None => {}
-                        Some(v) => {
-                            out.insert(id.to_string(), metadata(id, v));
-                        }
-                    }
-                    if out.len() > MAX_IDS {
-                        return Err(Error::refused(format!(
-                            "{}: more than {MAX_IDS} transactional ids; not a coordinator's state",
-                            p.dir.display()
-                        )));
-                    }
+                None => {}
+                Some(v) => {
+                    out.insert(id.to_string(), metadata(id, v));
                 }
             }
-            done(seg.size);
-        }
+            if out.len() > MAX_IDS {
+                return Err(Error::refused(format!(
+                    "{}: more than {MAX_IDS} transactional ids; not a coordinator's state",
+                    p.dir.display()
+                )));
+            }
+            Ok(())
+        })?;
     }
     Ok(out)
 }
