@@ -32,12 +32,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 . fixtures/kafka/lib.sh
 . tests/interop/lib.sh
-kafka_libs
-cargo build --locked -q
-LT=$PWD/target/debug/logtool
-export KRAFT_QUORUM=static
-work=$(mktemp -d "${TMPDIR:-/tmp}/logtool-fixture.XXXXXX")
-trap 'rc=$?; kafka_cleanup; if [ $rc = 0 ]; then rm -rf "$work"; else log "kept $work"; fi' EXIT
+interop_setup fixture
 BROKER_PROPS=("log.retention.ms=-1" "log.cleaner.enable=false")
 workload() { kafka_java "$KAFKA_LIB_DIR/Workload.java" "$@"; }
 

@@ -1,6 +1,18 @@
 # shellcheck shell=bash
 # Helpers shared by the interop scripts (sourced after fixtures/kafka/lib.sh).
 
+# The start of an interop script: Kafka's jars fetched, logtool built ($LT),
+# a static quorum, a work dir $work (removed on success, kept for a look when
+# a check fails) and every broker started stopped on exit.
+interop_setup() { # NAME
+  kafka_libs
+  cargo build --locked -q
+  LT=$PWD/target/debug/logtool
+  export KRAFT_QUORUM=static
+  work=$(mktemp -d "${TMPDIR:-/tmp}/logtool-$1.XXXXXX")
+  trap 'rc=$?; kafka_cleanup; if [ $rc = 0 ]; then rm -rf "$work"; else log "kept $work"; fi' EXIT
+}
+
 # Start a single-node broker (static quorum, node 1) on LOGDIR, fresh ports,
 # with the script's BROKER_PROPS, configs and logs under $work; waits until it
 # has loaded its logs. Sets KAFKA_PID and BOOTSTRAP.

@@ -42,13 +42,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 . fixtures/kafka/lib.sh
 . tests/interop/lib.sh
-kafka_libs
-cargo build --locked -q
-LT=$PWD/target/debug/logtool
-export KRAFT_QUORUM=static
-work=$(mktemp -d "${TMPDIR:-/tmp}/logtool-repair.XXXXXX")
-# kept when a check fails, for a look
-trap 'rc=$?; kafka_cleanup; if [ $rc = 0 ]; then rm -rf "$work"; else log "kept $work"; fi' EXIT
+interop_setup repair
 CLUSTER_ID=bG9ndG9vbC1yZXBhaXJz
 # no timed-out transaction is aborted (with markers) while a broker runs here
 BROKER_PROPS=("log.index.size.max.bytes=1048576"
