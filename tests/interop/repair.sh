@@ -105,6 +105,18 @@ while [ "$(cat "$crash/replication-offset-checkpoint" 2>/dev/null)" = "$seen" ];
   sleep 0.05; i=$((i + 1))
 done
 sleep 2
+# the kill must find a few batches in kill-plain-0's active segment (not
+# just after a roll): section 2 damages its last ones
+live_batches() {
+  local seg
+  seg=$(cd "$crash/kill-plain-0" && ls ./*.log | sort | tail -1)
+  "$LT" dump --format json "$crash/kill-plain-0/$seg" 2>/dev/null | grep -c '"type":"batch"' || true
+}
+i=0
+until [ "$(live_batches)" -ge 4 ]; do
+  [ $i -gt 600 ] && die "kill-plain-0's active segment does not fill"
+  sleep 0.05; i=$((i + 1))
+done
 log "SIGKILL broker pid $KAFKA_PID while it is being written to"
 kafka_kill "$KAFKA_PID"
 kafka_kill "$wpid"
