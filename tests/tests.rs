@@ -1,5 +1,7 @@
 //! logtool's integration tests: one binary, a module per concern.
 
+// `logtool broker` spoken to as a client does
+mod broker;
 // `logtool dump` behaviour: walking order, options, exit codes, damage
 mod dump;
 // `logtool fixture`: log dirs written from specs

@@ -146,6 +146,14 @@ pub enum Command {
     /// as kafka-transactions find-hanging decides: older than --max-timeout-ms and not one the
     /// coordinator will still write a marker for. Exit code 1 when one hangs.
     Txns(TxnsArgs),
+    /// A minimal Kafka broker on loopback that Kafka clients produce to and fetch from.
+    ///
+    /// Writes a new log dir as a Kafka 3.9 broker does (through logtool's writer): stop it
+    /// with SIGTERM or Ctrl-C and a real Kafka 3.9.1 starts on the dir and serves what was
+    /// produced. Prints "listening on HOST:PORT" once it accepts connections. Implemented:
+    /// ApiVersions, Metadata, CreateTopics, Produce (idempotent producers), Fetch, ListOffsets
+    /// (earliest, latest), InitProducerId; no consumer groups or transactions yet (README).
+    Broker(BrokerArgs),
 }
 
 #[derive(Args, Debug)]
@@ -425,6 +433,25 @@ pub struct GroupsArgs {
     pub partitions: Option<i32>,
     #[command(flatten)]
     pub limits: LimitArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct BrokerArgs {
+    /// The log dir to write (new, or empty).
+    #[arg(long, value_name = "DIR")]
+    pub log_dir: PathBuf,
+    /// Where to listen: loopback only; port 0 picks a free one.
+    #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:9092")]
+    pub listen: std::net::SocketAddr,
+    /// node.id (1: the broker is the controller of its static quorum).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub node_id: i32,
+    /// num.partitions: partitions of auto-created topics and of CreateTopics without a count.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(i32).range(1..))]
+    pub partitions: i32,
+    /// auto.create.topics.enable: Metadata requests create the topics they name.
+    #[arg(long)]
+    pub auto_create_topics: bool,
 }
 
 #[derive(Args, Debug)]

@@ -26,6 +26,10 @@ trap 'rm -rf "$work"' EXIT
        'common/message/VotersRecord.json' 'common/message/ConsumerProtocolSubscription.json' \
        'common/message/ConsumerProtocolAssignment.json' 'common/message/DefaultPrincipalData.json' \
        'common/message/EndTxnMarker.json' 2>/dev/null || true)
+# the requests logtool broker answers (walked before they are decoded)
+for api in ApiVersions Metadata CreateTopics Produce Fetch ListOffsets InitProducerId FindCoordinator DescribeConfigs; do
+  (cd "$work" && unzip -q -o "$KAFKA_LIBS/kafka-clients-$KAFKA_VERSION.jar" "common/message/${api}Request.json")
+done
 rm -f "$out"/*.json
 for f in "$work"/common/metadata/*.json "$work"/common/message/*.json; do
   [ -f "$f" ] || continue

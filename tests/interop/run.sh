@@ -13,7 +13,9 @@
 # and checks the repairs against Kafka's own recovery and index rebuild
 # (tests/interop/repair.sh); then starts Kafka on the log dirs `logtool
 # fixture` writes and checks it serves exactly what the specs produced
-# (tests/interop/fixture.sh). Needs java 17+
+# (tests/interop/fixture.sh); then runs Kafka's clients and tools against
+# `logtool broker` and starts Kafka on the log dir it wrote
+# (tests/interop/broker.sh). Needs java 17+
 # and mvn; brokers bind 127.0.0.1 only and are stopped by pid.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -29,3 +31,5 @@ tests/interop/live_lock.sh
 tests/interop/repair.sh
 # log dirs logtool writes (logtool fixture), loaded and served by Kafka
 tests/interop/fixture.sh
+# logtool broker against Kafka's clients and tools, then Kafka on its log dir
+tests/interop/broker.sh

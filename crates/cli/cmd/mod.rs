@@ -1,6 +1,7 @@
 //! One module per subcommand. Each takes its typed options and the global
 //! ones, writes [`crate::output::Line`]s, and returns a [`Status`].
 
+mod broker;
 mod dump;
 mod fixture;
 mod groups;
@@ -28,6 +29,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
         Command::Undo(args) => repair::undo(&cli.global, &args),
         Command::Fixture(args) => fixture::run(&cli.global, &args),
         Command::Groups(args) => groups::run(&cli.global, &args),
+        Command::Broker(args) => broker::run(&args),
         Command::Txns(args) => txns::run(&cli.global, &args),
     }
 }

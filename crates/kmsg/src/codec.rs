@@ -217,6 +217,85 @@ fn read_value(
     })
 }
 
+/// Walk a message of `schema` at `version` without building it: whether it
+/// is well formed, and how many values it holds (array elements and
+/// structs: what a decoder building it allocates for, at most). Reading a
+/// request this way before a generated decoder reads it keeps a claimed
+/// array length from costing memory the bytes do not back.
+pub fn skim(r: &mut Reader<'_>, schema: &MessageSchema, version: i16) -> Result<u64> {
+    if !schema.valid.contains(version) {
+        return Err(Error::value(format!("{} has no version {version}", schema.name)));
+    }
+    skim_struct(r, &schema.root, version, schema.flexible.contains(version), 0)
+}
+
+fn skim_struct(r: &mut Reader<'_>, def: &StructDef, version: i16, flexible: bool, depth: u32) -> Result<u64> {
+    if depth > MAX_DEPTH {
+        return Err(Error::Invalid { at: r.position(), what: "structs nested too deep".into() });
+    }
+    let mut items: u64 = 1;
+    for f in def.fields.iter().filter(|f| f.versions.contains(version) && !f.is_tagged(version)) {
+        items = items.saturating_add(skim_value(r, &f.ty, version, flexible, f.nullable.contains(version), depth)?);
+    }
+    if flexible {
+        let n = r.uvarint()?;
+        for _ in 0..n {
+            let tag = r.uvarint()?;
+            let size = usize::try_from(r.uvarint()?).unwrap_or(usize::MAX);
+            let bytes = r.take(size)?;
+            let field = def.fields.iter().find(|f| f.tagged.is_some_and(|(t, v)| t == tag && v.contains(version)));
+            if let Some(f) = field {
+                let mut inner = Reader::new(bytes);
+                let v = skim_value(&mut inner, &f.ty, version, flexible, f.nullable.contains(version), depth)?;
+                items = items.saturating_add(v);
+            }
+        }
+    }
+    Ok(items)
+}
+
+fn skim_value(r: &mut Reader<'_>, ty: &Type, version: i16, flexible: bool, nullable: bool, depth: u32) -> Result<u64> {
+    let null_ok = |n: Option<usize>, at: usize| -> Result<usize> {
+        match n {
+            None if nullable => Ok(0),
+            None => Err(Error::Invalid { at, what: "null in a field that cannot be null".into() }),
+            Some(n) => Ok(n),
+        }
+    };
+    match ty {
+        Type::Bool | Type::Int8 => r.take(1).map(|_| 0),
+        Type::Int16 | Type::Uint16 => r.take(2).map(|_| 0),
+        Type::Int32 | Type::Uint32 => r.take(4).map(|_| 0),
+        Type::Int64 | Type::Float64 => r.take(8).map(|_| 0),
+        Type::Uuid => r.take(16).map(|_| 0),
+        Type::String | Type::Bytes | Type::Records => {
+            let at = r.position();
+            let n = null_ok(r.len(flexible, !matches!(ty, Type::String))?, at)?;
+            r.take(n).map(|_| 0)
+        }
+        Type::Array(elem) => {
+            let at = r.position();
+            let n = null_ok(r.len(flexible, true)?, at)?;
+            // every element takes at least one byte
+            if n > r.remaining() {
+                return Err(Error::Truncated { at });
+            }
+            let mut items = n as u64;
+            for _ in 0..n {
+                items = items.saturating_add(skim_value(r, elem, version, flexible, false, depth.saturating_add(1))?);
+            }
+            Ok(items)
+        }
+        Type::Struct(def) => {
+            if nullable && r.i8()? < 0 {
+                Ok(0)
+            } else {
+                skim_struct(r, def, version, flexible, depth.saturating_add(1))
+            }
+        }
+    }
+}
+
 /// Write a message of `schema` at `version` from `value` (missing fields take
 /// their defaults).
 pub fn write(out: &mut Vec<u8>, schema: &MessageSchema, version: i16, value: &Value) -> Result<()> {
@@ -355,4 +434,27 @@ fn write_value(out: &mut Vec<u8>, ty: &Type, version: i16, flexible: bool, nulla
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn skim_counts_what_read_builds_and_refuses_lies() {
+        let value = json!({"topics": [{"name": "a"}, {"name": "b"}], "allowAutoTopicCreation": true});
+        for version in [1i16, 9, 12] {
+            let bytes = crate::encode("MetadataRequest", version, &value).unwrap();
+            // the root, the array's two elements, and their two structs
+            assert_eq!(crate::skim("MetadataRequest", version, &bytes).unwrap(), 5, "v{version}");
+            assert!(crate::skim("MetadataRequest", version, &bytes[..bytes.len() - 1]).is_err());
+        }
+        // v1: an array of 2^31 - 1 topics in 4 bytes
+        let lie = 0x7fff_ffffi32.to_be_bytes();
+        assert!(crate::skim("MetadataRequest", 1, &lie).is_err());
+        // trailing bytes are not a message
+        let mut bytes = crate::encode("MetadataRequest", 1, &value).unwrap();
+        bytes.push(0);
+        assert!(crate::skim("MetadataRequest", 1, &bytes).is_err());
+    }
 }

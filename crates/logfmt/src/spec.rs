@@ -73,6 +73,8 @@ pub mod batch {
     pub const NO_PRODUCER_ID: i64 = -1;
     /// No sequence number.
     pub const NO_SEQUENCE: i32 = -1;
+    /// No producer epoch (`RecordBatch.NO_PRODUCER_EPOCH`).
+    pub const NO_PRODUCER_EPOCH: i16 = -1;
     /// No timestamp.
     pub const NO_TIMESTAMP: i64 = -1;
     /// Smallest possible record: length, attributes, timestampDelta,

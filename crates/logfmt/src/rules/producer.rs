@@ -108,6 +108,30 @@ pub struct OpenTxn {
     pub last_timestamp: i64,
 }
 
+/// What [`ProducerState::check_append`] decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AppendCheck {
+    /// Append it.
+    Append,
+    /// Already appended at these offsets: answer them, append nothing.
+    Duplicate {
+        /// The first append's base offset.
+        base_offset: i64,
+        /// Its last offset.
+        last_offset: i64,
+    },
+    /// `OUT_OF_ORDER_SEQUENCE_NUMBER`.
+    OutOfOrderSequence {
+        /// The sequence that would have been in order.
+        expected: i32,
+    },
+    /// `INVALID_PRODUCER_EPOCH`: an epoch older than the producer's.
+    InvalidProducerEpoch {
+        /// The producer's epoch.
+        current: i16,
+    },
+}
+
 /// Each producer's open transaction.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProducerState {
@@ -217,6 +241,48 @@ impl ProducerState {
                 e.last_offset = h.last_offset();
                 e.offset_delta = h.last_offset_delta;
             }
+        }
+    }
+
+    /// Whether a producer's batch may be appended, as a leader decides
+    /// before it appends (`UnifiedLog.analyzeAndValidateProducerState`:
+    /// `ProducerStateEntry.findDuplicateBatch`, then
+    /// `ProducerAppendInfo.checkProducerEpoch` and `checkSequence`). Needs a
+    /// state made [`ProducerState::with_entries`] (else every batch may be
+    /// appended). Kafka remembers a producer's last 5 batches for
+    /// duplicates; the entry kept here (what a snapshot holds) is its last.
+    pub fn check_append(&self, h: &BatchHeader) -> AppendCheck {
+        use crate::spec::batch::{NO_PRODUCER_EPOCH, NO_SEQUENCE};
+        if h.producer_id < 0 || h.is_control() {
+            return AppendCheck::Append;
+        }
+        let Some(e) = self.producers.as_ref().and_then(|p| p.get(&h.producer_id)) else {
+            return AppendCheck::Append;
+        };
+        let first_seq = h.base_sequence;
+        if h.producer_epoch == e.producer_epoch && e.last_sequence != NO_SEQUENCE {
+            let e_first = e.last_sequence.wrapping_sub(e.offset_delta);
+            if first_seq == e_first && h.last_sequence() == e.last_sequence {
+                let base = e.last_offset.saturating_sub(i64::from(e.offset_delta));
+                return AppendCheck::Duplicate { base_offset: base, last_offset: e.last_offset };
+            }
+        }
+        if h.producer_epoch < e.producer_epoch {
+            return AppendCheck::InvalidProducerEpoch { current: e.producer_epoch };
+        }
+        if h.producer_epoch != e.producer_epoch {
+            if first_seq != 0 && e.producer_epoch != NO_PRODUCER_EPOCH {
+                return AppendCheck::OutOfOrderSequence { expected: 0 };
+            }
+            return AppendCheck::Append;
+        }
+        let last = e.last_sequence;
+        let in_sequence =
+            i64::from(first_seq) == i64::from(last).saturating_add(1) || (first_seq == 0 && last == i32::MAX);
+        if e.producer_epoch == NO_PRODUCER_EPOCH || last == NO_SEQUENCE || in_sequence {
+            AppendCheck::Append
+        } else {
+            AppendCheck::OutOfOrderSequence { expected: last.wrapping_add(1) }
         }
     }
 

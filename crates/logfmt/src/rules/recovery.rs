@@ -94,6 +94,27 @@ impl IndexBuilder {
         self.valid_bytes = self.valid_bytes.saturating_add(size);
     }
 
+    /// `OffsetIndex.lookup` on the entries so far: the last entry whose
+    /// offset is at most `target`, as (offset, position), or `None`.
+    pub fn lookup(&self, target: i64) -> Option<(i64, u64)> {
+        let entry = layout::OFFSET_INDEX_ENTRY_SIZE;
+        let count = self.offset_index.len().checked_div(entry)?;
+        let read = |slot: usize| -> Option<(i64, u64)> {
+            let at = slot.checked_mul(entry)?;
+            let bytes = self.offset_index.get(at..at.checked_add(entry)?)?;
+            let rel = i32::from_be_bytes(bytes.get(..4)?.try_into().ok()?);
+            let pos = u32::from_be_bytes(bytes.get(4..8)?.try_into().ok()?);
+            Some((self.base_offset.saturating_add(i64::from(rel)), u64::from(pos)))
+        };
+        // the entries are in offset order: the first slot past target, minus one
+        let (mut lo, mut hi) = (0usize, count);
+        while lo < hi {
+            let mid = lo.saturating_add(hi.saturating_sub(lo) / 2);
+            if read(mid)?.0 <= target { lo = mid.saturating_add(1) } else { hi = mid }
+        }
+        lo.checked_sub(1).and_then(read)
+    }
+
     /// Bytes accounted so far.
     pub fn valid_bytes(&self) -> u64 {
         self.valid_bytes

@@ -323,6 +323,8 @@ pub struct LogDirWriter {
     dir: PathBuf,
     node_id: i32,
     partitions: BTreeMap<String, PartitionWriter>,
+    /// Partitions written in place ([`PartitionWriter::create_in_place`]).
+    in_place: bool,
 }
 
 /// `topic-partition`, the name of a partition's dir.
@@ -334,6 +336,16 @@ impl LogDirWriter {
     /// Start writing the log dir `dir` of node `node_id` (`dir` must not
     /// exist, or be empty).
     pub fn create(dir: &Path, node_id: i32) -> Result<LogDirWriter> {
+        Self::create_with(dir, node_id, false)
+    }
+
+    /// [`LogDirWriter::create`], every partition's segments written in
+    /// place (a broker's log dir).
+    pub fn create_in_place(dir: &Path, node_id: i32) -> Result<LogDirWriter> {
+        Self::create_with(dir, node_id, true)
+    }
+
+    fn create_with(dir: &Path, node_id: i32, in_place: bool) -> Result<LogDirWriter> {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(e, Some(dir)))?;
         if std::fs::read_dir(dir).map_err(|e| Error::io(e, Some(dir)))?.next().is_some() {
             return Err(Error::refused(format!(
@@ -341,7 +353,7 @@ impl LogDirWriter {
                 dir.display()
             )));
         }
-        Ok(LogDirWriter { dir: dir.to_path_buf(), node_id, partitions: BTreeMap::new() })
+        Ok(LogDirWriter { dir: dir.to_path_buf(), node_id, partitions: BTreeMap::new(), in_place })
     }
 
     /// The log dir.
@@ -352,7 +364,12 @@ impl LogDirWriter {
     /// Add a partition of `topic` (created now, empty).
     pub fn add_partition(&mut self, topic: &Topic, partition: i32, config: LogConfig) -> Result<&mut PartitionWriter> {
         let name = partition_dir_name(&topic.name, partition);
-        let w = PartitionWriter::create(&self.dir.join(&name), &topic.topic_id, config)?;
+        let dir = self.dir.join(&name);
+        let w = if self.in_place {
+            PartitionWriter::create_in_place(&dir, &topic.topic_id, config)?
+        } else {
+            PartitionWriter::create(&dir, &topic.topic_id, config)?
+        };
         Ok(self.partitions.entry(name).or_insert(w))
     }
 

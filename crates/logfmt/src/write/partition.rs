@@ -42,6 +42,14 @@
 //! Every file goes through [`super::file`]; segments stream through a
 //! buffered writer, so memory stays bounded by one batch plus the indexes of
 //! one segment (at most `segment.index.bytes` each).
+//!
+//! A writer made by [`PartitionWriter::create_in_place`] (the broker's)
+//! appends to each segment's `.log` in place instead, as Kafka does: every
+//! batch is in the file (and readable) when `append` returns, a SIGKILL
+//! leaves what Kafka's recovery expects, and [`PartitionWriter::locate`]
+//! finds where to read an offset from; only the active segment's indexes
+//! wait in memory for its roll or the close. [`PartitionWriter::append_raw`]
+//! appends a producer's batch as it came, setting only what Kafka sets.
 
 use std::path::{Path, PathBuf};
 
@@ -149,10 +157,50 @@ pub struct Appended {
     pub max_timestamp: i64,
 }
 
+/// A segment's `.log` being written: under a temporary name until its
+/// commit, or in place.
+enum SegmentLog {
+    Atomic(AtomicFile),
+    InPlace { path: PathBuf, file: std::fs::File },
+}
+
+impl SegmentLog {
+    fn path(&self) -> &Path {
+        match self {
+            SegmentLog::Atomic(f) => f.path(),
+            SegmentLog::InPlace { path, .. } => path,
+        }
+    }
+
+    /// Committed (renamed into place), or fsynced in place.
+    fn commit(self) -> Result<()> {
+        match self {
+            SegmentLog::Atomic(f) => f.commit(),
+            SegmentLog::InPlace { path, file } => file.sync_all().map_err(|e| io(e, &path)),
+        }
+    }
+}
+
+impl std::io::Write for SegmentLog {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        match self {
+            SegmentLog::Atomic(f) => f.write(bytes),
+            SegmentLog::InPlace { file, .. } => file.write(bytes),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            SegmentLog::Atomic(f) => f.flush(),
+            SegmentLog::InPlace { file, .. } => file.flush(),
+        }
+    }
+}
+
 /// The segment being appended to.
 struct Active {
     base: i64,
-    log: AtomicFile,
+    log: SegmentLog,
     size: u64,
     index: IndexBuilder,
     /// maxTimestamp of its first batch (`rollingBasedTimestamp`).
@@ -194,10 +242,19 @@ pub struct PartitionWriter {
     last_snapshot: i64,
     /// Base offset of the last batch appended.
     last_batch_base: Option<i64>,
+    /// Segments are appended to in place (see the module docs).
+    in_place: bool,
 }
 
 fn io(e: std::io::Error, path: &Path) -> Error {
     Error::io(e, Some(path))
+}
+
+/// Overwrite `bytes` at `at` in `batch`.
+fn put(batch: &mut [u8], at: usize, bytes: &[u8]) -> Result<()> {
+    let end = at.saturating_add(bytes.len());
+    batch.get_mut(at..end).ok_or_else(|| Error::refused("a batch shorter than its header"))?.copy_from_slice(bytes);
+    Ok(())
 }
 
 impl PartitionWriter {
@@ -205,6 +262,16 @@ impl PartitionWriter {
     /// the topic `topic_id`: `partition.metadata`, an empty segment at 0 and
     /// the epoch cache with epoch 0 at 0.
     pub fn create(dir: &Path, topic_id: &Uuid, config: LogConfig) -> Result<PartitionWriter> {
+        Self::create_with(dir, topic_id, config, false)
+    }
+
+    /// [`PartitionWriter::create`], its segments written in place (see the
+    /// module docs).
+    pub fn create_in_place(dir: &Path, topic_id: &Uuid, config: LogConfig) -> Result<PartitionWriter> {
+        Self::create_with(dir, topic_id, config, true)
+    }
+
+    fn create_with(dir: &Path, topic_id: &Uuid, config: LogConfig, in_place: bool) -> Result<PartitionWriter> {
         std::fs::create_dir_all(dir).map_err(|e| io(e, dir))?;
         if std::fs::read_dir(dir).map_err(|e| io(e, dir))?.next().is_some() {
             return Err(Error::io(
@@ -222,17 +289,27 @@ impl PartitionWriter {
             log_start_offset: 0,
             epochs,
             producers: ProducerState::with_entries(),
-            active: Some(Self::open_segment(dir, 0, &config)?),
+            active: Some(Self::open_segment(dir, 0, &config, in_place)?),
             segments: vec![0],
             last_snapshot: 0,
             last_batch_base: None,
+            in_place,
         })
     }
 
-    fn open_segment(dir: &Path, base: i64, config: &LogConfig) -> Result<Active> {
+    fn open_segment(dir: &Path, base: i64, config: &LogConfig, in_place: bool) -> Result<Active> {
+        let path = dir.join(segment_file_name(base, n::LOG_FILE_SUFFIX));
+        let log = if in_place {
+            let file =
+                std::fs::OpenOptions::new().create_new(true).append(true).open(&path).map_err(|e| io(e, &path))?;
+            super::file::fsync_dir(dir)?;
+            SegmentLog::InPlace { path, file }
+        } else {
+            SegmentLog::Atomic(AtomicFile::create_streaming(&path)?)
+        };
         Ok(Active {
             base,
-            log: AtomicFile::create_streaming(&dir.join(segment_file_name(base, n::LOG_FILE_SUFFIX)))?,
+            log,
             size: 0,
             index: IndexBuilder::new(base, config.index_interval_bytes),
             first_batch_timestamp: None,
@@ -333,15 +410,62 @@ impl PartitionWriter {
         batch.partition_leader_epoch = self.leader_epoch();
         batch.log_append_time = (self.config.log_append_time && !batch.control).then_some(append_time);
         let built = batch.finish();
-        let header = built.header;
-        let size = built.len() as u64;
+        self.place(built.header, built.len() as u64, |log| built.write_to(log), marker)
+    }
+
+    /// Append a producer's v2 batch as it came (`batch`, its whole bytes,
+    /// checked by the caller): only what Kafka sets changes
+    /// (`LogValidator.validateMessagesAndAssignOffsetsCompressed` /
+    /// `...Uncompressed` for v2 in place): `baseOffset` and
+    /// `partitionLeaderEpoch` (outside the CRC), and for a LogAppendTime
+    /// topic the timestamp type and `maxTimestamp` (then the CRC).
+    pub fn append_raw(&mut self, batch: &mut [u8], append_time: i64) -> Result<Appended> {
+        let header = crate::batch::RecordBatch::parse(batch, 0)?.header().to_owned();
+        put(batch, layout::BASE_OFFSET_OFFSET, &self.next_offset.to_be_bytes())?;
+        put(batch, layout::PARTITION_LEADER_EPOCH_OFFSET, &self.leader_epoch().to_be_bytes())?;
+        let control = header.is_control();
+        if self.config.log_append_time && !control {
+            let attributes = header.attributes | i16::from(layout::TIMESTAMP_TYPE_MASK);
+            put(batch, layout::ATTRIBUTES_OFFSET, &attributes.to_be_bytes())?;
+            put(batch, layout::MAX_TIMESTAMP_OFFSET, &append_time.to_be_bytes())?;
+            let crc = crc32c::crc32c(batch.get(layout::ATTRIBUTES_OFFSET..).unwrap_or_default());
+            put(batch, layout::CRC_OFFSET, &crc.to_be_bytes())?;
+        }
+        let header = crate::batch::RecordBatch::parse(batch, 0)?.header().to_owned();
+        let marker = if control {
+            let rb = crate::batch::RecordBatch::parse(batch, 0)?;
+            let mut scratch = Vec::new();
+            let rec = rb.records(&mut scratch, &crate::Limits::default())?.next().transpose()?;
+            match rec.map(|r| crate::control::parse(&r, 0)).transpose()? {
+                Some(crate::control::ControlRecord::EndTxn(m)) => Some(m),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        self.place(header, batch.len() as u64, |log| std::io::Write::write_all(log, batch), marker.as_ref())
+    }
+
+    /// Write a batch whose header is final at the log end: roll first if
+    /// needed, then the indexes, producer state and epoch cache.
+    fn place(
+        &mut self,
+        header: crate::batch::BatchHeader,
+        size: u64,
+        write: impl FnOnce(&mut SegmentLog) -> std::io::Result<()>,
+        marker: Option<&EndTxnMarker>,
+    ) -> Result<Appended> {
         let last_offset = header.last_offset();
         let mut a = self.active.take().ok_or_else(|| Error::refused("the partition writer is closed"))?;
         if a.size > 0 && self.should_roll(&a, size, header.max_timestamp, last_offset) {
             a = self.roll(a, self.next_offset)?;
         }
         let position = a.size;
-        built.write_to(&mut a.log).map_err(|e| io(e, a.log.path()))?;
+        if let Err(e) = write(&mut a.log) {
+            let err = io(e, a.log.path());
+            self.active = Some(a);
+            return Err(err);
+        }
         a.index.add(size, last_offset, header.max_timestamp);
         a.size = a.size.saturating_add(size);
         a.first_batch_timestamp.get_or_insert(header.max_timestamp);
@@ -365,6 +489,40 @@ impl PartitionWriter {
         })
     }
 
+    /// The segments' base offsets, in order (the last is the active one).
+    pub fn segments(&self) -> &[i64] {
+        &self.segments
+    }
+
+    /// The `.log` of the segment at `base`.
+    pub fn segment_log(&self, base: i64) -> PathBuf {
+        self.segment_path(base, n::LOG_FILE_SUFFIX)
+    }
+
+    /// Where to start reading for `offset`: the segment that holds it (the
+    /// last whose base is at most `offset`) and a batch position at or
+    /// before the batch holding it (`OffsetIndex.lookup`), as Kafka's
+    /// `LogSegment.translateOffset` starts. `None` past the log end or below
+    /// the first segment.
+    pub fn locate(&self, offset: i64) -> Result<Option<(i64, u64)>> {
+        if offset >= self.next_offset {
+            return Ok(None);
+        }
+        let Some(&base) = self.segments.iter().rev().find(|b| **b <= offset) else { return Ok(None) };
+        let active = self.active.as_ref().filter(|a| a.base == base);
+        let position = match active {
+            Some(a) => a.index.lookup(offset).map_or(0, |(_, p)| p),
+            None => crate::index::lookup_offset(&self.segment_path(base, n::INDEX_FILE_SUFFIX), base, offset)?
+                .map_or(0, |e| u64::try_from(e.position).unwrap_or(0)),
+        };
+        Ok(Some((base, position)))
+    }
+
+    /// The bytes in the active segment so far.
+    pub fn active_size(&self) -> u64 {
+        self.active.as_ref().map_or(0, |a| a.size)
+    }
+
     fn segment_path(&self, base: i64, suffix: &str) -> PathBuf {
         self.dir.join(segment_file_name(base, suffix))
     }
@@ -386,7 +544,7 @@ impl PartitionWriter {
     /// Seal `old` and start the segment at `new_base`.
     fn roll(&mut self, old: Active, new_base: i64) -> Result<Active> {
         self.seal(old)?;
-        let next = Self::open_segment(&self.dir, new_base, &self.config)?;
+        let next = Self::open_segment(&self.dir, new_base, &self.config, self.in_place)?;
         self.segments.push(new_base);
         self.take_snapshot(new_base)?;
         Ok(next)
@@ -530,6 +688,50 @@ mod tests {
         }
         assert_eq!(w.close().unwrap().segments, vec![0, 4]);
         indexes_as_recovery_builds(&tmp.path().join("t-2"), 0);
+    }
+
+    #[test]
+    fn in_place_raw_appends_write_what_the_builder_writes_and_locate_finds_them() {
+        let tmp = tempfile::tempdir().unwrap();
+        for append_time in [false, true] {
+            let cfg = LogConfig {
+                segment_bytes: 4096,
+                index_interval_bytes: 500,
+                log_append_time: append_time,
+                ..LogConfig::default()
+            };
+            let (a, b) = (tmp.path().join(format!("a-{append_time}")), tmp.path().join(format!("b-{append_time}")));
+            let mut built = PartitionWriter::create(&a, &topic(), cfg).unwrap();
+            let mut raw = PartitionWriter::create_in_place(&b, &topic(), cfg).unwrap();
+            let mut bases = Vec::new();
+            for i in 0..12 {
+                let mut x = batch(7, 100 * i, 60);
+                built.append(&mut x, 5000 + i, None).unwrap();
+                // as a producer sends it: base offset 0, no leader epoch
+                let mut bytes = batch(7, 100 * i, 60).build();
+                let got = raw.append_raw(&mut bytes, 5000 + i).unwrap();
+                bases.push((got.base_offset, got.segment, got.position));
+                // in place: the batch is in the file already
+                let on_disk = std::fs::metadata(raw.segment_log(got.segment)).unwrap().len();
+                assert_eq!(on_disk, got.position + got.size);
+            }
+            // every batch (and an offset inside it) is found at or after an
+            // index entry at or before it, in its segment
+            for (base, segment, position) in &bases {
+                for offset in [*base, base + 6] {
+                    let (seg, pos) = raw.locate(offset).unwrap().unwrap();
+                    assert_eq!(seg, *segment);
+                    assert!(pos <= *position, "{offset}: {pos} > {position}");
+                }
+            }
+            assert_eq!(raw.locate(raw.log_end_offset()).unwrap(), None);
+            built.close().unwrap();
+            raw.close().unwrap();
+            for f in crate::logdir::partition_files(&a).unwrap() {
+                let name = f.file_name().unwrap();
+                assert_eq!(std::fs::read(&f).unwrap(), std::fs::read(b.join(name)).unwrap(), "{}", f.display());
+            }
+        }
     }
 
     #[test]

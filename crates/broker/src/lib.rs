@@ -1,0 +1,122 @@
+//! `logtool broker`: a minimal Kafka broker on loopback that unmodified
+//! Kafka clients produce to and fetch from, writing a real Kafka 3.9 log
+//! dir through `logfmt`'s writer (see `store`), which a real Kafka 3.9.1
+//! starts on after a clean stop.
+//!
+//! Layers: `server` (frames, headers, dispatch; the wire messages are
+//! `kafka-protocol`'s, generated from Kafka's JSON definitions),
+//! `handlers` (one function per API), `store` (topics, partitions, producer
+//! ids, the shutdown), `versions` (what is advertised). One node, the
+//! controller of a static quorum and the only replica of every partition.
+
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod handlers;
+mod server;
+mod store;
+mod versions;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use tokio::net::TcpListener;
+use tokio::sync::Notify;
+
+pub use versions::SUPPORTED;
+
+/// What can stop the broker.
+#[derive(Debug, thiserror::Error)]
+pub enum BrokerError {
+    /// Reading or writing the log dir.
+    #[error(transparent)]
+    Log(#[from] logfmt::Error),
+    /// The network or the runtime.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// Not served (a reason in words).
+    #[error("{0}")]
+    Refused(String),
+}
+
+/// The broker's settings.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The log dir (new, or empty).
+    pub log_dir: PathBuf,
+    /// Where to listen (port 0: a free one).
+    pub listen: SocketAddr,
+    /// `node.id` (1: the controller of the static quorum).
+    pub node_id: i32,
+    /// `num.partitions` for auto-created topics and CreateTopics without a count.
+    pub partitions: i32,
+    /// `auto.create.topics.enable`.
+    pub auto_create_topics: bool,
+}
+
+/// What every connection shares.
+pub struct Shared {
+    store: Mutex<store::Store>,
+    /// Woken after every append (Fetch waits on it).
+    appended: Notify,
+    advertised: SocketAddr,
+    auto_create: bool,
+    default_partitions: i32,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, store::Store> {
+        self.store.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// Run the broker until SIGTERM or SIGINT, then stop cleanly. `ready` is
+/// told the address it listens on once it accepts connections.
+pub fn run(config: &Config, ready: impl FnOnce(SocketAddr)) -> Result<(), BrokerError> {
+    if config.node_id != logfmt::write::logdir::CONTROLLER_ID {
+        return Err(BrokerError::Refused(format!(
+            "node id {}: logtool broker is node {} (the controller of its static quorum)",
+            config.node_id,
+            logfmt::write::logdir::CONTROLLER_ID
+        )));
+    }
+    if !config.listen.ip().is_loopback() {
+        return Err(BrokerError::Refused(format!("{}: logtool broker listens on loopback only", config.listen)));
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    runtime.block_on(async {
+        let listener = TcpListener::bind(config.listen).await?;
+        let store = store::Store::create(&config.log_dir, config.node_id)?;
+        let _lock = logfmt::lock::DirLock::acquire(&config.log_dir).map_err(|e| {
+            BrokerError::Refused(format!("{}: cannot lock the log dir: {e:?}", config.log_dir.display()))
+        })?;
+        let advertised = listener.local_addr()?;
+        let sh = Arc::new(Shared {
+            store: Mutex::new(store),
+            appended: Notify::new(),
+            advertised,
+            auto_create: config.auto_create_topics,
+            default_partitions: config.partitions,
+        });
+        ready(advertised);
+        let mut connections = tokio::task::JoinSet::new();
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+        loop {
+            tokio::select! {
+                accepted = listener.accept() => {
+                    if let Ok((stream, _)) = accepted {
+                        connections.spawn(server::connection(stream, Arc::clone(&sh)));
+                    }
+                }
+                _ = term.recv() => break,
+                _ = tokio::signal::ctrl_c() => break,
+            }
+        }
+        connections.abort_all();
+        while connections.join_next().await.is_some() {}
+        drop(listener);
+        let sh = Arc::try_unwrap(sh).map_err(|_| BrokerError::Refused("connections still open at shutdown".into()))?;
+        let store = sh.store.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+        store.shutdown()
+    })
+}

@@ -1,0 +1,139 @@
+//! The network side: one task per connection reading size-prefixed frames
+//! (at most `socket.request.max.bytes`), one request at a time, answered
+//! in order. A frame that cannot be a request of a supported API and
+//! version closes its connection with a log line (as Kafka closes it on an
+//! `InvalidRequestException`), except ApiVersions at a version newer than
+//! known, which is answered in v0 with `UNSUPPORTED_VERSION` and the table
+//! (`RequestContext.isUnsupportedApiVersionsRequest`).
+
+use std::sync::Arc;
+
+use bytes::{Bytes, BytesMut};
+use kafka_protocol::messages::{ApiKey, RequestHeader, RequestKind, ResponseHeader, ResponseKind};
+use kafka_protocol::protocol::{Decodable, Encodable};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use crate::{Shared, handlers, versions};
+
+/// Kafka's default `socket.request.max.bytes` (100 MiB).
+pub const MAX_REQUEST_BYTES: usize = 104_857_600;
+
+/// Values (array elements, structs) a request may hold: each becomes a
+/// struct of the decoder (at most a few hundred bytes), so this bounds what
+/// decoding one request allocates (a Fetch of every partition of 200 000
+/// has about this many).
+pub const MAX_REQUEST_VALUES: u64 = 1_000_000;
+
+/// Why a connection was closed.
+fn close(peer: &str, why: impl std::fmt::Display) {
+    eprintln!("logtool broker: closing the connection from {peer}: {why}");
+}
+
+/// Serve one connection until it closes.
+pub async fn connection(mut stream: TcpStream, sh: Arc<Shared>) {
+    let peer = stream.peer_addr().map_or_else(|_| "?".to_string(), |a| a.to_string());
+    let _ = stream.set_nodelay(true);
+    loop {
+        let size = match stream.read_i32().await {
+            Ok(n) => n,
+            Err(_) => return,
+        };
+        let Some(size) = usize::try_from(size).ok().filter(|n| *n <= MAX_REQUEST_BYTES) else {
+            close(&peer, format!("a request of {size} bytes (socket.request.max.bytes is {MAX_REQUEST_BYTES})"));
+            return;
+        };
+        // grows as the bytes arrive: a claimed size costs nothing until sent
+        let mut frame = Vec::with_capacity(size.min(64 * 1024));
+        match (&mut stream).take(size as u64).read_to_end(&mut frame).await {
+            Ok(n) if n == size => {}
+            _ => return,
+        }
+        let response = match handle(&sh, Bytes::from(frame)).await {
+            Ok(Some(r)) => r,
+            Ok(None) => continue,
+            Err(why) => {
+                close(&peer, why);
+                return;
+            }
+        };
+        let len = match i32::try_from(response.len()) {
+            Ok(n) => n,
+            Err(_) => return,
+        };
+        if stream.write_i32(len).await.is_err() || stream.write_all(&response).await.is_err() {
+            return;
+        }
+    }
+}
+
+fn i16_at(frame: &[u8], at: usize) -> Option<i16> {
+    Some(i16::from_be_bytes(frame.get(at..at.checked_add(2)?)?.try_into().ok()?))
+}
+
+fn i32_at(frame: &[u8], at: usize) -> Option<i32> {
+    Some(i32::from_be_bytes(frame.get(at..at.checked_add(4)?)?.try_into().ok()?))
+}
+
+fn encode(key: ApiKey, version: i16, correlation_id: i32, body: &ResponseKind) -> Result<Bytes, String> {
+    let mut out = BytesMut::new();
+    let mut header = ResponseHeader::default();
+    header.correlation_id = correlation_id;
+    header.encode(&mut out, key.response_header_version(version)).map_err(|e| e.to_string())?;
+    body.encode(&mut out, version).map_err(|e| e.to_string())?;
+    Ok(out.freeze())
+}
+
+/// One request: its response bytes (after the size), `None` when none is
+/// sent (acks=0), or why the connection closes.
+async fn handle(sh: &Shared, frame: Bytes) -> Result<Option<Bytes>, String> {
+    let (Some(api_key), Some(version), Some(correlation_id)) =
+        (i16_at(&frame, 0), i16_at(&frame, 2), i32_at(&frame, 4))
+    else {
+        return Err("a request shorter than its header".into());
+    };
+    let key = ApiKey::try_from(api_key).map_err(|_| format!("unknown API key {api_key}"))?;
+    let Some(supported) = versions::supported(key) else {
+        return Err(format!("{key:?} is not supported by logtool broker"));
+    };
+    if key == ApiKey::ApiVersions && version > supported.max {
+        let body =
+            ResponseKind::ApiVersions(handlers::api_versions(kafka_protocol::ResponseError::UnsupportedVersion.code()));
+        return encode(key, 0, correlation_id, &body).map(Some);
+    }
+    if version < supported.min || version > supported.max {
+        return Err(format!("{key:?} v{version} (Kafka 3.9 supports v{}-v{})", supported.min, supported.max));
+    }
+    if version < supported.codec_min {
+        return Err(format!(
+            "{key:?} v{version} cannot be read (logtool broker reads v{}-v{})",
+            supported.codec_min, supported.max
+        ));
+    }
+    let mut buf = frame;
+    let _header = RequestHeader::decode(&mut buf, key.request_header_version(version))
+        .map_err(|e| format!("{key:?} header: {e}"))?;
+    // walked by Kafka's definition first: a claimed array length the bytes
+    // do not back never reaches the decoder's allocation
+    let values = kmsg::skim(supported.schema, version, &buf).map_err(|e| format!("{key:?} v{version}: {e}"))?;
+    if values > MAX_REQUEST_VALUES {
+        return Err(format!("{key:?} v{version}: {values} values (at most {MAX_REQUEST_VALUES})"));
+    }
+    let request = RequestKind::decode(key, &mut buf, version).map_err(|e| format!("{key:?} v{version}: {e}"))?;
+    let response = match request {
+        RequestKind::ApiVersions(_) => ResponseKind::ApiVersions(handlers::api_versions(0)),
+        RequestKind::Metadata(r) => ResponseKind::Metadata(handlers::metadata(sh, version, r)),
+        RequestKind::CreateTopics(r) => ResponseKind::CreateTopics(handlers::create_topics(sh, version, r)),
+        RequestKind::FindCoordinator(r) => ResponseKind::FindCoordinator(handlers::find_coordinator(sh, version, r)),
+        RequestKind::InitProducerId(r) => ResponseKind::InitProducerId(handlers::init_producer_id(sh, version, r)),
+        RequestKind::Produce(r) => match handlers::produce(sh, version, r) {
+            Some(r) => ResponseKind::Produce(r),
+            None => return Ok(None),
+        },
+        RequestKind::DescribeConfigs(r) => ResponseKind::DescribeConfigs(handlers::describe_configs(sh, version, r)),
+        RequestKind::ListOffsets(r) => ResponseKind::ListOffsets(handlers::list_offsets(sh, version, r)),
+        RequestKind::Fetch(r) => ResponseKind::Fetch(handlers::fetch(sh, version, r).await),
+        other => return Err(format!("{:?} is not supported by logtool broker", std::mem::discriminant(&other))),
+    };
+    encode(key, version, correlation_id, &response).map(Some)
+}

@@ -1,0 +1,339 @@
+//! The broker's data: topics, their partitions (each a
+//! [`PartitionWriter`] appending in place), producer ids, and the log dir's
+//! shutdown. One node, the only replica of every partition: the high
+//! watermark is the log end after every append.
+//!
+//! Invariants: a topic and its partition dirs exist together (created
+//! under the store's lock); every append goes through the writer, which
+//! keeps the indexes, producer state and epoch cache as Kafka does; the
+//! metadata log, `meta.properties` and the checkpoints are written at
+//! [`Store::shutdown`] by [`LogDirWriter::finish`], so a log dir this broker
+//! stopped cleanly is one Kafka 3.9 starts on.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use logfmt::rules::producer::AppendCheck;
+use logfmt::uuid::Uuid;
+use logfmt::write::logdir::{Cluster, LogDirWriter, Node, Placement, Shutdown, Topic};
+use logfmt::write::partition::LogConfig;
+
+use crate::BrokerError;
+
+/// Producer ids the controller hands a broker at a time
+/// (`ProducerIdManager`: blocks of 1000).
+const PRODUCER_ID_BLOCK: i64 = 1000;
+
+/// Kafka's limit on a topic name's length (`Topic.MAX_NAME_LENGTH`).
+const MAX_TOPIC_NAME: usize = 249;
+
+/// A topic as the broker holds it.
+pub struct TopicState {
+    /// Its metadata (id, configs, placements).
+    pub topic: Topic,
+    /// The configs its partitions obey.
+    pub config: LogConfig,
+}
+
+/// Where an append went, or why it did not.
+pub enum AppendResult {
+    /// Appended (or a duplicate of an earlier append) at this base offset.
+    Appended { base_offset: i64 },
+    /// A Kafka error code and message.
+    Error(i16, String),
+}
+
+/// What a fetch of one partition reads.
+pub struct ReadPlan {
+    /// The segment to read.
+    pub log: PathBuf,
+    /// From this byte.
+    pub position: u64,
+    /// Up to this byte (the segment's size when planned).
+    pub end: u64,
+}
+
+/// The broker's state (see the module docs).
+pub struct Store {
+    node_id: i32,
+    cluster_id: String,
+    directory_id: Uuid,
+    incarnation_id: Uuid,
+    controller_incarnation_id: Uuid,
+    writer: LogDirWriter,
+    topics: BTreeMap<String, TopicState>,
+    next_producer_id: i64,
+    /// Whether a producer id was handed out (a `ProducerIdsRecord` then).
+    producer_ids_used: bool,
+}
+
+/// 16 random bytes from the system.
+pub fn random_uuid() -> Uuid {
+    let mut b = [0u8; 16];
+    if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
+        let _ = f.read_exact(&mut b);
+    }
+    if b == [0; 16] {
+        let t = now_ms().to_be_bytes();
+        b[..8].copy_from_slice(&t);
+        b[8..12].copy_from_slice(&std::process::id().to_be_bytes());
+    }
+    Uuid(b)
+}
+
+/// The wall clock in ms.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// Kafka's topic name rule (`Topic.validate`).
+pub fn valid_topic_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || name == "." || name == ".." {
+        return Err("Topic name is illegal, it can't be empty, '.' or '..'".to_string());
+    }
+    if name.len() > MAX_TOPIC_NAME {
+        return Err(format!(
+            "Topic name is illegal, it can't be longer than {MAX_TOPIC_NAME} characters, topic name: {name}"
+        ));
+    }
+    if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_' || c == '-') {
+        return Err(format!(
+            "Topic name \"{name}\" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'"
+        ));
+    }
+    Ok(())
+}
+
+impl Store {
+    /// A new log dir at `dir` (which must not exist, or be empty).
+    pub fn create(dir: &Path, node_id: i32) -> Result<Store, BrokerError> {
+        let writer = LogDirWriter::create_in_place(dir, node_id)?;
+        Ok(Store {
+            node_id,
+            cluster_id: random_uuid().to_string(),
+            directory_id: random_uuid(),
+            incarnation_id: random_uuid(),
+            controller_incarnation_id: random_uuid(),
+            writer,
+            topics: BTreeMap::new(),
+            next_producer_id: 0,
+            producer_ids_used: false,
+        })
+    }
+
+    /// The cluster id.
+    pub fn cluster_id(&self) -> &str {
+        &self.cluster_id
+    }
+
+    /// This node's id.
+    pub fn node_id(&self) -> i32 {
+        self.node_id
+    }
+
+    /// The topics.
+    pub fn topics(&self) -> &BTreeMap<String, TopicState> {
+        &self.topics
+    }
+
+    /// Create a topic of `partitions` partitions with `configs` (checked as
+    /// Kafka checks them); `validate_only` checks and creates nothing.
+    /// Returns the new topic's id.
+    pub fn create_topic(
+        &mut self,
+        name: &str,
+        partitions: i32,
+        configs: BTreeMap<String, String>,
+        validate_only: bool,
+    ) -> Result<Uuid, (i16, String)> {
+        use kafka_protocol::ResponseError as E;
+        valid_topic_name(name).map_err(|m| (E::InvalidTopicException.code(), m))?;
+        if self.topics.contains_key(name) {
+            return Err((E::TopicAlreadyExists.code(), format!("Topic '{name}' already exists.")));
+        }
+        if partitions <= 0 {
+            return Err((
+                E::InvalidPartitions.code(),
+                "Number of partitions was set to an invalid non-positive value.".into(),
+            ));
+        }
+        let config = LogConfig::from_topic(|k| configs.get(k).cloned()).map_err(|m| (E::InvalidConfig.code(), m))?;
+        let topic_id = random_uuid();
+        if validate_only {
+            return Ok(topic_id);
+        }
+        let placement =
+            Placement { replicas: vec![self.node_id], isr: vec![self.node_id], leader: self.node_id, leader_epoch: 0 };
+        let topic = Topic {
+            name: name.to_string(),
+            topic_id,
+            configs,
+            partitions: (0..partitions).map(|_| placement.clone()).collect(),
+        };
+        for p in 0..partitions {
+            self.writer.add_partition(&topic, p, config).map_err(|e| (E::KafkaStorageError.code(), e.to_string()))?;
+        }
+        self.topics.insert(name.to_string(), TopicState { topic, config });
+        Ok(topic_id)
+    }
+
+    /// The next producer id (`InitProducerId` without a transactional id).
+    pub fn allocate_producer_id(&mut self) -> i64 {
+        let id = self.next_producer_id;
+        self.next_producer_id = self.next_producer_id.saturating_add(1);
+        self.producer_ids_used = true;
+        id
+    }
+
+    /// (log start, high watermark = log end) of a partition.
+    pub fn offsets(&mut self, topic: &str, partition: i32) -> Option<(i64, i64)> {
+        let w = self.writer.partition(topic, partition)?;
+        Some((w.log_start_offset(), w.log_end_offset()))
+    }
+
+    /// The leader epoch of a partition.
+    pub fn leader_epoch(&mut self, topic: &str, partition: i32) -> Option<i32> {
+        Some(self.writer.partition(topic, partition)?.leader_epoch())
+    }
+
+    /// Append one producer batch (its whole bytes) to a partition, after
+    /// Kafka's producer-state checks.
+    pub fn append(&mut self, topic: &str, partition: i32, batch: &mut [u8]) -> AppendResult {
+        use kafka_protocol::ResponseError as E;
+        let Some(w) = self.writer.partition(topic, partition) else {
+            return AppendResult::Error(
+                E::UnknownTopicOrPartition.code(),
+                "This server does not host this topic-partition.".into(),
+            );
+        };
+        let header = match logfmt::batch::RecordBatch::parse(batch, 0) {
+            Ok(b) => *b.header(),
+            Err(e) => return AppendResult::Error(E::CorruptMessage.code(), e.to_string()),
+        };
+        match w.producers().check_append(&header) {
+            AppendCheck::Append => {}
+            AppendCheck::Duplicate { base_offset, .. } => return AppendResult::Appended { base_offset },
+            AppendCheck::OutOfOrderSequence { expected } => {
+                return AppendResult::Error(
+                    E::OutOfOrderSequenceNumber.code(),
+                    format!(
+                        "Out of order sequence number for producer {} at offset {} in partition {topic}-{partition}: {} (incoming seq. number), {expected} (expected seq. number)",
+                        header.producer_id,
+                        w.log_end_offset(),
+                        header.base_sequence
+                    ),
+                );
+            }
+            AppendCheck::InvalidProducerEpoch { current } => {
+                return AppendResult::Error(
+                    E::InvalidProducerEpoch.code(),
+                    format!(
+                        "Epoch of producer {} at offset {} in {topic}-{partition} is {}, which is smaller than the last seen epoch {current}",
+                        header.producer_id,
+                        w.log_end_offset(),
+                        header.producer_epoch
+                    ),
+                );
+            }
+        }
+        match w.append_raw(batch, now_ms()) {
+            Ok(a) => AppendResult::Appended { base_offset: a.base_offset },
+            Err(e) => AppendResult::Error(E::KafkaStorageError.code(), e.to_string()),
+        }
+    }
+
+    /// Where to read `offset` of a partition from.
+    pub fn plan_read(&mut self, topic: &str, partition: i32, offset: i64) -> Result<Option<ReadPlan>, BrokerError> {
+        let Some(w) = self.writer.partition(topic, partition) else { return Ok(None) };
+        let Some((base, position)) = w.locate(offset)? else { return Ok(None) };
+        let log = w.segment_log(base);
+        let active = w.segments().last().copied() == Some(base);
+        let end = if active { w.active_size() } else { std::fs::metadata(&log).map(|m| m.len()).unwrap_or(0) };
+        Ok(Some(ReadPlan { log, position, end }))
+    }
+
+    /// The segment after the one at `log`, for a read that found nothing
+    /// in it (offsets removed by compaction), as a plan from its start.
+    pub fn next_segment(&mut self, topic: &str, partition: i32, log: &Path) -> Option<ReadPlan> {
+        let w = self.writer.partition(topic, partition)?;
+        let segments = w.segments().to_vec();
+        let i = segments.iter().position(|b| w.segment_log(*b) == log)?;
+        let base = *segments.get(i.checked_add(1)?)?;
+        let log = w.segment_log(base);
+        let active = segments.last().copied() == Some(base);
+        let end = if active { w.active_size() } else { std::fs::metadata(&log).map(|m| m.len()).unwrap_or(0) };
+        Some(ReadPlan { log, position: 0, end })
+    }
+
+    /// Stop: every partition closed and the log dir's files written as a
+    /// clean shutdown leaves them.
+    pub fn shutdown(self) -> Result<(), BrokerError> {
+        let cluster = Cluster {
+            cluster_id: self.cluster_id.clone(),
+            nodes: vec![Node {
+                node_id: self.node_id,
+                directory_id: self.directory_id,
+                incarnation_id: self.incarnation_id,
+            }],
+            controller_incarnation_id: self.controller_incarnation_id,
+            topics: self.topics.values().map(|t| t.topic.clone()).collect(),
+            next_producer_id: self.producer_ids_used.then(|| {
+                // the blocks handed out so far end here
+                let blocks = self.next_producer_id.saturating_add(PRODUCER_ID_BLOCK - 1) / PRODUCER_ID_BLOCK;
+                blocks.max(1).saturating_mul(PRODUCER_ID_BLOCK)
+            }),
+            time_ms: now_ms(),
+        };
+        self.writer.finish(&cluster, &Shutdown::clean())?;
+        Ok(())
+    }
+}
+
+/// Read the batches of `plan` that hold offsets from `offset` on, at most
+/// `max_bytes` (but always the first whole batch, as Kafka does), stopping
+/// before `stable` (an offset not to reach: the high watermark).
+pub fn read_batches(plan: &ReadPlan, offset: i64, max_bytes: usize, stable: i64) -> std::io::Result<(Vec<u8>, bool)> {
+    use logfmt::spec::batch as layout;
+    let mut f = std::fs::File::open(&plan.log)?;
+    let mut pos = plan.position;
+    let mut start: Option<u64> = None;
+    let mut stop = pos;
+    let mut head = [0u8; layout::LAST_OFFSET_DELTA_OFFSET + 4];
+    let mut reached_end = true;
+    while pos.saturating_add(head.len() as u64) <= plan.end {
+        f.seek(SeekFrom::Start(pos))?;
+        f.read_exact(&mut head)?;
+        let base = i64::from_be_bytes(head[..8].try_into().unwrap_or_default());
+        let len = i32::from_be_bytes(head[8..12].try_into().unwrap_or_default());
+        let delta = i32::from_be_bytes(head[layout::LAST_OFFSET_DELTA_OFFSET..].try_into().unwrap_or_default());
+        let size = u64::try_from(len).unwrap_or(0).saturating_add(12);
+        if size < layout::RECORD_BATCH_OVERHEAD as u64 || pos.saturating_add(size) > plan.end {
+            break;
+        }
+        let last = base.saturating_add(i64::from(delta));
+        if base >= stable {
+            reached_end = false;
+            break;
+        }
+        if last >= offset {
+            let from = *start.get_or_insert(pos);
+            if pos.saturating_add(size).saturating_sub(from) > max_bytes as u64 && pos > from {
+                reached_end = false;
+                break;
+            }
+        }
+        pos = pos.saturating_add(size);
+        if start.is_some() {
+            stop = pos;
+        }
+    }
+    let Some(from) = start else { return Ok((Vec::new(), reached_end)) };
+    let len = usize::try_from(stop.saturating_sub(from)).unwrap_or(0);
+    let mut out = vec![0u8; len];
+    f.seek(SeekFrom::Start(from))?;
+    f.read_exact(&mut out)?;
+    Ok((out, reached_end))
+}

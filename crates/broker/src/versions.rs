@@ -1,0 +1,45 @@
+//! The API versions the broker advertises: for each API it implements, the
+//! range a Kafka 3.9.1 broker advertises (`ApiVersionsResponse` of a KRaft
+//! broker, from its `common/message/*Request.json` `validVersions`), and the
+//! lowest version the `kafka-protocol` codec can decode (below it a request
+//! cannot be read, and the connection is closed, as Kafka closes it on a
+//! request it cannot parse).
+
+use kafka_protocol::messages::ApiKey;
+
+/// One implemented API.
+#[derive(Clone, Copy, Debug)]
+pub struct Supported {
+    /// The API.
+    pub key: ApiKey,
+    /// Kafka 3.9.1's advertised minimum.
+    pub min: i16,
+    /// Kafka 3.9.1's advertised maximum.
+    pub max: i16,
+    /// The lowest version `kafka-protocol` reads.
+    pub codec_min: i16,
+    /// Its request's message definition (`kmsg`).
+    pub schema: &'static str,
+}
+
+const fn api(key: ApiKey, min: i16, max: i16, codec_min: i16, schema: &'static str) -> Supported {
+    Supported { key, min, max, codec_min, schema }
+}
+
+/// Every API the broker answers, in api-key order.
+pub const SUPPORTED: &[Supported] = &[
+    api(ApiKey::Produce, 0, 11, 3, "ProduceRequest"),
+    api(ApiKey::Fetch, 0, 17, 4, "FetchRequest"),
+    api(ApiKey::ListOffsets, 0, 9, 1, "ListOffsetsRequest"),
+    api(ApiKey::Metadata, 0, 12, 0, "MetadataRequest"),
+    api(ApiKey::FindCoordinator, 0, 6, 0, "FindCoordinatorRequest"),
+    api(ApiKey::ApiVersions, 0, 4, 0, "ApiVersionsRequest"),
+    api(ApiKey::CreateTopics, 0, 7, 2, "CreateTopicsRequest"),
+    api(ApiKey::InitProducerId, 0, 5, 0, "InitProducerIdRequest"),
+    api(ApiKey::DescribeConfigs, 0, 4, 1, "DescribeConfigsRequest"),
+];
+
+/// The entry of `key`, if the broker implements it.
+pub fn supported(key: ApiKey) -> Option<&'static Supported> {
+    SUPPORTED.iter().find(|s| s.key == key)
+}

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# `logtool broker` against Kafka 3.9.1's own clients and tools, then a real
+# Kafka 3.9.1 started on the log dir it wrote:
+#   1. the broker starts on a new log dir (127.0.0.1, a free port) and says
+#      where it listens;
+#   2. kafka-topics creates and describes a topic; Workload.java's
+#      broker-produce creates topics with Admin (one per codec, one
+#      LogAppendTime, one of 3 partitions) and sends records with the Java
+#      default producer (idempotent, acks=all); a console producer writes
+#      lines and a console consumer reads them back; an assign() consumer
+#      reads every record (consume-full); 3000 random and cut frames close
+#      their connections and the broker goes on serving;
+#   3. SIGTERM: the broker stops cleanly; `logtool verify --fail-on warning`
+#      finds nothing; DumpLogSegments finds every batch valid;
+#   4. Kafka 3.9.1 starts on the dir without recovering it, lists the same
+#      topics, and a consumer reads exactly the records the broker served.
+# Brokers bind 127.0.0.1 on free ports and are stopped by pid.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. fixtures/kafka/lib.sh
+. tests/interop/lib.sh
+interop_setup broker
+BROKER_PROPS=("log.retention.ms=-1")
+workload() { kafka_java "$KAFKA_LIB_DIR/Workload.java" "$@"; }
+logs=$work/logs
+
+# ---- 1. start -------------------------------------------------------------
+"$LT" broker --log-dir "$logs" --listen 127.0.0.1:0 >"$work/lt.out" 2>"$work/lt.err" &
+lt_pid=$!
+KAFKA_PIDS+=("$lt_pid")
+i=0
+until grep -q '^listening on ' "$work/lt.out"; do
+  kill -0 "$lt_pid" 2>/dev/null || { cat "$work/lt.err" >&2; die "logtool broker exited"; }
+  [ $i -gt 100 ] && die "logtool broker did not say where it listens"
+  sleep 0.05; i=$((i + 1))
+done
+lt=$(sed -n 's/^listening on //p' "$work/lt.out")
+log "logtool broker (pid $lt_pid) on $lt"
+
+# ---- 2. Kafka's clients and tools -----------------------------------------
+kafka_java org.apache.kafka.tools.TopicCommand --bootstrap-server "$lt" --create --topic console --partitions 2 \
+  >"$work/create.out" 2>&1 || { cat "$work/create.out" >&2; die "kafka-topics --create failed"; }
+grep -q "Created topic console" "$work/create.out" || die "kafka-topics --create: $(cat "$work/create.out")"
+kafka_java org.apache.kafka.tools.TopicCommand --bootstrap-server "$lt" --describe --topic console >"$work/describe.out" 2>&1
+grep -q "PartitionCount: 2" "$work/describe.out" || { cat "$work/describe.out" >&2; die "kafka-topics --describe"; }
+seq 1 50 | sed 's/^/line-/' | kafka_java kafka.tools.ConsoleProducer --bootstrap-server "$lt" --topic console \
+  --property parse.key=false >"$work/console-producer.out" 2>&1 || { cat "$work/console-producer.out" >&2; die "console producer"; }
+for p in 0 1; do
+  kafka_java org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server "$lt" --topic console --partition "$p" \
+    --offset earliest --timeout-ms 5000 >>"$work/console-consumer.out" 2>"$work/console-consumer.err" || true
+done
+[ "$(grep -c '^line-' "$work/console-consumer.out")" = 50 ] || die "console consumer read $(grep -c '^line-' "$work/console-consumer.out") of 50 lines"
+diff <(seq 1 50 | sed 's/^/line-/' | sort) <(grep '^line-' "$work/console-consumer.out" | sort) >&2 || die "console lines differ"
+log "kafka-topics, console producer and consumer: 50 lines back"
+workload "$lt" broker-produce 500 >"$work/produce.out" 2>&1 || { tail "$work/produce.out" >&2; die "broker-produce failed"; }
+grep -q "PRODUCED 500" "$work/produce.out" || die "broker-produce: $(tail -3 "$work/produce.out")"
+workload "$lt" consume-full read_uncommitted >"$work/served.txt" 2>"$work/served.err" \
+  || { tail "$work/served.err" >&2; die "consume-full from logtool broker failed"; }
+[ "$(grep -c '^b-' "$work/served.txt")" = $((500 * 7)) ] || die "logtool broker served $(grep -c '^b-' "$work/served.txt") of $((500 * 7)) records"
+log "broker-produce: $(wc -l <"$work/served.txt") records served by logtool broker"
+
+# garbage and cut frames close their connections; the broker goes on serving
+python3 tests/interop/garbage.py "$lt" 3000 1 >"$work/garbage.out" || die "garbage.py failed"
+kill -0 "$lt_pid" 2>/dev/null || { tail "$work/lt.err" >&2; die "logtool broker died of garbage frames"; }
+kafka_java org.apache.kafka.tools.TopicCommand --bootstrap-server "$lt" --list >"$work/list.out" 2>&1
+grep -qx "b-three" "$work/list.out" || { cat "$work/list.out" >&2; die "kafka-topics --list after the garbage"; }
+log "3000 garbage frames: connections closed, the broker still serves"
+kafka_java kafka.admin.BrokerApiVersionsCommand --bootstrap-server "$lt" >"$work/api-versions.lt" 2>&1 \
+  || { cat "$work/api-versions.lt" >&2; die "kafka-broker-api-versions against logtool broker failed"; }
+
+# ---- 3. a clean stop ------------------------------------------------------
+kafka_stop "$lt_pid"
+[ -f "$logs/.kafka_cleanshutdown" ] || { cat "$work/lt.err" >&2; die "no clean shutdown"; }
+"$LT" verify --fail-on warning "$logs" >"$work/verify.out" || { cat "$work/verify.out" >&2; die "verify found problems"; }
+kafka_java kafka.tools.DumpLogSegments --deep-iteration \
+  --files "$(find "$logs" -name '*.log' -not -path '*/__cluster_metadata-0/*' | sort | paste -sd, -)" >"$work/dls.out" 2>&1 \
+  || { tail "$work/dls.out" >&2; die "DumpLogSegments failed"; }
+! grep -qE 'isvalid: false|Exception' "$work/dls.out" || die "DumpLogSegments found an invalid batch"
+log "stopped cleanly; verify and DumpLogSegments find nothing"
+
+# ---- 4. Kafka on the same dir ---------------------------------------------
+start_on "$logs" kafka
+grep -q "Skipping recovery of .* logs from .* since clean shutdown file was found" "$work/kafka.broker.log" \
+  || die "Kafka did not take the dir as cleanly shut down"
+! grep "Recovering unflushed segment" "$work/kafka.broker.log" | grep -v __cluster_metadata >&2 \
+  || die "Kafka recovered a partition of the cleanly stopped dir"
+workload "$BOOTSTRAP" consume-full read_uncommitted >"$work/kafka.txt" 2>"$work/kafka.err" \
+  || { tail "$work/kafka.err" >&2; die "consume-full from Kafka failed"; }
+diff <(sort "$work/served.txt") <(sort "$work/kafka.txt") >&2 || die "Kafka serves other records than logtool broker did"
+[ "$(grep -c '^console ' "$work/kafka.txt")" = 50 ] || die "Kafka serves $(grep -c '^console ' "$work/kafka.txt") console lines"
+# every API logtool broker advertises, at the versions Kafka 3.9.1 advertises
+kafka_java kafka.admin.BrokerApiVersionsCommand --bootstrap-server "$BOOTSTRAP" >"$work/api-versions.kafka" 2>&1
+ranges() { grep -oE '^\s*[A-Za-z]+\([0-9]+\): [0-9]+ to [0-9]+' "$1" | sed 's/^ *//' | sort; }
+[ "$(ranges "$work/api-versions.lt" | wc -l)" -ge 8 ] || { cat "$work/api-versions.lt" >&2; die "logtool broker advertised too little"; }
+missing=$(comm -23 <(ranges "$work/api-versions.lt") <(ranges "$work/api-versions.kafka"))
+[ -z "$missing" ] || die "advertised otherwise than Kafka 3.9.1: $missing"
+kafka_stop "$KAFKA_PID"
+log "Kafka 3.9.1 started on the dir and served the same $(wc -l <"$work/kafka.txt") records"
