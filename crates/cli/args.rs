@@ -152,7 +152,8 @@ pub enum Command {
     /// with SIGTERM or Ctrl-C and a real Kafka 3.9.1 starts on the dir and serves what was
     /// produced. Prints "listening on HOST:PORT" once it accepts connections. Implemented:
     /// ApiVersions, Metadata, CreateTopics, Produce (idempotent producers), Fetch, ListOffsets
-    /// (earliest, latest), InitProducerId; no consumer groups or transactions yet (README).
+    /// (earliest, latest), InitProducerId, consumer groups (classic protocol, offsets in
+    /// __consumer_offsets); no transactions (README).
     Broker(BrokerArgs),
 }
 
@@ -452,6 +453,14 @@ pub struct BrokerArgs {
     /// auto.create.topics.enable: Metadata requests create the topics they name.
     #[arg(long)]
     pub auto_create_topics: bool,
+    /// offsets.topic.num.partitions: __consumer_offsets' partitions, made when a group first
+    /// needs them.
+    #[arg(long, value_name = "N", default_value_t = 50, value_parser = clap::value_parser!(i32).range(1..))]
+    pub offsets_partitions: i32,
+    /// group.initial.rebalance.delay.ms: how long a new group's first rebalance waits for
+    /// more members.
+    #[arg(long, value_name = "MS", default_value_t = 3000)]
+    pub group_initial_rebalance_delay_ms: u64,
 }
 
 #[derive(Args, Debug)]

@@ -8,12 +8,16 @@
 #      LogAppendTime, one of 3 partitions) and sends records with the Java
 #      default producer (idempotent, acks=all); a console producer writes
 #      lines and a console consumer reads them back; an assign() consumer
-#      reads every record (consume-full); 3000 random and cut frames close
+#      reads every record (consume-full); a console consumer in a group and
+#      two consumers of one group (a rebalance) commit, and
+#      kafka-consumer-groups describes them; 3000 random and cut frames close
 #      their connections and the broker goes on serving;
 #   3. SIGTERM: the broker stops cleanly; `logtool verify --fail-on warning`
-#      finds nothing; DumpLogSegments finds every batch valid;
-#   4. Kafka 3.9.1 starts on the dir without recovering it, lists the same
-#      topics, and a consumer reads exactly the records the broker served.
+#      finds nothing; DumpLogSegments finds every batch valid; `logtool
+#      groups` reads the same committed offsets and lags;
+#   4. Kafka 3.9.1 starts on the dir without recovering it, a consumer reads
+#      exactly the records the broker served, kafka-consumer-groups describes
+#      the same committed offsets, and it advertises the same API versions.
 # Brokers bind 127.0.0.1 on free ports and are stopped by pid.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -59,6 +63,20 @@ workload "$lt" consume-full read_uncommitted >"$work/served.txt" 2>"$work/served
 [ "$(grep -c '^b-' "$work/served.txt")" = $((500 * 7)) ] || die "logtool broker served $(grep -c '^b-' "$work/served.txt") of $((500 * 7)) records"
 log "broker-produce: $(wc -l <"$work/served.txt") records served by logtool broker"
 
+# consumer groups: a console consumer in a group, then two consumers of one
+# group with a rebalance between them; kafka-consumer-groups describes them
+kafka_java org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server "$lt" --topic console --group cg-console \
+  --from-beginning --timeout-ms 8000 >"$work/cg-console.out" 2>"$work/cg-console.err" || true
+[ "$(grep -c '^line-' "$work/cg-console.out")" = 50 ] || die "the console consumer group read $(grep -c '^line-' "$work/cg-console.out") of 50 lines"
+workload "$lt" group-pair cg-pair b-three >"$work/pair.out" 2>&1 || { grep -v '^\s*at ' "$work/pair.out" | tail >&2; die "group-pair failed"; }
+grep -q "^PAIR 500 " "$work/pair.out" || die "group-pair: $(tail -3 "$work/pair.out")"
+describe_groups() { kafka_java org.apache.kafka.tools.consumer.group.ConsumerGroupCommand --bootstrap-server "$1" --describe --all-groups 2>&1; }
+# GROUP TOPIC PARTITION CURRENT-OFFSET LOG-END-OFFSET LAG of a describe, sorted
+offsets_table() { awk '$1 ~ /^cg-/ && $3 ~ /^[0-9]+$/ { print $1, $2, $3, $4, $5, $6 }' "$1" | sort; }
+describe_groups "$lt" >"$work/groups.lt"
+[ "$(offsets_table "$work/groups.lt" | wc -l)" = 5 ] || { cat "$work/groups.lt" >&2; die "kafka-consumer-groups --describe against logtool broker"; }
+log "consumer groups: a console consumer's, and a pair with a rebalance ($(grep '^PAIR' "$work/pair.out"))"
+
 # garbage and cut frames close their connections; the broker goes on serving
 python3 tests/interop/garbage.py "$lt" 3000 1 >"$work/garbage.out" || die "garbage.py failed"
 kill -0 "$lt_pid" 2>/dev/null || { tail "$work/lt.err" >&2; die "logtool broker died of garbage frames"; }
@@ -77,6 +95,14 @@ kafka_java kafka.tools.DumpLogSegments --deep-iteration \
   || { tail "$work/dls.out" >&2; die "DumpLogSegments failed"; }
 ! grep -qE 'isvalid: false|Exception' "$work/dls.out" || die "DumpLogSegments found an invalid batch"
 log "stopped cleanly; verify and DumpLogSegments find nothing"
+# logtool groups reads back what the broker's coordinator wrote
+"$LT" groups --format json "$logs" | python3 -c '
+import json, sys
+for l in sys.stdin:
+    v = json.loads(l)
+    if v["type"] == "committed_offset":
+        print(v["group"], v["topic"], v["partition"], v["offset"], v["high_watermark"], v["lag"])' | sort >"$work/groups.logtool"
+diff "$work/groups.logtool" <(offsets_table "$work/groups.lt") >&2 || die "logtool groups differs from what the broker described"
 
 # ---- 4. Kafka on the same dir ---------------------------------------------
 start_on "$logs" kafka
@@ -94,5 +120,8 @@ ranges() { grep -oE '^\s*[A-Za-z]+\([0-9]+\): [0-9]+ to [0-9]+' "$1" | sed 's/^ 
 [ "$(ranges "$work/api-versions.lt" | wc -l)" -ge 8 ] || { cat "$work/api-versions.lt" >&2; die "logtool broker advertised too little"; }
 missing=$(comm -23 <(ranges "$work/api-versions.lt") <(ranges "$work/api-versions.kafka"))
 [ -z "$missing" ] || die "advertised otherwise than Kafka 3.9.1: $missing"
+describe_groups "$BOOTSTRAP" >"$work/groups.kafka"
+diff <(offsets_table "$work/groups.lt") <(offsets_table "$work/groups.kafka") >&2 \
+  || die "Kafka restored other committed offsets than logtool broker described"
 kafka_stop "$KAFKA_PID"
-log "Kafka 3.9.1 started on the dir and served the same $(wc -l <"$work/kafka.txt") records"
+log "Kafka 3.9.1 started on the dir, restored the groups' offsets and served the same $(wc -l <"$work/kafka.txt") records"

@@ -11,7 +11,6 @@ use kafka_protocol::messages::api_versions_response::{ApiVersion, FinalizedFeatu
 use kafka_protocol::messages::create_topics_response::CreatableTopicResult;
 use kafka_protocol::messages::describe_configs_response::{DescribeConfigsResourceResult, DescribeConfigsResult};
 use kafka_protocol::messages::fetch_response::{FetchableTopicResponse, PartitionData};
-use kafka_protocol::messages::find_coordinator_response::Coordinator;
 use kafka_protocol::messages::list_offsets_response::{ListOffsetsPartitionResponse, ListOffsetsTopicResponse};
 use kafka_protocol::messages::metadata_response::{
     MetadataResponseBroker, MetadataResponsePartition, MetadataResponseTopic,
@@ -115,6 +114,7 @@ pub fn metadata(sh: &Shared, version: i16, req: MetadataRequest) -> MetadataResp
             }
             Some(ts) => {
                 t.topic_id = uuid(ts.topic.topic_id);
+                t.is_internal = name == store::OFFSETS_TOPIC;
                 t.partitions = ts
                     .topic
                     .partitions
@@ -189,35 +189,6 @@ pub fn create_topics(sh: &Shared, _version: i16, req: CreateTopicsRequest) -> Cr
             }
         }
         r.topics.push(res);
-    }
-    r
-}
-
-/// FindCoordinator: groups are not served yet, transactions are out of
-/// scope: `COORDINATOR_NOT_AVAILABLE`, which clients retry.
-pub fn find_coordinator(sh: &Shared, version: i16, req: FindCoordinatorRequest) -> FindCoordinatorResponse {
-    let _ = sh;
-    let mut r = FindCoordinatorResponse::default();
-    let message = "logtool broker has no group or transaction coordinator yet";
-    if version >= 4 {
-        r.coordinators = req
-            .coordinator_keys
-            .iter()
-            .map(|k| {
-                let mut c = Coordinator::default();
-                c.key = k.clone();
-                c.node_id = BrokerId(-1);
-                c.port = -1;
-                c.error_code = E::CoordinatorNotAvailable.code();
-                c.error_message = Some(s(message));
-                c
-            })
-            .collect();
-    } else {
-        r.error_code = E::CoordinatorNotAvailable.code();
-        r.error_message = Some(s(message));
-        r.node_id = BrokerId(-1);
-        r.port = -1;
     }
     r
 }

@@ -10,7 +10,10 @@
 //! controller of a static quorum and the only replica of every partition.
 
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
+mod group_api;
+mod groups;
 mod handlers;
 mod server;
 mod store;
@@ -52,6 +55,10 @@ pub struct Config {
     pub partitions: i32,
     /// `auto.create.topics.enable`.
     pub auto_create_topics: bool,
+    /// `offsets.topic.num.partitions`.
+    pub offsets_partitions: i32,
+    /// `group.initial.rebalance.delay.ms`.
+    pub initial_rebalance_delay_ms: u64,
 }
 
 /// What every connection shares.
@@ -59,6 +66,9 @@ pub struct Shared {
     store: Mutex<store::Store>,
     /// Woken after every append (Fetch waits on it).
     appended: Notify,
+    /// Woken when a group changes (JoinGroup and SyncGroup wait on it).
+    group_changed: Notify,
+    initial_rebalance_delay: std::time::Duration,
     advertised: SocketAddr,
     auto_create: bool,
     default_partitions: i32,
@@ -86,7 +96,7 @@ pub fn run(config: &Config, ready: impl FnOnce(SocketAddr)) -> Result<(), Broker
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     runtime.block_on(async {
         let listener = TcpListener::bind(config.listen).await?;
-        let store = store::Store::create(&config.log_dir, config.node_id)?;
+        let store = store::Store::create(&config.log_dir, config.node_id, config.offsets_partitions)?;
         let _lock = logfmt::lock::DirLock::acquire(&config.log_dir).map_err(|e| {
             BrokerError::Refused(format!("{}: cannot lock the log dir: {e:?}", config.log_dir.display()))
         })?;
@@ -94,6 +104,8 @@ pub fn run(config: &Config, ready: impl FnOnce(SocketAddr)) -> Result<(), Broker
         let sh = Arc::new(Shared {
             store: Mutex::new(store),
             appended: Notify::new(),
+            group_changed: Notify::new(),
+            initial_rebalance_delay: std::time::Duration::from_millis(config.initial_rebalance_delay_ms),
             advertised,
             auto_create: config.auto_create_topics,
             default_partitions: config.partitions,

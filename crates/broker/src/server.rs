@@ -14,7 +14,7 @@ use kafka_protocol::protocol::{Decodable, Encodable};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::{Shared, handlers, versions};
+use crate::{Shared, group_api, handlers, versions};
 
 /// Kafka's default `socket.request.max.bytes` (100 MiB).
 pub const MAX_REQUEST_BYTES: usize = 104_857_600;
@@ -49,7 +49,7 @@ pub async fn connection(mut stream: TcpStream, sh: Arc<Shared>) {
             Ok(n) if n == size => {}
             _ => return,
         }
-        let response = match handle(&sh, Bytes::from(frame)).await {
+        let response = match handle(&sh, Bytes::from(frame), &peer).await {
             Ok(Some(r)) => r,
             Ok(None) => continue,
             Err(why) => {
@@ -86,7 +86,7 @@ fn encode(key: ApiKey, version: i16, correlation_id: i32, body: &ResponseKind) -
 
 /// One request: its response bytes (after the size), `None` when none is
 /// sent (acks=0), or why the connection closes.
-async fn handle(sh: &Shared, frame: Bytes) -> Result<Option<Bytes>, String> {
+async fn handle(sh: &Shared, frame: Bytes, peer: &str) -> Result<Option<Bytes>, String> {
     let (Some(api_key), Some(version), Some(correlation_id)) =
         (i16_at(&frame, 0), i16_at(&frame, 2), i32_at(&frame, 4))
     else {
@@ -111,8 +111,11 @@ async fn handle(sh: &Shared, frame: Bytes) -> Result<Option<Bytes>, String> {
         ));
     }
     let mut buf = frame;
-    let _header = RequestHeader::decode(&mut buf, key.request_header_version(version))
+    let header = RequestHeader::decode(&mut buf, key.request_header_version(version))
         .map_err(|e| format!("{key:?} header: {e}"))?;
+    let client_id = header.client_id.as_ref().map(|c| c.to_string()).unwrap_or_default();
+    // Kafka's clientHost: "/" and the peer's address
+    let host = format!("/{}", peer.rsplit_once(':').map_or(peer, |(h, _)| h));
     // walked by Kafka's definition first: a claimed array length the bytes
     // do not back never reaches the decoder's allocation
     let values = kmsg::skim(supported.schema, version, &buf).map_err(|e| format!("{key:?} v{version}: {e}"))?;
@@ -124,7 +127,17 @@ async fn handle(sh: &Shared, frame: Bytes) -> Result<Option<Bytes>, String> {
         RequestKind::ApiVersions(_) => ResponseKind::ApiVersions(handlers::api_versions(0)),
         RequestKind::Metadata(r) => ResponseKind::Metadata(handlers::metadata(sh, version, r)),
         RequestKind::CreateTopics(r) => ResponseKind::CreateTopics(handlers::create_topics(sh, version, r)),
-        RequestKind::FindCoordinator(r) => ResponseKind::FindCoordinator(handlers::find_coordinator(sh, version, r)),
+        RequestKind::FindCoordinator(r) => ResponseKind::FindCoordinator(group_api::find_coordinator(sh, version, r)),
+        RequestKind::JoinGroup(r) => {
+            ResponseKind::JoinGroup(group_api::join_group(sh, version, r, &client_id, &host).await)
+        }
+        RequestKind::SyncGroup(r) => ResponseKind::SyncGroup(group_api::sync_group(sh, version, r).await),
+        RequestKind::Heartbeat(r) => ResponseKind::Heartbeat(group_api::heartbeat(sh, version, r)),
+        RequestKind::LeaveGroup(r) => ResponseKind::LeaveGroup(group_api::leave_group(sh, version, r)),
+        RequestKind::OffsetCommit(r) => ResponseKind::OffsetCommit(group_api::offset_commit(sh, version, r)),
+        RequestKind::OffsetFetch(r) => ResponseKind::OffsetFetch(group_api::offset_fetch(sh, version, r)),
+        RequestKind::ListGroups(r) => ResponseKind::ListGroups(group_api::list_groups(sh, version, r)),
+        RequestKind::DescribeGroups(r) => ResponseKind::DescribeGroups(group_api::describe_groups(sh, version, r)),
         RequestKind::InitProducerId(r) => ResponseKind::InitProducerId(handlers::init_producer_id(sh, version, r)),
         RequestKind::Produce(r) => match handlers::produce(sh, version, r) {
             Some(r) => ResponseKind::Produce(r),

@@ -25,6 +25,9 @@ use crate::BrokerError;
 /// (`ProducerIdManager`: blocks of 1000).
 const PRODUCER_ID_BLOCK: i64 = 1000;
 
+/// The group coordinator's topic.
+pub const OFFSETS_TOPIC: &str = "__consumer_offsets";
+
 /// Kafka's limit on a topic name's length (`Topic.MAX_NAME_LENGTH`).
 const MAX_TOPIC_NAME: usize = 249;
 
@@ -66,6 +69,10 @@ pub struct Store {
     next_producer_id: i64,
     /// Whether a producer id was handed out (a `ProducerIdsRecord` then).
     producer_ids_used: bool,
+    /// The classic groups, by id.
+    pub groups: BTreeMap<String, crate::groups::Group>,
+    /// `offsets.topic.num.partitions`.
+    offsets_partitions: i32,
 }
 
 /// 16 random bytes from the system.
@@ -109,7 +116,7 @@ pub fn valid_topic_name(name: &str) -> Result<(), String> {
 
 impl Store {
     /// A new log dir at `dir` (which must not exist, or be empty).
-    pub fn create(dir: &Path, node_id: i32) -> Result<Store, BrokerError> {
+    pub fn create(dir: &Path, node_id: i32, offsets_partitions: i32) -> Result<Store, BrokerError> {
         let writer = LogDirWriter::create_in_place(dir, node_id)?;
         Ok(Store {
             node_id,
@@ -121,6 +128,8 @@ impl Store {
             topics: BTreeMap::new(),
             next_producer_id: 0,
             producer_ids_used: false,
+            groups: BTreeMap::new(),
+            offsets_partitions,
         })
     }
 
@@ -151,6 +160,20 @@ impl Store {
     ) -> Result<Uuid, (i16, String)> {
         use kafka_protocol::ResponseError as E;
         valid_topic_name(name).map_err(|m| (E::InvalidTopicException.code(), m))?;
+        if name == OFFSETS_TOPIC {
+            return Err((E::InvalidRequest.code(), format!("Creation of internal topic {name} is prohibited.")));
+        }
+        self.create_topic_unchecked(name, partitions, configs, validate_only)
+    }
+
+    fn create_topic_unchecked(
+        &mut self,
+        name: &str,
+        partitions: i32,
+        configs: BTreeMap<String, String>,
+        validate_only: bool,
+    ) -> Result<Uuid, (i16, String)> {
+        use kafka_protocol::ResponseError as E;
         if self.topics.contains_key(name) {
             return Err((E::TopicAlreadyExists.code(), format!("Topic '{name}' already exists.")));
         }
@@ -178,6 +201,44 @@ impl Store {
         }
         self.topics.insert(name.to_string(), TopicState { topic, config });
         Ok(topic_id)
+    }
+
+    /// `__consumer_offsets`, created as the group coordinator creates it
+    /// (`offsets.topic.num.partitions`, compacted, 100 MiB segments) when a
+    /// group first needs it; the partition that holds `group`.
+    pub fn offsets_partition(&mut self, group: &str) -> Result<i32, (i16, String)> {
+        if !self.topics.contains_key(OFFSETS_TOPIC) {
+            let configs: BTreeMap<String, String> =
+                [("cleanup.policy", "compact"), ("compression.type", "producer"), ("segment.bytes", "104857600")]
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect();
+            self.create_topic_unchecked(OFFSETS_TOPIC, self.offsets_partitions, configs, false)?;
+        }
+        Ok(logfmt::internal::partition_for_group(group, self.offsets_partitions))
+    }
+
+    /// Append records (key, value; a null value is a tombstone) to a
+    /// partition in one batch, as the coordinator appends its records.
+    pub fn append_records(
+        &mut self,
+        topic: &str,
+        partition: i32,
+        records: &[(Vec<u8>, Option<Vec<u8>>)],
+    ) -> Result<(), BrokerError> {
+        use logfmt::write::batch::{BatchBuilder, NewRecord};
+        let now = now_ms();
+        let Some(w) = self.writer.partition(topic, partition) else {
+            return Err(BrokerError::Refused(format!("no partition {topic}-{partition}")));
+        };
+        let mut b = BatchBuilder::new(0);
+        for (k, v) in records {
+            b.push(&NewRecord { timestamp: now, key: Some(k), value: v.as_deref(), headers: &[] });
+        }
+        if !b.is_empty() {
+            w.append(&mut b, now, None)?;
+        }
+        Ok(())
     }
 
     /// The next producer id (`InitProducerId` without a transactional id).

@@ -12,6 +12,8 @@ pub fn run(args: &BrokerArgs) -> anyhow::Result<Status> {
         node_id: args.node_id,
         partitions: args.partitions,
         auto_create_topics: args.auto_create_topics,
+        offsets_partitions: args.offsets_partitions,
+        initial_rebalance_delay_ms: args.group_initial_rebalance_delay_ms,
     };
     broker::run(&config, |addr| {
         let mut out = std::io::stdout().lock();
