@@ -151,8 +151,8 @@ pub enum Command {
     /// Writes a new log dir as a Kafka 3.9 broker does (through logtool's writer): stop it
     /// with SIGTERM or Ctrl-C and a real Kafka 3.9.1 starts on the dir and serves what was
     /// produced. Prints "listening on HOST:PORT" once it accepts connections. Implemented:
-    /// ApiVersions, Metadata, CreateTopics, Produce (idempotent producers), Fetch, ListOffsets
-    /// (earliest, latest), InitProducerId, consumer groups (classic protocol, offsets in
+    /// topics (create, delete, more partitions, configs), Produce (idempotent producers),
+    /// Fetch, ListOffsets, DeleteRecords, consumer groups (classic protocol, offsets in
     /// __consumer_offsets); no transactions (README).
     Broker(BrokerArgs),
 }

@@ -28,7 +28,8 @@ trap 'rm -rf "$work"' EXIT
        'common/message/EndTxnMarker.json' 2>/dev/null || true)
 # the requests logtool broker answers (walked before they are decoded)
 for api in ApiVersions Metadata CreateTopics Produce Fetch ListOffsets InitProducerId FindCoordinator DescribeConfigs \
-    JoinGroup SyncGroup Heartbeat LeaveGroup OffsetCommit OffsetFetch ListGroups DescribeGroups; do
+    JoinGroup SyncGroup Heartbeat LeaveGroup OffsetCommit OffsetFetch ListGroups DescribeGroups \
+    DeleteTopics DeleteRecords CreatePartitions; do
   (cd "$work" && unzip -q -o "$KAFKA_LIBS/kafka-clients-$KAFKA_VERSION.jar" "common/message/${api}Request.json")
 done
 rm -f "$out"/*.json

@@ -7,7 +7,9 @@
 #      broker-produce creates topics with Admin (one per codec, one
 #      LogAppendTime, one of 3 partitions) and sends records with the Java
 #      default producer (idempotent, acks=all); a console producer writes
-#      lines and a console consumer reads them back; an assign() consumer
+#      lines and a console consumer reads them back; kafka-delete-records,
+#      kafka-topics --alter --partitions and --delete; kafka-get-offsets at
+#      several times (and earliest, latest, max-timestamp); an assign() consumer
 #      reads every record (consume-full); a console consumer in a group and
 #      two consumers of one group (a rebalance) commit, and
 #      kafka-consumer-groups describes them; 3000 random and cut frames close
@@ -16,7 +18,8 @@
 #      finds nothing; DumpLogSegments finds every batch valid; `logtool
 #      groups` reads the same committed offsets and lags;
 #   4. Kafka 3.9.1 starts on the dir without recovering it, a consumer reads
-#      exactly the records the broker served, kafka-consumer-groups describes
+#      exactly the records the broker served, kafka-get-offsets gives the same
+#      answers, kafka-consumer-groups describes
 #      the same committed offsets, and it advertises the same API versions.
 # Brokers bind 127.0.0.1 on free ports and are stopped by pid.
 set -euo pipefail
@@ -58,9 +61,28 @@ diff <(seq 1 50 | sed 's/^/line-/' | sort) <(grep '^line-' "$work/console-consum
 log "kafka-topics, console producer and consumer: 50 lines back"
 workload "$lt" broker-produce 500 >"$work/produce.out" 2>&1 || { tail "$work/produce.out" >&2; die "broker-produce failed"; }
 grep -q "PRODUCED 500" "$work/produce.out" || die "broker-produce: $(tail -3 "$work/produce.out")"
+# topic admin: DeleteRecords, more partitions, a topic deleted
+echo '{"partitions":[{"topic":"b-none","partition":0,"offset":40}],"version":1}' >"$work/delete-records.json"
+kafka_java org.apache.kafka.tools.DeleteRecordsCommand --bootstrap-server "$lt" --offset-json-file "$work/delete-records.json" \
+  >"$work/delete-records.out" 2>&1
+grep -q "low_watermark: 40" "$work/delete-records.out" || { cat "$work/delete-records.out" >&2; die "kafka-delete-records"; }
+kafka_java org.apache.kafka.tools.TopicCommand --bootstrap-server "$lt" --alter --topic b-three --partitions 5 >/dev/null 2>&1
+kafka_java org.apache.kafka.tools.TopicCommand --bootstrap-server "$lt" --create --topic b-doomed >/dev/null 2>&1
+kafka_java org.apache.kafka.tools.TopicCommand --bootstrap-server "$lt" --delete --topic b-doomed >/dev/null 2>&1
+kafka_java org.apache.kafka.tools.TopicCommand --bootstrap-server "$lt" --describe --topic b-three >"$work/three.out" 2>&1
+grep -q "PartitionCount: 5" "$work/three.out" || { cat "$work/three.out" >&2; die "kafka-topics --alter --partitions"; }
+[ ! -d "$logs/b-doomed-0" ] || die "a deleted topic's partition dir is still there"
+# ListOffsets: kafka-get-offsets at times before, inside and after the records
+get_offsets() { local t; for t in -1 -2 -3 1699999999999 1700000000000 1700000000123 1700000000499 1700000000500; do
+  kafka_java org.apache.kafka.tools.GetOffsetShell --bootstrap-server "$1" --topic 'b-.*' --time "$t" 2>/dev/null | sed "s/^/$t /"
+done | sort; }
+get_offsets "$lt" >"$work/offsets.lt"
+grep -q "^-2 b-none:0:40$" "$work/offsets.lt" || { cat "$work/offsets.lt" >&2; die "earliest after DeleteRecords"; }
+grep -q "^1700000000123 b-zstd:0:123$" "$work/offsets.lt" || { cat "$work/offsets.lt" >&2; die "an offset by time"; }
+log "DeleteRecords, CreatePartitions, DeleteTopics; $(wc -l <"$work/offsets.lt") kafka-get-offsets answers"
 workload "$lt" consume-full read_uncommitted >"$work/served.txt" 2>"$work/served.err" \
   || { tail "$work/served.err" >&2; die "consume-full from logtool broker failed"; }
-[ "$(grep -c '^b-' "$work/served.txt")" = $((500 * 7)) ] || die "logtool broker served $(grep -c '^b-' "$work/served.txt") of $((500 * 7)) records"
+[ "$(grep -c '^b-' "$work/served.txt")" = $((500 * 7 - 40)) ] || die "logtool broker served $(grep -c '^b-' "$work/served.txt") of $((500 * 7 - 40)) records"
 log "broker-produce: $(wc -l <"$work/served.txt") records served by logtool broker"
 
 # consumer groups: a console consumer in a group, then two consumers of one
@@ -74,7 +96,7 @@ describe_groups() { kafka_java org.apache.kafka.tools.consumer.group.ConsumerGro
 # GROUP TOPIC PARTITION CURRENT-OFFSET LOG-END-OFFSET LAG of a describe, sorted
 offsets_table() { awk '$1 ~ /^cg-/ && $3 ~ /^[0-9]+$/ { print $1, $2, $3, $4, $5, $6 }' "$1" | sort; }
 describe_groups "$lt" >"$work/groups.lt"
-[ "$(offsets_table "$work/groups.lt" | wc -l)" = 5 ] || { cat "$work/groups.lt" >&2; die "kafka-consumer-groups --describe against logtool broker"; }
+[ "$(offsets_table "$work/groups.lt" | wc -l)" = 7 ] || { cat "$work/groups.lt" >&2; die "kafka-consumer-groups --describe against logtool broker"; }
 log "consumer groups: a console consumer's, and a pair with a rebalance ($(grep '^PAIR' "$work/pair.out"))"
 
 # garbage and cut frames close their connections; the broker goes on serving
@@ -120,8 +142,10 @@ ranges() { grep -oE '^\s*[A-Za-z]+\([0-9]+\): [0-9]+ to [0-9]+' "$1" | sed 's/^ 
 [ "$(ranges "$work/api-versions.lt" | wc -l)" -ge 8 ] || { cat "$work/api-versions.lt" >&2; die "logtool broker advertised too little"; }
 missing=$(comm -23 <(ranges "$work/api-versions.lt") <(ranges "$work/api-versions.kafka"))
 [ -z "$missing" ] || die "advertised otherwise than Kafka 3.9.1: $missing"
+get_offsets "$BOOTSTRAP" >"$work/offsets.kafka"
+diff "$work/offsets.lt" "$work/offsets.kafka" >&2 || die "Kafka answers ListOffsets otherwise than logtool broker did"
 describe_groups "$BOOTSTRAP" >"$work/groups.kafka"
 diff <(offsets_table "$work/groups.lt") <(offsets_table "$work/groups.kafka") >&2 \
   || die "Kafka restored other committed offsets than logtool broker described"
 kafka_stop "$KAFKA_PID"
-log "Kafka 3.9.1 started on the dir, restored the groups' offsets and served the same $(wc -l <"$work/kafka.txt") records"
+log "Kafka 3.9.1 started on the dir, answered the same offsets, restored the groups' offsets and served the same $(wc -l <"$work/kafka.txt") records"

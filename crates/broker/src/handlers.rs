@@ -330,8 +330,9 @@ pub fn produce(sh: &Shared, _version: i16, req: ProduceRequest) -> Option<Produc
     (req.acks != 0).then_some(r)
 }
 
-/// ListOffsets: earliest (the log start) and latest (the high watermark,
-/// which is also the last stable offset here: no transactions).
+/// ListOffsets: earliest (the log start), latest (the high watermark,
+/// which is also the last stable offset here: no transactions), a time or
+/// the largest timestamp (`logfmt::offsets`, as `offset-for-time`).
 pub fn list_offsets(sh: &Shared, _version: i16, req: ListOffsetsRequest) -> ListOffsetsResponse {
     let mut store = sh.lock();
     let mut r = ListOffsetsResponse::default();
@@ -355,8 +356,26 @@ pub fn list_offsets(sh: &Shared, _version: i16, req: ListOffsetsRequest) -> List
                         pr.offset = end;
                         pr.leader_epoch = epoch;
                     }
-                    // timestamps and max-timestamp: not answered yet
-                    _ => pr.error_code = E::UnknownServerError.code(),
+                    t => {
+                        let spec = if t == -3 {
+                            logfmt::offsets::Spec::MaxTimestamp
+                        } else if t >= 0 {
+                            logfmt::offsets::Spec::Timestamp(t)
+                        } else {
+                            pr.error_code = E::InvalidRequest.code();
+                            tr.partitions.push(pr);
+                            continue;
+                        };
+                        match store.answer_offsets(&topic, p.partition_index, spec) {
+                            Ok(Some(a)) => {
+                                pr.offset = a.offset.unwrap_or(-1);
+                                pr.timestamp = a.timestamp.unwrap_or(-1);
+                                pr.leader_epoch = a.leader_epoch.unwrap_or(-1);
+                            }
+                            Ok(None) => pr.error_code = E::UnknownTopicOrPartition.code(),
+                            Err(_) => pr.error_code = E::KafkaStorageError.code(),
+                        }
+                    }
                 },
                 _ => pr.error_code = E::UnknownTopicOrPartition.code(),
             }
@@ -536,6 +555,82 @@ pub fn describe_configs(sh: &Shared, _version: i16, req: DescribeConfigsRequest)
             }
         }
         r.results.push(out);
+    }
+    r
+}
+
+/// DeleteRecords: each partition's log start moves (`low_watermark`).
+pub fn delete_records(sh: &Shared, _version: i16, req: DeleteRecordsRequest) -> DeleteRecordsResponse {
+    use kafka_protocol::messages::delete_records_response::{DeleteRecordsPartitionResult, DeleteRecordsTopicResult};
+    let mut store = sh.lock();
+    let mut r = DeleteRecordsResponse::default();
+    for t in req.topics {
+        let mut tr = DeleteRecordsTopicResult::default();
+        tr.name = t.name.clone();
+        for p in t.partitions {
+            let mut pr = DeleteRecordsPartitionResult::default();
+            pr.partition_index = p.partition_index;
+            match store.delete_records(t.name.as_str(), p.partition_index, p.offset) {
+                Ok(low) => pr.low_watermark = low,
+                Err(code) => {
+                    pr.low_watermark = -1;
+                    pr.error_code = code;
+                }
+            }
+            tr.partitions.push(pr);
+        }
+        r.topics.push(tr);
+    }
+    r
+}
+
+/// DeleteTopics, by name (or by id, v6+).
+pub fn delete_topics(sh: &Shared, version: i16, req: DeleteTopicsRequest) -> DeleteTopicsResponse {
+    use kafka_protocol::messages::delete_topics_response::DeletableTopicResult;
+    let mut store = sh.lock();
+    let mut r = DeleteTopicsResponse::default();
+    let wanted: Vec<(Option<String>, uuid::Uuid)> = if version >= 6 {
+        req.topics.iter().map(|t| (t.name.as_ref().map(|n| n.0.to_string()), t.topic_id)).collect()
+    } else {
+        req.topic_names.iter().map(|n| (Some(n.0.to_string()), uuid::Uuid::nil())).collect()
+    };
+    for (name, id) in wanted {
+        let name = name.or_else(|| {
+            let id = logfmt::uuid::Uuid(*id.as_bytes());
+            store.topics().values().find(|t| t.topic.topic_id == id).map(|t| t.topic.name.clone())
+        });
+        let mut res = DeletableTopicResult::default();
+        res.topic_id = id;
+        match name {
+            None => res.error_code = E::UnknownTopicId.code(),
+            Some(n) => {
+                if let Some(t) = store.topics().get(&n) {
+                    res.topic_id = uuid(t.topic.topic_id);
+                }
+                res.name = Some(TopicName(s(n.clone())));
+                if let Err(code) = store.delete_topic(&n) {
+                    res.error_code = code;
+                }
+            }
+        }
+        r.responses.push(res);
+    }
+    r
+}
+
+/// CreatePartitions.
+pub fn create_partitions(sh: &Shared, _version: i16, req: CreatePartitionsRequest) -> CreatePartitionsResponse {
+    use kafka_protocol::messages::create_partitions_response::CreatePartitionsTopicResult;
+    let mut store = sh.lock();
+    let mut r = CreatePartitionsResponse::default();
+    for t in req.topics {
+        let mut res = CreatePartitionsTopicResult::default();
+        res.name = t.name.clone();
+        if let Err((code, message)) = store.create_partitions(t.name.as_str(), t.count, req.validate_only) {
+            res.error_code = code;
+            res.error_message = Some(s(message));
+        }
+        r.results.push(res);
     }
     r
 }

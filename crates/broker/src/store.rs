@@ -306,6 +306,87 @@ impl Store {
         }
     }
 
+    /// A ListOffsets answer for a partition (`logfmt::offsets`, the rule
+    /// `offset-for-time` follows), over the files as written so far.
+    pub fn answer_offsets(
+        &mut self,
+        topic: &str,
+        partition: i32,
+        spec: logfmt::offsets::Spec,
+    ) -> Result<Option<logfmt::offsets::Answer>, BrokerError> {
+        let limits = logfmt::Limits::default();
+        let Some(w) = self.writer.partition(topic, partition) else { return Ok(None) };
+        let p = logfmt::partition::Partition::open(w.dir(), &limits)?;
+        let mut o = logfmt::offsets::PartitionOffsets::open(&p, &limits)?;
+        o.log_start_offset = w.log_start_offset();
+        o.high_watermark = Some(w.log_end_offset());
+        if let Some(max) = w.active_max_timestamp() {
+            o.set_active_max(max);
+        }
+        Ok(Some(o.answer(spec)?))
+    }
+
+    /// DeleteRecords: the log start of a partition moves to `offset` (-1:
+    /// the high watermark). Returns the new log start.
+    pub fn delete_records(&mut self, topic: &str, partition: i32, offset: i64) -> Result<i64, i16> {
+        use kafka_protocol::ResponseError as E;
+        let Some(w) = self.writer.partition(topic, partition) else { return Err(E::UnknownTopicOrPartition.code()) };
+        let hw = w.log_end_offset();
+        let offset = if offset == -1 { hw } else { offset };
+        if offset < 0 || offset > hw {
+            return Err(E::OffsetOutOfRange.code());
+        }
+        if offset > w.log_start_offset() {
+            w.delete_records(offset).map_err(|_| E::KafkaStorageError.code())?;
+        }
+        Ok(w.log_start_offset())
+    }
+
+    /// DeleteTopics: the topic and its partition dirs go.
+    pub fn delete_topic(&mut self, name: &str) -> Result<(), i16> {
+        use kafka_protocol::ResponseError as E;
+        if name == OFFSETS_TOPIC {
+            return Err(E::TopicDeletionDisabled.code());
+        }
+        let Some(t) = self.topics.remove(name) else { return Err(E::UnknownTopicOrPartition.code()) };
+        for p in 0..t.topic.partitions.len() {
+            let p = i32::try_from(p).unwrap_or(i32::MAX);
+            self.writer.remove_partition(name, p).map_err(|_| E::KafkaStorageError.code())?;
+        }
+        Ok(())
+    }
+
+    /// CreatePartitions: the topic grows to `count` partitions.
+    pub fn create_partitions(&mut self, name: &str, count: i32, validate_only: bool) -> Result<(), (i16, String)> {
+        use kafka_protocol::ResponseError as E;
+        let Some(t) = self.topics.get_mut(name) else {
+            return Err((E::UnknownTopicOrPartition.code(), format!("The topic '{name}' does not exist.")));
+        };
+        let current = i32::try_from(t.topic.partitions.len()).unwrap_or(i32::MAX);
+        if count <= current {
+            return Err((
+                E::InvalidPartitions.code(),
+                if count == current {
+                    format!("Topic already has {current} partition(s).")
+                } else {
+                    format!("The topic {name} currently has {current} partition(s); {count} would not be an increase.")
+                },
+            ));
+        }
+        if validate_only {
+            return Ok(());
+        }
+        let placement =
+            Placement { replicas: vec![self.node_id], isr: vec![self.node_id], leader: self.node_id, leader_epoch: 0 };
+        for p in current..count {
+            self.writer
+                .add_partition(&t.topic, p, t.config)
+                .map_err(|e| (E::KafkaStorageError.code(), e.to_string()))?;
+            t.topic.partitions.push(placement.clone());
+        }
+        Ok(())
+    }
+
     /// Where to read `offset` of a partition from.
     pub fn plan_read(&mut self, topic: &str, partition: i32, offset: i64) -> Result<Option<ReadPlan>, BrokerError> {
         let Some(w) = self.writer.partition(topic, partition) else { return Ok(None) };

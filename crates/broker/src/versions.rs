@@ -43,8 +43,11 @@ pub const SUPPORTED: &[Supported] = &[
     api(ApiKey::ListGroups, 0, 5, 0, "ListGroupsRequest"),
     api(ApiKey::ApiVersions, 0, 4, 0, "ApiVersionsRequest"),
     api(ApiKey::CreateTopics, 0, 7, 2, "CreateTopicsRequest"),
+    api(ApiKey::DeleteTopics, 0, 6, 1, "DeleteTopicsRequest"),
+    api(ApiKey::DeleteRecords, 0, 2, 0, "DeleteRecordsRequest"),
     api(ApiKey::InitProducerId, 0, 5, 0, "InitProducerIdRequest"),
     api(ApiKey::DescribeConfigs, 0, 4, 1, "DescribeConfigsRequest"),
+    api(ApiKey::CreatePartitions, 0, 3, 0, "CreatePartitionsRequest"),
 ];
 
 /// The entry of `key`, if the broker implements it.

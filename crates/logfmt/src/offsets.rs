@@ -193,6 +193,15 @@ impl PartitionOffsets {
         Ok(())
     }
 
+    /// The last segment's largest timestamp and its offset as a live broker
+    /// holds them in memory (`LogSegment.maxTimestampSoFar`): a segment being
+    /// written has no time index on disk yet.
+    pub fn set_active_max(&mut self, max: (i64, i64)) {
+        if let Some(last) = self.segments.last_mut() {
+            last.max = max;
+        }
+    }
+
     /// The offset a fetch can reach: the high watermark, else the log end.
     pub fn last_fetchable(&self) -> i64 {
         self.high_watermark.unwrap_or(self.log_end_offset)

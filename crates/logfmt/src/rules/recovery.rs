@@ -115,6 +115,12 @@ impl IndexBuilder {
         lo.checked_sub(1).and_then(read)
     }
 
+    /// The largest timestamp so far and its offset (Kafka's
+    /// `maxTimestampAndOffsetSoFar`; `(-1, base)` before any batch).
+    pub fn max_timestamp(&self) -> (i64, i64) {
+        self.max_ts
+    }
+
     /// Bytes accounted so far.
     pub fn valid_bytes(&self) -> u64 {
         self.valid_bytes

@@ -373,6 +373,18 @@ impl LogDirWriter {
         Ok(self.partitions.entry(name).or_insert(w))
     }
 
+    /// Remove a partition added before, and its dir (a deleted topic's).
+    pub fn remove_partition(&mut self, topic: &str, partition: i32) -> Result<()> {
+        let name = partition_dir_name(topic, partition);
+        if let Some(w) = self.partitions.remove(&name) {
+            let dir = w.dir().to_path_buf();
+            drop(w);
+            std::fs::remove_dir_all(&dir).map_err(|e| Error::io(e, Some(&dir)))?;
+            super::file::fsync_dir(&self.dir)?;
+        }
+        Ok(())
+    }
+
     /// A partition added before.
     pub fn partition(&mut self, topic: &str, partition: i32) -> Option<&mut PartitionWriter> {
         self.partitions.get_mut(&partition_dir_name(topic, partition))

@@ -518,6 +518,11 @@ impl PartitionWriter {
         Ok(Some((base, position)))
     }
 
+    /// The active segment's largest timestamp so far and its offset.
+    pub fn active_max_timestamp(&self) -> Option<(i64, i64)> {
+        self.active.as_ref().map(|a| a.index.max_timestamp())
+    }
+
     /// The bytes in the active segment so far.
     pub fn active_size(&self) -> u64 {
         self.active.as_ref().map_or(0, |a| a.size)
