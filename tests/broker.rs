@@ -12,7 +12,7 @@ use std::process::{Child, Command, Stdio};
 
 use bytes::{Bytes, BytesMut};
 use kafka_protocol::messages::*;
-use kafka_protocol::protocol::{Decodable, Encodable, Request, StrBytes};
+use kafka_protocol::protocol::{Decodable, Encodable, HeaderVersion, Request, StrBytes};
 use logfmt::write::batch::{BatchBuilder, NewRecord};
 
 use crate::util::run;
@@ -24,10 +24,11 @@ struct Broker {
 }
 
 impl Broker {
-    fn start(dir: &tempfile::TempDir) -> Broker {
+    fn start(dir: &tempfile::TempDir, extra: &[&str]) -> Broker {
         let logs = dir.path().join("logs");
         let mut child = Command::new(env!("CARGO_BIN_EXE_logtool"))
             .args(["broker", "--log-dir", logs.to_str().unwrap(), "--listen", "127.0.0.1:0"])
+            .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -102,6 +103,18 @@ fn batch(seq: i32, n: usize) -> Vec<u8> {
     b.build()
 }
 
+fn create_topic(s: &mut TcpStream, topic: &str) {
+    let mut t = create_topics_request::CreatableTopic::default();
+    t.name = name(topic);
+    t.num_partitions = 1;
+    t.replication_factor = 1;
+    let mut req = CreateTopicsRequest::default();
+    req.topics = vec![t];
+    req.timeout_ms = 30_000;
+    let r = CreateTopicsResponse::decode(&mut call(s, 7, &req), 7).unwrap();
+    assert_eq!(r.topics[0].error_code, 0);
+}
+
 fn produce(s: &mut TcpStream, records: Vec<u8>) -> (i16, i64) {
     let mut p = produce_request::PartitionProduceData::default();
     p.index = 0;
@@ -122,7 +135,7 @@ fn produce(s: &mut TcpStream, records: Vec<u8>) -> (i16, i64) {
 #[test]
 fn a_client_creates_produces_fetches_and_the_stop_is_clean() {
     let dir = tempfile::tempdir().unwrap();
-    let mut b = Broker::start(&dir);
+    let mut b = Broker::start(&dir, &[]);
     let mut s = b.connect();
 
     // ApiVersions: Kafka 3.9.1's ranges
@@ -218,4 +231,60 @@ fn a_client_creates_produces_fetches_and_the_stop_is_clean() {
     assert!(logs.join(".kafka_cleanshutdown").exists());
     let (code, out, _) = run(&["verify", "--fail-on", "warning", logs.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}");
+}
+
+#[test]
+fn fault_rules_fail_drop_and_delay_what_they_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let control = dir.path().join("faults");
+    std::fs::write(&control, "# none yet\n").unwrap();
+    let mut b = Broker::start(
+        &dir,
+        &[
+            "--fault",
+            "produce:NOT_LEADER_OR_FOLLOWER:every=2",
+            "--fault",
+            "list-offsets:drop:nth=1",
+            "--fault-file",
+            control.to_str().unwrap(),
+        ],
+    );
+    let mut s = b.connect();
+    create_topic(&mut s, "t");
+    // every second Produce fails with NOT_LEADER_OR_FOLLOWER and appends nothing
+    assert_eq!(produce(&mut s, batch(0, 2)), (0, 0));
+    assert_eq!(produce(&mut s, batch(2, 2)).0, 6);
+    assert_eq!(produce(&mut s, batch(2, 2)), (0, 2));
+    // the first ListOffsets loses its connection
+    let mut lp = list_offsets_request::ListOffsetsPartition::default();
+    lp.partition_index = 0;
+    lp.timestamp = -1;
+    lp.current_leader_epoch = -1;
+    let mut lt = list_offsets_request::ListOffsetsTopic::default();
+    lt.name = name("t");
+    lt.partitions = vec![lp];
+    let mut req = ListOffsetsRequest::default();
+    req.replica_id = BrokerId(-1);
+    req.topics = vec![lt];
+    let mut lost = b.connect();
+    let mut header = RequestHeader::default();
+    header.request_api_key = ListOffsetsRequest::KEY;
+    header.request_api_version = 7;
+    header.correlation_id = 1;
+    let mut buf = BytesMut::new();
+    header.encode(&mut buf, ListOffsetsRequest::header_version(7)).unwrap();
+    req.encode(&mut buf, 7).unwrap();
+    lost.write_all(&(buf.len() as i32).to_be_bytes()).unwrap();
+    lost.write_all(&buf).unwrap();
+    assert_eq!(lost.read_to_end(&mut Vec::new()).unwrap(), 0, "dropped");
+    let r = ListOffsetsResponse::decode(&mut call(&mut s, 7, &req), 7).unwrap();
+    assert_eq!(r.topics[0].partitions[0].offset, 4, "the second is answered: 4 records");
+    // the control file, changed while the broker runs: Metadata waits
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(&control, "metadata:delay=300\n").unwrap();
+    let t = std::time::Instant::now();
+    MetadataResponse::decode(&mut call(&mut s, 12, &all_topics()), 12).unwrap();
+    assert!(t.elapsed() >= std::time::Duration::from_millis(300), "{:?}", t.elapsed());
+    drop(s);
+    assert_eq!(b.stop(), 0);
 }

@@ -461,6 +461,13 @@ pub struct BrokerArgs {
     /// more members.
     #[arg(long, value_name = "MS", default_value_t = 3000)]
     pub group_initial_rebalance_delay_ms: u64,
+    /// A fault rule, API:ACTION[:WHEN] (repeatable): e.g. produce:NOT_LEADER_OR_FOLLOWER:every=5,
+    /// fetch:drop:nth=3, *:delay=200:fraction=0.1 (README, "Broker mode").
+    #[arg(long, value_name = "RULE")]
+    pub fault: Vec<String>,
+    /// A file of fault rules, one per line, re-read whenever it changes.
+    #[arg(long, value_name = "FILE")]
+    pub fault_file: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

@@ -12,6 +12,7 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
+pub mod faults;
 mod group_api;
 mod groups;
 mod handlers;
@@ -59,6 +60,10 @@ pub struct Config {
     pub offsets_partitions: i32,
     /// `group.initial.rebalance.delay.ms`.
     pub initial_rebalance_delay_ms: u64,
+    /// Fault rules (`faults`).
+    pub faults: Vec<String>,
+    /// A control file of fault rules, re-read when it changes.
+    pub fault_file: Option<PathBuf>,
 }
 
 /// What every connection shares.
@@ -69,6 +74,7 @@ pub struct Shared {
     /// Woken when a group changes (JoinGroup and SyncGroup wait on it).
     group_changed: Notify,
     initial_rebalance_delay: std::time::Duration,
+    faults: Mutex<faults::Faults>,
     advertised: SocketAddr,
     auto_create: bool,
     default_partitions: i32,
@@ -93,6 +99,7 @@ pub fn run(config: &Config, ready: impl FnOnce(SocketAddr)) -> Result<(), Broker
     if !config.listen.ip().is_loopback() {
         return Err(BrokerError::Refused(format!("{}: logtool broker listens on loopback only", config.listen)));
     }
+    let faults = faults::Faults::new(&config.faults, config.fault_file.clone()).map_err(BrokerError::Refused)?;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     runtime.block_on(async {
         let listener = TcpListener::bind(config.listen).await?;
@@ -106,6 +113,7 @@ pub fn run(config: &Config, ready: impl FnOnce(SocketAddr)) -> Result<(), Broker
             appended: Notify::new(),
             group_changed: Notify::new(),
             initial_rebalance_delay: std::time::Duration::from_millis(config.initial_rebalance_delay_ms),
+            faults: Mutex::new(faults),
             advertised,
             auto_create: config.auto_create_topics,
             default_partitions: config.partitions,

@@ -14,7 +14,7 @@ use kafka_protocol::protocol::{Decodable, Encodable};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::{Shared, group_api, handlers, versions};
+use crate::{Shared, faults, group_api, handlers, versions};
 
 /// Kafka's default `socket.request.max.bytes` (100 MiB).
 pub const MAX_REQUEST_BYTES: usize = 104_857_600;
@@ -123,6 +123,18 @@ async fn handle(sh: &Shared, frame: Bytes, peer: &str) -> Result<Option<Bytes>, 
         return Err(format!("{key:?} v{version}: {values} values (at most {MAX_REQUEST_VALUES})"));
     }
     let request = RequestKind::decode(key, &mut buf, version).map_err(|e| format!("{key:?} v{version}: {e}"))?;
+    let fault = sh.faults.lock().unwrap_or_else(std::sync::PoisonError::into_inner).check(key);
+    match fault {
+        None => {}
+        Some(faults::Action::Drop) => return Err(format!("{key:?}: dropped by a fault rule")),
+        Some(faults::Action::Delay(d)) => tokio::time::sleep(d).await,
+        Some(faults::Action::Error(code)) => {
+            let Some(body) = faults::error_response(&request, code) else {
+                return Err(format!("{key:?}: a fault rule's error has no answer for this API here; closed instead"));
+            };
+            return encode(key, version, correlation_id, &body).map(Some);
+        }
+    }
     let response = match request {
         RequestKind::ApiVersions(_) => ResponseKind::ApiVersions(handlers::api_versions(0)),
         RequestKind::Metadata(r) => ResponseKind::Metadata(handlers::metadata(sh, version, r)),

@@ -14,6 +14,8 @@ pub fn run(args: &BrokerArgs) -> anyhow::Result<Status> {
         auto_create_topics: args.auto_create_topics,
         offsets_partitions: args.offsets_partitions,
         initial_rebalance_delay_ms: args.group_initial_rebalance_delay_ms,
+        faults: args.fault.clone(),
+        fault_file: args.fault_file.clone(),
     };
     broker::run(&config, |addr| {
         let mut out = std::io::stdout().lock();
