@@ -183,33 +183,6 @@ impl Faults {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rules_parse_and_fire_as_written() {
-        let r = Rule::parse("produce:NOT_LEADER_OR_FOLLOWER:every=5").unwrap();
-        assert_eq!((r.api, r.action), (Some(ApiKey::Produce), Action::Error(6)));
-        assert_eq!(Rule::parse("list-offsets:drop").unwrap().api, Some(ApiKey::ListOffsets));
-        assert_eq!(Rule::parse("*:delay=250").unwrap().action, Action::Delay(Duration::from_millis(250)));
-        for bad in ["produce", "nosuchapi:drop", "produce:NOT_AN_ERROR", "produce:drop:every=0", "fetch:drop:sometimes"]
-        {
-            assert!(Rule::parse(bad).is_err(), "{bad}");
-        }
-        let mut f =
-            Faults::new(&["produce:NOT_LEADER_OR_FOLLOWER:every=3".into(), "fetch:drop:nth=2".into()], None).unwrap();
-        let produce: Vec<_> = (0..6).map(|_| f.check(ApiKey::Produce)).collect();
-        assert_eq!(produce.iter().filter(|a| a.is_some()).count(), 2);
-        assert_eq!(produce[2], Some(Action::Error(6)));
-        assert_eq!(
-            (f.check(ApiKey::Fetch), f.check(ApiKey::Fetch), f.check(ApiKey::Fetch)),
-            (None, Some(Action::Drop), None)
-        );
-        assert_eq!(f.check(ApiKey::Metadata), None);
-    }
-}
-
 /// The answer to `request` when a rule makes it fail with `code`: every
 /// partition, topic or group it names gets the error (none is carried
 /// out). `None` for an API without one here.
@@ -361,4 +334,31 @@ pub fn error_response(
         }
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rules_parse_and_fire_as_written() {
+        let r = Rule::parse("produce:NOT_LEADER_OR_FOLLOWER:every=5").unwrap();
+        assert_eq!((r.api, r.action), (Some(ApiKey::Produce), Action::Error(6)));
+        assert_eq!(Rule::parse("list-offsets:drop").unwrap().api, Some(ApiKey::ListOffsets));
+        assert_eq!(Rule::parse("*:delay=250").unwrap().action, Action::Delay(Duration::from_millis(250)));
+        for bad in ["produce", "nosuchapi:drop", "produce:NOT_AN_ERROR", "produce:drop:every=0", "fetch:drop:sometimes"]
+        {
+            assert!(Rule::parse(bad).is_err(), "{bad}");
+        }
+        let mut f =
+            Faults::new(&["produce:NOT_LEADER_OR_FOLLOWER:every=3".into(), "fetch:drop:nth=2".into()], None).unwrap();
+        let produce: Vec<_> = (0..6).map(|_| f.check(ApiKey::Produce)).collect();
+        assert_eq!(produce.iter().filter(|a| a.is_some()).count(), 2);
+        assert_eq!(produce[2], Some(Action::Error(6)));
+        assert_eq!(
+            (f.check(ApiKey::Fetch), f.check(ApiKey::Fetch), f.check(ApiKey::Fetch)),
+            (None, Some(Action::Drop), None)
+        );
+        assert_eq!(f.check(ApiKey::Metadata), None);
+    }
 }
