@@ -83,8 +83,11 @@ pub fn metadata(sh: &Shared, version: i16, req: MetadataRequest) -> MetadataResp
     r.cluster_id = Some(s(store.cluster_id()));
     r.controller_id = BrokerId(node_id);
     r.cluster_authorized_operations = i32::MIN;
+    // v0: an empty list asks for every topic, as null does later
+    let every = req.topics.as_ref().is_none_or(|t| version == 0 && t.is_empty());
     let names: Vec<String> = match &req.topics {
-        None => store.topics().keys().cloned().collect(),
+        _ if every => store.topics().keys().cloned().collect(),
+        None => Vec::new(),
         Some(list) => list
             .iter()
             .filter_map(|t| match &t.name {
@@ -222,6 +225,9 @@ fn max_message_bytes(sh: &Shared, topic: &str) -> usize {
 /// within `max.message.bytes`.
 fn check_records(records: &[u8], max_bytes: usize) -> Result<(), (i16, String)> {
     use logfmt::spec::batch as layout;
+    if records.is_empty() {
+        return Err((E::InvalidRecord.code(), "Record batch has no batches at all".into()));
+    }
     let Some(len) = records.get(layout::LENGTH_OFFSET..layout::LENGTH_OFFSET + 4) else {
         return Err((E::CorruptMessage.code(), "a record batch shorter than its header".into()));
     };
@@ -232,7 +238,11 @@ fn check_records(records: &[u8], max_bytes: usize) -> Result<(), (i16, String)> 
             "Produce requests with version 3 are only allowed to contain record batches with magic version 2".into(),
         ));
     }
-    if size != records.len() {
+    if size > records.len() {
+        return Err((E::CorruptMessage.code(), format!("a record batch of {size} bytes in {} bytes", records.len())));
+    }
+    if size < records.len() {
+        // LogValidator.getFirstBatchAndMaybeValidateNoMoreBatches
         return Err((E::InvalidRecord.code(), "Compressed outer record has more than one batch".into()));
     }
     if size > max_bytes {
