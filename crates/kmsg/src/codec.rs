@@ -132,23 +132,37 @@ fn read_struct(r: &mut Reader<'_>, def: &StructDef, version: i16, flexible: bool
         obj.insert(f.json.clone(), v);
     }
     if flexible {
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let tag = r.uvarint()?;
-            let size = usize::try_from(r.uvarint()?).unwrap_or(usize::MAX);
-            let bytes = r.take(size)?;
-            let field = def.fields.iter().find(|f| f.tagged.is_some_and(|(t, v)| t == tag && v.contains(version)));
-            if let Some(f) = field {
-                let v =
-                    read_value(&mut Reader::new(bytes), &f.ty, version, flexible, f.nullable.contains(version), depth)?;
-                // as Kafka's JSON converters: a tagged field only when not its default
-                if v != f.default {
-                    obj.insert(f.json.clone(), v);
-                }
+        tagged_fields(r, def, version, |f, bytes| {
+            let v = read_value(&mut Reader::new(bytes), &f.ty, version, flexible, f.nullable.contains(version), depth)?;
+            // as Kafka's JSON converters: a tagged field only when not its default
+            if v != f.default {
+                obj.insert(f.json.clone(), v);
             }
-        }
+            Ok(())
+        })?;
     }
     Ok(Value::Object(obj))
+}
+
+/// The tagged-field section ending a struct of a flexible version: `each`
+/// gets every field of `def` it holds, with its bytes (unknown tags are
+/// skipped, as Kafka skips them).
+fn tagged_fields<'b, 'd>(
+    r: &mut Reader<'b>,
+    def: &'d StructDef,
+    version: i16,
+    mut each: impl FnMut(&'d Field, &'b [u8]) -> Result<()>,
+) -> Result<()> {
+    let n = r.uvarint()?;
+    for _ in 0..n {
+        let tag = r.uvarint()?;
+        let size = usize::try_from(r.uvarint()?).unwrap_or(usize::MAX);
+        let bytes = r.take(size)?;
+        if let Some(f) = def.fields.iter().find(|f| f.tagged.is_some_and(|(t, v)| t == tag && v.contains(version))) {
+            each(f, bytes)?;
+        }
+    }
+    Ok(())
 }
 
 fn read_value(
@@ -238,18 +252,11 @@ fn skim_struct(r: &mut Reader<'_>, def: &StructDef, version: i16, flexible: bool
         items = items.saturating_add(skim_value(r, &f.ty, version, flexible, f.nullable.contains(version), depth)?);
     }
     if flexible {
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let tag = r.uvarint()?;
-            let size = usize::try_from(r.uvarint()?).unwrap_or(usize::MAX);
-            let bytes = r.take(size)?;
-            let field = def.fields.iter().find(|f| f.tagged.is_some_and(|(t, v)| t == tag && v.contains(version)));
-            if let Some(f) = field {
-                let mut inner = Reader::new(bytes);
-                let v = skim_value(&mut inner, &f.ty, version, flexible, f.nullable.contains(version), depth)?;
-                items = items.saturating_add(v);
-            }
-        }
+        tagged_fields(r, def, version, |f, bytes| {
+            let v = skim_value(&mut Reader::new(bytes), &f.ty, version, flexible, f.nullable.contains(version), depth)?;
+            items = items.saturating_add(v);
+            Ok(())
+        })?;
     }
     Ok(items)
 }
