@@ -30,6 +30,10 @@ fn s(text: impl Into<String>) -> StrBytes {
     StrBytes::from_string(text.into())
 }
 
+/// How often a waiting JoinGroup or SyncGroup looks at its group again
+/// (session expiry is checked when a group is touched).
+const RECHECK: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// `FindCoordinatorRequest.CoordinatorType`.
 const GROUP: i8 = 0;
 
@@ -149,6 +153,7 @@ pub async fn join_group(
                 r.error_code = groups::UNKNOWN_MEMBER_ID;
                 return r;
             };
+            g.expire(now);
             if g.join_ready(now) {
                 emptied = g.complete_join(store::now_ms());
                 sh.group_changed.notify_waiters();
@@ -185,12 +190,10 @@ pub async fn join_group(
             }
             deadline
         };
-        match deadline {
-            Some(d) => {
-                let _ = tokio::time::timeout_at(tokio::time::Instant::from_std(d), notified).await;
-            }
-            None => notified.await,
-        }
+        // woken by a change, the deadline, or a recheck (expiry is lazy)
+        let recheck = tokio::time::Instant::now() + RECHECK;
+        let until = deadline.map_or(recheck, |d| tokio::time::Instant::from_std(d).min(recheck));
+        let _ = tokio::time::timeout_at(until, notified).await;
     }
 }
 
@@ -241,7 +244,9 @@ pub async fn sync_group(sh: &Shared, _version: i16, req: SyncGroupRequest) -> Sy
                 }
             }
         }
-        notified.await;
+        // woken by the leader's sync, or a recheck: a leader whose session
+        // expires ends the wait with REBALANCE_IN_PROGRESS
+        let _ = tokio::time::timeout(RECHECK, notified).await;
     }
 }
 
