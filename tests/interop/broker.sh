@@ -21,6 +21,9 @@
 #      exactly the records the broker served, kafka-get-offsets gives the same
 #      answers, kafka-consumer-groups describes
 #      the same committed offsets, and it advertises the same API versions.
+#   5. a second logtool broker, SIGKILLed after acknowledged produces and a
+#      group's commits: Kafka 3.9.1 starts on its dir, recovers it, and
+#      serves every acknowledged record and the committed offsets;
 # Brokers bind 127.0.0.1 on free ports and are stopped by pid.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -149,3 +152,35 @@ diff <(offsets_table "$work/groups.lt") <(offsets_table "$work/groups.kafka") >&
   || die "Kafka restored other committed offsets than logtool broker described"
 kafka_stop "$KAFKA_PID"
 log "Kafka 3.9.1 started on the dir, answered the same offsets, restored the groups' offsets and served the same $(wc -l <"$work/kafka.txt") records"
+
+# ---- 5. SIGKILL: Kafka recovers the dir -----------------------------------
+# the metadata log is kept as a controller keeps it, so a killed broker's dir
+# is one Kafka starts on; its recovery keeps every acknowledged record
+"$LT" broker --log-dir "$work/killed" --listen 127.0.0.1:0 >"$work/killed.out" 2>"$work/killed.err" &
+k_pid=$!
+KAFKA_PIDS+=("$k_pid")
+i=0
+until grep -q '^listening on ' "$work/killed.out"; do
+  [ $i -gt 100 ] && die "the second logtool broker did not start"
+  sleep 0.05; i=$((i + 1))
+done
+k=$(sed -n 's/^listening on //p' "$work/killed.out")
+kafka_java org.apache.kafka.tools.TopicCommand --bootstrap-server "$k" --create --topic k-acked --partitions 2 >/dev/null 2>&1
+workload "$k" produce k-acked 300 acked all >"$work/killed-produce.out" 2>&1 || { tail "$work/killed-produce.out" >&2; die "produce to the second broker"; }
+kafka_java org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server "$k" --topic k-acked --group cg-killed \
+  --from-beginning --timeout-ms 8000 >/dev/null 2>&1 || true
+workload "$k" consume-full read_uncommitted >"$work/killed-served.txt" 2>/dev/null
+[ "$(wc -l <"$work/killed-served.txt")" = 300 ] || die "the second broker served $(wc -l <"$work/killed-served.txt") of 300 records"
+describe_groups "$k" >"$work/killed-groups.lt"
+kafka_kill "$k_pid"
+[ ! -f "$work/killed/.kafka_cleanshutdown" ] || die "a clean-shutdown marker after SIGKILL"
+"$LT" verify --fail-on error "$work/killed" >"$work/killed.verify" || { cat "$work/killed.verify" >&2; die "verify: errors on a killed broker's dir"; }
+start_on "$work/killed" kafka-killed
+workload "$BOOTSTRAP" consume-full read_uncommitted >"$work/killed-kafka.txt" 2>"$work/killed-kafka.err" \
+  || { tail "$work/killed-kafka.err" >&2; die "consume-full from Kafka on the killed dir failed"; }
+diff "$work/killed-served.txt" <(grep '^k-acked ' "$work/killed-kafka.txt") >&2 || die "Kafka's recovery lost or changed acknowledged records"
+describe_groups "$BOOTSTRAP" >"$work/killed-groups.kafka"
+diff <(offsets_table "$work/killed-groups.lt") <(offsets_table "$work/killed-groups.kafka") >&2 \
+  || die "Kafka restored other committed offsets from the killed dir"
+kafka_stop "$KAFKA_PID"
+log "SIGKILL: Kafka 3.9.1 recovered the dir and served the 300 acknowledged records and the group's offsets"

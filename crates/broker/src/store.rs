@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use logfmt::rules::producer::AppendCheck;
 use logfmt::uuid::Uuid;
-use logfmt::write::logdir::{Cluster, LogDirWriter, Node, Placement, Shutdown, Topic};
+use logfmt::write::logdir::{self, Cluster, LogDirWriter, Node, Placement, Shutdown, Topic};
 use logfmt::write::partition::LogConfig;
 
 use crate::BrokerError;
@@ -67,8 +67,6 @@ pub struct Store {
     writer: LogDirWriter,
     topics: BTreeMap<String, TopicState>,
     next_producer_id: i64,
-    /// Whether a producer id was handed out (a `ProducerIdsRecord` then).
-    producer_ids_used: bool,
     /// The classic groups, by id.
     pub groups: BTreeMap<String, crate::groups::Group>,
     /// `offsets.topic.num.partitions`.
@@ -117,20 +115,55 @@ pub fn valid_topic_name(name: &str) -> Result<(), String> {
 impl Store {
     /// A new log dir at `dir` (which must not exist, or be empty).
     pub fn create(dir: &Path, node_id: i32, offsets_partitions: i32) -> Result<Store, BrokerError> {
-        let writer = LogDirWriter::create_in_place(dir, node_id)?;
+        let (cluster_id, directory_id, incarnation_id, controller_incarnation_id) =
+            (random_uuid().to_string(), random_uuid(), random_uuid(), random_uuid());
+        let cluster = Cluster {
+            cluster_id: cluster_id.clone(),
+            nodes: vec![Node { node_id, directory_id, incarnation_id }],
+            controller_incarnation_id,
+            topics: Vec::new(),
+            next_producer_id: None,
+            time_ms: now_ms(),
+        };
+        // the metadata log is kept as a controller keeps it: a SIGKILL
+        // leaves a dir Kafka starts on and recovers
+        let writer = LogDirWriter::create_live(dir, node_id, &cluster)?;
         Ok(Store {
             node_id,
-            cluster_id: random_uuid().to_string(),
-            directory_id: random_uuid(),
-            incarnation_id: random_uuid(),
-            controller_incarnation_id: random_uuid(),
+            cluster_id,
+            directory_id,
+            incarnation_id,
+            controller_incarnation_id,
             writer,
             topics: BTreeMap::new(),
             next_producer_id: 0,
-            producer_ids_used: false,
             groups: BTreeMap::new(),
             offsets_partitions,
         })
+    }
+
+    /// The cluster as it stands.
+    fn cluster(&self) -> Cluster {
+        Cluster {
+            cluster_id: self.cluster_id.clone(),
+            nodes: vec![Node {
+                node_id: self.node_id,
+                directory_id: self.directory_id,
+                incarnation_id: self.incarnation_id,
+            }],
+            controller_incarnation_id: self.controller_incarnation_id,
+            topics: self.topics.values().map(|t| t.topic.clone()).collect(),
+            next_producer_id: None,
+            time_ms: now_ms(),
+        }
+    }
+
+    /// Append metadata records (a controller's commit) before the change
+    /// they describe is made on disk.
+    fn commit_metadata(&mut self, batch: &logdir::MetadataBatch) -> Result<(), (i16, String)> {
+        self.writer
+            .append_metadata(batch, now_ms())
+            .map_err(|e| (kafka_protocol::ResponseError::KafkaStorageError.code(), e.to_string()))
     }
 
     /// The cluster id.
@@ -196,6 +229,7 @@ impl Store {
             configs,
             partitions: (0..partitions).map(|_| placement.clone()).collect(),
         };
+        self.commit_metadata(&logdir::topic_batch(&self.cluster(), &topic))?;
         for p in 0..partitions {
             self.writer.add_partition(&topic, p, config).map_err(|e| (E::KafkaStorageError.code(), e.to_string()))?;
         }
@@ -244,8 +278,15 @@ impl Store {
     /// The next producer id (`InitProducerId` without a transactional id).
     pub fn allocate_producer_id(&mut self) -> i64 {
         let id = self.next_producer_id;
+        if id % PRODUCER_ID_BLOCK == 0 {
+            // the controller hands out the next block (ProducerIdsRecord)
+            let epoch = self.writer.broker_epoch(self.node_id);
+            let block = logdir::producer_ids_batch(id.saturating_add(PRODUCER_ID_BLOCK), epoch);
+            if let Err((_, e)) = self.commit_metadata(&block) {
+                eprintln!("logtool broker: producer ids: {e}");
+            }
+        }
         self.next_producer_id = self.next_producer_id.saturating_add(1);
-        self.producer_ids_used = true;
         id
     }
 
@@ -348,6 +389,11 @@ impl Store {
         if name == OFFSETS_TOPIC {
             return Err(E::TopicDeletionDisabled.code());
         }
+        let Some(id) = self.topics.get(name).map(|t| t.topic.topic_id) else {
+            return Err(E::UnknownTopicOrPartition.code());
+        };
+        self.commit_metadata(&vec![("RemoveTopicRecord", 0, serde_json::json!({ "topicId": id.to_string() }))])
+            .map_err(|(code, _)| code)?;
         let Some(t) = self.topics.remove(name) else { return Err(E::UnknownTopicOrPartition.code()) };
         for p in 0..t.topic.partitions.len() {
             let p = i32::try_from(p).unwrap_or(i32::MAX);
@@ -359,14 +405,15 @@ impl Store {
     /// CreatePartitions: the topic grows to `count` partitions.
     pub fn create_partitions(&mut self, name: &str, count: i32, validate_only: bool) -> Result<(), (i16, String)> {
         use kafka_protocol::ResponseError as E;
-        let Some(t) = self.topics.get_mut(name) else {
+        let Some(t) = self.topics.get(name) else {
             return Err((E::UnknownTopicOrPartition.code(), format!("The topic '{name}' does not exist.")));
         };
-        let current = i32::try_from(t.topic.partitions.len()).unwrap_or(i32::MAX);
-        if count <= current {
+        let current = t.topic.partitions.len();
+        let wanted = usize::try_from(count).unwrap_or(0);
+        if wanted <= current {
             return Err((
                 E::InvalidPartitions.code(),
-                if count == current {
+                if wanted == current {
                     format!("Topic already has {current} partition(s).")
                 } else {
                     format!("The topic {name} currently has {current} partition(s); {count} would not be an increase.")
@@ -376,13 +423,17 @@ impl Store {
         if validate_only {
             return Ok(());
         }
+        let (mut grown, config) = (t.topic.clone(), t.config);
         let placement =
             Placement { replicas: vec![self.node_id], isr: vec![self.node_id], leader: self.node_id, leader_epoch: 0 };
-        for p in current..count {
-            self.writer
-                .add_partition(&t.topic, p, t.config)
-                .map_err(|e| (E::KafkaStorageError.code(), e.to_string()))?;
-            t.topic.partitions.push(placement.clone());
+        grown.partitions.resize(wanted, placement);
+        self.commit_metadata(&logdir::partition_records(&self.cluster(), &grown, current))?;
+        for p in current..wanted {
+            let p = i32::try_from(p).unwrap_or(i32::MAX);
+            self.writer.add_partition(&grown, p, config).map_err(|e| (E::KafkaStorageError.code(), e.to_string()))?;
+        }
+        if let Some(t) = self.topics.get_mut(name) {
+            t.topic = grown;
         }
         Ok(())
     }
@@ -422,11 +473,8 @@ impl Store {
             }],
             controller_incarnation_id: self.controller_incarnation_id,
             topics: self.topics.values().map(|t| t.topic.clone()).collect(),
-            next_producer_id: self.producer_ids_used.then(|| {
-                // the blocks handed out so far end here
-                let blocks = self.next_producer_id.saturating_add(PRODUCER_ID_BLOCK - 1) / PRODUCER_ID_BLOCK;
-                blocks.max(1).saturating_mul(PRODUCER_ID_BLOCK)
-            }),
+            // handed out live (allocate_producer_id)
+            next_producer_id: None,
             time_ms: now_ms(),
         };
         self.writer.finish(&cluster, &Shutdown::clean())?;

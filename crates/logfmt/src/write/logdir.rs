@@ -23,6 +23,11 @@
 //!   empty `cleaner-offset-checkpoint` (created by `LogCleanerManager`), and
 //!   `.kafka_cleanshutdown` with the broker's epoch.
 //!
+//! [`LogDirWriter::create_live`] (the broker's) writes the node's files and
+//! the registrations at once and appends every later change to the
+//! metadata log as it happens, so the dir is one Kafka starts on at every
+//! moment; [`LogDirWriter::finish`] then adds only the controlled shutdown.
+//!
 //! A [`Shutdown`] that is not clean leaves what a SIGKILL does instead: no clean-shutdown
 //! marker, the recovery points at each active segment's base (flushed at
 //! the roll), high watermarks behind the log end, and no controlled-shutdown
@@ -134,6 +139,23 @@ pub type MetadataBatch = Vec<(&'static str, i16, Value)>;
 /// broker too. Also returns each broker's epoch (the offset of its
 /// registration, as the controller assigns it).
 pub fn metadata_batches(cluster: &Cluster, clean: bool) -> (Vec<MetadataBatch>, BTreeMap<i32, i64>) {
+    let (mut batches, epochs) = registration_batches(cluster);
+    for t in &cluster.topics {
+        batches.push(topic_batch(cluster, t));
+    }
+    if let Some(next) = cluster.next_producer_id {
+        batches.push(producer_ids_batch(next, epochs.get(&CONTROLLER_ID).copied().unwrap_or(-1)));
+    }
+    if clean {
+        batches.extend(shutdown_batches(cluster, &epochs));
+    }
+    (batches, epochs)
+}
+
+/// The first batches of a new cluster's metadata log (after the
+/// LeaderChange at offset 0): the bootstrap records, the controller's and
+/// every broker's registration; each broker's epoch.
+pub fn registration_batches(cluster: &Cluster) -> (Vec<MetadataBatch>, BTreeMap<i32, i64>) {
     let mut batches: Vec<MetadataBatch> = Vec::new();
     let push = |batches: &mut Vec<MetadataBatch>, b: MetadataBatch| batches.push(b);
     // offset 0 is the LeaderChange control batch
@@ -189,73 +211,82 @@ pub fn metadata_batches(cluster: &Cluster, clean: bool) -> (Vec<MetadataBatch>, 
             )],
         );
     }
+    (batches, epochs)
+}
+
+/// `kafka-topics --create` of `t`: its TopicRecord, ConfigRecords and
+/// PartitionRecords, in one batch.
+pub fn topic_batch(cluster: &Cluster, t: &Topic) -> MetadataBatch {
+    let mut b: MetadataBatch = vec![("TopicRecord", 0, json!({"name": t.name, "topicId": t.topic_id.to_string()}))];
+    for (k, v) in &t.configs {
+        b.push(("ConfigRecord", 0, json!({"resourceType": 2, "resourceName": t.name, "name": k, "value": v})));
+    }
+    b.extend(partition_records(cluster, t, 0));
+    b
+}
+
+/// The PartitionRecords of `t`'s partitions from `from` on (a creation, or
+/// CreatePartitions).
+pub fn partition_records(cluster: &Cluster, t: &Topic, from: usize) -> MetadataBatch {
     let dir_of = |id: i32| cluster.nodes.iter().find(|n| n.node_id == id).map(|n| n.directory_id.to_string());
-    for t in &cluster.topics {
-        let mut b: MetadataBatch = vec![("TopicRecord", 0, json!({"name": t.name, "topicId": t.topic_id.to_string()}))];
-        for (k, v) in &t.configs {
-            b.push(("ConfigRecord", 0, json!({"resourceType": 2, "resourceName": t.name, "name": k, "value": v})));
-        }
-        for (i, p) in t.partitions.iter().enumerate() {
+    t.partitions
+        .iter()
+        .enumerate()
+        .skip(from)
+        .map(|(i, p)| {
             let dirs: Vec<Option<String>> = p.replicas.iter().map(|r| dir_of(*r)).collect();
-            b.push((
+            (
                 "PartitionRecord",
                 1,
                 json!({"partitionId": i, "topicId": t.topic_id.to_string(), "replicas": p.replicas, "isr": p.isr,
                     "removingReplicas": [], "addingReplicas": [], "leader": p.leader,
                     "leaderEpoch": p.leader_epoch, "partitionEpoch": 0, "directories": dirs}),
-            ));
-        }
-        push(&mut batches, b);
-    }
-    if let Some(next) = cluster.next_producer_id {
-        let broker_epoch = epochs.get(&CONTROLLER_ID).copied().unwrap_or(-1);
-        push(
-            &mut batches,
-            vec![(
-                "ProducerIdsRecord",
-                0,
-                json!({"brokerId": CONTROLLER_ID, "brokerEpoch": broker_epoch, "nextProducerId": next}),
-            )],
-        );
-    }
-    if clean {
-        // each broker's controlled shutdown: it leads nothing, then it is fenced
-        for node in &cluster.nodes {
-            let epoch = epochs.get(&node.node_id).copied().unwrap_or(-1);
-            push(
-                &mut batches,
-                vec![(
-                    "BrokerRegistrationChangeRecord",
-                    1,
-                    json!({"brokerId": node.node_id, "brokerEpoch": epoch, "inControlledShutdown": 1}),
-                )],
-            );
-            let mut moves: MetadataBatch = Vec::new();
-            for t in &cluster.topics {
-                for (i, p) in t.partitions.iter().enumerate() {
-                    if p.leader == node.node_id {
-                        moves.push((
-                            "PartitionChangeRecord",
-                            1,
-                            json!({"partitionId": i, "topicId": t.topic_id.to_string(), "leader": -1}),
-                        ));
-                    }
+            )
+        })
+        .collect()
+}
+
+/// The controller handing out producer ids up to `next`.
+pub fn producer_ids_batch(next: i64, broker_epoch: i64) -> MetadataBatch {
+    vec![(
+        "ProducerIdsRecord",
+        0,
+        json!({"brokerId": CONTROLLER_ID, "brokerEpoch": broker_epoch, "nextProducerId": next}),
+    )]
+}
+
+/// Each broker's controlled shutdown: it leads nothing, then it is fenced.
+pub fn shutdown_batches(cluster: &Cluster, epochs: &BTreeMap<i32, i64>) -> Vec<MetadataBatch> {
+    let mut batches = Vec::new();
+    for node in &cluster.nodes {
+        let epoch = epochs.get(&node.node_id).copied().unwrap_or(-1);
+        batches.push(vec![(
+            "BrokerRegistrationChangeRecord",
+            1,
+            json!({"brokerId": node.node_id, "brokerEpoch": epoch, "inControlledShutdown": 1}),
+        )]);
+        let mut moves: MetadataBatch = Vec::new();
+        for t in &cluster.topics {
+            for (i, p) in t.partitions.iter().enumerate() {
+                if p.leader == node.node_id {
+                    moves.push((
+                        "PartitionChangeRecord",
+                        1,
+                        json!({"partitionId": i, "topicId": t.topic_id.to_string(), "leader": -1}),
+                    ));
                 }
             }
-            if !moves.is_empty() {
-                push(&mut batches, moves);
-            }
-            push(
-                &mut batches,
-                vec![(
-                    "BrokerRegistrationChangeRecord",
-                    0,
-                    json!({"brokerId": node.node_id, "brokerEpoch": epoch, "fenced": 1}),
-                )],
-            );
         }
+        if !moves.is_empty() {
+            batches.push(moves);
+        }
+        batches.push(vec![(
+            "BrokerRegistrationChangeRecord",
+            0,
+            json!({"brokerId": node.node_id, "brokerEpoch": epoch, "fenced": 1}),
+        )]);
     }
-    (batches, epochs)
+    batches
 }
 
 fn record_error(e: kmsg::Error) -> Error {
@@ -325,6 +356,9 @@ pub struct LogDirWriter {
     partitions: BTreeMap<String, PartitionWriter>,
     /// Partitions written in place ([`PartitionWriter::create_in_place`]).
     in_place: bool,
+    /// A live metadata log ([`LogDirWriter::create_live`]): appended to as
+    /// the cluster changes, and each broker's epoch.
+    live: Option<(PartitionWriter, BTreeMap<i32, i64>)>,
 }
 
 /// `topic-partition`, the name of a partition's dir.
@@ -353,7 +387,55 @@ impl LogDirWriter {
                 dir.display()
             )));
         }
-        Ok(LogDirWriter { dir: dir.to_path_buf(), node_id, partitions: BTreeMap::new(), in_place })
+        Ok(LogDirWriter { dir: dir.to_path_buf(), node_id, partitions: BTreeMap::new(), in_place, live: None })
+    }
+
+    /// A broker's log dir (partitions written in place) that a Kafka 3.9
+    /// node can start on at every moment, as a running controller keeps it:
+    /// `meta.properties`, `bootstrap.checkpoint` and `quorum-state` at once,
+    /// and a metadata log holding the registrations now and appended to with
+    /// every change ([`LogDirWriter::append_metadata`]); a SIGKILL leaves
+    /// what Kafka recovers. `cluster` gives the nodes (its topics are
+    /// ignored: they are appended as they are made).
+    pub fn create_live(dir: &Path, node_id: i32, cluster: &Cluster) -> Result<LogDirWriter> {
+        let mut w = Self::create_with(dir, node_id, true)?;
+        let node = cluster
+            .nodes
+            .iter()
+            .find(|n| n.node_id == node_id)
+            .ok_or_else(|| Error::refused(format!("node {node_id} is not in the cluster")))?;
+        write_atomic(
+            &dir.join(n::META_PROPERTIES),
+            &emit::meta_properties(node_id, &cluster.cluster_id, &node.directory_id),
+        )?;
+        write_atomic(&dir.join(n::BOOTSTRAP_CHECKPOINT), &bootstrap_checkpoint(cluster.time_ms)?)?;
+        let meta_dir = dir.join(partition_dir_name(n::CLUSTER_METADATA_TOPIC, 0));
+        let mut meta = PartitionWriter::create_in_place(&meta_dir, &METADATA_TOPIC_ID, LogConfig::default())?;
+        write_atomic(
+            &meta_dir.join(n::QUORUM_STATE),
+            &emit::quorum_state_static(CONTROLLER_ID, METADATA_LEADER_EPOCH, &[CONTROLLER_ID]),
+        )?;
+        meta.become_leader(METADATA_LEADER_EPOCH)?;
+        meta.append(&mut leader_change(cluster.time_ms)?, cluster.time_ms, None)?;
+        let (batches, epochs) = registration_batches(cluster);
+        for b in &batches {
+            meta.append(&mut records_batch(b, cluster.time_ms)?, cluster.time_ms, None)?;
+        }
+        w.live = Some((meta, epochs));
+        Ok(w)
+    }
+
+    /// Append a batch of metadata records to a live metadata log (see
+    /// [`LogDirWriter::create_live`]).
+    pub fn append_metadata(&mut self, batch: &MetadataBatch, time_ms: i64) -> Result<()> {
+        let (meta, _) = self.live.as_mut().ok_or_else(|| Error::refused("the metadata log is not live"))?;
+        meta.append(&mut records_batch(batch, time_ms)?, time_ms, None)?;
+        Ok(())
+    }
+
+    /// A broker's epoch in a live metadata log.
+    pub fn broker_epoch(&self, node_id: i32) -> i64 {
+        self.live.as_ref().and_then(|(_, e)| e.get(&node_id).copied()).unwrap_or(-1)
     }
 
     /// The log dir.
@@ -404,19 +486,36 @@ impl LogDirWriter {
             closed.insert(name, if clean { w.close()? } else { w.crash()? });
         }
         // the metadata log, replicated to every node alike
-        let (batches, epochs) = metadata_batches(cluster, clean);
         let meta_dir = self.dir.join(partition_dir_name(n::CLUSTER_METADATA_TOPIC, 0));
-        let mut meta = PartitionWriter::create(&meta_dir, &METADATA_TOPIC_ID, LogConfig::default())?;
-        meta.become_leader(METADATA_LEADER_EPOCH)?;
-        meta.append(&mut leader_change(cluster.time_ms)?, cluster.time_ms, None)?;
-        for b in &batches {
-            meta.append(&mut records_batch(b, cluster.time_ms)?, cluster.time_ms, None)?;
-        }
-        if clean {
-            meta.close()?;
-        } else {
-            meta.crash()?;
-        }
+        let epochs = match self.live {
+            // live: the changes are in it; the controlled shutdown is not yet
+            Some((mut meta, epochs)) => {
+                if clean {
+                    for b in shutdown_batches(cluster, &epochs) {
+                        meta.append(&mut records_batch(&b, cluster.time_ms)?, cluster.time_ms, None)?;
+                    }
+                    meta.close()?;
+                } else {
+                    meta.crash()?;
+                }
+                epochs
+            }
+            None => {
+                let (batches, epochs) = metadata_batches(cluster, clean);
+                let mut meta = PartitionWriter::create(&meta_dir, &METADATA_TOPIC_ID, LogConfig::default())?;
+                meta.become_leader(METADATA_LEADER_EPOCH)?;
+                meta.append(&mut leader_change(cluster.time_ms)?, cluster.time_ms, None)?;
+                for b in &batches {
+                    meta.append(&mut records_batch(b, cluster.time_ms)?, cluster.time_ms, None)?;
+                }
+                if clean {
+                    meta.close()?;
+                } else {
+                    meta.crash()?;
+                }
+                epochs
+            }
+        };
         write_atomic(
             &meta_dir.join(n::QUORUM_STATE),
             &emit::quorum_state_static(CONTROLLER_ID, METADATA_LEADER_EPOCH, &[CONTROLLER_ID]),
