@@ -442,10 +442,7 @@ impl Store {
     pub fn plan_read(&mut self, topic: &str, partition: i32, offset: i64) -> Result<Option<ReadPlan>, BrokerError> {
         let Some(w) = self.writer.partition(topic, partition) else { return Ok(None) };
         let Some((base, position)) = w.locate(offset)? else { return Ok(None) };
-        let log = w.segment_log(base);
-        let active = w.segments().last().copied() == Some(base);
-        let end = if active { w.active_size() } else { std::fs::metadata(&log).map(|m| m.len()).unwrap_or(0) };
-        Ok(Some(ReadPlan { log, position, end }))
+        Ok(Some(segment_plan(w, base, position)))
     }
 
     /// The segment after the one at `log`, for a read that found nothing
@@ -455,31 +452,26 @@ impl Store {
         let segments = w.segments().to_vec();
         let i = segments.iter().position(|b| w.segment_log(*b) == log)?;
         let base = *segments.get(i.checked_add(1)?)?;
-        let log = w.segment_log(base);
-        let active = segments.last().copied() == Some(base);
-        let end = if active { w.active_size() } else { std::fs::metadata(&log).map(|m| m.len()).unwrap_or(0) };
-        Some(ReadPlan { log, position: 0, end })
+        Some(segment_plan(w, base, 0))
     }
 
     /// Stop: every partition closed and the log dir's files written as a
     /// clean shutdown leaves them.
     pub fn shutdown(self) -> Result<(), BrokerError> {
-        let cluster = Cluster {
-            cluster_id: self.cluster_id.clone(),
-            nodes: vec![Node {
-                node_id: self.node_id,
-                directory_id: self.directory_id,
-                incarnation_id: self.incarnation_id,
-            }],
-            controller_incarnation_id: self.controller_incarnation_id,
-            topics: self.topics.values().map(|t| t.topic.clone()).collect(),
-            // handed out live (allocate_producer_id)
-            next_producer_id: None,
-            time_ms: now_ms(),
-        };
+        // producer id blocks were committed live (allocate_producer_id)
+        let cluster = self.cluster();
         self.writer.finish(&cluster, &Shutdown::clean())?;
         Ok(())
     }
+}
+
+/// A read of the segment at `base` from `position` to its end now (the
+/// active one's: what is appended so far).
+fn segment_plan(w: &logfmt::write::partition::PartitionWriter, base: i64, position: u64) -> ReadPlan {
+    let log = w.segment_log(base);
+    let active = w.segments().last().copied() == Some(base);
+    let end = if active { w.active_size() } else { std::fs::metadata(&log).map(|m| m.len()).unwrap_or(0) };
+    ReadPlan { log, position, end }
 }
 
 /// Read the batches of `plan` that hold offsets from `offset` on, at most
