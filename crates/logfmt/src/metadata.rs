@@ -70,11 +70,31 @@ pub struct ClusterMetadata {
     pub partition_counts: HashMap<Uuid, i32>,
     /// (resource type, resource name) to config name to value.
     pub configs: HashMap<(i8, String), BTreeMap<String, String>>,
+    /// Topic id to partition id to where it lives and who leads it.
+    pub partitions: HashMap<Uuid, BTreeMap<i32, PartitionState>>,
+    /// The next producer id the controller hands out (`ProducerIdsRecord`).
+    pub next_producer_id: Option<i64>,
     /// The files replayed.
     pub sources: Vec<PathBuf>,
     /// Records that did not decode (skipped).
     pub undecodable: u64,
 }
+
+/// A partition's placement as the metadata image holds it
+/// (`PartitionRegistration`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PartitionState {
+    /// Replicas (node ids).
+    pub replicas: Vec<i32>,
+    /// The leader (-1: none).
+    pub leader: i32,
+    /// The leader epoch.
+    pub leader_epoch: i32,
+}
+
+/// `PartitionChangeRecord.leader` when the leader does not change
+/// (`LeaderConstants.NO_LEADER_CHANGE`).
+const NO_LEADER_CHANGE: i64 = -2;
 
 /// A topic config and its broker-wide counterpart, with Kafka's default.
 #[derive(Clone, Copy, Debug)]
@@ -150,6 +170,7 @@ impl ClusterMetadata {
                 let Some(id) = text("topicId").and_then(Uuid::parse) else { return };
                 let names: Vec<String> =
                     self.topics.iter().filter(|(_, v)| **v == id).map(|(k, _)| k.clone()).collect();
+                self.partitions.remove(&id);
                 for n in names {
                     self.topics.remove(&n);
                     self.configs.remove(&(RESOURCE_TOPIC, n));
@@ -161,6 +182,34 @@ impl ClusterMetadata {
                 if let (Some(id), Some(p)) = (id, partition.and_then(|p| i32::try_from(p).ok())) {
                     let n = self.partition_counts.entry(id).or_insert(0);
                     *n = (*n).max(p.saturating_add(1));
+                    let state = PartitionState {
+                        replicas: int_list(rec.data.get("replicas")),
+                        leader: int32(rec.data.get("leader")).unwrap_or(-1),
+                        leader_epoch: int32(rec.data.get("leaderEpoch")).unwrap_or(0),
+                    };
+                    self.partitions.entry(id).or_default().insert(p, state);
+                }
+            }
+            "PartitionChangeRecord" => {
+                // PartitionRegistration.merge: a new leader is a new leader epoch
+                let id = text("topicId").and_then(Uuid::parse);
+                let partition = int32(rec.data.get("partitionId"));
+                let Some(state) = id.zip(partition).and_then(|(id, p)| self.partitions.get_mut(&id)?.get_mut(&p))
+                else {
+                    return;
+                };
+                if let Some(r) = rec.data.get("replicas").filter(|v| v.is_array()) {
+                    state.replicas = int_list(Some(r));
+                }
+                let leader = rec.data.get("leader").and_then(serde_json::Value::as_i64).unwrap_or(NO_LEADER_CHANGE);
+                if leader != NO_LEADER_CHANGE {
+                    state.leader = i32::try_from(leader).unwrap_or(-1);
+                    state.leader_epoch = state.leader_epoch.saturating_add(1);
+                }
+            }
+            "ProducerIdsRecord" => {
+                if let Some(next) = rec.data.get("nextProducerId").and_then(serde_json::Value::as_i64) {
+                    self.next_producer_id = Some(next);
                 }
             }
             "ConfigRecord" => {
@@ -202,6 +251,14 @@ impl ClusterMetadata {
             }
         }
     }
+}
+
+fn int32(v: Option<&serde_json::Value>) -> Option<i32> {
+    v.and_then(serde_json::Value::as_i64).and_then(|x| i32::try_from(x).ok())
+}
+
+fn int_list(v: Option<&serde_json::Value>) -> Vec<i32> {
+    v.and_then(serde_json::Value::as_array).map_or_else(Vec::new, |a| a.iter().filter_map(|x| int32(Some(x))).collect())
 }
 
 /// Replay the metadata log directory `dir` (`__cluster_metadata-0`).

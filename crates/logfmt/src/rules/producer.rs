@@ -341,6 +341,17 @@ impl ProducerState {
     /// at or below it, then the log replayed up to `at`
     /// (`UnifiedLog.rebuildProducerState`).
     pub fn at(p: &Partition, at: i64, limits: &Limits) -> Result<ProducerState> {
+        Self::at_keeping(p, at, false, limits)
+    }
+
+    /// [`ProducerState::at`], keeping every producer's entry (a writer
+    /// reopening a partition: `ProducerStateManager.truncateAndReload` then
+    /// the replay of `UnifiedLog.rebuildProducerState`).
+    pub fn at_with_entries(p: &Partition, at: i64, limits: &Limits) -> Result<ProducerState> {
+        Self::at_keeping(p, at, true, limits)
+    }
+
+    fn at_keeping(p: &Partition, at: i64, entries: bool, limits: &Limits) -> Result<ProducerState> {
         let first_base = p.first_base().unwrap_or(0);
         let mut from = first_base;
         let mut state = if first_base <= 0 { ProducerState::default() } else { ProducerState::incomplete() };
@@ -352,9 +363,19 @@ impl ProducerState {
                 && s.crc_valid()
             {
                 state = ProducerState::from_snapshot(&s);
+                if entries {
+                    let kept = s
+                        .entries
+                        .iter()
+                        .map(|e| (e.producer_id, ProducerStateEntry { current_txn_first_offset: -1, ..*e }));
+                    state.producers = Some(kept.collect());
+                }
                 from = *off;
                 break;
             }
+        }
+        if entries && state.producers.is_none() {
+            state.producers = Some(BTreeMap::new());
         }
         for seg in &p.segments {
             if seg.base >= at || seg.next_base.is_some_and(|n| n <= from) {

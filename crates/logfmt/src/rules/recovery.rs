@@ -214,6 +214,21 @@ pub fn recover_segment(
     latest_epoch: Option<i32>,
     limits: &Limits,
 ) -> Result<Rebuilt> {
+    let (mut out, idx) = recover_active_segment(seg, index_interval_bytes, state, latest_epoch, limits)?;
+    (out.offset_index, out.time_index) = idx.finish();
+    Ok(out)
+}
+
+/// [`recover_segment`] of the segment a writer goes on appending to: the
+/// indexes stay an [`IndexBuilder`] (no roll entry; `offset_index` and
+/// `time_index` of the result are empty).
+pub fn recover_active_segment(
+    seg: &Segment,
+    index_interval_bytes: u64,
+    state: &mut ProducerState,
+    latest_epoch: Option<i32>,
+    limits: &Limits,
+) -> Result<(Rebuilt, IndexBuilder)> {
     let mut r = seg.reader(limits)?;
     let size = r.end();
     let mut out = Rebuilt {
@@ -278,8 +293,7 @@ pub fn recover_segment(
         }
     }
     out.valid_bytes = idx.valid_bytes();
-    (out.offset_index, out.time_index) = idx.finish();
-    Ok(out)
+    Ok((out, idx))
 }
 
 /// What Kafka's own recovery (`LogSegment.recover`: size and CRC only) does

@@ -425,6 +425,85 @@ impl LogDirWriter {
         Ok(w)
     }
 
+    /// Reopen the log dir `dir` of node `node_id` that this writer or
+    /// Kafka left (recovered first if it was not shut down cleanly), as its
+    /// controller and broker start again: the metadata log gets a new
+    /// leader epoch (`quorum-state`, a LeaderChange), the controller's and
+    /// the broker's registrations with new incarnation ids, the broker
+    /// unfenced; its epoch is the offset of its registration. Partitions
+    /// are opened with [`LogDirWriter::open_partition`]. `.kafka_cleanshutdown`
+    /// is removed, as Kafka removes it once its logs are loaded, so a crash
+    /// from now on is seen as one.
+    pub fn open_live(dir: &Path, node: &Node, controller_incarnation_id: Uuid, time_ms: i64) -> Result<LogDirWriter> {
+        let limits = crate::Limits::default();
+        let meta_dir = dir.join(partition_dir_name(n::CLUSTER_METADATA_TOPIC, 0));
+        let checkpoints = crate::partition::LogDirCheckpoints::read(dir, &limits);
+        let mut meta = PartitionWriter::open_in_place(&meta_dir, LogConfig::default(), &checkpoints, &limits)?;
+        let quorum_epoch = std::fs::read(meta_dir.join(n::QUORUM_STATE))
+            .ok()
+            .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+            .and_then(|v| v.get("leaderEpoch").and_then(Value::as_i64))
+            .and_then(|e| i32::try_from(e).ok())
+            .unwrap_or(0);
+        let epoch = quorum_epoch.max(meta.leader_epoch()).saturating_add(1);
+        write_atomic(
+            &meta_dir.join(n::QUORUM_STATE),
+            &emit::quorum_state_static(CONTROLLER_ID, epoch, &[CONTROLLER_ID]),
+        )?;
+        meta.become_leader(epoch)?;
+        meta.append(&mut leader_change(time_ms)?, time_ms, None)?;
+        let cluster = Cluster {
+            cluster_id: String::new(),
+            nodes: vec![node.clone()],
+            controller_incarnation_id,
+            topics: Vec::new(),
+            next_producer_id: None,
+            time_ms,
+        };
+        let mut epochs = BTreeMap::new();
+        for b in registration_batches(&cluster).0.iter().skip(1) {
+            if let Some(("RegisterBrokerRecord", ..)) = b.first() {
+                let broker_epoch = meta.log_end_offset();
+                epochs.insert(node.node_id, broker_epoch);
+                let mut b = b.clone();
+                if let Some((_, _, data)) = b.first_mut() {
+                    data["brokerEpoch"] = json!(broker_epoch);
+                }
+                meta.append(&mut records_batch(&b, time_ms)?, time_ms, None)?;
+                continue;
+            }
+            let mut b = b.clone();
+            if let Some((_, _, data)) = b.first_mut()
+                && data.get("brokerEpoch").is_some()
+            {
+                data["brokerEpoch"] = json!(epochs.get(&node.node_id).copied().unwrap_or(-1));
+            }
+            meta.append(&mut records_batch(&b, time_ms)?, time_ms, None)?;
+        }
+        let clean = dir.join(n::CLEAN_SHUTDOWN);
+        if clean.exists() {
+            std::fs::remove_file(&clean).map_err(|e| Error::io(e, Some(&clean)))?;
+            super::file::fsync_dir(dir)?;
+        }
+        Ok(LogDirWriter {
+            dir: dir.to_path_buf(),
+            node_id: node.node_id,
+            partitions: BTreeMap::new(),
+            in_place: true,
+            live: Some((meta, epochs)),
+        })
+    }
+
+    /// Open a partition of `topic` that the log dir holds (see
+    /// [`PartitionWriter::open_in_place`]).
+    pub fn open_partition(&mut self, topic: &Topic, partition: i32, config: LogConfig) -> Result<&mut PartitionWriter> {
+        let limits = crate::Limits::default();
+        let name = partition_dir_name(&topic.name, partition);
+        let checkpoints = crate::partition::LogDirCheckpoints::read(&self.dir, &limits);
+        let w = PartitionWriter::open_in_place(&self.dir.join(&name), config, &checkpoints, &limits)?;
+        Ok(self.partitions.entry(name).or_insert(w))
+    }
+
     /// Append a batch of metadata records to a live metadata log (see
     /// [`LogDirWriter::create_live`]).
     pub fn append_metadata(&mut self, batch: &MetadataBatch, time_ms: i64) -> Result<()> {
@@ -487,6 +566,7 @@ impl LogDirWriter {
         }
         // the metadata log, replicated to every node alike
         let meta_dir = self.dir.join(partition_dir_name(n::CLUSTER_METADATA_TOPIC, 0));
+        let live = self.live.is_some();
         let epochs = match self.live {
             // live: the changes are in it; the controlled shutdown is not yet
             Some((mut meta, epochs)) => {
@@ -516,15 +596,19 @@ impl LogDirWriter {
                 epochs
             }
         };
-        write_atomic(
-            &meta_dir.join(n::QUORUM_STATE),
-            &emit::quorum_state_static(CONTROLLER_ID, METADATA_LEADER_EPOCH, &[CONTROLLER_ID]),
-        )?;
-        write_atomic(&self.dir.join(n::BOOTSTRAP_CHECKPOINT), &bootstrap_checkpoint(cluster.time_ms)?)?;
-        write_atomic(
-            &self.dir.join(n::META_PROPERTIES),
-            &emit::meta_properties(self.node_id, &cluster.cluster_id, &node.directory_id),
-        )?;
+        // a live dir's node files were written when it was made (by this
+        // writer or by Kafka) and stay as they are
+        if !live {
+            write_atomic(
+                &meta_dir.join(n::QUORUM_STATE),
+                &emit::quorum_state_static(CONTROLLER_ID, METADATA_LEADER_EPOCH, &[CONTROLLER_ID]),
+            )?;
+            write_atomic(&self.dir.join(n::BOOTSTRAP_CHECKPOINT), &bootstrap_checkpoint(cluster.time_ms)?)?;
+            write_atomic(
+                &self.dir.join(n::META_PROPERTIES),
+                &emit::meta_properties(self.node_id, &cluster.cluster_id, &node.directory_id),
+            )?;
+        }
         // the log dir's checkpoints
         let entry = |name: &str, offset: i64| {
             let (topic, partition) = name.rsplit_once('-').unwrap_or((name, "0"));

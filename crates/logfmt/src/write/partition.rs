@@ -297,6 +297,80 @@ impl PartitionWriter {
         })
     }
 
+    /// Reopen the partition dir `dir` that Kafka or this writer left, to
+    /// append to it in place, as a broker loads a log it will lead
+    /// (`LogLoader.load` after a clean shutdown): the segments as they are,
+    /// the log start from the log dir's checkpoint, the epoch cache from
+    /// `leader-epoch-checkpoint`, producer state from the latest snapshot at
+    /// or below the active segment's base and then the active segment
+    /// replayed (`rules::recovery::recover_active_segment`), which also
+    /// gives its indexes and aborted transactions. A log that needs
+    /// recovery (an active segment that does not end with a whole valid
+    /// batch) is refused: recover it first (`repair::recover`).
+    pub fn open_in_place(
+        dir: &Path,
+        config: LogConfig,
+        checkpoints: &crate::partition::LogDirCheckpoints,
+        limits: &crate::Limits,
+    ) -> Result<PartitionWriter> {
+        let p = crate::partition::Partition::open_with(dir, checkpoints)?;
+        let Some(seg) = p.segments.last() else {
+            return Err(Error::refused(format!("{}: no segment to append to", dir.display())));
+        };
+        let mut producers = ProducerState::at_with_entries(&p, seg.base, limits)?;
+        let mut epochs = EpochCache::load(p.epochs(limits));
+        let (rebuilt, index) = crate::rules::recovery::recover_active_segment(
+            seg,
+            config.index_interval_bytes,
+            &mut producers,
+            epochs.latest_epoch(),
+            limits,
+        )?;
+        if rebuilt.stop.is_some() || rebuilt.valid_bytes != rebuilt.size {
+            return Err(Error::refused(format!(
+                "{}: the active segment needs recovery (valid to byte {} of {}): run `logtool recover --execute` first",
+                seg.log.display(),
+                rebuilt.valid_bytes,
+                rebuilt.size
+            )));
+        }
+        for &(e, o) in &rebuilt.epochs {
+            epochs.assign(e, o);
+        }
+        // `rollingBasedTimestamp`: the first batch's maxTimestamp
+        let mut first_batch_timestamp = None;
+        let mut r = seg.reader(limits)?;
+        if let Some(crate::log::Item::Entry(e)) = r.next_item()? {
+            first_batch_timestamp = Some(match &e {
+                crate::log::Entry::V2(b) => b.header().max_timestamp,
+                crate::log::Entry::Legacy(m) => m.timestamp,
+            });
+        }
+        let file = std::fs::OpenOptions::new().append(true).open(&seg.log).map_err(|e| io(e, &seg.log))?;
+        let next_offset = rebuilt.next_offset.map_or(seg.base, |n| n.max(seg.base));
+        let log_start_offset = crate::rules::log::log_start_offset(&p);
+        Ok(PartitionWriter {
+            dir: dir.to_path_buf(),
+            config,
+            next_offset,
+            log_start_offset,
+            epochs,
+            producers,
+            active: Some(Active {
+                base: seg.base,
+                log: SegmentLog::InPlace { path: seg.log.clone(), file },
+                size: rebuilt.size,
+                index,
+                first_batch_timestamp,
+                txn_index: rebuilt.txn_index,
+            }),
+            segments: p.segments.iter().map(|s| s.base).collect(),
+            last_snapshot: p.snapshots.iter().map(|(o, _)| *o).max().unwrap_or(0),
+            last_batch_base: None,
+            in_place: true,
+        })
+    }
+
     fn open_segment(dir: &Path, base: i64, config: &LogConfig, in_place: bool) -> Result<Active> {
         let path = dir.join(segment_file_name(base, n::LOG_FILE_SUFFIX));
         let log = if in_place {
@@ -363,6 +437,10 @@ impl PartitionWriter {
             )));
         }
         self.epochs.assign(epoch, self.next_offset);
+        if self.in_place {
+            // a leader's cache is flushed as it changes (`LeaderEpochFileCache.assign`)
+            self.write_epochs()?;
+        }
         Ok(())
     }
 
@@ -518,6 +596,43 @@ impl PartitionWriter {
         Ok(Some((base, position)))
     }
 
+    /// The last stable offset: the first offset of the earliest open
+    /// transaction, else the log end (`UnifiedLog.lastStableOffset`).
+    pub fn last_stable_offset(&self) -> i64 {
+        self.producers.last_stable_offset(self.next_offset)
+    }
+
+    /// The aborted transactions a read of `[from, upper)` must be told of
+    /// (`LocalLog.collectAbortedTransactions`): the `.txnindex` entries, of
+    /// the segment holding `from` and every later one, that overlap the
+    /// range.
+    pub fn aborted_transactions(&self, from: i64, upper: i64) -> Result<Vec<TxnIndexEntry>> {
+        let first = self.segments.iter().rev().find(|b| **b <= from).or(self.segments.first()).copied().unwrap_or(0);
+        let mut out = Vec::new();
+        let mut keep = |e: &TxnIndexEntry| {
+            if e.last_offset >= from && e.first_offset < upper {
+                out.push(*e);
+            }
+        };
+        for &base in self.segments.iter().filter(|b| **b >= first) {
+            match self.active.as_ref().filter(|a| a.base == base) {
+                Some(a) => a.txn_index.iter().for_each(&mut keep),
+                None => {
+                    let path = self.segment_path(base, n::TXN_INDEX_FILE_SUFFIX);
+                    if !path.exists() {
+                        continue;
+                    }
+                    for entry in crate::index::IndexReader::open(&path, crate::index::IndexKind::Txn, base)? {
+                        if let crate::index::IndexEntry::Txn(e) = entry? {
+                            keep(&e);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// The active segment's largest timestamp so far and its offset.
     pub fn active_max_timestamp(&self) -> Option<(i64, i64)> {
         self.active.as_ref().map(|a| a.index.max_timestamp())
@@ -629,6 +744,7 @@ pub const NO_TIMESTAMP: i64 = layout::NO_TIMESTAMP;
 mod tests {
     use super::*;
     use crate::partition::Partition;
+    use crate::rules::producer::AppendCheck;
     use crate::rules::recovery::recover_segment;
     use crate::write::batch::NewRecord;
 
@@ -736,6 +852,41 @@ mod tests {
                 let name = f.file_name().unwrap();
                 assert_eq!(std::fs::read(&f).unwrap(), std::fs::read(b.join(name)).unwrap(), "{}", f.display());
             }
+        }
+    }
+
+    #[test]
+    fn a_reopened_partition_goes_on_as_one_that_never_stopped() {
+        let tmp = tempfile::tempdir().unwrap();
+        let cfg = LogConfig { segment_bytes: 4096, index_interval_bytes: 500, ..LogConfig::default() };
+        let (a, b) = (tmp.path().join("a-0"), tmp.path().join("b-0"));
+        let mut once = PartitionWriter::create_in_place(&a, &topic(), cfg).unwrap();
+        let mut twice = PartitionWriter::create_in_place(&b, &topic(), cfg).unwrap();
+        let idempotent = |seq: i32| {
+            let mut x = batch(7, 100 * i64::from(seq), 60);
+            x.producer_id = 9;
+            x.producer_epoch = 0;
+            x.base_sequence = seq;
+            x.build()
+        };
+        let checkpoints = crate::partition::LogDirCheckpoints::default();
+        let limits = crate::Limits::default();
+        for i in 0..20 {
+            once.append_raw(&mut idempotent(i * 7), 0).unwrap();
+            twice.append_raw(&mut idempotent(i * 7), 0).unwrap();
+            if i == 8 || i == 13 {
+                twice.close().unwrap();
+                twice = PartitionWriter::open_in_place(&b, cfg, &checkpoints, &limits).unwrap();
+                assert_eq!(twice.log_end_offset(), once.log_end_offset());
+                // the producer's last batch is still known: a retry is a duplicate
+                let h = *crate::batch::RecordBatch::parse(&idempotent(i * 7), 0).unwrap().header();
+                assert!(matches!(twice.producers().check_append(&h), AppendCheck::Duplicate { .. }));
+            }
+        }
+        assert_eq!(once.close().unwrap().segments, twice.close().unwrap().segments);
+        for f in crate::logdir::partition_files(&a).unwrap() {
+            let name = f.file_name().unwrap();
+            assert_eq!(std::fs::read(&f).unwrap(), std::fs::read(b.join(name)).unwrap(), "{}", f.display());
         }
     }
 
