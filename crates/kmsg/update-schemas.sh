@@ -26,11 +26,14 @@ trap 'rm -rf "$work"' EXIT
        'common/message/VotersRecord.json' 'common/message/ConsumerProtocolSubscription.json' \
        'common/message/ConsumerProtocolAssignment.json' 'common/message/DefaultPrincipalData.json' \
        'common/message/EndTxnMarker.json' 2>/dev/null || true)
-# the requests logtool broker answers (walked before they are decoded)
-for api in ApiVersions Metadata CreateTopics Produce Fetch ListOffsets InitProducerId FindCoordinator DescribeConfigs \
-    JoinGroup SyncGroup Heartbeat LeaveGroup OffsetCommit OffsetFetch ListGroups DescribeGroups \
-    DeleteTopics DeleteRecords CreatePartitions; do
-  (cd "$work" && unzip -q -o "$KAFKA_LIBS/kafka-clients-$KAFKA_VERSION.jar" "common/message/${api}Request.json")
+# every request a broker listener takes ("listeners" names "broker") and its
+# response: logtool broker walks each request before it is decoded, and
+# answers the ones it does not implement (and fault rules) from them
+(cd "$work" && unzip -q -o "$KAFKA_LIBS/kafka-clients-$KAFKA_VERSION.jar" 'common/message/*Request.json' \
+  'common/message/*Response.json' -d all)
+for req in "$work"/all/common/message/*Request.json; do
+  grep -q '"listeners":.*"broker"' "$req" || continue
+  cp "$req" "${req%Request.json}Response.json" "$work/common/message/"
 done
 rm -f "$out"/*.json
 for f in "$work"/common/metadata/*.json "$work"/common/message/*.json; do

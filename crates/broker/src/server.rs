@@ -4,7 +4,9 @@
 //! version closes its connection with a log line (as Kafka closes it on an
 //! `InvalidRequestException`), except ApiVersions at a version newer than
 //! known, which is answered in v0 with `UNSUPPORTED_VERSION` and the table
-//! (`RequestContext.isUnsupportedApiVersionsRequest`).
+//! (`RequestContext.isUnsupportedApiVersionsRequest`), and APIs a Kafka
+//! broker listener takes that this broker does not implement, which get
+//! `UNSUPPORTED_VERSION` (`generic`).
 
 use std::sync::Arc;
 
@@ -14,7 +16,7 @@ use kafka_protocol::protocol::{Decodable, Encodable};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::{Shared, faults, group_api, handlers, versions};
+use crate::{Shared, faults, generic, group_api, handlers, versions};
 
 /// Kafka's default `socket.request.max.bytes` (100 MiB).
 pub const MAX_REQUEST_BYTES: usize = 104_857_600;
@@ -84,6 +86,41 @@ fn encode(key: ApiKey, version: i16, correlation_id: i32, body: &ResponseKind) -
     Ok(out.freeze())
 }
 
+/// A response header for `key` at `version`, then `body`.
+fn with_header(key: ApiKey, version: i16, correlation_id: i32, body: &[u8]) -> Result<Bytes, String> {
+    let mut out = BytesMut::new();
+    let mut header = ResponseHeader::default();
+    header.correlation_id = correlation_id;
+    header.encode(&mut out, key.response_header_version(version)).map_err(|e| e.to_string())?;
+    out.extend_from_slice(body);
+    Ok(out.freeze())
+}
+
+/// A request of an API a Kafka 3.9.1 broker listener takes but this broker
+/// does not implement (it does not advertise it either): answered with
+/// `UNSUPPORTED_VERSION` wherever its response has an error code
+/// (`generic`), after the same walk as every request. An API no broker
+/// listener takes, or a version Kafka 3.9.1 does not know, closes the
+/// connection, as Kafka closes it (`SocketServer.parseRequestHeader`).
+fn unimplemented(key: ApiKey, version: i16, correlation_id: i32, frame: Bytes) -> Result<Bytes, String> {
+    let Some((request, _)) = generic::schemas(key) else {
+        return Err(format!("{key:?} is not taken by a broker listener"));
+    };
+    if !request.valid.contains(version) {
+        return Err(format!("{key:?} v{version} is not a version Kafka 3.9.1 knows"));
+    }
+    let mut buf = frame;
+    RequestHeader::decode(&mut buf, key.request_header_version(version)).map_err(|e| format!("{key:?} header: {e}"))?;
+    let values = kmsg::skim(&request.name, version, &buf).map_err(|e| format!("{key:?} v{version}: {e}"))?;
+    if values > MAX_REQUEST_VALUES {
+        return Err(format!("{key:?} v{version}: {values} values (at most {MAX_REQUEST_VALUES})"));
+    }
+    let code = kafka_protocol::ResponseError::UnsupportedVersion.code();
+    let answer =
+        generic::error_answer(key, version, &buf, code, &format!("logtool broker does not implement {key:?}"))?;
+    with_header(key, version, correlation_id, &answer)
+}
+
 /// One request: its response bytes (after the size), `None` when none is
 /// sent (acks=0), or why the connection closes.
 async fn handle(sh: &Shared, frame: Bytes, peer: &str) -> Result<Option<Bytes>, String> {
@@ -94,7 +131,7 @@ async fn handle(sh: &Shared, frame: Bytes, peer: &str) -> Result<Option<Bytes>, 
     };
     let key = ApiKey::try_from(api_key).map_err(|_| format!("unknown API key {api_key}"))?;
     let Some(supported) = versions::supported(key) else {
-        return Err(format!("{key:?} is not supported by logtool broker"));
+        return unimplemented(key, version, correlation_id, frame).map(Some);
     };
     if key == ApiKey::ApiVersions && version > supported.max {
         let body =
@@ -122,6 +159,7 @@ async fn handle(sh: &Shared, frame: Bytes, peer: &str) -> Result<Option<Bytes>, 
     if values > MAX_REQUEST_VALUES {
         return Err(format!("{key:?} v{version}: {values} values (at most {MAX_REQUEST_VALUES})"));
     }
+    let body = buf.clone();
     let request = RequestKind::decode(key, &mut buf, version).map_err(|e| format!("{key:?} v{version}: {e}"))?;
     let fault = sh.faults.lock().unwrap_or_else(std::sync::PoisonError::into_inner).check(key);
     match fault {
@@ -129,10 +167,11 @@ async fn handle(sh: &Shared, frame: Bytes, peer: &str) -> Result<Option<Bytes>, 
         Some(faults::Action::Drop) => return Err(format!("{key:?}: dropped by a fault rule")),
         Some(faults::Action::Delay(d)) => tokio::time::sleep(d).await,
         Some(faults::Action::Error(code)) => {
-            let Some(body) = faults::error_response(&request, code) else {
-                return Err(format!("{key:?}: a fault rule's error has no answer for this API here; closed instead"));
-            };
-            return encode(key, version, correlation_id, &body).map(Some);
+            if let Some(answer) = faults::error_response(&request, code) {
+                return encode(key, version, correlation_id, &answer).map(Some);
+            }
+            let answer = generic::error_answer(key, version, &body, code, "injected by a logtool broker fault rule")?;
+            return with_header(key, version, correlation_id, &answer).map(Some);
         }
     }
     let response = match request {
