@@ -285,6 +285,200 @@ fn fault_rules_fail_drop_and_delay_what_they_name() {
     let t = std::time::Instant::now();
     MetadataResponse::decode(&mut call(&mut s, 12, &all_topics()), 12).unwrap();
     assert!(t.elapsed() >= std::time::Duration::from_millis(300), "{:?}", t.elapsed());
+    // an API without an answer of its own in `faults` gets the error too,
+    // on every topic it names
+    std::fs::write(&control, "create-topics:TOPIC_AUTHORIZATION_FAILED\n").unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let mut t = create_topics_request::CreatableTopic::default();
+    t.name = name("refused");
+    t.num_partitions = 1;
+    t.replication_factor = 1;
+    let mut req = CreateTopicsRequest::default();
+    req.topics = vec![t];
+    req.timeout_ms = 30_000;
+    let r = CreateTopicsResponse::decode(&mut call(&mut s, 7, &req), 7).unwrap();
+    assert_eq!((r.topics[0].name.0.as_str(), r.topics[0].error_code), ("refused", 29));
     drop(s);
     assert_eq!(b.stop(), 0);
+}
+
+#[test]
+fn an_api_it_does_not_implement_gets_unsupported_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = Broker::start(&dir, &[]);
+    let mut s = b.connect();
+    // DescribeCluster: a broker listener's API, not advertised here
+    let r = DescribeClusterResponse::decode(&mut call(&mut s, 0, &DescribeClusterRequest::default()), 0).unwrap();
+    assert_eq!(r.error_code, 35, "UNSUPPORTED_VERSION");
+    assert!(r.error_message.unwrap().contains("DescribeCluster"));
+    // the connection goes on
+    let r = MetadataResponse::decode(&mut call(&mut s, 12, &all_topics()), 12).unwrap();
+    assert!(r.topics.is_empty());
+    // an API of controllers only closes the connection, as Kafka closes it
+    let mut c = b.connect();
+    let mut frame = vec![0, 63, 0, 0, 0, 0, 0, 1, 0, 1, b'x'];
+    frame.extend([0u8; 16]);
+    c.write_all(&(frame.len() as i32).to_be_bytes()).unwrap();
+    c.write_all(&frame).unwrap();
+    assert_eq!(c.read_to_end(&mut Vec::new()).unwrap(), 0, "closed");
+}
+
+fn fetch(s: &mut TcpStream, topic: &str, partition: i32, offset: i64) -> (i16, i64, Bytes) {
+    let mut fp = fetch_request::FetchPartition::default();
+    fp.partition = partition;
+    fp.fetch_offset = offset;
+    fp.partition_max_bytes = 50 << 20;
+    fp.current_leader_epoch = -1;
+    fp.last_fetched_epoch = -1;
+    fp.log_start_offset = -1;
+    let mut ft = fetch_request::FetchTopic::default();
+    ft.topic = name(topic);
+    ft.partitions = vec![fp];
+    let mut req = FetchRequest::default();
+    req.replica_id = BrokerId(-1);
+    req.max_wait_ms = 0;
+    req.min_bytes = 0;
+    req.max_bytes = 50 << 20;
+    req.topics = vec![ft];
+    let r = FetchResponse::decode(&mut call(s, 12, &req), 12).unwrap();
+    let p = &r.responses[0].partitions[0];
+    (p.error_code, p.high_watermark, p.records.clone().unwrap_or_default())
+}
+
+/// Every batch of a fetch answer, as (base offset, partition leader epoch).
+fn batches_of(mut records: Bytes) -> Vec<(i64, i32)> {
+    let mut out = Vec::new();
+    while records.len() >= 61 {
+        let base = i64::from_be_bytes(records[..8].try_into().unwrap());
+        let len = i32::from_be_bytes(records[8..12].try_into().unwrap()) as usize;
+        let epoch = i32::from_be_bytes(records[12..16].try_into().unwrap());
+        out.push((base, epoch));
+        records = records.slice((12 + len).min(records.len())..);
+    }
+    out
+}
+
+#[test]
+fn a_stopped_or_killed_broker_serves_its_dir_again_and_a_kafka_dir_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let logs = dir.path().join("logs");
+    let mut b = Broker::start(&dir, &[]);
+    let mut s = b.connect();
+    create_topic(&mut s, "t");
+    assert_eq!(produce(&mut s, batch(0, 5)), (0, 0));
+    drop(s);
+    assert_eq!(b.stop(), 0);
+
+    // started again after a clean stop: the topic, its records, the
+    // producer's state (a retry of the first batch is a duplicate, the next
+    // sequence is appended), a new leader epoch
+    let mut b = Broker::start(&dir, &[]);
+    assert!(!logs.join(".kafka_cleanshutdown").exists(), "removed at start, as Kafka does");
+    let mut s = b.connect();
+    let r = MetadataResponse::decode(&mut call(&mut s, 12, &all_topics()), 12).unwrap();
+    assert_eq!(r.topics.len(), 1);
+    assert_eq!(produce(&mut s, batch(0, 5)), (0, 0), "a duplicate of the batch before the restart");
+    assert_eq!(produce(&mut s, batch(5, 2)), (0, 5));
+    assert_eq!(produce(&mut s, batch(9, 1)).0, 45, "OUT_OF_ORDER_SEQUENCE_NUMBER");
+    let (code, hw, records) = fetch(&mut s, "t", 0, 0);
+    assert_eq!((code, hw), (0, 7));
+    let batches = batches_of(records);
+    assert_eq!(batches.len(), 2);
+    assert!(batches[1].1 > batches[0].1, "a new leader epoch after the restart: {batches:?}");
+
+    // killed: the next start recovers it (nothing to cut) and serves it
+    b.child.kill().unwrap();
+    b.child.wait().unwrap();
+    let mut b = Broker::start(&dir, &[]);
+    let mut s = b.connect();
+    assert_eq!(produce(&mut s, batch(7, 1)), (0, 7));
+    let (code, hw, records) = fetch(&mut s, "t", 0, 0);
+    assert_eq!((code, hw, batches_of(records).len()), (0, 8, 3));
+    drop(s);
+    assert_eq!(b.stop(), 0);
+    let (code, out, _) = run(&["verify", "--fail-on", "warning", logs.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+
+    // a log dir Kafka 3.9.1 wrote (a copy of the clean fixture)
+    let kafka = tempfile::tempdir().unwrap();
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/kafka-3.9.1/clean/logs");
+    let status = Command::new("cp").arg("-r").arg(&fixture).arg(kafka.path().join("logs")).status().unwrap();
+    assert!(status.success());
+    let segment = std::fs::read(fixture.join("plain-0/00000000000000000000.log")).unwrap();
+    let mut b = Broker::start(&kafka, &[]);
+    let mut s = b.connect();
+    let (code, _, records) = fetch(&mut s, "plain", 0, 0);
+    assert_eq!(code, 0);
+    assert!(!records.is_empty());
+    assert_eq!(&records[..], &segment[..records.len()], "Kafka's bytes, served as they are");
+    drop(s);
+    assert_eq!(b.stop(), 0);
+    let logs = kafka.path().join("logs");
+    let (code, out, _) = run(&["verify", "--fail-on", "warning", logs.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+}
+
+/// A Fetch (v12) in session `id` at `epoch` naming `partitions` of "t"
+/// (partition, fetch offset): (error, session id, [(partition, hw, batches)]).
+fn fetch_in_session(
+    s: &mut TcpStream,
+    id: i32,
+    epoch: i32,
+    partitions: &[(i32, i64)],
+) -> (i16, i32, Vec<(i32, i64, usize)>) {
+    let mut ft = fetch_request::FetchTopic::default();
+    ft.topic = name("t");
+    for &(partition, offset) in partitions {
+        let mut fp = fetch_request::FetchPartition::default();
+        fp.partition = partition;
+        fp.fetch_offset = offset;
+        fp.partition_max_bytes = 1 << 20;
+        fp.current_leader_epoch = -1;
+        fp.last_fetched_epoch = -1;
+        fp.log_start_offset = -1;
+        ft.partitions.push(fp);
+    }
+    let mut req = FetchRequest::default();
+    req.replica_id = BrokerId(-1);
+    req.max_wait_ms = 0;
+    req.min_bytes = 0;
+    req.max_bytes = 50 << 20;
+    req.session_id = id;
+    req.session_epoch = epoch;
+    req.topics = if partitions.is_empty() { vec![] } else { vec![ft] };
+    let r = FetchResponse::decode(&mut call(s, 12, &req), 12).unwrap();
+    let parts = r
+        .responses
+        .iter()
+        .flat_map(|t| &t.partitions)
+        .map(|p| (p.partition_index, p.high_watermark, batches_of(p.records.clone().unwrap_or_default()).len()))
+        .collect();
+    (r.error_code, r.session_id, parts)
+}
+
+#[test]
+fn incremental_fetch_sessions_answer_only_what_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = Broker::start(&dir, &[]);
+    let mut s = b.connect();
+    create_topic(&mut s, "t");
+    assert_eq!(produce(&mut s, batch(0, 2)), (0, 0));
+    // a new session: the full answer, and an id
+    let (code, id, parts) = fetch_in_session(&mut s, 0, 0, &[(0, 2)]);
+    assert_eq!((code, parts), (0, vec![(0, 2, 0)]));
+    assert_ne!(id, 0);
+    // nothing new: an empty incremental answer
+    assert_eq!(fetch_in_session(&mut s, id, 1, &[]), (0, id, vec![]));
+    // an append: the partition, with its records and high watermark
+    assert_eq!(produce(&mut s, batch(2, 3)), (0, 2));
+    assert_eq!(fetch_in_session(&mut s, id, 2, &[]), (0, id, vec![(0, 5, 1)]));
+    // the client moves on to the log end: nothing new again
+    assert_eq!(fetch_in_session(&mut s, id, 3, &[(0, 5)]), (0, id, vec![]));
+    assert_eq!(fetch_in_session(&mut s, id, 3, &[]).0, 71, "INVALID_FETCH_SESSION_EPOCH");
+    assert_eq!(fetch_in_session(&mut s, id + 1000, 1, &[]).0, 70, "FETCH_SESSION_ID_NOT_FOUND");
+    // epoch -1 closes it (a sessionless full fetch)
+    assert_eq!(fetch_in_session(&mut s, id, -1, &[(0, 0)]), (0, 0, vec![(0, 5, 2)]));
+    assert_eq!(fetch_in_session(&mut s, id, 4, &[]).0, 70);
+    // sessionless, as before
+    assert_eq!(fetch_in_session(&mut s, 0, -1, &[(0, 5)]), (0, 0, vec![(0, 5, 0)]));
 }

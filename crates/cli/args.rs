@@ -150,9 +150,11 @@ pub enum Command {
     ///
     /// Writes a new log dir as a Kafka 3.9 broker does (through logtool's writer): stop it
     /// with SIGTERM or Ctrl-C and a real Kafka 3.9.1 starts on the dir and serves what was
-    /// produced. Prints "listening on HOST:PORT" once it accepts connections. Implemented:
-    /// topics (create, delete, more partitions, configs), Produce (idempotent producers),
-    /// Fetch, ListOffsets, DeleteRecords, consumer groups (classic protocol, offsets in
+    /// produced. Started on a dir it or a single-node Kafka left, it serves it again (after
+    /// recovering it, quarantined, if it was not shut down cleanly). Prints "listening on
+    /// HOST:PORT" once it accepts connections. Implemented: topics (create, delete, more
+    /// partitions, configs), Produce (idempotent producers), Fetch (sessions, isolation
+    /// levels), ListOffsets, DeleteRecords, consumer groups (classic protocol, offsets in
     /// __consumer_offsets); no transactions (README).
     Broker(BrokerArgs),
 }
@@ -438,7 +440,7 @@ pub struct GroupsArgs {
 
 #[derive(Args, Debug)]
 pub struct BrokerArgs {
-    /// The log dir to write (new, or empty).
+    /// The log dir: new or empty, or one this broker or a single-node Kafka 3.9 (node 1) left.
     #[arg(long, value_name = "DIR")]
     pub log_dir: PathBuf,
     /// Where to listen: loopback only; port 0 picks a free one.

@@ -21,9 +21,17 @@
 #      exactly the records the broker served, kafka-get-offsets gives the same
 #      answers, kafka-consumer-groups describes
 #      the same committed offsets, and it advertises the same API versions.
-#   5. a second logtool broker, SIGKILLed after acknowledged produces and a
-#      group's commits: Kafka 3.9.1 starts on its dir, recovers it, and
-#      serves every acknowledged record and the committed offsets;
+#   5. logtool broker starts again on the dir Kafka has now written: the
+#      same records, ListOffsets answers and committed offsets; it takes
+#      100 more records and stops; Kafka serves them all;
+#   6. a second logtool broker, SIGKILLed after acknowledged produces and a
+#      group's commits: logtool broker started on a copy of its dir recovers
+#      it and serves the same records and offsets; Kafka 3.9.1 starts on the
+#      dir, recovers it, and serves every acknowledged record and the
+#      committed offsets;
+#   7. logtool broker and Kafka 3.9.1 each started on a copy of the clean
+#      fixture (Kafka-written: transactions, compaction, every codec) serve
+#      the same records, read_committed and read_uncommitted;
 # Brokers bind 127.0.0.1 on free ports and are stopped by pid.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -34,17 +42,22 @@ BROKER_PROPS=("log.retention.ms=-1")
 workload() { kafka_java "$KAFKA_LIB_DIR/Workload.java" "$@"; }
 logs=$work/logs
 
+# start `logtool broker` on LOGDIR; its pid in $lt_pid, its address in $lt
+lt_start() { # LOGDIR NAME
+  local i=0
+  "$LT" broker --log-dir "$1" --listen 127.0.0.1:0 >"$work/$2.out" 2>"$work/$2.err" &
+  lt_pid=$!
+  KAFKA_PIDS+=("$lt_pid")
+  until grep -q '^listening on ' "$work/$2.out"; do
+    kill -0 "$lt_pid" 2>/dev/null || { cat "$work/$2.err" >&2; die "logtool broker ($2) exited"; }
+    [ $i -gt 200 ] && die "logtool broker ($2) did not say where it listens"
+    sleep 0.05; i=$((i + 1))
+  done
+  lt=$(sed -n 's/^listening on //p' "$work/$2.out")
+}
+
 # ---- 1. start -------------------------------------------------------------
-"$LT" broker --log-dir "$logs" --listen 127.0.0.1:0 >"$work/lt.out" 2>"$work/lt.err" &
-lt_pid=$!
-KAFKA_PIDS+=("$lt_pid")
-i=0
-until grep -q '^listening on ' "$work/lt.out"; do
-  kill -0 "$lt_pid" 2>/dev/null || { cat "$work/lt.err" >&2; die "logtool broker exited"; }
-  [ $i -gt 100 ] && die "logtool broker did not say where it listens"
-  sleep 0.05; i=$((i + 1))
-done
-lt=$(sed -n 's/^listening on //p' "$work/lt.out")
+lt_start "$logs" lt
 log "logtool broker (pid $lt_pid) on $lt"
 
 # ---- 2. Kafka's clients and tools -----------------------------------------
@@ -102,6 +115,12 @@ describe_groups "$lt" >"$work/groups.lt"
 [ "$(offsets_table "$work/groups.lt" | wc -l)" = 7 ] || { cat "$work/groups.lt" >&2; die "kafka-consumer-groups --describe against logtool broker"; }
 log "consumer groups: a console consumer's, and a pair with a rebalance ($(grep '^PAIR' "$work/pair.out"))"
 
+# transactions are refused at once (a transactional id is not authorized)
+workload "$lt" txn-refused >"$work/txn.out" 2>&1 || { tail "$work/txn.out" >&2; die "txn-refused failed"; }
+grep -q "^REFUSED TransactionalIdAuthorizationException [0-9]\{1,4\}$" "$work/txn.out" \
+  || die "a transactional producer was not refused at once: $(grep -E '^(REFUSED|ACCEPTED)' "$work/txn.out")"
+log "transactions: $(grep '^REFUSED' "$work/txn.out") ms"
+
 # garbage and cut frames close their connections; the broker goes on serving
 python3 tests/interop/garbage.py "$lt" 3000 1 >"$work/garbage.out" || die "garbage.py failed"
 kill -0 "$lt_pid" 2>/dev/null || { tail "$work/lt.err" >&2; die "logtool broker died of garbage frames"; }
@@ -153,18 +172,32 @@ diff <(offsets_table "$work/groups.lt") <(offsets_table "$work/groups.kafka") >&
 kafka_stop "$KAFKA_PID"
 log "Kafka 3.9.1 started on the dir, answered the same offsets, restored the groups' offsets and served the same $(wc -l <"$work/kafka.txt") records"
 
-# ---- 5. SIGKILL: Kafka recovers the dir -----------------------------------
+# ---- 5. logtool broker again, on the dir Kafka 3.9.1 has now written ------
+lt_start "$logs" lt-again
+workload "$lt" consume-full read_uncommitted >"$work/again.txt" 2>"$work/again.err" \
+  || { tail "$work/again.err" >&2; die "consume-full from the restarted logtool broker failed"; }
+diff <(sort "$work/kafka.txt") <(sort "$work/again.txt") >&2 || die "the restarted logtool broker serves other records than Kafka did"
+get_offsets "$lt" >"$work/offsets.again"
+diff "$work/offsets.kafka" "$work/offsets.again" >&2 || die "the restarted logtool broker answers ListOffsets otherwise"
+describe_groups "$lt" >"$work/groups.again"
+diff <(offsets_table "$work/groups.kafka") <(offsets_table "$work/groups.again") >&2 \
+  || die "the restarted logtool broker loaded other committed offsets"
+workload "$lt" produce b-none 100 again all >"$work/again-produce.out" 2>&1 || { tail "$work/again-produce.out" >&2; die "produce after the restart"; }
+kafka_stop "$lt_pid"
+"$LT" verify --fail-on warning "$logs" >"$work/verify-again.out" || { cat "$work/verify-again.out" >&2; die "verify after the restart"; }
+start_on "$logs" kafka-again
+workload "$BOOTSTRAP" consume-full read_uncommitted >"$work/kafka-again.txt" 2>"$work/kafka-again.err" \
+  || { tail "$work/kafka-again.err" >&2; die "consume-full from Kafka (again) failed"; }
+[ "$(wc -l <"$work/kafka-again.txt")" = $(($(wc -l <"$work/kafka.txt") + 100)) ] \
+  || die "Kafka serves $(wc -l <"$work/kafka-again.txt") records, not the $(wc -l <"$work/kafka.txt") + 100 the restarted broker had"
+kafka_stop "$KAFKA_PID"
+log "logtool broker started on Kafka's dir: same records, offsets and groups; 100 more records, then Kafka serves them all"
+
+# ---- 6. SIGKILL: logtool broker and Kafka recover the dir -----------------
 # the metadata log is kept as a controller keeps it, so a killed broker's dir
 # is one Kafka starts on; its recovery keeps every acknowledged record
-"$LT" broker --log-dir "$work/killed" --listen 127.0.0.1:0 >"$work/killed.out" 2>"$work/killed.err" &
-k_pid=$!
-KAFKA_PIDS+=("$k_pid")
-i=0
-until grep -q '^listening on ' "$work/killed.out"; do
-  [ $i -gt 100 ] && die "the second logtool broker did not start"
-  sleep 0.05; i=$((i + 1))
-done
-k=$(sed -n 's/^listening on //p' "$work/killed.out")
+lt_start "$work/killed" killed
+k_pid=$lt_pid k=$lt
 kafka_java org.apache.kafka.tools.TopicCommand --bootstrap-server "$k" --create --topic k-acked --partitions 2 >/dev/null 2>&1
 workload "$k" produce k-acked 300 acked all >"$work/killed-produce.out" 2>&1 || { tail "$work/killed-produce.out" >&2; die "produce to the second broker"; }
 kafka_java org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server "$k" --topic k-acked --group cg-killed \
@@ -175,6 +208,18 @@ describe_groups "$k" >"$work/killed-groups.lt"
 kafka_kill "$k_pid"
 [ ! -f "$work/killed/.kafka_cleanshutdown" ] || die "a clean-shutdown marker after SIGKILL"
 "$LT" verify --fail-on error "$work/killed" >"$work/killed.verify" || { cat "$work/killed.verify" >&2; die "verify: errors on a killed broker's dir"; }
+# logtool broker on a copy: it recovers the dir and serves the same
+cp -r "$work/killed" "$work/killed-copy"
+lt_start "$work/killed-copy" killed-again
+workload "$lt" consume-full read_uncommitted >"$work/killed-again.txt" 2>/dev/null
+diff "$work/killed-served.txt" "$work/killed-again.txt" >&2 || die "logtool broker restarted on its killed dir serves other records"
+describe_groups "$lt" >"$work/killed-groups.again"
+diff <(offsets_table "$work/killed-groups.lt") <(offsets_table "$work/killed-groups.again") >&2 \
+  || die "logtool broker restarted on its killed dir loaded other committed offsets"
+kafka_stop "$lt_pid"
+"$LT" verify --fail-on warning "$work/killed-copy" >"$work/killed-copy.verify" \
+  || { cat "$work/killed-copy.verify" >&2; die "verify after logtool broker recovered and stopped"; }
+log "SIGKILL: logtool broker started on the killed dir, recovered it and served the same records and offsets"
 start_on "$work/killed" kafka-killed
 workload "$BOOTSTRAP" consume-full read_uncommitted >"$work/killed-kafka.txt" 2>"$work/killed-kafka.err" \
   || { tail "$work/killed-kafka.err" >&2; die "consume-full from Kafka on the killed dir failed"; }
@@ -184,3 +229,27 @@ diff <(offsets_table "$work/killed-groups.lt") <(offsets_table "$work/killed-gro
   || die "Kafka restored other committed offsets from the killed dir"
 kafka_stop "$KAFKA_PID"
 log "SIGKILL: Kafka 3.9.1 recovered the dir and served the 300 acknowledged records and the group's offsets"
+
+# ---- 7. a log dir Kafka 3.9.1 wrote, served by logtool broker and by Kafka --
+# the clean fixture (transactions committed and aborted, compaction, every
+# codec, LogAppendTime): both isolation levels read the same from both
+fixture=fixtures/kafka-3.9.1/clean/logs
+cp -r "$fixture" "$work/fx-lt"
+cp -r "$fixture" "$work/fx-kafka"
+lt_start "$work/fx-lt" fx
+for iso in read_committed read_uncommitted; do
+  workload "$lt" consume-full "$iso" 2>"$work/fx-lt.$iso.err" | sort >"$work/fx-lt.$iso" \
+    || { tail "$work/fx-lt.$iso.err" >&2; die "consume-full $iso from logtool broker on Kafka's dir failed"; }
+done
+kafka_stop "$lt_pid"
+"$LT" verify --fail-on warning "$work/fx-lt" >"$work/fx-lt.verify" || { cat "$work/fx-lt.verify" >&2; die "verify after serving Kafka's dir"; }
+start_on "$work/fx-kafka" fx-kafka
+for iso in read_committed read_uncommitted; do
+  workload "$BOOTSTRAP" consume-full "$iso" 2>"$work/fx-kafka.$iso.err" | sort >"$work/fx-kafka.$iso" \
+    || { tail "$work/fx-kafka.$iso.err" >&2; die "consume-full $iso from Kafka failed"; }
+  diff "$work/fx-kafka.$iso" "$work/fx-lt.$iso" >&2 || die "$iso: logtool broker serves Kafka's dir otherwise than Kafka"
+done
+kafka_stop "$KAFKA_PID"
+[ "$(wc -l <"$work/fx-lt.read_committed")" -lt "$(wc -l <"$work/fx-lt.read_uncommitted")" ] \
+  || die "the fixture's aborted records were not filtered by read_committed"
+log "Kafka's clean fixture: logtool broker serves $(wc -l <"$work/fx-lt.read_committed") read_committed and $(wc -l <"$work/fx-lt.read_uncommitted") read_uncommitted records, as Kafka does"

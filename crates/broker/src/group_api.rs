@@ -38,12 +38,19 @@ const RECHECK: std::time::Duration = std::time::Duration::from_millis(500);
 const GROUP: i8 = 0;
 
 /// FindCoordinator: this node for groups (creating `__consumer_offsets`
-/// first, as Kafka does); transactions are not served.
+/// first, as Kafka does). Transactions are not served: a transactional id
+/// gets `TRANSACTIONAL_ID_AUTHORIZATION_FAILED`, what Kafka answers a
+/// client not allowed to use it (`KafkaApis.handleFindCoordinatorRequest`),
+/// which a producer's `initTransactions` takes as fatal at once (where
+/// `COORDINATOR_NOT_AVAILABLE` would have it retry until `max.block.ms`).
 pub fn find_coordinator(sh: &Shared, version: i16, req: FindCoordinatorRequest) -> FindCoordinatorResponse {
     let keys: Vec<StrBytes> = if version >= 4 { req.coordinator_keys.clone() } else { vec![req.key.clone()] };
     let answer = |key: &StrBytes| -> (i16, Option<String>) {
         if req.key_type != GROUP {
-            return (E::CoordinatorNotAvailable.code(), Some("logtool broker has no transaction coordinator".into()));
+            return (
+                E::TransactionalIdAuthorizationFailed.code(),
+                Some("logtool broker has no transaction coordinator: transactions are not served".into()),
+            );
         }
         match sh.lock().offsets_partition(key.as_str()) {
             Ok(_) => (0, None),

@@ -117,7 +117,8 @@ pub fn metadata(sh: &Shared, version: i16, req: MetadataRequest) -> MetadataResp
             }
             Some(ts) => {
                 t.topic_id = uuid(ts.topic.topic_id);
-                t.is_internal = name == store::OFFSETS_TOPIC;
+                // Topic.isInternal: the group and transaction coordinators' topics
+                t.is_internal = name == store::OFFSETS_TOPIC || name == store::TRANSACTION_TOPIC;
                 t.partitions = ts
                     .topic
                     .partitions
@@ -197,13 +198,14 @@ pub fn create_topics(sh: &Shared, _version: i16, req: CreateTopicsRequest) -> Cr
 }
 
 /// InitProducerId: a new producer id (epoch 0) for an idempotent producer;
-/// transactional ids are out of scope (`COORDINATOR_NOT_AVAILABLE`).
+/// transactional ids are not served (`TRANSACTIONAL_ID_AUTHORIZATION_FAILED`,
+/// as FindCoordinator answers them).
 pub fn init_producer_id(sh: &Shared, _version: i16, req: InitProducerIdRequest) -> InitProducerIdResponse {
     let mut r = InitProducerIdResponse::default();
     r.producer_id = ProducerId(-1);
     r.producer_epoch = -1;
     if req.transactional_id.is_some() {
-        r.error_code = E::CoordinatorNotAvailable.code();
+        r.error_code = E::TransactionalIdAuthorizationFailed.code();
         return r;
     }
     r.producer_id = ProducerId(sh.lock().allocate_producer_id());
@@ -340,8 +342,8 @@ pub fn produce(sh: &Shared, _version: i16, req: ProduceRequest) -> Option<Produc
     (req.acks != 0).then_some(r)
 }
 
-/// ListOffsets: earliest (the log start), latest (the high watermark,
-/// which is also the last stable offset here: no transactions), a time or
+/// ListOffsets: earliest (the log start), latest (the high watermark, or
+/// for read_committed the last stable offset), a time or
 /// the largest timestamp (`logfmt::offsets`, as `offset-for-time`).
 pub fn list_offsets(sh: &Shared, _version: i16, req: ListOffsetsRequest) -> ListOffsetsResponse {
     let mut store = sh.lock();
@@ -363,7 +365,12 @@ pub fn list_offsets(sh: &Shared, _version: i16, req: ListOffsetsRequest) -> List
                         pr.leader_epoch = epoch;
                     }
                     -1 => {
-                        pr.offset = end;
+                        // read_committed: the last stable offset (`UnifiedLog.fetchOffsetByTimestamp`)
+                        pr.offset = if req.isolation_level == 1 {
+                            store.last_stable_offset(&topic, p.partition_index).unwrap_or(end)
+                        } else {
+                            end
+                        };
                         pr.leader_epoch = epoch;
                     }
                     t => {
@@ -396,21 +403,41 @@ pub fn list_offsets(sh: &Shared, _version: i16, req: ListOffsetsRequest) -> List
     r
 }
 
-/// Fetch, without fetch sessions (session id 0: a client then sends full
-/// requests): waits up to `max_wait_ms` for `min_bytes`.
+/// Fetch, in an incremental fetch session or without (`sessions`): waits
+/// up to `max_wait_ms` for `min_bytes`; read_committed
+/// reads up to the last stable offset and is told the aborted
+/// transactions of what it reads (from the `.txnindex` files of a log dir
+/// Kafka wrote: this broker refuses transactions itself).
 pub async fn fetch(sh: &Shared, version: i16, req: FetchRequest) -> FetchResponse {
+    let plan = sh.fetch_sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner).plan(version, req);
+    let (req, id, incremental) = match plan {
+        crate::sessions::Plan::Read { request, id, incremental } => (request, id, incremental),
+        crate::sessions::Plan::Error(code) => {
+            let mut r = FetchResponse::default();
+            r.error_code = code;
+            return r;
+        }
+    };
+    let mut r = fetch_reading(sh, version, &req).await;
+    sh.fetch_sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner).answered(id, incremental, &mut r);
+    r
+}
+
+/// Read for `req` (every partition it names), waiting up to `max_wait_ms`
+/// for `min_bytes`.
+async fn fetch_reading(sh: &Shared, version: i16, req: &FetchRequest) -> FetchResponse {
     let deadline =
         tokio::time::Instant::now() + Duration::from_millis(u64::try_from(req.max_wait_ms.max(0)).unwrap_or(0));
     loop {
         // registered before reading, so an append in between wakes us
         let notified = sh.appended.notified();
-        let (r, bytes) = fetch_once(sh, version, &req);
+        let (r, bytes) = fetch_once(sh, version, req);
         let min = usize::try_from(req.min_bytes.max(0)).unwrap_or(0);
         if bytes >= min.max(1) || tokio::time::Instant::now() >= deadline {
             return r;
         }
         if tokio::time::timeout_at(deadline, notified).await.is_err() {
-            return fetch_once(sh, version, &req).0;
+            return fetch_once(sh, version, req).0;
         }
     }
 }
@@ -454,9 +481,12 @@ fn fetch_once(sh: &Shared, version: i16, req: &FetchRequest) -> (FetchResponse, 
                 tr.partitions.push(pd);
                 continue;
             };
+            let stable = store.last_stable_offset(name, p.partition).unwrap_or(end);
             pd.high_watermark = end;
-            pd.last_stable_offset = end;
+            pd.last_stable_offset = stable;
             pd.log_start_offset = start;
+            // FetchIsolation: read_committed reads up to the last stable offset
+            let upper = if req.isolation_level == 1 { stable } else { end };
             if p.fetch_offset < start || p.fetch_offset > end {
                 pd.error_code = E::OffsetOutOfRange.code();
                 tr.partitions.push(pd);
@@ -466,7 +496,7 @@ fn fetch_once(sh: &Shared, version: i16, req: &FetchRequest) -> (FetchResponse, 
             let mut plan = store.plan_read(name, p.partition, p.fetch_offset).ok().flatten();
             let mut data = Vec::new();
             while let Some(pl) = plan {
-                match store::read_batches(&pl, p.fetch_offset, limit, end) {
+                match store::read_batches(&pl, p.fetch_offset, limit, upper) {
                     Ok((bytes, reached_end)) if bytes.is_empty() && reached_end => {
                         plan = store.next_segment(name, p.partition, &pl.log);
                     }
@@ -479,6 +509,22 @@ fn fetch_once(sh: &Shared, version: i16, req: &FetchRequest) -> (FetchResponse, 
                         plan = None;
                     }
                 }
+            }
+            if req.isolation_level == 1
+                && let Some(after) = store::end_of_batches(&data)
+            {
+                let aborted = store.aborted_transactions(name, p.partition, p.fetch_offset, after);
+                pd.aborted_transactions = Some(
+                    aborted
+                        .into_iter()
+                        .map(|(producer_id, first_offset)| {
+                            let mut a = fetch_response::AbortedTransaction::default();
+                            a.producer_id = ProducerId(producer_id);
+                            a.first_offset = first_offset;
+                            a
+                        })
+                        .collect(),
+                );
             }
             drop(store);
             // KIP-74: the first batch goes whole even past the limits

@@ -1,7 +1,8 @@
 //! `logtool broker`: a minimal Kafka broker on loopback that unmodified
 //! Kafka clients produce to and fetch from, writing a real Kafka 3.9 log
 //! dir through `logfmt`'s writer (see `store`), which a real Kafka 3.9.1
-//! starts on after a clean stop.
+//! starts on after a clean stop or a SIGKILL; started on a dir it or a
+//! single-node Kafka left, it serves that again.
 //!
 //! Layers: `server` (frames, headers, dispatch; the wire messages are
 //! `kafka-protocol`'s, generated from Kafka's JSON definitions),
@@ -13,10 +14,12 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 pub mod faults;
+mod generic;
 mod group_api;
 mod groups;
 mod handlers;
 mod server;
+mod sessions;
 mod store;
 mod versions;
 
@@ -46,7 +49,8 @@ pub enum BrokerError {
 /// The broker's settings.
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// The log dir (new, or empty).
+    /// The log dir: new or empty, or one this broker or a single-node
+    /// Kafka 3.9 (node 1) left (`store::Store::open`).
     pub log_dir: PathBuf,
     /// Where to listen (port 0: a free one).
     pub listen: SocketAddr,
@@ -75,6 +79,7 @@ pub struct Shared {
     group_changed: Notify,
     initial_rebalance_delay: std::time::Duration,
     faults: Mutex<faults::Faults>,
+    fetch_sessions: Mutex<sessions::FetchSessions>,
     advertised: SocketAddr,
     auto_create: bool,
     default_partitions: i32,
@@ -103,10 +108,22 @@ pub fn run(config: &Config, ready: impl FnOnce(SocketAddr)) -> Result<(), Broker
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     runtime.block_on(async {
         let listener = TcpListener::bind(config.listen).await?;
-        let store = store::Store::create(&config.log_dir, config.node_id, config.offsets_partitions)?;
-        let _lock = logfmt::lock::DirLock::acquire(&config.log_dir).map_err(|e| {
-            BrokerError::Refused(format!("{}: cannot lock the log dir: {e:?}", config.log_dir.display()))
-        })?;
+        let dir = &config.log_dir;
+        let lock = || {
+            logfmt::lock::DirLock::acquire(dir)
+                .map_err(|e| BrokerError::Refused(format!("{}: cannot lock the log dir: {e:?}", dir.display())))
+        };
+        let existing = std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some());
+        let (store, _lock) = if existing {
+            if !dir.join(logfmt::spec::names::CLEAN_SHUTDOWN).exists() {
+                recover_unclean(dir)?;
+            }
+            let held = lock()?;
+            (store::Store::open(dir, config.node_id, config.offsets_partitions)?, held)
+        } else {
+            let store = store::Store::create(dir, config.node_id, config.offsets_partitions)?;
+            (store, lock()?)
+        };
         let advertised = listener.local_addr()?;
         let sh = Arc::new(Shared {
             store: Mutex::new(store),
@@ -114,6 +131,7 @@ pub fn run(config: &Config, ready: impl FnOnce(SocketAddr)) -> Result<(), Broker
             group_changed: Notify::new(),
             initial_rebalance_delay: std::time::Duration::from_millis(config.initial_rebalance_delay_ms),
             faults: Mutex::new(faults),
+            fetch_sessions: Mutex::new(sessions::FetchSessions::default()),
             advertised,
             auto_create: config.auto_create_topics,
             default_partitions: config.partitions,
@@ -139,4 +157,49 @@ pub fn run(config: &Config, ready: impl FnOnce(SocketAddr)) -> Result<(), Broker
         let store = sh.store.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
         store.shutdown()
     })
+}
+
+/// What Kafka's log loading does after an unclean shutdown
+/// (`logfmt::repair::recover`, as `logtool recover --execute` runs it):
+/// every byte it removes goes to the quarantine beside the log dir, with a
+/// manifest `logtool undo` reads. A recovery that would cut a rolled
+/// segment (losing later ones) is refused: the operator decides.
+fn recover_unclean(dir: &std::path::Path) -> Result<(), BrokerError> {
+    use logfmt::repair::journal::{Repair, default_quarantine};
+    use logfmt::repair::recover::{Interval, RecoverOptions, recover};
+    let refused = |e: &dyn std::fmt::Display| {
+        BrokerError::Refused(format!(
+            "{}: recovery after an unclean shutdown: {e} (see `logtool recover {}`)",
+            dir.display(),
+            dir.display()
+        ))
+    };
+    let quarantine = default_quarantine(dir);
+    let mut repair = Repair::begin(dir, &quarantine, "broker").map_err(|e| refused(&e))?;
+    let opts = RecoverOptions {
+        all: false,
+        interval: Interval::FromMetadata,
+        metadata: None,
+        limits: logfmt::Limits::default(),
+        allow_data_loss: false,
+    };
+    if let Err(e) = recover(dir, &opts, &mut repair) {
+        repair.abandon().map_err(|e| refused(&e))?;
+        return Err(refused(&e));
+    }
+    if repair.changes.is_empty() {
+        repair.abandon().map_err(|e| refused(&e))?;
+        return Ok(());
+    }
+    let changes = repair.changes.len();
+    let at = repair.dir().display().to_string();
+    let m = repair.commit().map_err(|e| refused(&e))?;
+    eprintln!(
+        "logtool broker: recovered {} after an unclean shutdown: {changes} change(s), repair {} (removed bytes kept in {at}; undo with `logtool undo {} --id {} --execute` while the broker is stopped)",
+        dir.display(),
+        m.id,
+        dir.display(),
+        m.id
+    );
+    Ok(())
 }

@@ -6,9 +6,11 @@
 //! Invariants: a topic and its partition dirs exist together (created
 //! under the store's lock); every append goes through the writer, which
 //! keeps the indexes, producer state and epoch cache as Kafka does; the
-//! metadata log, `meta.properties` and the checkpoints are written at
+//! metadata log is appended to before each change is made on disk, and
+//! the controlled shutdown and the checkpoints are written at
 //! [`Store::shutdown`] by [`LogDirWriter::finish`], so a log dir this broker
-//! stopped cleanly is one Kafka 3.9 starts on.
+//! stopped, or that was killed, is one Kafka 3.9 starts on; [`Store::open`]
+//! serves again a dir this broker or a single-node Kafka left.
 
 use std::collections::BTreeMap;
 use std::io::{Read, Seek, SeekFrom};
@@ -27,6 +29,9 @@ const PRODUCER_ID_BLOCK: i64 = 1000;
 
 /// The group coordinator's topic.
 pub const OFFSETS_TOPIC: &str = "__consumer_offsets";
+
+/// The transaction coordinator's topic (served from a log dir Kafka wrote).
+pub const TRANSACTION_TOPIC: &str = "__transaction_state";
 
 /// Kafka's limit on a topic name's length (`Topic.MAX_NAME_LENGTH`).
 const MAX_TOPIC_NAME: usize = 249;
@@ -142,6 +147,108 @@ impl Store {
         })
     }
 
+    /// A log dir this broker (stopped or killed) or a single-node Kafka
+    /// 3.9 left, served again (`run` has recovered it first if it was not
+    /// shut down cleanly, and holds its lock): the topics, their configs
+    /// and leader epochs from its metadata log; the node registers anew and
+    /// leads every partition (a new leader epoch where the controlled
+    /// shutdown left none); each partition reopened where it ends; the
+    /// groups and their committed offsets loaded from `__consumer_offsets`
+    /// (`rules::groups`, members dropped: they rejoin); producer ids from
+    /// the last block the controller handed out.
+    pub fn open(dir: &Path, node_id: i32, offsets_partitions: i32) -> Result<Store, BrokerError> {
+        use logfmt::spec::names as n;
+        let limits = logfmt::Limits::default();
+        let props = logfmt::properties::read_meta_properties(&dir.join(n::META_PROPERTIES), &limits)?;
+        let prop = |k: &str| props.iter().find(|(key, _)| key == k).map(|(_, v)| v.clone());
+        let refused = |why: String| BrokerError::Refused(format!("{}: {why}", dir.display()));
+        if prop("node.id") != Some(node_id.to_string()) {
+            return Err(refused(format!(
+                "meta.properties names node {}; logtool broker is node {node_id}",
+                prop("node.id").unwrap_or_else(|| "(none)".into())
+            )));
+        }
+        let cluster_id = prop("cluster.id").ok_or_else(|| refused("meta.properties has no cluster.id".into()))?;
+        let directory_id = prop("directory.id").and_then(|d| Uuid::parse(&d)).unwrap_or_else(random_uuid);
+        let meta = logfmt::metadata::read_log_dir_metadata(dir, &limits)?
+            .ok_or_else(|| refused("no __cluster_metadata-0: not a KRaft log dir".into()))?;
+        if let Some(other) =
+            meta.partitions.values().flat_map(|p| p.values()).flat_map(|p| &p.replicas).find(|r| **r != node_id)
+        {
+            return Err(refused(format!(
+                "a partition has a replica on node {other}: logtool broker serves a single node's log dir"
+            )));
+        }
+        let (incarnation_id, controller_incarnation_id) = (random_uuid(), random_uuid());
+        let node = Node { node_id, directory_id, incarnation_id };
+        let mut writer = LogDirWriter::open_live(dir, &node, controller_incarnation_id, now_ms())?;
+        let mut topics = BTreeMap::new();
+        let mut elections: logdir::MetadataBatch = Vec::new();
+        for (name, id) in &meta.topics {
+            let configs =
+                meta.configs.get(&(logfmt::metadata::RESOURCE_TOPIC, name.clone())).cloned().unwrap_or_default();
+            let config =
+                LogConfig::from_topic(|k| configs.get(k).cloned()).map_err(|e| refused(format!("{name}: {e}")))?;
+            let mut partitions = Vec::new();
+            for (p, st) in meta.partitions.get(id).into_iter().flatten() {
+                if usize::try_from(*p).ok() != Some(partitions.len()) {
+                    return Err(refused(format!("{name}: partition {p} follows {} partitions", partitions.len())));
+                }
+                let mut leader_epoch = st.leader_epoch;
+                if st.leader != node_id {
+                    // the broker is unfenced: the controller elects it
+                    // (PartitionChangeRecord with a leader: a new epoch)
+                    elections.push((
+                        "PartitionChangeRecord",
+                        1,
+                        serde_json::json!({"partitionId": p, "topicId": id.to_string(), "leader": node_id}),
+                    ));
+                    leader_epoch = leader_epoch.saturating_add(1);
+                }
+                partitions.push(Placement {
+                    replicas: vec![node_id],
+                    isr: vec![node_id],
+                    leader: node_id,
+                    leader_epoch,
+                });
+            }
+            let topic = Topic { name: name.clone(), topic_id: *id, configs, partitions };
+            topics.insert(name.clone(), TopicState { topic, config });
+        }
+        if !elections.is_empty() {
+            writer.append_metadata(&elections, now_ms())?;
+        }
+        for t in topics.values() {
+            for (p, placement) in t.topic.partitions.iter().enumerate() {
+                let p = i32::try_from(p).unwrap_or(i32::MAX);
+                let w = if dir.join(logdir::partition_dir_name(&t.topic.name, p)).is_dir() {
+                    writer.open_partition(&t.topic, p, t.config)?
+                } else {
+                    writer.add_partition(&t.topic, p, t.config)?
+                };
+                if placement.leader_epoch > w.leader_epoch() {
+                    w.become_leader(placement.leader_epoch)?;
+                }
+            }
+        }
+        let offsets_partitions = topics
+            .get(OFFSETS_TOPIC)
+            .map_or(offsets_partitions, |t| i32::try_from(t.topic.partitions.len()).unwrap_or(offsets_partitions));
+        let groups = load_groups(dir, topics.get(OFFSETS_TOPIC), &limits)?;
+        Ok(Store {
+            node_id,
+            cluster_id,
+            directory_id,
+            incarnation_id,
+            controller_incarnation_id,
+            writer,
+            topics,
+            next_producer_id: meta.next_producer_id.unwrap_or(0).max(0),
+            groups,
+            offsets_partitions,
+        })
+    }
+
     /// The cluster as it stands.
     fn cluster(&self) -> Cluster {
         Cluster {
@@ -193,7 +300,7 @@ impl Store {
     ) -> Result<Uuid, (i16, String)> {
         use kafka_protocol::ResponseError as E;
         valid_topic_name(name).map_err(|m| (E::InvalidTopicException.code(), m))?;
-        if name == OFFSETS_TOPIC {
+        if name == OFFSETS_TOPIC || name == TRANSACTION_TOPIC {
             return Err((E::InvalidRequest.code(), format!("Creation of internal topic {name} is prohibited.")));
         }
         self.create_topic_unchecked(name, partitions, configs, validate_only)
@@ -296,6 +403,20 @@ impl Store {
         Some((w.log_start_offset(), w.log_end_offset()))
     }
 
+    /// The last stable offset of a partition.
+    pub fn last_stable_offset(&mut self, topic: &str, partition: i32) -> Option<i64> {
+        Some(self.writer.partition(topic, partition)?.last_stable_offset())
+    }
+
+    /// The aborted transactions a read_committed fetch of `[from, upper)`
+    /// is told of, as (producer id, first offset).
+    pub fn aborted_transactions(&mut self, topic: &str, partition: i32, from: i64, upper: i64) -> Vec<(i64, i64)> {
+        let Some(w) = self.writer.partition(topic, partition) else { return Vec::new() };
+        w.aborted_transactions(from, upper)
+            .map(|v| v.iter().map(|e| (e.producer_id, e.first_offset)).collect())
+            .unwrap_or_default()
+    }
+
     /// The leader epoch of a partition.
     pub fn leader_epoch(&mut self, topic: &str, partition: i32) -> Option<i32> {
         Some(self.writer.partition(topic, partition)?.leader_epoch())
@@ -386,7 +507,7 @@ impl Store {
     /// DeleteTopics: the topic and its partition dirs go.
     pub fn delete_topic(&mut self, name: &str) -> Result<(), i16> {
         use kafka_protocol::ResponseError as E;
-        if name == OFFSETS_TOPIC {
+        if name == OFFSETS_TOPIC || name == TRANSACTION_TOPIC {
             return Err(E::TopicDeletionDisabled.code());
         }
         let Some(id) = self.topics.get(name).map(|t| t.topic.topic_id) else {
@@ -465,6 +586,50 @@ impl Store {
     }
 }
 
+/// The classic groups a coordinator loads from `__consumer_offsets`
+/// (`GroupMetadataManager.loadGroupsAndOffsets`, through
+/// `rules::groups`): generation, protocol and committed offsets; members
+/// are not kept (their sessions ended with the broker; they rejoin).
+fn load_groups(
+    dir: &Path,
+    offsets: Option<&TopicState>,
+    limits: &logfmt::Limits,
+) -> Result<BTreeMap<String, crate::groups::Group>, BrokerError> {
+    let mut out = BTreeMap::new();
+    let Some(t) = offsets else { return Ok(out) };
+    let mut parts = Vec::new();
+    for p in 0..t.topic.partitions.len() {
+        let p = i32::try_from(p).unwrap_or(i32::MAX);
+        parts
+            .push(logfmt::partition::Partition::open(&dir.join(logdir::partition_dir_name(OFFSETS_TOPIC, p)), limits)?);
+    }
+    let loaded = logfmt::rules::groups::Groups::load(&parts, limits)?;
+    for (id, g) in &loaded.groups {
+        if g.protocol != "classic" {
+            continue;
+        }
+        let mut group = crate::groups::Group::new(id);
+        group.generation = g.generation;
+        group.protocol_type = g.protocol_type.clone();
+        group.protocol = g.assignor.clone();
+        group.state_timestamp = g.state_timestamp.unwrap_or(-1);
+        out.insert(id.clone(), group);
+    }
+    for ((group, topic, partition), c) in &loaded.offsets {
+        let g = out.entry(group.clone()).or_insert_with(|| crate::groups::Group::new(group));
+        g.offsets.insert(
+            (topic.clone(), *partition),
+            crate::groups::Committed {
+                offset: c.offset,
+                leader_epoch: c.leader_epoch,
+                metadata: c.metadata.clone(),
+                commit_timestamp: c.commit_timestamp,
+            },
+        );
+    }
+    Ok(out)
+}
+
 /// A read of the segment at `base` from `position` to its end now (the
 /// active one's: what is appended so far).
 fn segment_plan(w: &logfmt::write::partition::PartitionWriter, base: i64, position: u64) -> ReadPlan {
@@ -472,6 +637,24 @@ fn segment_plan(w: &logfmt::write::partition::PartitionWriter, base: i64, positi
     let active = w.segments().last().copied() == Some(base);
     let end = if active { w.active_size() } else { std::fs::metadata(&log).map(|m| m.len()).unwrap_or(0) };
     ReadPlan { log, position, end }
+}
+
+/// The offset after the last batch of `data` (whole batches as read).
+pub fn end_of_batches(mut data: &[u8]) -> Option<i64> {
+    use logfmt::spec::batch as layout;
+    let mut end = None;
+    while let (Some(base), Some(len), Some(delta)) = (
+        data.get(..8).and_then(|b| b.try_into().ok()).map(i64::from_be_bytes),
+        data.get(8..12).and_then(|b| b.try_into().ok()).map(i32::from_be_bytes),
+        data.get(layout::LAST_OFFSET_DELTA_OFFSET..layout::LAST_OFFSET_DELTA_OFFSET + 4)
+            .and_then(|b| b.try_into().ok())
+            .map(i32::from_be_bytes),
+    ) {
+        end = Some(base.saturating_add(i64::from(delta)).saturating_add(1));
+        let size = usize::try_from(len).unwrap_or(0).saturating_add(12);
+        data = data.get(size..).unwrap_or_default();
+    }
+    end
 }
 
 /// Read the batches of `plan` that hold offsets from `offset` on, at most
