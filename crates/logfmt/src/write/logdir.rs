@@ -156,60 +156,59 @@ pub fn metadata_batches(cluster: &Cluster, clean: bool) -> (Vec<MetadataBatch>, 
 /// LeaderChange at offset 0): the bootstrap records, the controller's and
 /// every broker's registration; each broker's epoch.
 pub fn registration_batches(cluster: &Cluster) -> (Vec<MetadataBatch>, BTreeMap<i32, i64>) {
-    let mut batches: Vec<MetadataBatch> = Vec::new();
-    let push = |batches: &mut Vec<MetadataBatch>, b: MetadataBatch| batches.push(b);
+    // QuorumController.bootstrap: the bootstrap records in a transaction
+    let bootstrap: MetadataBatch = vec![
+        ("BeginTransactionRecord", 0, json!({"name": "Bootstrap records"})),
+        ("FeatureLevelRecord", 0, json!({"name": "metadata.version", "featureLevel": METADATA_VERSION})),
+        ("ZkMigrationStateRecord", 0, json!({"zkMigrationState": 0})),
+        ("EndTransactionRecord", 0, json!({})),
+    ];
     // offset 0 is the LeaderChange control batch
-    let next_offset = |batches: &[MetadataBatch]| 1i64.saturating_add(batches.iter().map(|b| b.len() as i64).sum());
+    let (registrations, epochs) = registrations(cluster, 1i64.saturating_add(bootstrap.len() as i64));
+    let mut batches = vec![bootstrap];
+    batches.extend(registrations);
+    (batches, epochs)
+}
+
+/// The controller's and every broker's registration (each broker then
+/// unfenced), their first record at offset `first_offset` of the metadata
+/// log; each broker's epoch (the offset of its registration, as the
+/// controller assigns it).
+pub fn registrations(cluster: &Cluster, first_offset: i64) -> (Vec<MetadataBatch>, BTreeMap<i32, i64>) {
+    let mut batches: Vec<MetadataBatch> = Vec::new();
+    let next_offset =
+        |batches: &[MetadataBatch]| first_offset.saturating_add(batches.iter().map(|b| b.len() as i64).sum());
     let features = json!([
         {"name": "kraft.version", "minSupportedVersion": 0, "maxSupportedVersion": 1},
         {"name": "metadata.version", "minSupportedVersion": 1, "maxSupportedVersion": METADATA_VERSION},
     ]);
-    // QuorumController.bootstrap: the bootstrap records in a transaction
-    push(
-        &mut batches,
-        vec![
-            ("BeginTransactionRecord", 0, json!({"name": "Bootstrap records"})),
-            ("FeatureLevelRecord", 0, json!({"name": "metadata.version", "featureLevel": METADATA_VERSION})),
-            ("ZkMigrationStateRecord", 0, json!({"zkMigrationState": 0})),
-            ("EndTransactionRecord", 0, json!({})),
-        ],
-    );
-    push(
-        &mut batches,
-        vec![(
-            "RegisterControllerRecord",
-            0,
-            json!({"controllerId": CONTROLLER_ID, "incarnationId": cluster.controller_incarnation_id.to_string(),
-                "zkMigrationReady": false,
-                "endPoints": [{"name": "CONTROLLER", "host": "127.0.0.1", "port": 9093, "securityProtocol": 0}],
-                "features": features}),
-        )],
-    );
+    batches.push(vec![(
+        "RegisterControllerRecord",
+        0,
+        json!({"controllerId": CONTROLLER_ID, "incarnationId": cluster.controller_incarnation_id.to_string(),
+            "zkMigrationReady": false,
+            "endPoints": [{"name": "CONTROLLER", "host": "127.0.0.1", "port": 9093, "securityProtocol": 0}],
+            "features": features}),
+    )]);
     let mut epochs = BTreeMap::new();
     for node in &cluster.nodes {
         let epoch = next_offset(&batches);
         epochs.insert(node.node_id, epoch);
-        push(
-            &mut batches,
-            vec![(
-                "RegisterBrokerRecord",
-                3,
-                json!({"brokerId": node.node_id, "isMigratingZkBroker": false,
-                    "incarnationId": node.incarnation_id.to_string(), "brokerEpoch": epoch,
-                    "endPoints": [{"name": "PLAINTEXT", "host": "127.0.0.1",
-                        "port": 9092i32.saturating_add(node.node_id.saturating_mul(10)), "securityProtocol": 0}],
-                    "features": features, "rack": null, "fenced": true, "inControlledShutdown": false,
-                    "logDirs": [node.directory_id.to_string()]}),
-            )],
-        );
-        push(
-            &mut batches,
-            vec![(
-                "BrokerRegistrationChangeRecord",
-                0,
-                json!({"brokerId": node.node_id, "brokerEpoch": epoch, "fenced": -1}),
-            )],
-        );
+        batches.push(vec![(
+            "RegisterBrokerRecord",
+            3,
+            json!({"brokerId": node.node_id, "isMigratingZkBroker": false,
+                "incarnationId": node.incarnation_id.to_string(), "brokerEpoch": epoch,
+                "endPoints": [{"name": "PLAINTEXT", "host": "127.0.0.1",
+                    "port": 9092i32.saturating_add(node.node_id.saturating_mul(10)), "securityProtocol": 0}],
+                "features": features, "rack": null, "fenced": true, "inControlledShutdown": false,
+                "logDirs": [node.directory_id.to_string()]}),
+        )]);
+        batches.push(vec![(
+            "BrokerRegistrationChangeRecord",
+            0,
+            json!({"brokerId": node.node_id, "brokerEpoch": epoch, "fenced": -1}),
+        )]);
     }
     (batches, epochs)
 }
@@ -460,25 +459,9 @@ impl LogDirWriter {
             next_producer_id: None,
             time_ms,
         };
-        let mut epochs = BTreeMap::new();
-        for b in registration_batches(&cluster).0.iter().skip(1) {
-            if let Some(("RegisterBrokerRecord", ..)) = b.first() {
-                let broker_epoch = meta.log_end_offset();
-                epochs.insert(node.node_id, broker_epoch);
-                let mut b = b.clone();
-                if let Some((_, _, data)) = b.first_mut() {
-                    data["brokerEpoch"] = json!(broker_epoch);
-                }
-                meta.append(&mut records_batch(&b, time_ms)?, time_ms, None)?;
-                continue;
-            }
-            let mut b = b.clone();
-            if let Some((_, _, data)) = b.first_mut()
-                && data.get("brokerEpoch").is_some()
-            {
-                data["brokerEpoch"] = json!(epochs.get(&node.node_id).copied().unwrap_or(-1));
-            }
-            meta.append(&mut records_batch(&b, time_ms)?, time_ms, None)?;
+        let (batches, epochs) = registrations(&cluster, meta.log_end_offset());
+        for b in &batches {
+            meta.append(&mut records_batch(b, time_ms)?, time_ms, None)?;
         }
         let clean = dir.join(n::CLEAN_SHUTDOWN);
         if clean.exists() {
