@@ -518,11 +518,161 @@ pub enum Line<'a> {
     VerifySummary(VerifySummaryLine),
 }
 
+/// Whether serde_json escapes `b` in a string (`"`, `\`, controls).
+#[inline(always)]
+fn json_escaped(b: u8) -> bool {
+    b < 0x20 || b == b'"' || b == b'\\'
+}
+
+/// Whether any of the 8 bytes of `x` is one [`json_escaped`] names (SWAR:
+/// a byte below 0x20, or equal to `"` or `\`; exact, no false positives).
+#[inline(always)]
+fn any_escaped(x: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    let below_space = x.wrapping_sub(ONES.wrapping_mul(0x20)) & !x & HIGH;
+    (below_space | has_zero(x ^ ONES.wrapping_mul(u64::from(b'"'))) | has_zero(x ^ ONES.wrapping_mul(u64::from(b'\\'))))
+        != 0
+}
+
+/// `s` as a JSON string, escaped exactly as serde_json escapes it (its
+/// `ESCAPE` table: the short escapes, else `\u00xx`); clean 8-byte runs are
+/// copied whole.
+fn json_str(out: &mut Vec<u8>, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let b = s.as_bytes();
+    out.push(b'"');
+    let (mut run, mut i) = (0usize, 0usize);
+    while i < b.len() {
+        if let Some(chunk) = b.get(i..i.saturating_add(8))
+            && !any_escaped(u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8])))
+        {
+            i = i.saturating_add(8);
+            continue;
+        }
+        let c = b.get(i).copied().unwrap_or(0);
+        if json_escaped(c) {
+            out.extend_from_slice(b.get(run..i).unwrap_or_default());
+            match c {
+                b'"' => out.extend_from_slice(b"\\\""),
+                b'\\' => out.extend_from_slice(b"\\\\"),
+                0x08 => out.extend_from_slice(b"\\b"),
+                0x0c => out.extend_from_slice(b"\\f"),
+                b'\n' => out.extend_from_slice(b"\\n"),
+                b'\r' => out.extend_from_slice(b"\\r"),
+                b'\t' => out.extend_from_slice(b"\\t"),
+                _ => out.extend_from_slice(&[
+                    b'\\',
+                    b'u',
+                    b'0',
+                    b'0',
+                    HEX[usize::from(c >> 4)],
+                    HEX[usize::from(c & 0xf)],
+                ]),
+            }
+            run = i.saturating_add(1);
+        }
+        i = i.saturating_add(1);
+    }
+    out.extend_from_slice(b.get(run..).unwrap_or_default());
+    out.push(b'"');
+}
+
+fn json_field(out: &mut Vec<u8>, name: &str, f: &Field<'_>) {
+    match f {
+        Field::Absent => {}
+        Field::Null => {
+            out.extend_from_slice(b",\"");
+            out.extend_from_slice(name.as_bytes());
+            out.extend_from_slice(b"\":null");
+        }
+        Field::Text(t) => {
+            out.extend_from_slice(b",\"");
+            out.extend_from_slice(name.as_bytes());
+            out.extend_from_slice(b"\":");
+            json_str(out, t);
+        }
+    }
+}
+
+fn json_int(out: &mut Vec<u8>, name: &str, v: impl itoa::Integer) {
+    out.extend_from_slice(b",\"");
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(b"\":");
+    out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
+}
+
+/// A record line as serde writes `Line::Record` (the `type` tag, then the
+/// fields in order, skipped ones left out), and its newline.
+/// `file` as a JSON string, escaped once for all the records of a file.
+#[derive(Default)]
+struct FileName {
+    name: Option<String>,
+    json: Vec<u8>,
+}
+
+fn record_json(out: &mut Vec<u8>, file: &mut FileName, r: &RecordLine<'_>) -> io::Result<()> {
+    out.extend_from_slice(b"{\"type\":\"record\",\"file\":");
+    if file.name.as_deref() != Some(r.file) {
+        file.name = Some(r.file.to_string());
+        file.json.clear();
+        json_str(&mut file.json, r.file);
+    }
+    out.extend_from_slice(&file.json);
+    json_int(out, "offset", r.offset);
+    json_int(out, "timestamp", r.timestamp);
+    json_int(out, "key_size", r.key_size);
+    json_int(out, "value_size", r.value_size);
+    json_int(out, "sequence", r.sequence);
+    json_field(out, "key", &r.key);
+    json_field(out, "value", &r.value);
+    out.extend_from_slice(b",\"headers\":[");
+    for (i, h) in r.headers.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(b"{\"key\":");
+        json_str(out, &h.key);
+        json_field(out, "value", &h.value);
+        out.push(b'}');
+    }
+    out.push(b']');
+    for (name, v) in [("control", &r.control), ("decoded", &r.decoded)] {
+        if let Some(v) = v {
+            out.extend_from_slice(b",\"");
+            out.extend_from_slice(name.as_bytes());
+            out.extend_from_slice(b"\":");
+            serde_json::to_writer(&mut *out, v).map_err(io::Error::from)?;
+        }
+    }
+    if let Some(crc) = r.crc {
+        json_int(out, "crc", crc);
+    }
+    if let Some(valid) = r.crc_valid {
+        out.extend_from_slice(if valid { b",\"crc_valid\":true" } else { b",\"crc_valid\":false" });
+    }
+    out.extend_from_slice(b"}\n");
+    Ok(())
+}
+
+impl<W: Write> Drop for Output<W> {
+    fn drop(&mut self) {
+        let _ = self.flush_json();
+    }
+}
+
+/// Record lines are written out in chunks of about this many bytes.
+const JSON_CHUNK: usize = 256 << 10;
+
 /// Where lines go.
 pub struct Output<W: Write> {
     out: W,
     format: Format,
     table: TableState,
+    /// Record lines not written yet (at most about [`JSON_CHUNK`]).
+    json: Vec<u8>,
+    json_file: FileName,
 }
 
 #[derive(Default)]
@@ -533,12 +683,22 @@ struct TableState {
 
 impl<W: Write> Output<W> {
     pub fn new(out: W, format: Format) -> Output<W> {
-        Output { out, format, table: TableState::default() }
+        Output { out, format, table: TableState::default(), json: Vec::new(), json_file: FileName::default() }
     }
 
     pub fn emit(&mut self, line: &Line<'_>) -> io::Result<()> {
         match self.format {
             Format::Json => {
+                if let Line::Record(r) = line {
+                    // the hot line: written directly (the same bytes serde
+                    // writes), many at a time
+                    record_json(&mut self.json, &mut self.json_file, r)?;
+                    if self.json.len() >= JSON_CHUNK {
+                        self.flush_json()?;
+                    }
+                    return Ok(());
+                }
+                self.flush_json()?;
                 serde_json::to_writer(&mut self.out, line).map_err(io::Error::from)?;
                 self.out.write_all(b"\n")
             }
@@ -546,7 +706,15 @@ impl<W: Write> Output<W> {
         }
     }
 
+    /// Record lines held back go out now (also on drop).
+    fn flush_json(&mut self) -> io::Result<()> {
+        self.out.write_all(&self.json)?;
+        self.json.clear();
+        Ok(())
+    }
+
     pub fn finish(&mut self) -> io::Result<()> {
+        self.flush_json()?;
         self.flush_table()?;
         self.out.flush()
     }
@@ -1158,6 +1326,44 @@ mod tests {
         assert_eq!(clip("short"), "short");
         assert_eq!(clip("a\nb\x1b[2J"), "a.b.[2J");
         assert_eq!(clip(&"x".repeat(70)).chars().count(), 61);
+    }
+
+    /// The record lines written directly are the bytes serde writes.
+    #[test]
+    fn record_lines_are_what_serde_writes() {
+        let mut every: String = (0u8..0x80).map(char::from).collect();
+        every.push_str("é€😀 \u{7f}/");
+        let texts =
+            ["", "plain", "a\"b\\c", "x".repeat(40).as_str(), every.as_str(), &every.repeat(3)].map(|t| t.to_string());
+        let fields = |i: usize| match i % 3 {
+            0 => Field::Absent,
+            1 => Field::Null,
+            _ => Field::Text(Cow::Owned(texts[i % texts.len()].clone())),
+        };
+        for i in 0..24 {
+            let r = RecordLine {
+                file: &texts[(i + 2) % texts.len()],
+                offset: i as i64 * 1_000_000_007 - 5,
+                timestamp: -1,
+                key_size: -1,
+                value_size: i as i64,
+                sequence: i32::MIN + i as i32,
+                key: fields(i),
+                value: fields(i + 1),
+                headers: (0..i % 3)
+                    .map(|h| HeaderOut { key: Cow::Owned(texts[(i + h) % texts.len()].clone()), value: fields(i + h) })
+                    .collect(),
+                control: (i % 4 == 1).then(|| serde_json::json!({"type": "commit", "coordinator_epoch": 3})),
+                decoded: (i % 5 == 2).then(|| serde_json::json!({"key": {"group": "g\n"}, "value": null})),
+                crc: (i % 2 == 0).then_some(u32::MAX - i as u32),
+                crc_valid: (i % 2 == 0).then_some(i % 4 == 0),
+            };
+            let mut ours = Vec::new();
+            record_json(&mut ours, &mut FileName::default(), &r).unwrap();
+            let mut theirs = serde_json::to_vec(&Line::Record(r)).unwrap();
+            theirs.push(b'\n');
+            assert_eq!(String::from_utf8(ours).unwrap(), String::from_utf8(theirs).unwrap());
+        }
     }
 
     #[test]

@@ -201,7 +201,10 @@ fn encode<'a>(payload: Payload, bytes: Option<&'a [u8]>) -> Field<'a> {
     match (payload, bytes) {
         (Payload::None, _) => Field::Absent,
         (_, None) => Field::Null,
-        (Payload::Utf8, Some(b)) => Field::Text(String::from_utf8_lossy(b)),
+        // valid UTF-8 (the usual case) checked by the fast validator first
+        (Payload::Utf8, Some(b)) => {
+            Field::Text(std::str::from_utf8(b).map_or_else(|_| String::from_utf8_lossy(b), Cow::Borrowed))
+        }
         (Payload::Hex, Some(b)) => Field::Text(Cow::Owned(hex(b))),
         (Payload::Base64, Some(b)) => Field::Text(Cow::Owned(base64::engine::general_purpose::STANDARD.encode(b))),
     }
