@@ -101,29 +101,48 @@ pub fn run(global: &GlobalOpts, args: &VerifyArgs) -> anyhow::Result<Status> {
     }
     // Partitions run in parallel; inside one, read-ahead and batch-parallel
     // checking only pay (and only cost memory) when cores would be idle.
+    // A partition larger than a thread's share of the bytes is also read
+    // ahead and checked batch-parallel, or it would finish alone on one core;
+    // the largest start first (longest-processing-time order) so the small
+    // ones fill in around them.
     let threads = args.threads.map_or_else(rayon::current_num_threads, |n| n.get());
     let partitions = units.iter().filter(|u| !matches!(u, Unit::Done(_))).count();
-    let opts = Options { read_ahead: partitions < threads, ..opts };
-    let total: u64 = units.iter().map(size_of).sum();
+    let sizes: Vec<u64> = units.iter().map(size_of).collect();
+    let total: u64 = sizes.iter().sum();
+    let share = total.checked_div(threads as u64).unwrap_or(total);
+    let mut order: Vec<(usize, Unit, Options)> = units
+        .into_iter()
+        .enumerate()
+        .map(|(i, u)| {
+            let read_ahead = partitions < threads || sizes.get(i).is_some_and(|s| *s > share);
+            (i, u, Options { read_ahead, ..opts })
+        })
+        .collect();
+    order.sort_by_key(|(i, ..)| std::cmp::Reverse(sizes.get(*i).copied().unwrap_or(0)));
     let progress = Progress::new(total, global.quiet);
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(n) = args.threads {
         pool = pool.num_threads(n.get());
     }
     let pool = pool.build()?;
-    let reports: Vec<Report> = pool.install(|| {
-        units
+    let mut done: Vec<(usize, Report)> = pool.install(|| {
+        order
             .into_par_iter()
-            .map(|u| {
+            .with_max_len(1)
+            .map(|(i, u, opts)| {
                 let inc = |n: u64| progress.inc(n);
-                match u {
+                let r = match u {
                     Unit::Done(r) => r,
                     Unit::Partition(d, log_dir) => verify::check_partition(&d, &log_dir, &opts, &inc),
                     Unit::File(f) => verify::check_file(&f, &opts, &inc),
-                }
+                };
+                (i, r)
             })
             .collect()
     });
+    // reported in the order given
+    done.sort_by_key(|(i, _)| *i);
+    let reports: Vec<Report> = done.into_iter().map(|(_, r)| r).collect();
     progress.finish();
 
     let threshold = match args.fail_on {
