@@ -631,3 +631,34 @@ fn snapshots_epochs_metadata_and_log_start() {
     assert_eq!(found(&f, "log_start_out_of_range", &d.logs).len(), 1, "{f:#?}");
     assert_eq!(found(&f, "log_start_above_high_watermark", &d.logs).len(), 1, "{f:#?}");
 }
+
+/// A `.log` whose name Kafka cannot parse an offset from (not digits, or
+/// not UTF-8) makes Kafka's log loading fail: verify reports it as an error
+/// instead of skipping it, and dump of the dir reads it (a name that is not
+/// UTF-8 used to be reopened by its lossy text and not found).
+#[test]
+fn a_segment_name_kafka_cannot_load_is_an_error_and_dump_still_reads_it() {
+    use std::os::unix::ffi::OsStrExt;
+    let (_tmp, part) = copy_tree(&fixtures().join("clean/logs/plain-0"));
+    let seg = part.join("00000000000000000000.log");
+    std::fs::copy(&seg, part.join("abc.log")).unwrap();
+    let odd = part.join(std::ffi::OsStr::from_bytes(b"0000000000000000000\xff.log"));
+    std::fs::copy(&seg, &odd).unwrap();
+    let (code, lines) = run_json(&["verify", "--format", "json", part.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    let bad: Vec<&str> = of_type(&lines, "finding")
+        .into_iter()
+        .filter(|f| f["kind"] == "segment_name_invalid")
+        .map(|f| f["severity"].as_str().unwrap())
+        .collect();
+    assert_eq!(bad, ["error", "error"], "{lines:?}");
+    let (code, lines) = run_json(&["dump", "--format", "json", part.to_str().unwrap()]);
+    assert!(of_type(&lines, "error").is_empty(), "{lines:?}");
+    assert_eq!(code, 0);
+    let logs = of_type(&lines, "file").into_iter().filter(|f| f["kind"] == "log").count();
+    let shipped = std::fs::read_dir(fixtures().join("clean/logs/plain-0"))
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().ends_with(".log"))
+        .count();
+    assert_eq!(logs, shipped + 2);
+}

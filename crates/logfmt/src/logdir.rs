@@ -50,12 +50,20 @@ pub enum LogDirEntry {
 }
 
 fn read_dir_names(dir: &Path) -> Result<Vec<(String, bool)>> {
+    Ok(read_dir_entries(dir)?.into_iter().map(|(name, _, is_dir)| (name, is_dir)).collect())
+}
+
+/// A dir's entries: the name as text (lossy: for classifying), the name as
+/// it is (for paths: a name that is not UTF-8 must still open), and whether
+/// it is a directory.
+fn read_dir_entries(dir: &Path) -> Result<Vec<(String, std::ffi::OsString, bool)>> {
     let rd = std::fs::read_dir(dir).map_err(|e| Error::io(e, Some(dir)))?;
     let mut out = Vec::new();
     for entry in rd {
         let entry = entry.map_err(|e| Error::io(e, Some(dir)))?;
         let is_dir = entry.file_type().map_err(|e| Error::io(e, Some(&entry.path())))?.is_dir();
-        out.push((entry.file_name().to_string_lossy().into_owned(), is_dir));
+        let raw = entry.file_name();
+        out.push((raw.to_string_lossy().into_owned(), raw, is_dir));
     }
     Ok(out)
 }
@@ -165,14 +173,14 @@ fn partition_key(f: &FileName, name: &str) -> (u8, i64, i32, u8, u8) {
 /// The files of a partition directory, in order (see the module docs).
 /// Subdirectories are ignored.
 pub fn partition_files(dir: &Path) -> Result<Vec<PathBuf>> {
-    let names = read_dir_names(dir)?;
-    let mut files: Vec<(FileName, String)> =
-        names.into_iter().filter(|(_, d)| !d).map(|(name, _)| (naming::classify(&name), name)).collect();
-    files.sort_by(|(fa, na), (fb, nb)| {
+    let names = read_dir_entries(dir)?;
+    let mut files: Vec<(FileName, String, std::ffi::OsString)> =
+        names.into_iter().filter(|(.., d)| !d).map(|(name, raw, _)| (naming::classify(&name), name, raw)).collect();
+    files.sort_by(|(fa, na, ra), (fb, nb, rb)| {
         let o = partition_key(fa, na).cmp(&partition_key(fb, nb));
-        if o == Ordering::Equal { na.cmp(nb) } else { o }
+        if o == Ordering::Equal { na.cmp(nb).then_with(|| ra.cmp(rb)) } else { o }
     });
-    Ok(files.into_iter().map(|(_, name)| dir.join(name)).collect())
+    Ok(files.into_iter().map(|(_, _, raw)| dir.join(raw)).collect())
 }
 
 /// The live partition dirs of the log dir `dir` (no `-delete`, `-future`

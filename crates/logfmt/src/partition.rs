@@ -202,6 +202,11 @@ pub struct Partition {
     /// Files with a temporary suffix (`.deleted`, `.cleaned`, `.swap`,
     /// `.part`) or left over by an interrupted write (`.tmp`).
     pub leftovers: Vec<(PathBuf, FileName)>,
+    /// `.log` and index files whose name does not start with an offset:
+    /// Kafka's log loading fails on them (`LogLoader.loadSegmentFiles`:
+    /// `offsetFromFileName` is `Long.parseLong` of the name up to its first
+    /// `.`).
+    pub unloadable: Vec<PathBuf>,
     /// Producer snapshots by offset.
     pub snapshots: Vec<(i64, PathBuf)>,
     /// KRaft snapshots (`.checkpoint`, metadata log only).
@@ -237,6 +242,7 @@ impl Partition {
             segments: Vec::new(),
             orphan_indexes: Vec::new(),
             leftovers: Vec::new(),
+            unloadable: Vec::new(),
             snapshots: Vec::new(),
             kraft_snapshots: Vec::new(),
             leader_epoch_checkpoint: None,
@@ -264,6 +270,7 @@ impl Partition {
                         *s = Some(f);
                     }
                 }
+                _ if unloadable(&fname) => p.unloadable.push(f),
                 _ => match name.kind {
                     FileKind::ProducerSnapshot => p.snapshots.push((name.offset.unwrap_or(0), f)),
                     FileKind::KraftSnapshot => p.kraft_snapshots.push(f),
@@ -350,6 +357,22 @@ pub fn scan(seg: &Segment, limits: &Limits, mut f: impl FnMut(&BatchInfo)) -> Re
         f(&batch_info(&e, &mut scratch, limits));
     }
     Ok(())
+}
+
+/// Whether Kafka's log loading would fail on a file of this name: a `.log`,
+/// `.index`, `.timeindex` or `.txnindex` (`UnifiedLog.isLogFile` /
+/// `isIndexFile`: the name ends so) whose name up to its first `.` is not a
+/// `long` (`LogFileUtils.offsetFromFileName`). A name that was not UTF-8
+/// arrives here with U+FFFD in it, as Java decodes it, and fails too.
+pub fn unloadable(name: &str) -> bool {
+    let loaded = [n::LOG_FILE_SUFFIX, n::INDEX_FILE_SUFFIX, n::TIME_INDEX_FILE_SUFFIX, n::TXN_INDEX_FILE_SUFFIX];
+    if !loaded.iter().any(|sfx| name.ends_with(sfx)) {
+        return false;
+    }
+    let head = name.split('.').next().unwrap_or_default();
+    // Long.parseLong: an optional sign, then decimal digits
+    let digits = head.strip_prefix(['-', '+']).unwrap_or(head);
+    digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) || head.parse::<i64>().is_err()
 }
 
 /// The summary of an entry.

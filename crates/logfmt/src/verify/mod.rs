@@ -125,6 +125,7 @@ kinds! {
     LeftoverFile => "leftover_file", Info, "a .deleted/.cleaned/.tmp/.part file; Kafka removes it at startup";
     LeftoverSwap => "leftover_swap", Warning, "a .swap file from an interrupted log-cleaner swap; Kafka completes the swap at startup";
     OrphanIndex => "orphan_index", Warning, "an index file without its .log; Kafka deletes it at startup";
+    SegmentNameInvalid => "segment_name_invalid", Error, "a .log or index file whose name does not start with an offset: Kafka fails to load the partition";
     IndexMissing => "index_missing", Warning, "a segment without .index; Kafka rebuilds it at startup";
     TimeIndexMissing => "time_index_missing", Info, "a segment without .timeindex; Kafka recreates it empty";
     IndexNotMonotonic => "index_not_monotonic", Error, "an index entry out of order with the entries around it: lookups give wrong answers";
@@ -206,6 +207,9 @@ impl Kind {
             Kind::LeftoverFile => "`LogLoader.removeTempFilesAndCollectSwapFiles`",
             Kind::LeftoverSwap => "`LogLoader` completes an interrupted `LogCleaner` swap",
             Kind::OrphanIndex => "`LogLoader.loadSegmentFiles` deletes an index without its log",
+            Kind::SegmentNameInvalid => {
+                "`LogLoader.loadSegmentFiles`: `offsetFromFileName` is `Long.parseLong` of the name up to its first `.`"
+            }
             Kind::IndexMissing => "`LogLoader.loadSegmentFiles` recovers a segment without its index",
             Kind::TimeIndexMissing => "`LogSegment.sanityCheck` recreates a missing time index empty",
             Kind::IndexNotMonotonic => "`OffsetIndex.append`/`TimeIndex.maybeAppend` only append increasing entries",
@@ -534,6 +538,16 @@ fn sort_out(p: &Partition, out: &mut Findings) {
             None => (Kind::LeftoverFile, "left over by an interrupted write"),
         };
         out.push(f, None, None, name.offset, kind, what.into());
+    }
+    for f in &p.unloadable {
+        out.push(
+            f,
+            None,
+            None,
+            None,
+            Kind::SegmentNameInvalid,
+            "not an offset before the first '.': Kafka's log loading fails on this name (NumberFormatException); rename or move the file out of the partition dir".into(),
+        );
     }
     for (base, f) in &p.orphan_indexes {
         out.push(
