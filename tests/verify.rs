@@ -662,3 +662,25 @@ fn a_segment_name_kafka_cannot_load_is_an_error_and_dump_still_reads_it() {
         .count();
     assert_eq!(logs, shipped + 2);
 }
+
+/// A segment that cannot be read (here a dangling symlink) is reported,
+/// and nothing is judged against the log end it hides: no knock-on
+/// findings blaming the checkpoints or snapshots.
+#[test]
+fn an_unreadable_segment_is_reported_without_knock_on_findings() {
+    let (_tmp, logs) = copy_tree(&fixtures().join("clean/logs"));
+    let part = logs.join("plain-0");
+    let mut logs_in: Vec<PathBuf> = std::fs::read_dir(&part)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "log"))
+        .collect();
+    logs_in.sort();
+    let last = logs_in.pop().unwrap();
+    std::fs::remove_file(&last).unwrap();
+    std::os::unix::fs::symlink("/nonexistent/segment", &last).unwrap();
+    let (code, lines) = run_json(&["verify", "--format", "json", part.to_str().unwrap()]);
+    assert_eq!(code, 2, "an I/O error");
+    let kinds: Vec<&str> = of_type(&lines, "finding").iter().map(|f| f["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["io_error", "note"], "{lines:?}");
+}

@@ -576,6 +576,7 @@ pub fn check_partition(dir: &Path, log_dir: &LogDir, opts: &Options, progress: &
     sort_out(&p, &mut out);
     let mut st = PartitionState::new(&p, rules::log::compaction(&p, log_dir), opts);
     let mut prev: Option<(i64, SegmentSummary)> = None;
+    let mut unreadable = None;
     for seg in &p.segments {
         if seg.index.is_none() && seg.size > 0 {
             out.push(&seg.log, None, None, Some(seg.base), Kind::IndexMissing, "this segment has no .index".into());
@@ -637,14 +638,34 @@ pub fn check_partition(dir: &Path, log_dir: &LogDir, opts: &Options, progress: &
                 "a rolled segment with no batches".into(),
             );
         }
+        if summary.unreadable && unreadable.is_none() {
+            unreadable = Some(seg.log.clone());
+        }
         prev = Some((seg.base, summary));
     }
-    let log_end = rules::log::log_end_from(st.last_offset, p.active().map(|s| s.base));
     let log_start = rules::log::log_start_offset(&p);
-    checkpoints_of(&p, log_start, log_end, &mut out);
-    leader_epochs(&p, &st, log_start, log_end, opts, &mut out);
+    let log_end = match &unreadable {
+        // the log end is not known: nothing is judged against it (a knock-on
+        // finding would blame the checkpoints for the unreadable file)
+        Some(file) => {
+            out.push(
+                file,
+                None,
+                None,
+                None,
+                Kind::Note,
+                "this segment could not be read, so the partition's log end is unknown: the checkpoints, leader epochs and producer snapshots are not checked against it".into(),
+            );
+            None
+        }
+        None => Some(rules::log::log_end_from(st.last_offset, p.active().map(|s| s.base))),
+    };
+    if let Some(log_end) = log_end {
+        checkpoints_of(&p, log_start, log_end, &mut out);
+        leader_epochs(&p, &st, log_start, log_end, opts, &mut out);
+    }
     for (offset, path) in &p.snapshots {
-        producer_snapshot(path, *offset, log_end, opts, &mut out);
+        producer_snapshot(path, *offset, log_end.unwrap_or(i64::MAX), opts, &mut out);
     }
     for path in &p.kraft_snapshots {
         kraft_snapshot(path, opts, &mut out, &mut stats, progress);

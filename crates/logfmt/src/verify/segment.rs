@@ -114,6 +114,9 @@ pub(crate) struct SegmentSummary {
     pub last_offset: Option<i64>,
     pub size: u64,
     pub batches: u64,
+    /// The `.log` could not be read (to its end): what follows from the
+    /// log end cannot be judged.
+    pub unreadable: bool,
 }
 
 /// Whether index entry `b` may follow `a`.
@@ -572,6 +575,7 @@ impl<'a> SegmentChecker<'a> {
             Ok(r) => r,
             Err(e) => {
                 self.out.error(&self.seg.log, &e, Kind::IoError);
+                self.summary.unreadable = true;
                 return self.summary;
             }
         };
@@ -591,6 +595,7 @@ impl<'a> SegmentChecker<'a> {
                     Ok(None) => break,
                     Err(e) => {
                         self.out.error(&self.seg.log, &e, Kind::IoError);
+                        self.summary.unreadable = true;
                         break;
                     }
                 }
@@ -622,6 +627,7 @@ impl<'a> SegmentChecker<'a> {
                         Ok(None) => break,
                         Err(e) => {
                             self.out.error(&self.seg.log, &e, Kind::IoError);
+                            self.summary.unreadable = true;
                             break;
                         }
                     }
