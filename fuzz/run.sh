@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Run every fuzz target for SECONDS each (cargo-fuzz, nightly; installed
+# into target/tools the first time), seeded with the real-Kafka fixtures'
+# files, the corpus kept under target/fuzz/corpus between runs. A crash
+# stops the run: its input is in target/fuzz/artifacts/TARGET/; make it a
+# regression test (README, "Robustness").
+#
+#   fuzz/run.sh SECONDS [TARGET...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+secs=${1:?SECONDS}
+shift
+tools=$root/target/tools
+if ! [ -x "$tools/bin/cargo-fuzz" ]; then
+  cargo install --locked --quiet cargo-fuzz --version 0.13.2 --root "$tools"
+fi
+export PATH=$tools/bin:$PATH
+targets=("$@")
+if [ ${#targets[@]} = 0 ]; then
+  mapfile -t targets < <(cd fuzz/fuzz_targets && ls *.rs | sed 's/\.rs$//')
+fi
+fx=fixtures/kafka-3.9.1
+seed() { # TARGET -> the fixture files that seed it
+  case $1 in
+    batch | log_reader | verify_segment) find "$fx" -name '*.log' -size -200k ;;
+    index) find "$fx" \( -name '*.index' -o -name '*.timeindex' -o -name '*.txnindex' \) -size -200k ;;
+    small_files) find "$fx" \( -name '*.snapshot' -o -name '*checkpoint' -o -name partition.metadata \
+      -o -name meta.properties \) -size -200k ;;
+    *) ;;
+  esac
+}
+max_len() { case $1 in log_reader | verify_segment | batch) echo 65536 ;; *) echo 8192 ;; esac; }
+mkdir -p target/fuzz
+(cd fuzz && cargo +nightly fuzz build -O >"$root/target/fuzz/build.log" 2>&1) \
+  || { tail -40 target/fuzz/build.log >&2; echo "fuzz: the targets did not build" >&2; exit 1; }
+for t in "${targets[@]}"; do
+  corpus=$root/target/fuzz/corpus/$t
+  seeds=$root/target/fuzz/seeds/$t
+  artifacts=$root/target/fuzz/artifacts/$t/
+  mkdir -p "$corpus" "$seeds" "$artifacts"
+  seed "$t" | while read -r f; do cp "$f" "$seeds/$(echo "$f" | tr / _)"; done
+  echo "fuzz: $t for ${secs}s"
+  (cd fuzz && cargo +nightly fuzz run -O "$t" "$corpus" "$seeds" -- \
+    -max_total_time="$secs" -rss_limit_mb=2048 -max_len="$(max_len "$t")" -dict="$root/fuzz/logtool.dict" \
+    -artifact_prefix="$artifacts" -print_final_stats=1 2>&1) >"$root/target/fuzz/$t.log" \
+    || { tail -40 "$root/target/fuzz/$t.log" >&2; echo "fuzz: $t failed; input in $artifacts" >&2; exit 1; }
+  grep -E '^stat::number_of_executed_units|^Done' "$root/target/fuzz/$t.log" | tail -1 | sed "s/^/fuzz: $t: /"
+done
