@@ -269,6 +269,12 @@ fn missing_paths_are_errors_and_bad_options_are_usage_errors() {
     assert!(err.contains("empty"), "{err}");
     let (code, _, _) = run(&["dump"]);
     assert_eq!(code, 2);
+    // the cause is said once (it used to follow its own quote again)
+    for cmd in [&["recover", "/nonexistent/x-0"][..], &["offset-for-time", "/nonexistent/x-0", "0"]] {
+        let (code, _, err) = run(cmd);
+        assert_eq!(code, 2);
+        assert_eq!(err.matches("No such file or directory").count(), 1, "{err}");
+    }
 }
 
 #[test]

@@ -25,7 +25,16 @@ fn main() -> ExitCode {
             {
                 return Status::Clean.code();
             }
-            eprintln!("logtool: error: {err:#}");
+            // each cause once: a message that already quotes its cause
+            // (logfmt's "I/O error: ...") does not get it appended again
+            let mut message = err.to_string();
+            for cause in err.chain().skip(1).map(ToString::to_string) {
+                if !message.contains(&cause) {
+                    message.push_str(": ");
+                    message.push_str(&cause);
+                }
+            }
+            eprintln!("logtool: error: {message}");
             Status::Error.code()
         }
     }
