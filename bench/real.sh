@@ -8,8 +8,15 @@
 #   dump --deep --format json, the table, and dump without --deep vs
 #     DumpLogSegments (--deep-iteration --print-data-log, and shallow), on
 #     the first 32 MiB of the segment (both tools' --max-bytes: the JVM tool
-#     takes about a minute a GiB).
-# Prints a Markdown table, ratios first.
+#     takes about a minute a GiB);
+#   digest and diff-replicas (the partition against a copy of it) vs `cat`;
+#   offset-for-time vs kafka-get-offsets (GetOffsetShell) asking a live
+#     Kafka 3.9.1 started on a copy of the log dir, same timestamp.
+# Prints a Markdown table, ratios first, and draws docs/bench-real.png
+# (bench/chart: throughput of each command beside its reference; needs a
+# TrueType font, DejaVu Sans by default, or BENCH_FONT=FILE.ttf).
+#
+# Then runs bench/recovery.sh (crash recovery, its own data; 3 runs).
 #
 #   bench/real.sh [RUNS] [GIB]      (default 5, 3)
 set -euo pipefail
@@ -19,10 +26,11 @@ logs=$(bench/kafka-data.sh "${2:-3}" | tail -1)
 . fixtures/kafka/lib.sh
 kafka_libs
 cargo build --release --locked -q
+cargo build --release --locked -q --manifest-path bench/chart/Cargo.toml
 lt=$PWD/target/release/logtool
 seg=$(ls "$logs"/plain-0/*.log | head -1)
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'kafka_cleanup; rm -rf "$tmp"' EXIT
 part=$logs/plain-0
 max=33554432
 
@@ -39,9 +47,12 @@ rss() { /usr/bin/time -o "$tmp/rss" -f "%M" "$@" >/dev/null 2>&1 || true; awk '{
 catall() { cat "$@" >/dev/null; }
 dls() { kafka_java kafka.tools.DumpLogSegments --files "$seg" --max-bytes "$max" "$@"; }
 
-row() { # WHAT REF_NAME -- REF... -- LOGTOOL...
-  local what=$1 refname=$2 ref=() ours=() r o
-  shift 3
+bytes() { cat "$@" | wc -c; }
+tsv=$tmp/results.tsv
+: >"$tsv"
+row() { # WHAT BYTES_READ REF_NAME -- REF... -- LOGTOOL...   (BYTES_READ 0: not charted)
+  local what=$1 nbytes=$2 refname=$3 ref=() ours=() r o
+  shift 4
   while [ "$1" != -- ]; do ref+=("$1"); shift; done
   shift
   ours=("$@")
@@ -50,6 +61,7 @@ row() { # WHAT REF_NAME -- REF... -- LOGTOOL...
   r=$(awk -v a="$om" -v b="$rm" 'BEGIN { if (a <= b) printf "%.1fx faster", b / (a > 0 ? a : 1); else printf "%.2fx the time", a / b }')
   printf '| %s | %s | %s ms (%s-%s), %s | %s ms (%s-%s) | %s |\n' "$what" "$r" "$om" "$omin" "$omax" "$(rss "${ours[@]}")" \
     "$rm" "$rmin" "$rmax" "$refname"
+  [ "$nbytes" = 0 ] || printf '%s\t%s\t%s\t%s\t%s\n' "$what" "$nbytes" "$om" "$refname" "$rm" >>"$tsv"
 }
 
 cat "$logs"/*/*.log >/dev/null
@@ -57,12 +69,46 @@ echo "Data: $logs ($(du -sh "$logs" | cut -f1)); $(nproc) cores; $runs runs each
 echo
 echo "| command | logtool vs reference | logtool: median (min-max), peak RSS | reference: median (min-max) | reference |"
 echo "|---|---|---|---|---|"
-row "verify, one 1 GiB segment" "cat > /dev/null" -- catall "$seg" -- "$lt" verify -q "$seg"
-row "verify, the partition ($(ls "$part"/*.log | wc -l) segments)" "cat > /dev/null" -- catall "$part"/*.log -- "$lt" verify -q "$part"
-row "verify, the log dir, 1 thread" "cat > /dev/null" -- catall "$logs"/*/*.log -- "$lt" verify -q -j 1 "$logs"
-row "verify, the log dir, 2 threads" "cat > /dev/null" -- catall "$logs"/*/*.log -- "$lt" verify -q -j 2 "$logs"
-row "dump --deep --format json, 32 MiB" "DumpLogSegments --deep-iteration --print-data-log" \
+row "verify, one 1 GiB segment" "$(bytes "$seg")" "cat > /dev/null" -- catall "$seg" -- "$lt" verify -q "$seg"
+row "verify, the partition ($(ls "$part"/*.log | wc -l) segments)" "$(bytes "$part"/*.log)" "cat > /dev/null" \
+  -- catall "$part"/*.log -- "$lt" verify -q "$part"
+row "verify, the log dir, 1 thread" "$(bytes "$logs"/*/*.log)" "cat > /dev/null" -- catall "$logs"/*/*.log -- "$lt" verify -q -j 1 "$logs"
+row "verify, the log dir, 2 threads" "$(bytes "$logs"/*/*.log)" "cat > /dev/null" -- catall "$logs"/*/*.log -- "$lt" verify -q -j 2 "$logs"
+row "dump --deep --format json, 32 MiB" "$max" "DumpLogSegments --deep-iteration --print-data-log" \
   -- dls --deep-iteration --print-data-log -- "$lt" dump --deep --format json --max-bytes "$max" "$seg"
-row "dump --deep (table), 32 MiB" "DumpLogSegments --deep-iteration --print-data-log" \
+row "dump --deep (table), 32 MiB" "$max" "DumpLogSegments --deep-iteration --print-data-log" \
   -- dls --deep-iteration --print-data-log -- "$lt" dump --deep --max-bytes "$max" "$seg"
-row "dump (batches), 32 MiB" "DumpLogSegments" -- dls -- "$lt" dump --max-bytes "$max" "$seg"
+row "dump (batches), 32 MiB" "$max" "DumpLogSegments" -- dls -- "$lt" dump --max-bytes "$max" "$seg"
+
+# a copy of the log dir: the second replica, then a live broker's data
+cp -a "$logs" "$tmp/live"
+row "digest, the partition" "$(bytes "$part"/*.log)" "cat > /dev/null" \
+  -- catall "$part"/*.log -- "$lt" digest --output "$tmp/plain.digest" "$part"
+row "diff-replicas, the partition and a copy" "$(bytes "$part"/*.log "$tmp/live/plain-0"/*.log)" "cat A B > /dev/null" \
+  -- catall "$part"/*.log "$tmp/live/plain-0"/*.log -- "$lt" diff-replicas "$part" "$tmp/live/plain-0"
+
+# offset-for-time: the middle of plain-0's time range, asked of logtool (on
+# the cached dir) and of a live broker (on the copy), one process per query
+ts_of() { "$lt" offset-for-time --format json "$part" "$1" | sed 's/.*"timestamp":\([0-9]*\).*/\1/'; }
+first_ts=$("$lt" dump --format json --max-bytes 100000 "$seg" | sed -n 's/.*"max_timestamp":\([0-9]*\).*/\1/p' | head -1)
+mid_ts=$(( (first_ts + $(ts_of max-timestamp)) / 2 ))
+bport=$(free_port)
+cport=$(free_port)
+KRAFT_QUORUM=static kraft_config "$tmp/live.properties" "$tmp/live" "$bport" "$cport" "log.retention.ms=-1"
+kafka_start "$tmp/live.properties" "$tmp/live.broker.log" "$bport"
+kafka_wait_started "$tmp/live.broker.log" "$KAFKA_PID"
+gos() { kafka_java org.apache.kafka.tools.GetOffsetShell --bootstrap-server "127.0.0.1:$bport" --topic-partitions plain:0 --time "$mid_ts"; }
+want=$(gos | cut -d: -f3)
+got=$("$lt" offset-for-time --format json "$part" "$mid_ts" | sed 's/.*"offset":\([0-9]*\).*/\1/')
+[ "$want" = "$got" ] || die "offset-for-time $mid_ts: logtool $got, Kafka $want"
+row "offset-for-time, one query (offset $got)" 0 "kafka-get-offsets (GetOffsetShell) to a live broker" \
+  -- gos -- "$lt" offset-for-time "$part" "$mid_ts"
+kafka_stop "$KAFKA_PID"
+
+bench/chart/target/release/bench-chart "$tsv" docs/bench-real.png ${BENCH_FONT:+"$BENCH_FONT"}
+echo
+echo "Chart: docs/bench-real.png"
+
+# crash recovery: Kafka alone vs logtool recover --roll then Kafka
+echo
+bench/recovery.sh 3

@@ -149,6 +149,42 @@ fn recover_then_undo_restores_every_byte_and_verify_is_clean_between() {
     assert_eq!(contents(&c.logs), before);
 }
 
+/// `recover --roll` leaves each partition as Kafka leaves it after a roll
+/// and a flush at the recovered log end: a second recovery has nothing to
+/// do, verify is clean, and undo restores every byte.
+#[test]
+fn recover_roll_leaves_nothing_to_recover() {
+    let c = Copy::of("sigkill");
+    let before = contents(&c.logs);
+    let (code, lines) = run_json(&["recover", "--execute", "--roll", &c.s("")]);
+    assert_eq!(code, 0, "{lines:?}");
+    let rp = std::fs::read_to_string(c.path("recovery-point-offset-checkpoint")).unwrap();
+    let parts = of_type(&lines, "partition");
+    assert!(parts.iter().any(|p| p["partition"].as_str().unwrap().ends_with("kill-txn-0")));
+    for p in parts {
+        let dir = PathBuf::from(p["partition"].as_str().unwrap());
+        let name = dir.file_name().unwrap().to_str().unwrap().to_string();
+        if name.starts_with("__cluster_metadata") {
+            assert!(p["rolled_at"].is_null(), "{p}");
+            continue;
+        }
+        let end = p["log_end_offset"].as_i64().unwrap();
+        assert_eq!(p["rolled_at"].as_i64(), Some(end), "{p}");
+        let seg = dir.join(format!("{end:020}.log"));
+        assert_eq!(std::fs::metadata(&seg).unwrap().len(), 0, "{}", seg.display());
+        assert!(dir.join(format!("{end:020}.snapshot")).exists());
+        let (topic, partition) = name.rsplit_once('-').unwrap();
+        assert!(rp.lines().any(|l| l == format!("{topic} {partition} {end}")), "{rp}");
+    }
+    let (code, plan) = run_json(&["recover", &c.s("")]);
+    assert_eq!(code, 0, "a second recovery plans changes: {plan:?}");
+    let (code, v) = run_json(&["verify", "--fail-on", "warning", &c.s("")]);
+    assert_eq!(code, 0, "{v:?}");
+    let (code, _) = run_json(&["undo", "--execute", &c.s("")]);
+    assert_eq!(code, 0);
+    assert_eq!(contents(&c.logs), before);
+}
+
 /// A segment of kill-plain-0 with a flipped byte: the log is cut at that
 /// batch, every later segment goes, and the checkpoints come down.
 #[test]

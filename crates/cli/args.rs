@@ -242,6 +242,13 @@ pub struct RecoverArgs {
     /// refuses such a cut and changes nothing.
     #[arg(long)]
     pub allow_data_loss: bool,
+    /// Then roll each recovered partition at its log end and raise its recovery
+    /// point there, as Kafka does when it rolls and flushes a segment: the
+    /// recovered files are fsynced, an empty segment and a producer snapshot are
+    /// made at the log end, and the broker's next start has nothing left to
+    /// recover (without it, Kafka recovers the same segments again).
+    #[arg(long)]
+    pub roll: bool,
     #[command(flatten)]
     pub interval: IntervalArgs,
     #[command(flatten)]

@@ -13,6 +13,8 @@
 #     .timeindex and .txnindex must be identical. Then `logtool undo` must give
 #     back the crashed bytes exactly, and Kafka must start on the recovered dir
 #     and a consumer read exactly the records logtool's dump of it holds.
+#     With --roll, Kafka started on the result recovers no segment that
+#     holds data, and serves the same records.
 #  4. truncate-to-hw and retain on recovered copies: Kafka starts on them and a
 #     consumer reads exactly the records that should remain.
 #  5. reindex: every index of a cleanly stopped dir deleted; Kafka's rebuild and
@@ -226,6 +228,26 @@ for d in hw retain; do
 done
 for d in logtool-a logtool-b logtool-c hw retain; do
   consume_check "$work/$d" "consume-$d"
+done
+
+# ---- 3b. recover --roll: the broker's next start recovers nothing -----------
+for v in a b c; do
+  cp -a "$work/in-$v" "$work/roll-$v"
+  "$LT" recover --execute --roll "$work/roll-$v" >"$work/roll-$v.out" || { cat "$work/roll-$v.out" >&2; die "recover --roll $v failed"; }
+  "$LT" verify --fail-on warning "$work/roll-$v" >"$work/verify-roll-$v.out" \
+    || { cat "$work/verify-roll-$v.out" >&2; die "verify after recover --roll ($v)"; }
+  consume_check "$work/roll-$v" "consume-roll-$v"
+  diff "$work/consume-logtool-$v.consumed" "$work/consume-roll-$v.consumed" >&2 \
+    || die "recover --roll ($v): Kafka served other records than after logtool's plain recovery"
+  # every segment the broker recovered at start was empty (the rolled one)
+  grep -q "Recovering unflushed segment [0-9]*\. .* for kill-" "$work/consume-roll-$v.broker.log" \
+    || die "recover --roll ($v): Kafka logged no recovery at all (an unclean start recovers at least the rolled segment)"
+  grep -o "Recovering unflushed segment [0-9]*\. .* for kill-[a-z0-9-]*" "$work/consume-roll-$v.broker.log" \
+    | while read -r _ _ _ off _ _ _ tp; do
+      seg=$work/roll-$v/$tp/$(printf '%020d' "${off%.}").log
+      [ ! -s "$seg" ] || die "recover --roll ($v): Kafka recovered $seg again, which holds data"
+    done
+  log "recover --roll ($v): Kafka started recovering no segment with data and served the same records"
 done
 
 # ---- 5. reindex: Kafka's rebuild vs logtool's --------------------------------

@@ -182,6 +182,7 @@ fn recover_unclean(dir: &std::path::Path) -> Result<(), BrokerError> {
         metadata: None,
         limits: logfmt::Limits::default(),
         allow_data_loss: false,
+        roll: false,
     };
     if let Err(e) = recover(dir, &opts, &mut repair) {
         repair.abandon().map_err(|e| refused(&e))?;

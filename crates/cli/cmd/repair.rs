@@ -166,6 +166,7 @@ pub fn recover(global: &GlobalOpts, args: &RecoverArgs) -> anyhow::Result<Status
         metadata: args.interval.metadata_dir.clone(),
         limits: args.limits.limits(),
         allow_data_loss: args.allow_data_loss,
+        roll: args.roll,
     };
     run_plan(global, &args.write, &log_dir, "recover", |changes, out| {
         for r in recover::recover(&args.path, &opts, changes)? {
@@ -185,6 +186,7 @@ pub fn recover(global: &GlobalOpts, args: &RecoverArgs) -> anyhow::Result<Status
                     "log_end_offset": r.log_end,
                     "index_interval_bytes": r.interval.0,
                     "index_interval_source": r.interval.1,
+                    "rolled_at": r.rolled_at,
                 }),
             )?;
         }

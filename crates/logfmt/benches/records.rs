@@ -1,11 +1,15 @@
-//! Micro-benchmarks of the per-batch hot paths: CRC-32C, record iteration
-//! (what `dump --deep` does) and `summarize` (what `verify` does).
+//! Micro-benchmarks of the hot paths: the batch header, CRC-32C, record
+//! iteration (what `dump --deep` does), `summarize` (what `verify` does) and
+//! an offset index lookup (what `offset-for-time` and `dump --offset` do).
+//! The JSON record writer is measured end to end by `bench/real.sh` (it is
+//! the binary's).
 //!
 //! `cargo bench -p logfmt --bench records`
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use logfmt::Limits;
-use logfmt::batch::RecordBatch;
+use logfmt::batch::{BatchHeader, RecordBatch};
+use logfmt::cursor::{Cursor, End};
 use logfmt::write::batch::{BatchBuilder, NewRecord};
 
 /// 64 batches of ~16 KiB: 100-byte values, a header on every tenth record.
@@ -64,6 +68,34 @@ fn bench(c: &mut Criterion) {
     g.throughput(Throughput::Bytes(bytes));
     g.bench_function("crc32c", |b| {
         b.iter(|| batches.iter().filter(|raw| RecordBatch::parse(raw, 0).unwrap().is_valid()).count())
+    });
+    g.throughput(Throughput::Elements(batches.len() as u64));
+    g.bench_function("header", |b| {
+        b.iter(|| {
+            batches
+                .iter()
+                .map(|raw| BatchHeader::read(&mut Cursor::new(raw, 0, End::File)).unwrap().last_offset_delta)
+                .sum::<i32>()
+        })
+    });
+    g.finish();
+
+    // the offset index of a full 1 GiB segment at Kafka's default interval
+    // (4096 bytes): 262,144 entries, 2 MiB
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("00000000000000000000.index");
+    let mut bytes = Vec::new();
+    for i in 0..262_144i32 {
+        logfmt::write::emit::offset_index_entry(&mut bytes, i * 37, i * 4096);
+    }
+    std::fs::write(&index, &bytes).unwrap();
+    let mut g = c.benchmark_group("index");
+    let mut target = 0i64;
+    g.bench_function("lookup_offset", |b| {
+        b.iter(|| {
+            target = (target + 7_919_993) % (262_144 * 37);
+            logfmt::index::lookup_offset(&index, 0, target).unwrap().unwrap().position
+        })
     });
     g.finish();
 }

@@ -22,6 +22,9 @@ pub struct CheckpointLimits {
     /// New log start offsets (written as is; removed when equal to the first
     /// segment's base, as Kafka writes the file).
     pub log_start: BTreeMap<(String, i32), Option<i64>>,
+    /// New recovery points (after the log was flushed up to them), written
+    /// as is, added when the checkpoint has no line for the partition.
+    pub recovery_point: BTreeMap<(String, i32), i64>,
 }
 
 /// Rewrite the log dir's offset checkpoints for `limits` (only the lines that
@@ -39,18 +42,34 @@ pub fn adjust_checkpoints(
         n::CLEANER_OFFSET_CHECKPOINT,
     ] {
         let path = log_dir.join(name);
-        if !path.exists() {
-            continue;
-        }
-        let Ok(c) = checkpoint::read_offsets(&path, limits) else {
-            changes.note(Note::Warning { path: path.clone(), message: "unreadable checkpoint left as it is".into() });
-            continue;
+        let raising = name == n::RECOVERY_POINT_OFFSET_CHECKPOINT && !lim.recovery_point.is_empty();
+        let before: Vec<OffsetCheckpointEntry> = if !path.exists() {
+            if !raising {
+                continue;
+            }
+            Vec::new()
+        } else {
+            let Ok(c) = checkpoint::read_offsets(&path, limits) else {
+                changes
+                    .note(Note::Warning { path: path.clone(), message: "unreadable checkpoint left as it is".into() });
+                continue;
+            };
+            c.entries.into_iter().map(|(_, e)| e).collect()
         };
-        let before: Vec<OffsetCheckpointEntry> = c.entries.into_iter().map(|(_, e)| e).collect();
         let mut entries = before.clone();
         for e in &mut entries {
             if let Some(end) = lim.log_end.get(&(e.topic.clone(), e.partition)) {
                 e.offset = e.offset.min(*end);
+            }
+        }
+        if raising {
+            for ((topic, partition), rp) in &lim.recovery_point {
+                match entries.iter_mut().find(|e| (e.topic.as_str(), e.partition) == (topic.as_str(), *partition)) {
+                    Some(e) => e.offset = *rp,
+                    None => {
+                        entries.push(OffsetCheckpointEntry { topic: topic.clone(), partition: *partition, offset: *rp })
+                    }
+                }
             }
         }
         if name == n::LOG_START_OFFSET_CHECKPOINT {
@@ -64,6 +83,8 @@ pub fn adjust_checkpoints(
         if entries != before {
             let why = if name == n::LOG_START_OFFSET_CHECKPOINT {
                 "log start offsets updated"
+            } else if raising {
+                "recovery points moved to the flushed log end"
             } else {
                 "values above the new log end lowered to it"
             };

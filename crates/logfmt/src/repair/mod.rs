@@ -197,6 +197,69 @@ impl Changes for DryRun {
     }
 }
 
+/// Keeps a planner's changes in order, to be given to another [`Changes`]
+/// later: lets partitions be planned on several threads while the real sink
+/// (a journal, a plan) still gets each partition's changes in one piece and
+/// in partition order.
+#[derive(Debug, Default)]
+pub(crate) struct Recorded {
+    executing: bool,
+    ops: Vec<RecordedOp>,
+}
+
+#[derive(Debug)]
+enum RecordedOp {
+    Remove(PathBuf, String),
+    Truncate(PathBuf, u64, String),
+    Write(PathBuf, Vec<u8>, String),
+    Note(Note),
+}
+
+impl Recorded {
+    /// A recorder standing in for a sink that is (or is not) executing.
+    pub(crate) fn new(executing: bool) -> Recorded {
+        Recorded { executing, ops: Vec::new() }
+    }
+
+    /// Give every recorded change, in order, to `changes`.
+    pub(crate) fn replay(self, changes: &mut dyn Changes) -> Result<()> {
+        for op in self.ops {
+            match op {
+                RecordedOp::Remove(f, why) => changes.remove(&f, &why)?,
+                RecordedOp::Truncate(f, len, why) => changes.truncate(&f, len, &why)?,
+                RecordedOp::Write(f, content, why) => changes.write(&f, &content, &why)?,
+                RecordedOp::Note(n) => changes.note(n),
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Changes for Recorded {
+    fn remove(&mut self, file: &Path, why: &str) -> Result<()> {
+        self.ops.push(RecordedOp::Remove(file.to_path_buf(), why.to_string()));
+        Ok(())
+    }
+
+    fn truncate(&mut self, file: &Path, len: u64, why: &str) -> Result<()> {
+        self.ops.push(RecordedOp::Truncate(file.to_path_buf(), len, why.to_string()));
+        Ok(())
+    }
+
+    fn write(&mut self, file: &Path, content: &[u8], why: &str) -> Result<()> {
+        self.ops.push(RecordedOp::Write(file.to_path_buf(), content.to_vec(), why.to_string()));
+        Ok(())
+    }
+
+    fn note(&mut self, note: Note) {
+        self.ops.push(RecordedOp::Note(note));
+    }
+
+    fn executing(&self) -> bool {
+        self.executing
+    }
+}
+
 /// Write `content` to `file` unless it already holds exactly that.
 pub(crate) fn write_if_changed(changes: &mut dyn Changes, file: &Path, content: &[u8], why: &str) -> Result<bool> {
     if let Ok(current) = std::fs::read(file)

@@ -15,6 +15,17 @@
 //!   loses entries at or after the new log end, producer snapshots past the
 //!   end are removed, and the log dir's checkpoints are lowered to the end.
 //!
+//! **Rolling** ([`RecoverOptions::roll`]): Kafka's own recovery leaves the
+//! recovery point where it was, so every later unclean start recovers the
+//! same segments again, and the active segment (which holds all unflushed
+//! data when segments are large) always. With `roll`, each recovered
+//! partition (not the metadata log) is left as Kafka leaves it after rolling
+//! and flushing at the recovered log end ([`crate::rules::log`]): its
+//! recovered files are fsynced, a new empty segment and a producer snapshot
+//! are made at the log end, and the recovery point is raised to it. The
+//! broker's next start then recovers nothing but the empty segment. No
+//! partition is rolled when the recovery removed segments after a cut.
+//!
 //! The index interval is the topic's `index.interval.bytes`, from the KRaft
 //! metadata log of the same log dir ([`crate::metadata`]).
 //!
@@ -34,7 +45,9 @@
 use std::path::{Path, PathBuf};
 
 use super::checkpoints::{CheckpointLimits, adjust_checkpoints};
-use super::{Changes, Loss, Note, write_if_changed};
+use rayon::prelude::*;
+
+use super::{Changes, Loss, Note, Recorded, write_if_changed};
 use crate::batch::BatchHeader;
 use crate::cursor::{Cursor, End};
 use crate::error::Result;
@@ -71,6 +84,8 @@ pub struct RecoverOptions {
     pub limits: Limits,
     /// Cut a rolled segment too, which removes every later one.
     pub allow_data_loss: bool,
+    /// Roll and flush each recovered partition at its log end (module docs).
+    pub roll: bool,
 }
 
 /// What recovery found in one partition.
@@ -90,6 +105,9 @@ pub struct PartitionRecovery {
     pub log_end: i64,
     /// The index interval used and where it came from.
     pub interval: (u64, String),
+    /// The base of the new segment it was rolled to and where the recovery
+    /// point now is ([`RecoverOptions::roll`]).
+    pub rolled_at: Option<i64>,
 }
 
 /// The index interval for `topic`, and where it came from.
@@ -155,15 +173,35 @@ pub fn recover(path: &Path, opts: &RecoverOptions, changes: &mut dyn Changes) ->
     }
     let mut out = Vec::new();
     let mut lim = CheckpointLimits::default();
-    for dir in partitions {
-        let p = Partition::open_with(&dir, &checkpoints)?;
-        let first = recovery::first_to_recover(&p, clean, opts.all);
-        let interval = index_interval(&opts.interval, meta.as_ref(), node.as_deref(), &p.name.topic);
-        let r = recover_partition(&p, first, &interval, opts, changes)?;
-        if r.cut.is_some() || r.segments_recovered > 0 {
-            lim.log_end.insert((p.name.topic.clone(), p.name.partition), r.log_end);
+    // Partitions are recovered on every core (Kafka: one thread per log dir
+    // by default); each partition's changes are recorded and handed to
+    // `changes` in partition order, a few partitions at a time so that the
+    // rebuilt indexes held in memory stay bounded.
+    let executing = changes.executing();
+    let chunk = rayon::current_num_threads().saturating_mul(2).max(1);
+    for dirs in partitions.chunks(chunk) {
+        let done: Vec<Result<(Partition, PartitionRecovery, Recorded)>> = dirs
+            .par_iter()
+            .map(|dir| {
+                let p = Partition::open_with(dir, &checkpoints)?;
+                let first = recovery::first_to_recover(&p, clean, opts.all);
+                let interval = index_interval(&opts.interval, meta.as_ref(), node.as_deref(), &p.name.topic);
+                let mut rec = Recorded::new(executing);
+                let r = recover_partition(&p, first, &interval, opts, &mut rec)?;
+                Ok((p, r, rec))
+            })
+            .collect();
+        for d in done {
+            let (p, r, rec) = d?;
+            rec.replay(changes)?;
+            if r.cut.is_some() || r.segments_recovered > 0 {
+                lim.log_end.insert((p.name.topic.clone(), p.name.partition), r.log_end);
+            }
+            if let Some(at) = r.rolled_at {
+                lim.recovery_point.insert((p.name.topic.clone(), p.name.partition), at);
+            }
+            out.push(r);
         }
-        out.push(r);
     }
     adjust_checkpoints(&log_dir, &lim, &opts.limits, changes)?;
     Ok(out)
@@ -187,6 +225,8 @@ fn recover_partition(
         }
         let mut state = match txn.take() {
             Some(t) => t,
+            // rolling takes a producer snapshot: keep every producer's entry
+            None if opts.roll => ProducerState::at_with_entries(p, seg.base, limits)?,
             None => ProducerState::at(p, seg.base, limits)?,
         };
         let rebuilt = recover_segment(seg, interval.0, &mut state, cache.latest_epoch(), limits)?;
@@ -295,7 +335,47 @@ fn recover_partition(
             ),
         });
     }
+    if opts.roll && !p.is_metadata_log() && out.segments_removed == 0 {
+        out.rolled_at = Some(roll(p, end, txn.as_ref(), changes)?);
+    }
     Ok(out)
+}
+
+/// Leave `p`, recovered up to `end`, as Kafka leaves a log it rolled and
+/// flushed at `end` (`UnifiedLog.roll`, `flushUptoOffsetExclusive`): the
+/// recovered files made durable, a new empty segment at `end` unless the last
+/// segment already starts there empty, a producer snapshot at `end` from
+/// `state`. Returns the new recovery point (`end`), which the caller writes.
+fn roll(p: &Partition, end: i64, state: Option<&ProducerState>, changes: &mut dyn Changes) -> Result<i64> {
+    if changes.executing() {
+        // what the recovery point promises: every byte below it is on disk
+        // (the files the repair rewrites are made durable by the journal)
+        for seg in p.segments.iter().filter(|s| s.base <= end) {
+            for f in seg.files() {
+                std::fs::File::open(&f).and_then(|h| h.sync_all()).map_err(|e| crate::Error::io(e, Some(&f)))?;
+            }
+        }
+    }
+    let (files, snapshot) = crate::rules::log::roll_files(&p.dir, end);
+    let why = "a new segment at the recovered log end, as Kafka rolls";
+    if !p.segments.iter().any(|s| s.base == end) {
+        for f in &files {
+            changes.write(f, &[], why)?;
+        }
+    }
+    if !snapshot.exists()
+        && let Some(state) = state
+    {
+        let bytes = crate::write::emit::producer_snapshot(&state.snapshot_entries());
+        changes.write(&snapshot, &bytes, "the producer snapshot Kafka takes when it rolls")?;
+    }
+    changes.note(Note::Info {
+        path: p.dir.clone(),
+        message: format!(
+            "roll at the log end {end} and raise the recovery point to it: the broker's next start then recovers nothing here"
+        ),
+    });
+    Ok(end)
 }
 
 /// What cutting segment `i` of `p` at byte `cut` loses: the batches after the

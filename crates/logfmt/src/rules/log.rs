@@ -17,6 +17,15 @@
 //!   point and cleaner offset are lowered to the new end.
 //! * **Moving the start** (`maybeIncrementLogStartOffset`): the leader-epoch
 //!   cache is truncated from the start (`truncateFromStart`).
+//! * **Rolling and flushing** (`UnifiedLog.roll`, `LocalLog.roll`,
+//!   `flushUptoOffsetExclusive`): a new, empty segment starts at the log
+//!   end (`.log`, `.index`, `.timeindex`; the old one keeps its final time
+//!   index entry), a producer snapshot is taken at that offset, and once the
+//!   old segments are flushed the recovery point moves to the new base. A
+//!   broker loading after an unclean shutdown recovers from the segment
+//!   holding the recovery point (`LogLoader.recoverLog`,
+//!   `LogSegments.values(recoveryPoint, ...)`), so after a roll and flush it
+//!   recovers only the empty new segment.
 //! * **Compaction** (`LogCleanerManager`): a partition the cleaner has run
 //!   on has an entry in `cleaner-offset-checkpoint` (kept when the policy
 //!   later changes); `cleanup.policy=compact` topics and Kafka's compacted
@@ -193,6 +202,19 @@ pub fn truncate_to(p: &Partition, new_end: i64, limits: &Limits) -> Truncation {
 /// (`ProducerStateManager.truncateAndReload`: those past the log end).
 pub fn snapshots_past(p: &Partition, end: i64) -> Vec<PathBuf> {
     p.snapshots.iter().filter(|(o, _)| *o > end).map(|(_, f)| f.clone()).collect()
+}
+
+/// The files `UnifiedLog.roll` creates for a new segment at `base` in
+/// `dir` (all empty: the indexes are resized when the segment is loaded),
+/// and the producer snapshot it takes there.
+pub fn roll_files(dir: &std::path::Path, base: i64) -> (Vec<PathBuf>, PathBuf) {
+    use crate::naming::segment_file_name;
+    use crate::spec::names as n;
+    let files = [n::LOG_FILE_SUFFIX, n::INDEX_FILE_SUFFIX, n::TIME_INDEX_FILE_SUFFIX]
+        .iter()
+        .map(|s| dir.join(segment_file_name(base, s)))
+        .collect();
+    (files, dir.join(segment_file_name(base, n::PRODUCER_SNAPSHOT_FILE_SUFFIX)))
 }
 
 /// The leader-epoch cache after the log start moves to `new_start`.
