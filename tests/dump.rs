@@ -204,6 +204,69 @@ fn max_bytes_reads_only_whole_batches() {
     assert_eq!(code, 0);
     assert_eq!(of_type(&lines, "batch").len(), 3);
     assert!(of_type(&lines, "error").is_empty());
+    // and it says that the rest was not read
+    let notes = of_type(&lines, "note");
+    assert!(notes.iter().any(|n| n["message"].as_str().unwrap().starts_with("--max-bytes")), "{notes:?}");
+}
+
+/// Without --deep the records of compressed batches are not read: the
+/// summary counts them from the batch headers, as --deep does by reading.
+#[test]
+fn summary_counts_records_without_deep() {
+    for dir in
+        ["clean/logs/codec-lz4-0", "clean/logs/codec-zstd-0", "clean/logs/codec-gzip-0", "sigkill/logs/kill-lz4-0"]
+    {
+        let dir = fixtures().join(dir);
+        let summary = |deep: bool| {
+            let mut args = vec!["dump", s(&dir)];
+            if deep {
+                args.insert(1, "--deep");
+            }
+            let (_, lines) = run_json(&args);
+            of_type(&lines, "summary")[0]["records"].as_u64().unwrap()
+        };
+        let deep = summary(true);
+        assert!(deep > 0, "{}", dir.display());
+        assert_eq!(summary(false), deep, "{}", dir.display());
+    }
+}
+
+/// A command that fails writes a `command_error` line last with --format json.
+#[test]
+fn failures_end_json_output_with_an_error_line() {
+    let (code, lines) = run_json(&["recover", "/nonexistent/x-0"]);
+    assert_eq!(code, 2);
+    let last = lines.last().unwrap();
+    assert_eq!(last["type"], "command_error");
+    assert!(last["message"].as_str().unwrap().contains("/nonexistent/x-0"));
+}
+
+/// Completions, man pages, --version, colour.
+#[test]
+fn completions_man_pages_version_and_colour() {
+    let (code, out, _) = run(&["completions", "bash"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("logtool") && out.contains("offset-for-time"));
+    let tmp = tempfile::tempdir().unwrap();
+    let (code, _, err) = run(&["man", tmp.path().to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    for page in ["logtool.1", "logtool-dump.1", "logtool-recover.1"] {
+        assert!(tmp.path().join(page).exists(), "{page}");
+    }
+    let (_, out, _) = run(&["--version"]);
+    assert!(out.contains("Apache Kafka 3.9.1"), "{out}");
+    // a flipped byte: verify reports an error, red only when asked
+    let (_tmp, logs) = copy_tree(&fixtures().join("clean/logs/plain-0"));
+    let log = logs.join("00000000000000000000.log");
+    let mut bytes = std::fs::read(&log).unwrap();
+    let at = bytes.len() / 2;
+    bytes[at] ^= 0xff;
+    std::fs::write(&log, bytes).unwrap();
+    let (code, out, _) = run(&["verify", "--color", "always", s(&log)]);
+    assert_eq!(code, 1);
+    assert!(out.contains("\u{1b}[1;31merror\u{1b}[0m"), "{out}");
+    let (_, out, _) = run(&["verify", "--color", "never", s(&log)]);
+    assert!(!out.contains('\u{1b}'), "{out}");
 }
 
 #[test]

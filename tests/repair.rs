@@ -185,6 +185,20 @@ fn recover_roll_leaves_nothing_to_recover() {
     assert_eq!(contents(&c.logs), before);
 }
 
+/// `undo` takes the path the repair was given, a partition dir too.
+#[test]
+fn undo_accepts_the_partition_dir_the_repair_was_given() {
+    let c = Copy::of("sigkill");
+    let before = contents(&c.logs);
+    let part = c.s("kill-plain-0");
+    let (code, _) = run_json(&["recover", "--execute", "--roll", &part]);
+    assert_eq!(code, 0);
+    assert_ne!(contents(&c.logs), before);
+    let (code, lines) = run_json(&["undo", "--execute", &part]);
+    assert_eq!(code, 0, "{lines:?}");
+    assert_eq!(contents(&c.logs), before);
+}
+
 /// A segment of kill-plain-0 with a flipped byte: the log is cut at that
 /// batch, every later segment goes, and the checkpoints come down.
 #[test]

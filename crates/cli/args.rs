@@ -5,11 +5,18 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+/// `logtool --version`: the release and the Kafka versions whose files it
+/// was checked against (the fixtures and the interop suite).
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (log dirs checked against Apache Kafka 3.9.1: message format v2 read and written, v0/v1 read)"
+);
+
 /// Inspect and repair Apache Kafka's on-disk log data.
 ///
 /// Exit codes: 0 clean, 1 problems found in the data, 2 usage or I/O error.
 #[derive(Parser, Debug)]
-#[command(name = "logtool", version, max_term_width = 100, propagate_version = true)]
+#[command(name = "logtool", version = VERSION, max_term_width = 100, propagate_version = true)]
 pub struct Cli {
     #[command(flatten)]
     pub global: GlobalOpts,
@@ -26,6 +33,37 @@ pub struct GlobalOpts {
     /// No progress bar.
     #[arg(short, long, global = true)]
     pub quiet: bool,
+    /// Colour in tables (severities): auto is on when stdout is a terminal and
+    /// NO_COLOR is not set.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorWhen::Auto, global = true)]
+    pub color: ColorWhen,
+}
+
+/// When tables are coloured.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColorWhen {
+    /// When stdout is a terminal, NO_COLOR is unset or empty and TERM is not "dumb".
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+impl ColorWhen {
+    /// Whether to colour, here and now.
+    pub fn resolve(self) -> bool {
+        use std::io::IsTerminal;
+        match self {
+            ColorWhen::Always => true,
+            ColorWhen::Never => false,
+            ColorWhen::Auto => {
+                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                    && std::env::var_os("TERM").is_none_or(|t| t != "dumb")
+                    && std::io::stdout().is_terminal()
+            }
+        }
+    }
 }
 
 /// Output format.
@@ -39,6 +77,12 @@ pub enum Format {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    ///
+    /// For example: `logtool completions bash > /etc/bash_completion.d/logtool`.
+    Completions(CompletionsArgs),
+    /// Write logtool's man pages (logtool.1 and one per command) into a directory.
+    Man(ManArgs),
     /// Print the contents of log files, partition dirs or whole log dirs.
     ///
     /// PATH may be any file of a Kafka log dir (segment .log, .index, .timeindex,
@@ -78,7 +122,20 @@ pub enum Command {
     /// leader epoch (they may have been acknowledged: KIP-101).
     /// Prints the plan and changes nothing unless --execute is given.
     TruncateToHw(TruncateToHwArgs),
-    /// Cut a partition at an offset (Kafka's truncateTo). Plan only, unless --execute.
+    /// Cut a partition at an offset, as Kafka's UnifiedLog.truncateTo does.
+    ///
+    /// Records at and after --to are removed: segments starting above it go; the
+    /// segment holding it is cut before the first batch reaching it (a batch
+    /// straddling the offset goes whole: Kafka never splits a batch); its indexes keep
+    /// their entries below it. Leader epochs starting at or after the new end, producer
+    /// snapshots past it and checkpoint values above it (high watermark, recovery
+    /// point, cleaner offset) come down with it. Below the first segment, every segment
+    /// goes and an empty one starts at --to. The plan first shows what is lost
+    /// (records, offsets, leader epochs, time range) and warns when those records
+    /// carry the latest leader epoch (they may have been acknowledged). Removed bytes
+    /// go to the quarantine: `logtool undo` puts them back.
+    ///
+    /// Prints the plan and changes nothing unless --execute is given.
     Truncate(TruncateArgs),
     /// Rebuild .index, .timeindex and .txnindex files exactly as Kafka rebuilds them.
     ///
@@ -395,9 +452,23 @@ pub struct DigestArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Args, Debug)]
+pub struct ManArgs {
+    /// Where to write the pages (created if missing).
+    #[arg(value_name = "DIR")]
+    pub out: PathBuf,
+}
+
+#[derive(Args, Debug)]
 pub struct UndoArgs {
-    /// The log dir a repair changed.
-    #[arg(value_name = "LOG_DIR")]
+    /// The log dir a repair changed, or the partition dir the repair was given.
+    #[arg(value_name = "PATH")]
     pub log_dir: PathBuf,
     /// The repair to undo (default: the latest).
     #[arg(long, value_name = "ID")]

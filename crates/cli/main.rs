@@ -16,6 +16,7 @@ use crate::exit::Status;
 
 fn main() -> ExitCode {
     let cli = args::Cli::parse();
+    let format = cli.global.format;
     match cmd::run(cli) {
         Ok(status) => status.code(),
         Err(err) => {
@@ -35,6 +36,11 @@ fn main() -> ExitCode {
                 }
             }
             eprintln!("logtool: error: {message}");
+            if format == args::Format::Json {
+                // a script reading stdout sees the failure too (docs/json.md)
+                let message = serde_json::Value::String(message);
+                println!("{{\"type\":\"command_error\",\"message\":{message}}}");
+            }
             Status::Error.code()
         }
     }

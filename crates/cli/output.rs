@@ -699,8 +699,10 @@ impl<W: Write> Output<W> {
                     return Ok(());
                 }
                 self.flush_json()?;
-                serde_json::to_writer(&mut self.out, line).map_err(io::Error::from)?;
-                self.out.write_all(b"\n")
+                self.write_out(|out| {
+                    serde_json::to_writer(&mut *out, line).map_err(io::Error::from)?;
+                    out.write_all(b"\n")
+                })
             }
             Format::Table => self.table_line(line),
         }
@@ -708,9 +710,21 @@ impl<W: Write> Output<W> {
 
     /// Record lines held back go out now (also on drop).
     fn flush_json(&mut self) -> io::Result<()> {
-        self.out.write_all(&self.json)?;
+        let json = std::mem::take(&mut self.json);
+        let r = self.write_out(|out| out.write_all(&json));
+        self.json = json;
         self.json.clear();
-        Ok(())
+        r
+    }
+
+    /// Write to the output; with a progress bar on the screen, around it
+    /// (cleared, written, flushed, drawn again).
+    fn write_out(&mut self, f: impl FnOnce(&mut W) -> io::Result<()>) -> io::Result<()> {
+        let out = &mut self.out;
+        crate::progress::suspend(|bar| {
+            f(out)?;
+            if bar { out.flush() } else { Ok(()) }
+        })
     }
 
     pub fn finish(&mut self) -> io::Result<()> {
@@ -735,7 +749,7 @@ impl<W: Write> Output<W> {
             t.with(Modify::new(Columns::one(last)).with(Width::wrap(70).keep_words(true)));
             t.with(Modify::new(Columns::one(2)).with(Width::wrap(50)));
         }
-        writeln!(self.out, "{t}")
+        self.write_out(|out| writeln!(out, "{t}"))
     }
 
     fn row(&mut self, header: &[&'static str], row: Vec<String>) -> io::Result<()> {
@@ -752,7 +766,7 @@ impl<W: Write> Output<W> {
 
     fn text(&mut self, s: &str) -> io::Result<()> {
         self.flush_table()?;
-        writeln!(self.out, "{s}")
+        self.write_out(|out| writeln!(out, "{s}"))
     }
 
     fn table_line(&mut self, line: &Line<'_>) -> io::Result<()> {
@@ -1170,12 +1184,49 @@ impl<W: Write> Output<W> {
                 self.text(&format!("{}: digest of {} ({} batches) in {} bytes", d.file, d.source, d.batches, d.bytes))
             }
             Line::Partition(p) => {
-                let fields = p
-                    .fields
-                    .iter()
-                    .map(|(k, v)| format!("{k}={}", v.as_str().map_or_else(|| v.to_string(), str::to_string)))
-                    .collect::<Vec<_>>();
-                self.text(&format!("  {}: {}", p.partition, fields.join(" ")))
+                let get = |k: &str| p.fields.get(k).filter(|v| !v.is_null());
+                let text = |k: &str| {
+                    get(k).map_or_else(|| "-".to_string(), |v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+                };
+                let interval = format!("{} ({})", text("index_interval_bytes"), text("index_interval_source"));
+                if p.fields.contains_key("segments_recovered") {
+                    let cut = match get("cut_file") {
+                        None => "-".to_string(),
+                        Some(_) => {
+                            let field =
+                                get("cut_field").map(|_| format!(", wrong {}", text("cut_field"))).unwrap_or_default();
+                            format!(
+                                "{} at byte {} ({} byte(s){field})",
+                                text("cut_file"),
+                                text("cut_position"),
+                                text("bytes_removed")
+                            )
+                        }
+                    };
+                    let header = &[
+                        "PARTITION",
+                        "RECOVERED",
+                        "CUT",
+                        "SEGMENTS REMOVED",
+                        "LOG END",
+                        "ROLLED AT",
+                        "INDEX INTERVAL",
+                    ];
+                    let row = vec![
+                        p.partition.clone(),
+                        format!("{} segment(s)", text("segments_recovered")),
+                        cut,
+                        text("segments_removed"),
+                        text("log_end_offset"),
+                        text("rolled_at"),
+                        interval,
+                    ];
+                    self.row(header, row)
+                } else {
+                    let header = &["PARTITION", "SEGMENTS", "FILES CHANGED", "INDEX INTERVAL"];
+                    let row = vec![p.partition.clone(), text("segments"), text("files_changed"), interval];
+                    self.row(header, row)
+                }
             }
             Line::Repair(r) => {
                 let s = if !r.executed {
@@ -1221,7 +1272,7 @@ impl<W: Write> Output<W> {
                 self.row(
                     &["SEVERITY", "KIND", "FILE", "BYTES", "OFFSET", "MESSAGE"],
                     vec![
-                        f.severity.to_string(),
+                        severity(f.severity),
                         f.kind.to_string(),
                         f.file.to_string(),
                         at,
@@ -1251,6 +1302,25 @@ impl<W: Write> Output<W> {
                 s.files, s.batches, s.records, s.bytes, s.problems
             )),
         }
+    }
+}
+
+/// Whether tables are coloured (`--color`, set once at start).
+static COLOR: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+pub fn set_color(on: bool) {
+    COLOR.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// A severity, coloured when colour is on: error red, warning yellow.
+fn severity(s: &str) -> String {
+    if !COLOR.load(std::sync::atomic::Ordering::Relaxed) {
+        return s.to_string();
+    }
+    match s {
+        "error" => format!("\x1b[1;31m{s}\x1b[0m"),
+        "warning" => format!("\x1b[33m{s}\x1b[0m"),
+        _ => s.to_string(),
     }
 }
 

@@ -456,6 +456,15 @@ impl<W: Write> Dumper<'_, W> {
         }
         self.progress.inc(size.saturating_sub(done_to));
         self.scratch = scratch;
+        if limited {
+            self.note(
+                file,
+                format!(
+                    "--max-bytes: only the first {} of {size} byte(s) were read (and a batch is printed only when it lies whole in them)",
+                    reader.end()
+                ),
+            )?;
+        }
         Ok(())
     }
 
@@ -526,6 +535,17 @@ impl<W: Write> Dumper<'_, W> {
         }
         let needs_records = self.args.deep || h.compression().is_none();
         if !needs_records {
+            // the records are not read: counted from the header (within
+            // --offsets, the batch's offsets there, at most its count)
+            let count = u64::try_from(h.records_count).unwrap_or(0);
+            self.summary.records += match range {
+                None => count,
+                Some(r) => {
+                    let from = r.start.max(h.base_offset);
+                    let to = r.end.saturating_sub(1).min(h.last_offset());
+                    u64::try_from(to.saturating_sub(from).saturating_add(1)).unwrap_or(0).min(count)
+                }
+            };
             return Ok(false);
         }
         let records = match b.records(scratch, &self.limits) {

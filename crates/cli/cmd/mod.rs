@@ -15,7 +15,18 @@ use crate::args::{Cli, Command};
 use crate::exit::Status;
 
 pub fn run(cli: Cli) -> anyhow::Result<Status> {
+    crate::output::set_color(cli.global.color.resolve());
     match cli.command {
+        Command::Completions(args) => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(args.shell, &mut cmd, "logtool", &mut std::io::stdout());
+            Ok(Status::Clean)
+        }
+        Command::Man(args) => {
+            std::fs::create_dir_all(&args.out)?;
+            clap_mangen::generate_to(<Cli as clap::CommandFactory>::command(), &args.out)?;
+            Ok(Status::Clean)
+        }
         Command::Dump(args) => dump::run(&cli.global, &args),
         Command::Verify(args) => verify::run(&cli.global, &args),
         Command::Recover(args) => repair::recover(&cli.global, &args),

@@ -286,9 +286,14 @@ pub fn retain(global: &GlobalOpts, args: &RetainArgs) -> anyhow::Result<Status> 
 }
 
 pub fn undo(global: &GlobalOpts, args: &UndoArgs) -> anyhow::Result<Status> {
-    let quarantine = args.write.quarantine.clone().unwrap_or_else(|| journal::default_quarantine(&args.log_dir));
+    // the path a repair was given: its log dir, or one of its partition dirs
+    let log_dir = match logdir::resolve(&args.log_dir) {
+        Ok(Target::PartitionDir(p)) => p.parent().map(Path::to_path_buf).unwrap_or_default(),
+        _ => args.log_dir.clone(),
+    };
+    let quarantine = args.write.quarantine.clone().unwrap_or_else(|| journal::default_quarantine(&log_dir));
     let mut out = output(global);
-    let m = match journal::undo(&quarantine, &args.log_dir, args.id.as_deref(), args.write.execute) {
+    let m = match journal::undo(&quarantine, &log_dir, args.id.as_deref(), args.write.execute) {
         Ok(m) => m,
         Err(journal::RepairError::NothingToUndo(dir, q)) if args.id.is_none() => {
             // nothing to do is no error (README: 0 done, or nothing to do)

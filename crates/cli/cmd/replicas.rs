@@ -147,8 +147,11 @@ pub fn diff(global: &GlobalOpts, args: &DiffReplicasArgs) -> anyhow::Result<Stat
 
 pub fn digest(global: &GlobalOpts, args: &DigestArgs) -> anyhow::Result<Status> {
     let limits = args.limits.limits();
+    if !args.path.exists() {
+        anyhow::bail!("{}: no such file or directory", args.path.display());
+    }
     if !args.path.is_dir() {
-        anyhow::bail!("{}: give a partition dir", args.path.display());
+        anyhow::bail!("{}: a file; give a partition dir", args.path.display());
     }
     let (info, mut stream) = replica::open(&args.path, &limits)?;
     let w = repl_check::digest::write(&info, stream.as_mut(), &args.output)?;

@@ -39,7 +39,8 @@ pub fn records_from(dir: &Path, from: i64, limit: usize, limits: &Limits) -> Res
     let mut out = Vec::new();
     let mut scratch = Vec::new();
     for (i, seg) in p.segments.iter().enumerate().skip(first) {
-        let mut r = seg.reader(limits)?;
+        let in_seg = |e: logfmt::Error| e.with_path(&seg.log);
+        let mut r = seg.reader(limits).map_err(in_seg)?;
         if i == first {
             let at = lookup_offset(&seg.sibling(n::INDEX_FILE_SUFFIX), seg.base, from)
                 .ok()
@@ -48,7 +49,7 @@ pub fn records_from(dir: &Path, from: i64, limit: usize, limits: &Limits) -> Res
                 .unwrap_or(0);
             r.seek(at);
         }
-        while let Some(item) = r.next_item()? {
+        while let Some(item) = r.next_item().map_err(in_seg)? {
             let Item::Entry(e) = item else { return Ok((out, false)) };
             // (offset, timestamp, key, value) of each record at or after `from`
             let mut push = |offset: i64, timestamp: i64, key: Option<&[u8]>, value: Option<&[u8]>, epoch, control| {
@@ -75,8 +76,8 @@ pub fn records_from(dir: &Path, from: i64, limit: usize, limits: &Limits) -> Res
                     if h.last_offset() < from {
                         continue;
                     }
-                    for rec in b.records(&mut scratch, limits)? {
-                        let rec = rec?;
+                    for rec in b.records(&mut scratch, limits).map_err(in_seg)? {
+                        let rec = rec.map_err(in_seg)?;
                         if !push(
                             rec.offset,
                             rec.timestamp,
@@ -93,8 +94,8 @@ pub fn records_from(dir: &Path, from: i64, limit: usize, limits: &Limits) -> Res
                     if m.offset < from {
                         continue;
                     }
-                    for rec in m.records(&mut scratch, limits)? {
-                        let rec = rec?;
+                    for rec in m.records(&mut scratch, limits).map_err(in_seg)? {
+                        let rec = rec.map_err(in_seg)?;
                         if !push(rec.offset, rec.timestamp, rec.message.key, rec.message.value, -1, false) {
                             return Ok((out, true));
                         }
