@@ -437,54 +437,157 @@ fn repairs_are_exclusive() {
     assert_eq!(contents(&c.logs), original, "undo did not restore every byte");
 }
 
-/// SIGKILL at every crash point of `recover --execute`: afterwards the log dir
-/// is untouched, or a second run finishes the job to the same bytes as an
-/// uninterrupted one; and `undo` brings back the original bytes either way.
-#[test]
-fn every_crash_point_is_recoverable_and_undoable() {
-    let reference = Copy::of("sigkill");
-    let original = contents(&reference.logs);
-    let (code, _) = run_json(&["recover", "--execute", &reference.s("")]);
-    assert_eq!(code, 0);
-    let repaired = contents(&reference.logs);
+/// The files that differ between two [`contents`] (for assertion messages).
+fn differing(a: &BTreeMap<String, Vec<u8>>, b: &BTreeMap<String, Vec<u8>>) -> Vec<String> {
+    a.keys()
+        .chain(b.keys())
+        .filter(|k| a.get(*k) != b.get(*k))
+        .cloned()
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect()
+}
+
+/// [`contents`] without an empty `.lock`: a writing command killed before
+/// it could remove the `.lock` it created leaves it (Kafka creates the same
+/// empty file at start).
+fn sans_lock(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut c = contents(dir);
+    if c.get(".lock").is_some_and(Vec::is_empty) {
+        c.remove(".lock");
+    }
+    c
+}
+
+/// Undo every repair of `c`, newest first, back to the original (with
+/// nothing left to undo, undo says so and exits 0).
+fn undo_all(c: &Copy, path: &str, at: usize) {
+    loop {
+        let (code, lines) = run_json(&["undo", "--execute", &c.s(path)]);
+        assert_eq!(code, 0, "point {at}: {lines:?}");
+        if of_type(&lines, "repair").is_empty() {
+            assert!(!of_type(&lines, "note").is_empty());
+            break;
+        }
+    }
+}
+
+/// SIGKILL at every crash point of a writing command (`args`, then the path
+/// `path` inside a copy of `scenario`): afterwards the log dir is untouched,
+/// or a second run finishes the job to the same bytes as an uninterrupted
+/// one; and `undo` brings back the original bytes either way.
+fn every_crash_point(scenario: &str, args: &[&str], path: &str) {
+    let reference = Copy::of(scenario);
+    let original = sans_lock(&reference.logs);
+    let with_path = |c: &Copy| {
+        let mut v: Vec<String> = args.iter().map(ToString::to_string).collect();
+        v.push(c.s(path));
+        v
+    };
+    let run_it = |c: &Copy| {
+        let v = with_path(c);
+        run_json(&v.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    let (code, lines) = run_it(&reference);
+    assert_eq!(code, 0, "{args:?}: {lines:?}");
+    let repaired = sans_lock(&reference.logs);
+    assert_ne!(repaired, original, "{args:?} changed nothing");
     let mut untouched = 0;
     let mut finished = 0;
     for at in 1.. {
-        let c = Copy::of("sigkill");
-        let out = crate::util::logtool()
-            .env("LOGTOOL_TEST_KILL_AT", at.to_string())
-            .args(["recover", "--execute", &c.s("")])
-            .output()
-            .unwrap();
+        let c = Copy::of(scenario);
+        let out =
+            crate::util::logtool().env("LOGTOOL_TEST_KILL_AT", at.to_string()).args(with_path(&c)).output().unwrap();
         if out.status.success() {
             // past the last crash point: every point was tried
-            assert!(at > 5, "only {at} crash points");
+            assert!(at > 3, "{args:?}: only {at} crash points");
             break;
         }
-        assert!(out.status.code().is_none(), "killed by a signal at point {at}: {:?}", out.status);
-        let now = contents(&c.logs);
+        assert!(out.status.code().is_none(), "{args:?}: killed by a signal at point {at}: {:?}", out.status);
+        let now = sans_lock(&c.logs);
         if now == original {
             untouched += 1;
         } else {
             // a second run rolls the interrupted repair forward
-            let (code, _) = run_json(&["recover", "--execute", &c.s("")]);
-            assert_eq!(code, 0, "point {at}");
-            assert_eq!(contents(&c.logs), repaired, "point {at}: not fully repaired");
+            let (code, lines) = run_it(&c);
+            assert_eq!(code, 0, "{args:?}, point {at}: {lines:?}");
+            let now = sans_lock(&c.logs);
+            assert!(now == repaired, "{args:?}, point {at}: not fully repaired: {:?}", differing(&now, &repaired));
             finished += 1;
         }
-        // undo all repairs, newest first, back to the original (with nothing
-        // left to undo, undo says so and exits 0)
-        loop {
-            let (code, lines) = run_json(&["undo", "--execute", &c.s("")]);
+        undo_all(&c, path, at);
+        let now = sans_lock(&c.logs);
+        assert!(
+            now == original,
+            "{args:?}, point {at}: undo did not restore the original: {:?}",
+            differing(&now, &original)
+        );
+    }
+    assert!(untouched > 0 && finished > 0, "{args:?}: untouched {untouched}, finished {finished}");
+}
+
+#[test]
+fn every_crash_point_is_recoverable_and_undoable() {
+    every_crash_point("sigkill", &["recover", "--execute"], "");
+}
+
+#[test]
+fn every_crash_point_of_recover_roll() {
+    every_crash_point("sigkill", &["recover", "--execute", "--roll"], "");
+}
+
+#[test]
+fn every_crash_point_of_truncate_to_hw() {
+    every_crash_point("sigkill", &["truncate-to-hw", "--execute"], "");
+}
+
+#[test]
+fn every_crash_point_of_truncate() {
+    every_crash_point("clean", &["truncate", "--to", "60", "--execute"], "txn-1");
+}
+
+#[test]
+fn every_crash_point_of_reindex() {
+    every_crash_point("sigkill", &["reindex", "--execute"], "");
+}
+
+#[test]
+fn every_crash_point_of_retain() {
+    every_crash_point("sigkill", &["retain", "--max-bytes", "1", "--execute"], "");
+}
+
+/// SIGKILL at every crash point of `undo --execute` of a repair (a recovery,
+/// which replaces and creates files; a cut to the high watermark, which
+/// truncates and removes them): the next undo finishes the job (or does it
+/// whole), to the original bytes.
+#[test]
+fn every_crash_point_of_undo() {
+    for repair in [&["recover", "--execute"][..], &["truncate-to-hw", "--execute"][..]] {
+        let reference = Copy::of("sigkill");
+        let original = sans_lock(&reference.logs);
+        for at in 1.. {
+            let c = Copy::of("sigkill");
+            let mut args = repair.to_vec();
+            let logs = c.s("");
+            args.push(&logs);
+            let (code, _) = run_json(&args);
             assert_eq!(code, 0);
-            if of_type(&lines, "repair").is_empty() {
-                assert!(!of_type(&lines, "note").is_empty());
+            let out = crate::util::logtool()
+                .env("LOGTOOL_TEST_KILL_AT", at.to_string())
+                .args(["undo", "--execute", &logs])
+                .output()
+                .unwrap();
+            if out.status.success() {
+                assert!(at > 3, "undo of {repair:?}: only {at} crash points");
+                assert!(sans_lock(&c.logs) == original);
                 break;
             }
+            assert!(out.status.code().is_none(), "undo: killed by a signal at point {at}: {:?}", out.status);
+            undo_all(&c, "", at);
+            let now = sans_lock(&c.logs);
+            assert!(now == original, "undo of {repair:?}, point {at}: {:?} not back", differing(&now, &original));
         }
-        assert_eq!(contents(&c.logs), original, "point {at}: undo did not restore the original");
     }
-    assert!(untouched > 0 && finished > 0, "untouched {untouched}, finished {finished}");
 }
 
 #[test]

@@ -636,6 +636,7 @@ fn revert(log_dir: &Path, dir: &Path, step: &Step) -> std::result::Result<(), Re
                     // put the cut bytes back (after a partial append, start over)
                     let mut f = OpenOptions::new().write(true).open(&live).map_err(|e| io(e, &live))?;
                     f.set_len(*to_size).map_err(|e| io(e, &live))?;
+                    crash_point();
                     f.seek(SeekFrom::Start(*to_size)).map_err(|e| io(e, &live))?;
                     let mut t = File::open(&tail).map_err(|e| io(e, &tail))?;
                     std::io::copy(&mut t, &mut f).map_err(|e| io(e, &live))?;
@@ -704,9 +705,11 @@ pub fn undo(
     }
     m.state = State::Undoing;
     save(&dir, &m)?;
+    crash_point();
     let mut touched = Vec::new();
     for step in m.steps.iter().rev() {
         revert(&log_dir_abs, &dir, step)?;
+        crash_point();
         let file = match step {
             Step::Remove { file, .. } | Step::Truncate { file, .. } | Step::Write { file, .. } => file,
         };
@@ -717,6 +720,7 @@ pub fn undo(
     for d in touched {
         fsync_dir(&d)?;
     }
+    crash_point();
     m.state = State::Undone;
     save(&dir, &m)?;
     Ok(m)
