@@ -16,6 +16,8 @@ mod offsets;
 mod replicas;
 // the commands that write: plans, locks, crash safety, undo
 mod repair;
+// arbitrary records through the writer and `dump --format json`, exactly
+mod roundtrip;
 // shared helpers
 mod util;
 // `logtool verify` on real-Kafka fixtures and real corruptions of them
