@@ -10,9 +10,12 @@ use logfmt::Limits;
 use logfmt::log::{Item, LogReader};
 use proptest::prelude::*;
 
-/// The fixture's segments: bytes and batch ranges.
-fn segments() -> &'static [(PathBuf, Vec<u8>, Vec<(u64, u64)>)] {
-    static S: std::sync::OnceLock<Vec<(PathBuf, Vec<u8>, Vec<(u64, u64)>)>> = std::sync::OnceLock::new();
+/// A segment: its file, its bytes, its batches' byte ranges.
+type Seg = (PathBuf, Vec<u8>, Vec<(u64, u64)>);
+
+/// The fixture's segments.
+fn segments() -> &'static [Seg] {
+    static S: std::sync::OnceLock<Vec<Seg>> = std::sync::OnceLock::new();
     S.get_or_init(|| {
         let logs = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/kafka-3.9.1/clean/logs");
         let mut out = Vec::new();
