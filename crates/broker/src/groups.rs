@@ -1,8 +1,8 @@
 //! The classic group coordinator (`GroupCoordinator`, `GroupMetadata` of
 //! Kafka 3.9): groups, members, rebalances and committed offsets, held in
 //! memory and written to `__consumer_offsets` as Kafka writes them
-//! (`GroupMetadataManager`: an `OffsetCommitKey` v1 / `OffsetCommitValue` v3
-//! per committed partition, a `GroupMetadataKey` v2 / `GroupMetadataValue`
+//! (`GroupMetadataManager`: an `OffsetCommitKey` (record type 1) / `OffsetCommitValue` v3
+//! per committed partition, a `GroupMetadataKey` (type 2) / `GroupMetadataValue`
 //! v3 when a rebalance completes), in the partition Kafka's hash names, so
 //! `logtool groups`, `dump` and a real Kafka read them back.
 //!
@@ -382,13 +382,12 @@ impl Group {
         0
     }
 
-    /// The `GroupMetadataKey` v2 and `GroupMetadataValue` v3 record of the
+    /// The `GroupMetadataKey` (type 2) and `GroupMetadataValue` v3 record of the
     /// group now (`GroupMetadataManager.groupMetadataValue`).
     pub fn metadata_record(&self) -> (Vec<u8>, Option<Vec<u8>>) {
         use base64::Engine;
         let b64 = |b: &Bytes| base64::engine::general_purpose::STANDARD.encode(b);
-        let key = kmsg::coordinator::encode_versioned("GroupMetadataKey", 2, &json!({ "group": self.id }))
-            .unwrap_or_default();
+        let key = kmsg::coordinator::encode_group_key(2, &json!({ "group": self.id })).unwrap_or_default();
         let members: Vec<_> = self
             .members
             .values()
@@ -417,15 +416,12 @@ impl Group {
     }
 }
 
-/// The `OffsetCommitKey` v1 and `OffsetCommitValue` v3 record of one
+/// The `OffsetCommitKey` (type 1) and `OffsetCommitValue` v3 record of one
 /// committed partition (`GroupMetadataManager.offsetCommitValue`).
 pub fn offset_record(group: &str, topic: &str, partition: i32, c: &Committed) -> (Vec<u8>, Option<Vec<u8>>) {
-    let key = kmsg::coordinator::encode_versioned(
-        "OffsetCommitKey",
-        1,
-        &json!({ "group": group, "topic": topic, "partition": partition }),
-    )
-    .unwrap_or_default();
+    let key =
+        kmsg::coordinator::encode_group_key(1, &json!({ "group": group, "topic": topic, "partition": partition }))
+            .unwrap_or_default();
     let value = json!({
         "offset": c.offset,
         "leaderEpoch": c.leader_epoch,

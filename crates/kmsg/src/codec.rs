@@ -119,6 +119,16 @@ pub fn read(r: &mut Reader<'_>, schema: &MessageSchema, version: i16) -> Result<
     read_struct(r, &schema.root, version, schema.flexible.contains(version), 0)
 }
 
+/// The struct of a tagged field that is a nullable struct at `version`: its
+/// bytes start with an unsigned varint (0: null) where an untagged one has
+/// an int8 (negative: null).
+fn tagged_struct(f: &Field, version: i16) -> Option<&StructDef> {
+    match &f.ty {
+        Type::Struct(def) if f.nullable.contains(version) => Some(def),
+        _ => None,
+    }
+}
+
 /// Nesting deeper than this is damage, not a message.
 const MAX_DEPTH: u32 = 32;
 
@@ -133,7 +143,14 @@ fn read_struct(r: &mut Reader<'_>, def: &StructDef, version: i16, flexible: bool
     }
     if flexible {
         tagged_fields(r, def, version, |f, bytes| {
-            let v = read_value(&mut Reader::new(bytes), &f.ty, version, flexible, f.nullable.contains(version), depth)?;
+            let mut tr = Reader::new(bytes);
+            let v = match tagged_struct(f, version) {
+                // (a nullable struct in a tagged field starts with an
+                // unsigned varint, 0 for null: Kafka's generated readers)
+                Some(_) if tr.uvarint()? == 0 => Value::Null,
+                Some(def) => read_struct(&mut tr, def, version, flexible, depth.saturating_add(1))?,
+                None => read_value(&mut tr, &f.ty, version, flexible, f.nullable.contains(version), depth)?,
+            };
             // as Kafka's JSON converters: a tagged field only when not its default
             if v != f.default {
                 obj.insert(f.json.clone(), v);
@@ -253,7 +270,12 @@ fn skim_struct(r: &mut Reader<'_>, def: &StructDef, version: i16, flexible: bool
     }
     if flexible {
         tagged_fields(r, def, version, |f, bytes| {
-            let v = skim_value(&mut Reader::new(bytes), &f.ty, version, flexible, f.nullable.contains(version), depth)?;
+            let mut tr = Reader::new(bytes);
+            let v = match tagged_struct(f, version) {
+                Some(_) if tr.uvarint()? == 0 => 0,
+                Some(def) => skim_struct(&mut tr, def, version, flexible, depth.saturating_add(1))?,
+                None => skim_value(&mut tr, &f.ty, version, flexible, f.nullable.contains(version), depth)?,
+            };
             items = items.saturating_add(v);
             Ok(())
         })?;
@@ -355,8 +377,15 @@ fn write_struct(out: &mut Vec<u8>, def: &StructDef, version: i16, flexible: bool
                 continue;
             }
             let mut buf = Vec::new();
-            write_value(&mut buf, &f.ty, version, flexible, f.nullable.contains(version), v)
-                .map_err(|e| e.within(&f.name))?;
+            match tagged_struct(f, version) {
+                Some(_) if v.is_null() => put_uvarint(&mut buf, 0),
+                Some(def) => {
+                    put_uvarint(&mut buf, 1);
+                    write_struct(&mut buf, def, version, flexible, v).map_err(|e| e.within(&f.name))?;
+                }
+                None => write_value(&mut buf, &f.ty, version, flexible, f.nullable.contains(version), v)
+                    .map_err(|e| e.within(&f.name))?,
+            }
             tagged.push((f.tagged.map_or(0, |t| t.0), buf));
         }
         tagged.sort_by_key(|t| t.0);

@@ -89,7 +89,8 @@ fn consumer_offsets(key: Option<&[u8]>, value: Option<&[u8]>) -> Value {
         return error(obj, format!("unknown record type {record_type}"));
     };
     obj.insert("record".into(), json!(key_schema.name.strip_suffix("Key").unwrap_or(&key_schema.name)));
-    match kmsg::decode(&key_schema.name, record_type, key.get(2..).unwrap_or_default()) {
+    let key_version = kmsg::coordinator::key_version(key_schema, record_type);
+    match kmsg::decode(&key_schema.name, key_version, key.get(2..).unwrap_or_default()) {
         Ok(k) => obj.insert("key".into(), k),
         Err(e) => return error(obj, format!("key: {e}")),
     };

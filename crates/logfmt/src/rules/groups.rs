@@ -299,12 +299,8 @@ mod tests {
     use serde_json::json;
 
     fn commit_key(group: &str, topic: &str, partition: i32) -> Vec<u8> {
-        let mut k = 1i16.to_be_bytes().to_vec();
-        k.extend(
-            kmsg::encode("OffsetCommitKey", 1, &json!({"group": group, "topic": topic, "partition": partition}))
-                .unwrap(),
-        );
-        k
+        kmsg::coordinator::encode_group_key(1, &json!({"group": group, "topic": topic, "partition": partition}))
+            .unwrap()
     }
 
     fn commit_value(version: i16, offset: i64) -> Vec<u8> {
