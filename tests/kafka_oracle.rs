@@ -108,6 +108,10 @@ fn kraft_control_json(c: &Value) -> Value {
             json!({"version": c["version"], "lastContainedLogTimestamp": c["last_contained_log_timestamp"]})
         }
         "snapshot_footer" => json!({"version": c["version"]}),
+        "leader_change" => {
+            let ids = |k: &str| c[k].as_array().unwrap().iter().map(|v| json!({"voterId": v})).collect::<Vec<_>>();
+            json!({"version": c["version"], "leaderId": c["leader_id"], "voters": ids("voters"), "grantingVoters": ids("granting_voters")})
+        }
         "kraft_version" => json!({"version": c["version"], "kRaftVersion": c["kraft_version"]}),
         "kraft_voters" => json!({
             "version": c["version"],
@@ -159,6 +163,12 @@ fn compare_record(cx: &Ctx<'_>, line: &str, batch: &Value, r: &Value) {
         let expected = match ty {
             "commit" | "abort" => {
                 format!(" endTxnMarker: {} coordinatorEpoch: {}", ty.to_uppercase(), c["coordinator_epoch"])
+            }
+            // (Kafka 4.x's DumpLogSegments prints the record as JSON)
+            "leader_change" if rest.starts_with(" LeaderChange: ") => {
+                let kafka: Value = serde_json::from_str(&rest[" LeaderChange: ".len()..]).unwrap();
+                assert_eq!(kafka, kraft_control_json(c), "{}: control record differs\n  kafka: {line}", cx.file);
+                return;
             }
             "leader_change" => " controlType: LEADER_CHANGE(2)".to_string(),
             "snapshot_header" | "snapshot_footer" | "kraft_version" | "kraft_voters" => {
@@ -341,7 +351,11 @@ fn compare_snapshot(path: &Path, kafka: &str) {
 
 /// Compare every file of one fixture scenario; returns how many of each kind.
 fn compare_scenario(scenario: &str) -> HashMap<&'static str, usize> {
-    let base = fixtures().join(scenario);
+    compare_dir(&fixtures().join(scenario))
+}
+
+/// [`compare_scenario`] of the scenario dir `base`.
+fn compare_dir(base: &Path) -> HashMap<&'static str, usize> {
     let dumps = base.join("dump-hex");
     let mut seen = HashMap::new();
     for txt in files_under(&dumps) {
@@ -388,6 +402,51 @@ fn clean_log_dir_agrees_with_dump_log_segments() {
 fn sigkill_log_dir_agrees_with_dump_log_segments() {
     let seen = compare_scenario("sigkill");
     assert!(seen["log"] > 0 && seen["timeindex"] > 0);
+}
+
+/// What Kafka 4.3.1 wrote (fixtures/kafka-4.3.1, or the interop suite's
+/// fresh copy) against 4.3.1's own DumpLogSegments.
+#[test]
+fn kafka_4_log_dir_agrees_with_dump_log_segments() {
+    let seen = compare_dir(&crate::util::fixtures_4().join("kafka4"));
+    for kind in ["log", "index", "timeindex", "snapshot"] {
+        assert!(seen.get(kind).copied().unwrap_or(0) > 0, "no {kind} file compared: {seen:?}");
+    }
+}
+
+/// Kafka 4.3.1's log dir: verify finds nothing at warning or above (no
+/// false alarm on transaction v2's epoch bumps, compaction, share groups),
+/// and every internal record decodes (KIP-848 consumer and share group
+/// records, the share group state topic's records dumped).
+#[test]
+fn kafka_4_log_dir_verifies_clean_and_every_record_decodes() {
+    let logs = crate::util::fixtures_4().join("kafka4/logs");
+    let logs = logs.to_str().unwrap();
+    let (code, v) = run_json(&["verify", "--fail-on", "warning", logs]);
+    assert_eq!(code, 0, "{v:?}");
+    let (code, lines) = run_json(&["dump", "--deep", "--payload", "none", logs]);
+    assert_eq!(code, 0);
+    assert!(lines.iter().all(|l| l["type"] != "error"));
+    let mut records = std::collections::BTreeSet::new();
+    let mut txn_epochs = std::collections::BTreeSet::new();
+    for l in &lines {
+        if let Some(d) = l.get("decoded") {
+            assert!(d.get("error").is_none(), "{l}");
+            if let Some(r) = d["record"].as_str() {
+                records.insert(r.to_string());
+            }
+        }
+        if l["type"] == "batch" && l["file"].as_str().unwrap().contains("/txn-0/") && l["is_transactional"] == true {
+            txn_epochs.insert(l["producer_epoch"].as_i64().unwrap());
+        }
+    }
+    for r in
+        ["ConsumerGroupMetadata", "ConsumerGroupMemberMetadata", "ShareGroupMetadata", "OffsetCommit", "TransactionLog"]
+    {
+        assert!(records.contains(r), "no {r} record: {records:?}");
+    }
+    // transaction v2: the producer epoch goes up with the transactions
+    assert!(txn_epochs.len() > 2, "{txn_epochs:?}");
 }
 
 #[test]

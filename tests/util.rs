@@ -19,6 +19,15 @@ pub fn fixtures() -> PathBuf {
     }
 }
 
+/// The Kafka 4.3.1 fixtures: the committed ones, or `$LOGTOOL_FIXTURES_4`
+/// (the interop suite's fresh ones).
+pub fn fixtures_4() -> PathBuf {
+    match std::env::var_os("LOGTOOL_FIXTURES_4") {
+        Some(dir) => PathBuf::from(dir),
+        None => root().join("fixtures").join("kafka-4.3.1"),
+    }
+}
+
 /// A `logtool` command with a scrubbed environment.
 pub fn logtool() -> assert_cmd::Command {
     let mut c = assert_cmd::Command::new(env!("CARGO_BIN_EXE_logtool"));

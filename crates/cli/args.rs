@@ -9,7 +9,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// was checked against (the fixtures and the interop suite).
 const VERSION: &str = concat!(
     env!("CARGO_PKG_VERSION"),
-    " (log dirs checked against Apache Kafka 3.9.1: message format v2 read and written, v0/v1 read)"
+    " (log dirs checked against Apache Kafka 3.9.1, read and written, and 4.3.1, read; message format v2, v0/v1 read)"
 );
 
 /// Inspect and repair Apache Kafka's on-disk log data.

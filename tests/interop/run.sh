@@ -7,7 +7,8 @@
 # decoders too), describes the incident's groups and transactions live
 # (kafka-consumer-groups, kafka-transactions), answers the timestamps scenario's
 # ListOffsets queries live, and (three nodes) diverges two replicas by an
-# unclean leader election and reconciles them - then runs the whole integration test binary
+# unclean leader election and reconciles them - and a Kafka 4.3.1 broker
+# writes the kafka4 scenario - then runs the whole integration test binary
 # against that fresh data instead of the committed copy; then checks
 # that `verify` recognises a running broker's log dir and repairs refuse it,
 # and checks the repairs against Kafka's own recovery and index rebuild
@@ -22,9 +23,11 @@ cd "$(dirname "$0")/../.."
 out=$(mktemp -d "${TMPDIR:-/tmp}/logtool-interop.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 LOGTOOL_FIXTURES_OUT="$out" fixtures/generate.sh
-LOGTOOL_FIXTURES="$out" cargo test --locked --test integration
+# and what Kafka 4.3.1 writes (its own tools; the kafka4 scenario)
+KAFKA_VERSION=4.3.1 LOGTOOL_FIXTURES_OUT="$out/4" fixtures/generate.sh kafka4
+LOGTOOL_FIXTURES="$out" LOGTOOL_FIXTURES_4="$out/4" cargo test --locked --test integration
 # internal-topic records decoded as DumpLogSegments' decoders print them
-LOGTOOL_FIXTURES="$out" cargo test --locked -p logfmt --test kmsg_oracle
+LOGTOOL_FIXTURES="$out" LOGTOOL_FIXTURES_4="$out/4" cargo test --locked -p logfmt --test kmsg_oracle
 # a live broker's lock is seen, and repairs refuse it
 tests/interop/live_lock.sh
 # the repairs against what Kafka itself does
