@@ -55,7 +55,7 @@ use crate::limits::Limits;
 use crate::log::Item;
 use crate::logdir::{self, LogDirEntry, Target};
 use crate::metadata::{self, ClusterMetadata, ConfigSource};
-use crate::partition::{BatchInfo, LogDirCheckpoints, Partition, batch_info, scan};
+use crate::partition::{BatchInfo, LogDirCheckpoints, Partition, Segment, batch_info, scan};
 use crate::rules::epochs::EpochCache;
 use crate::rules::producer::ProducerState;
 use crate::rules::recovery::{self, Stop, recover_segment};
@@ -336,21 +336,35 @@ fn recover_partition(
         });
     }
     if opts.roll && !p.is_metadata_log() && out.segments_removed == 0 {
-        out.rolled_at = Some(roll(p, end, txn.as_ref(), changes)?);
+        let recovered: Vec<&Segment> = p
+            .segments
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| recovery::needs_recovery(p, *i, first))
+            .map(|(_, s)| s)
+            .collect();
+        out.rolled_at = Some(roll(p, &recovered, end, txn.as_ref(), changes)?);
     }
     Ok(out)
 }
 
-/// Leave `p`, recovered up to `end`, as Kafka leaves a log it rolled and
-/// flushed at `end` (`UnifiedLog.roll`, `flushUptoOffsetExclusive`): the
-/// recovered files made durable, a new empty segment at `end` unless the last
+/// Leave `p`, whose segments `recovered` were recovered up to `end`, as
+/// Kafka leaves a log it rolled and flushed at `end` (`UnifiedLog.roll`,
+/// `flushUptoOffsetExclusive`): the recovered files made durable (those
+/// below the recovery point were flushed by the broker), a new empty segment at `end` unless the last
 /// segment already starts there empty, a producer snapshot at `end` from
 /// `state`. Returns the new recovery point (`end`), which the caller writes.
-fn roll(p: &Partition, end: i64, state: Option<&ProducerState>, changes: &mut dyn Changes) -> Result<i64> {
+fn roll(
+    p: &Partition,
+    recovered: &[&Segment],
+    end: i64,
+    state: Option<&ProducerState>,
+    changes: &mut dyn Changes,
+) -> Result<i64> {
     if changes.executing() {
         // what the recovery point promises: every byte below it is on disk
         // (the files the repair rewrites are made durable by the journal)
-        for seg in p.segments.iter().filter(|s| s.base <= end) {
+        for seg in recovered.iter().filter(|s| s.base <= end) {
             for f in seg.files() {
                 std::fs::File::open(&f).and_then(|h| h.sync_all()).map_err(|e| crate::Error::io(e, Some(&f)))?;
             }
