@@ -350,3 +350,116 @@ fn the_table_is_for_people() {
         assert!(out.contains(want), "missing {want:?} in\n{out}");
     }
 }
+
+/// `dump`'s filters print exactly what filtering the unfiltered JSON gives
+/// (the jq-equivalent, here in Rust), on every real-Kafka fixture log dir:
+/// the records that match, and the batches holding them.
+#[test]
+fn filters_equal_filtering_the_full_json() {
+    use base64::Engine;
+    let b64 = |v: &Value| v.as_str().map(|s| base64::engine::general_purpose::STANDARD.decode(s).unwrap());
+    let dirs = [
+        fixtures().join("clean/logs"),
+        fixtures().join("sigkill/logs"),
+        fixtures().join("legacy/logs"),
+        crate::util::fixtures_4().join("kafka4/logs"),
+    ];
+    let mut cases_run = 0;
+    for dir in &dirs {
+        let (code, full) = run_json(&["dump", "--deep", "--payload", "base64", s(dir)]);
+        assert!(code <= 1, "{}", dir.display());
+        // (batch, its records) in order
+        let mut batches: Vec<(&Value, Vec<&Value>)> = Vec::new();
+        for l in &full {
+            match l["type"].as_str().unwrap() {
+                "batch" => batches.push((l, Vec::new())),
+                "record" => batches.last_mut().unwrap().1.push(l),
+                _ => {}
+            }
+        }
+        let pid = batches.iter().map(|b| b.0["producer_id"].as_i64().unwrap()).find(|p| *p >= 0);
+        // a key that can be a command-line argument, of a transactional batch when there is one
+        let usable = |k: &str| {
+            let k = base64::engine::general_purpose::STANDARD.decode(k).unwrap();
+            String::from_utf8(k).ok().filter(|k| !k.is_empty() && !k.contains('\0'))
+        };
+        let key = batches
+            .iter()
+            .filter(|b| b.0["is_transactional"] == true)
+            .flat_map(|b| &b.1)
+            .find_map(|r| r["key"].as_str().and_then(usable));
+        type Pred<'a> = Box<dyn Fn(&Value, &Value) -> bool + 'a>;
+        let mut cases: Vec<(Vec<String>, Pred<'_>)> = vec![
+            (vec!["--txn".into()], Box::new(|b: &Value, _: &Value| b["is_transactional"] == true)),
+            (
+                vec!["--value-contains".into(), "epoch".into()],
+                Box::new(move |_: &Value, r: &Value| {
+                    b64(&r["value"]).is_some_and(|v| v.windows(5).any(|w| w == b"epoch"))
+                }),
+            ),
+            (
+                vec!["--header".into(), "a=1".into()],
+                Box::new(move |_: &Value, r: &Value| {
+                    r["headers"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .any(|h| h["key"] == "a" && b64(&h["value"]).as_deref() == Some(b"1"))
+                }),
+            ),
+        ];
+        if let Some(p) = pid {
+            cases.push((
+                vec!["--producer-id".into(), p.to_string()],
+                Box::new(move |b: &Value, _: &Value| b["producer_id"] == p),
+            ));
+        }
+        if let Some(k) = key {
+            let kb = k.clone().into_bytes();
+            cases.push((
+                vec!["--key".into(), k, "--txn".into()],
+                Box::new(move |b: &Value, r: &Value| {
+                    b["is_transactional"] == true && b64(&r["key"]).as_deref() == Some(&kb[..])
+                }),
+            ));
+        }
+        for (args, pred) in &cases {
+            let mut a = vec!["dump", "--deep", "--payload", "base64"];
+            a.extend(args.iter().map(String::as_str));
+            a.push(s(dir));
+            let (_, got) = run_json(&a);
+            let id = |l: &Value| {
+                (
+                    l["file"].as_str().unwrap().to_string(),
+                    l["type"].as_str().unwrap().to_string(),
+                    l["position"].as_u64(),
+                    l["offset"].as_i64(),
+                )
+            };
+            let got: Vec<_> = got.iter().filter(|l| l["type"] == "batch" || l["type"] == "record").map(id).collect();
+            // batch filters alone print every batch that matches (an empty one,
+            // emptied by compaction, too); a record filter only batches with a match
+            let batch_only = args.iter().all(|a| a == "--txn" || a == "--producer-id" || a.parse::<i64>().is_ok());
+            let mut want = Vec::new();
+            for (b, records) in &batches {
+                let matching: Vec<_> = records.iter().filter(|r| pred(b, r)).collect();
+                if !matching.is_empty() || (batch_only && pred(b, &Value::Null)) {
+                    want.push(id(b));
+                    want.extend(matching.into_iter().map(|r| id(r)));
+                }
+            }
+            let first_diff = got.iter().zip(&want).position(|(g, w)| g != w);
+            assert!(
+                got == want,
+                "{} {args:?}: {} lines, expected {}; first difference at {first_diff:?}: {:?} vs {:?}",
+                dir.display(),
+                got.len(),
+                want.len(),
+                first_diff.map(|i| &got[i]),
+                first_diff.map(|i| &want[i])
+            );
+            cases_run += 1;
+        }
+    }
+    assert!(cases_run >= 15, "{cases_run}");
+}

@@ -449,6 +449,29 @@ fn kafka_4_log_dir_verifies_clean_and_every_record_decodes() {
     assert!(txn_epochs.len() > 2, "{txn_epochs:?}");
 }
 
+/// `partition-of` against where Kafka 4.3.1's console producer (the default
+/// partitioner) put 200 keys over 4 partitions.
+#[test]
+fn partition_of_agrees_with_the_producers_partitioner() {
+    let logs = crate::util::fixtures_4().join("kafka4/logs");
+    let mut checked = 0;
+    for p in 0..4 {
+        let (_, lines) = run_json(&["dump", "--deep", logs.join(format!("keyed-{p}")).to_str().unwrap()]);
+        let keys: Vec<String> =
+            lines.iter().filter(|l| l["type"] == "record").map(|l| l["key"].as_str().unwrap().to_string()).collect();
+        assert!(!keys.is_empty(), "keyed-{p} holds no record");
+        let mut args = vec!["partition-of", "--partitions", "4"];
+        args.extend(keys.iter().map(String::as_str));
+        let (code, out) = run_json(&args);
+        assert_eq!(code, 0);
+        for l in &out {
+            assert_eq!(l["partition"], p, "{l}");
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 200);
+}
+
 #[test]
 fn legacy_log_dir_agrees_with_dump_log_segments() {
     let seen = compare_scenario("legacy");

@@ -77,6 +77,14 @@ pub enum Format {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Which partition Kafka's default partitioner puts a key in.
+    ///
+    /// The Java producer's partitioner for a record with a key and no partition of its
+    /// own: murmur2 of the key's bytes, made positive, modulo the partition count
+    /// (BuiltInPartitioner.partitionForKey). So "where is key K?" is `logtool dump
+    /// --deep --key K <topic>-<this partition>`. Keys are taken as UTF-8 text, or as hex
+    /// with --hex (what a key serializer wrote).
+    PartitionOf(PartitionOfArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///
     /// For example: `logtool completions bash > /etc/bash_completion.d/logtool`.
@@ -240,7 +248,80 @@ pub struct DumpArgs {
     #[arg(long, value_name = "N", value_parser = parse_size)]
     pub max_bytes: Option<u64>,
     #[command(flatten)]
+    pub filter: FilterArgs,
+    #[command(flatten)]
     pub limits: LimitArgs,
+}
+
+/// Which batches and records `dump` prints (all given must hold). Batch
+/// filters skip a batch from its header, without decompressing it; a record
+/// filter prints a batch only when one of its records matches, and then
+/// only those records (it implies --deep).
+#[derive(Args, Debug, Clone, Default)]
+pub struct FilterArgs {
+    /// Only batches of this producer id.
+    #[arg(long, value_name = "ID", help_heading = "Filters")]
+    pub producer_id: Option<i64>,
+    /// Only transactional batches (their records and their commit/abort markers).
+    #[arg(long, help_heading = "Filters")]
+    pub txn: bool,
+    /// Only records whose key is exactly KEY (its UTF-8 bytes).
+    #[arg(long, value_name = "KEY", help_heading = "Filters")]
+    pub key: Option<String>,
+    /// Only records whose value contains TEXT (its UTF-8 bytes).
+    #[arg(long, value_name = "TEXT", help_heading = "Filters")]
+    pub value_contains: Option<String>,
+    /// Only records with a header NAME, or NAME=VALUE (the value's UTF-8 bytes).
+    #[arg(long, value_name = "NAME[=VALUE]", help_heading = "Filters")]
+    pub header: Option<String>,
+}
+
+impl FilterArgs {
+    /// Whether any filter is given (then only files that hold records are dumped).
+    pub fn active(&self) -> bool {
+        self.on_records() || self.producer_id.is_some() || self.txn
+    }
+
+    /// Whether a filter on records (not only on batches) is given.
+    pub fn on_records(&self) -> bool {
+        self.key.is_some() || self.value_contains.is_some() || self.header.is_some()
+    }
+
+    /// Whether a batch with this producer id and transactional flag may hold
+    /// what is asked (legacy messages: producer id -1, not transactional).
+    pub fn batch(&self, producer_id: i64, transactional: bool) -> bool {
+        self.producer_id.is_none_or(|p| p == producer_id) && (!self.txn || transactional)
+    }
+
+    /// Whether a record matches the record filters.
+    pub fn record<'h>(
+        &self,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+        mut headers: impl Iterator<Item = (&'h [u8], Option<&'h [u8]>)>,
+    ) -> bool {
+        if let Some(k) = &self.key
+            && key != Some(k.as_bytes())
+        {
+            return false;
+        }
+        if let Some(t) = &self.value_contains {
+            let t = t.as_bytes();
+            if !value.is_some_and(|v| t.is_empty() || v.windows(t.len()).any(|w| w == t)) {
+                return false;
+            }
+        }
+        if let Some(h) = &self.header {
+            let (name, want) = match h.split_once('=') {
+                Some((n, v)) => (n, Some(v.as_bytes())),
+                None => (h.as_str(), None),
+            };
+            if !headers.any(|(k, v)| k == name.as_bytes() && want.is_none_or(|w| v == Some(w))) {
+                return false;
+            }
+        }
+        true
+    }
 }
 
 #[derive(Args, Debug)]
@@ -449,6 +530,19 @@ pub struct DigestArgs {
     pub output: PathBuf,
     #[command(flatten)]
     pub limits: LimitArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct PartitionOfArgs {
+    /// The topic's partition count.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i32).range(1..))]
+    pub partitions: i32,
+    /// The keys are hex (the bytes a key serializer wrote), not UTF-8 text.
+    #[arg(long)]
+    pub hex: bool,
+    /// The keys.
+    #[arg(required = true, value_name = "KEY")]
+    pub keys: Vec<String>,
 }
 
 #[derive(Args, Debug)]

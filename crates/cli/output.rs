@@ -207,6 +207,14 @@ pub struct ErrorLine<'a> {
     pub message: String,
 }
 
+/// `partition-of`: a key and the partition Kafka's default partitioner gives it.
+#[derive(Serialize)]
+pub struct PartitionOfLine {
+    pub key: String,
+    pub partitions: i32,
+    pub partition: i32,
+}
+
 #[derive(Serialize)]
 pub struct NoteLine<'a> {
     pub file: &'a str,
@@ -497,6 +505,7 @@ pub enum Line<'a> {
     Partition(PartitionLine),
     Repair(RepairLine),
     Offset(OffsetLine),
+    PartitionOf(PartitionOfLine),
     Replica(ReplicaLine),
     #[serde(rename = "summary")]
     DiffSummary(DiffSummaryLine),
@@ -960,6 +969,10 @@ impl<W: Write> Output<W> {
                 }
                 self.text(&s)
             }
+            Line::PartitionOf(p) => self.row(
+                &["KEY", "PARTITIONS", "PARTITION"],
+                vec![p.key.clone(), p.partitions.to_string(), p.partition.to_string()],
+            ),
             Line::Offset(o) => {
                 const OFFSET: &[&str] =
                     &["TOPIC", "PARTITION", "TIME", "OFFSET", "TIMESTAMP", "EPOCH", "SEGMENT", "POSITION", "DETAIL"];

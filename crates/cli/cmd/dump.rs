@@ -321,6 +321,11 @@ impl<W: Write> Dumper<'_, W> {
         if renamed_segment {
             name.kind = FileKind::Log;
         }
+        if self.args.filter.active() && !matches!(name.kind, FileKind::Log | FileKind::KraftSnapshot) {
+            // filters select records: only files that hold records are read
+            self.progress.inc(size);
+            return Ok(());
+        }
         let base_offset = if is_segment_file(&name) { name.offset } else { None };
         self.out.emit(&Line::File(FileLine {
             file: &file,
@@ -498,6 +503,23 @@ impl<W: Write> Dumper<'_, W> {
                 return Ok(false);
             }
         }
+        let filter = &self.args.filter;
+        if !filter.batch(h.producer_id, h.is_transactional()) {
+            return Ok(false);
+        }
+        // with a record filter: which records match (none: the batch is not printed)
+        let matching: Option<Vec<i64>> = filter.on_records().then(|| match b.records(scratch, &self.limits) {
+            Ok(records) => records
+                .filter_map(Result::ok)
+                .filter(|r| range.is_none_or(|g| g.contains(r.offset)))
+                .filter(|r| filter.record(r.key, r.value, r.headers.iter().map(|hd| (hd.key, hd.value))))
+                .map(|r| r.offset)
+                .collect(),
+            Err(_) => Vec::new(),
+        });
+        if matching.as_ref().is_some_and(Vec::is_empty) {
+            return Ok(false);
+        }
         let crc_valid = b.is_valid();
         self.summary.batches += 1;
         self.summary.bytes += b.bytes().len() as u64;
@@ -533,7 +555,7 @@ impl<W: Write> Dumper<'_, W> {
             );
             self.damage(file, b.position(), batch_end, &e)?;
         }
-        let needs_records = self.args.deep || h.compression().is_none();
+        let needs_records = self.args.deep || matching.is_some() || h.compression().is_none();
         if !needs_records {
             // the records are not read: counted from the header (within
             // --offsets, the batch's offsets there, at most its count)
@@ -564,7 +586,9 @@ impl<W: Write> Dumper<'_, W> {
                     break;
                 }
             };
-            if range.is_some_and(|r| !r.contains(rec.offset)) {
+            if range.is_some_and(|r| !r.contains(rec.offset))
+                || matching.as_ref().is_some_and(|m| !m.contains(&rec.offset))
+            {
                 continue;
             }
             self.summary.records += 1;
@@ -610,6 +634,25 @@ impl<W: Write> Dumper<'_, W> {
         range: Option<OffsetRange>,
         scratch: &mut Vec<u8>,
     ) -> io::Result<bool> {
+        let filter = &self.args.filter;
+        if !filter.batch(-1, false) {
+            return Ok(false);
+        }
+        let matching: Option<Vec<i64>> = filter.on_records().then(|| {
+            let mut s = Vec::new();
+            match m.records(&mut s, &self.limits) {
+                Ok(records) => records
+                    .filter_map(Result::ok)
+                    .filter(|r| range.is_none_or(|g| g.contains(r.offset)))
+                    .filter(|r| filter.record(r.message.key, r.message.value, std::iter::empty()))
+                    .map(|r| r.offset)
+                    .collect(),
+                Err(_) => Vec::new(),
+            }
+        });
+        if matching.as_ref().is_some_and(Vec::is_empty) {
+            return Ok(false);
+        }
         let records = m.records(scratch, &self.limits);
         let (base_offset, count) = match &records {
             Ok(r) => (Some(r.base_offset()), Some(i64::from(r.record_count()))),
@@ -664,7 +707,7 @@ impl<W: Write> Dumper<'_, W> {
                 return Ok(false);
             }
         };
-        if !self.args.deep {
+        if !self.args.deep && matching.is_none() {
             return Ok(false);
         }
         let payload = self.args.payload;
@@ -676,7 +719,9 @@ impl<W: Write> Dumper<'_, W> {
                     break;
                 }
             };
-            if range.is_some_and(|r| !r.contains(rec.offset)) {
+            if range.is_some_and(|r| !r.contains(rec.offset))
+                || matching.as_ref().is_some_and(|m| !m.contains(&rec.offset))
+            {
                 continue;
             }
             self.summary.records += 1;

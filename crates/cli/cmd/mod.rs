@@ -6,6 +6,7 @@ mod dump;
 mod fixture;
 mod groups;
 mod offsets;
+mod partition_of;
 mod repair;
 mod replicas;
 mod txns;
@@ -17,6 +18,7 @@ use crate::exit::Status;
 pub fn run(cli: Cli) -> anyhow::Result<Status> {
     crate::output::set_color(cli.global.color.resolve());
     match cli.command {
+        Command::PartitionOf(args) => partition_of::run(&cli.global, &args),
         Command::Completions(args) => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(args.shell, &mut cmd, "logtool", &mut std::io::stdout());

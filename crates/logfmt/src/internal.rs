@@ -189,9 +189,67 @@ pub fn partition_for_group(group: &str, partitions: i32) -> i32 {
     abs.checked_rem(partitions).unwrap_or(0)
 }
 
+/// Kafka's `Utils.murmur2`: the hash the Java producer's default
+/// partitioner takes of a record's serialized key.
+pub fn murmur2(data: &[u8]) -> i32 {
+    const M: u32 = 0x5bd1e995;
+    let len = data.len();
+    // (Kafka's int arithmetic: the length as an int, wrapping multiplies)
+    let mut h: u32 = 0x9747_b28c ^ (len as u32);
+    let mut chunks = data.chunks_exact(4);
+    for c in &mut chunks {
+        let &[b0, b1, b2, b3] = c else { continue };
+        let mut k = u32::from_le_bytes([b0, b1, b2, b3]);
+        k = k.wrapping_mul(M);
+        k ^= k >> 24;
+        k = k.wrapping_mul(M);
+        h = h.wrapping_mul(M) ^ k;
+    }
+    let rest = chunks.remainder();
+    if let Some(&b) = rest.get(2) {
+        h ^= u32::from(b) << 16;
+    }
+    if let Some(&b) = rest.get(1) {
+        h ^= u32::from(b) << 8;
+    }
+    if let Some(&b) = rest.first() {
+        h ^= u32::from(b);
+        h = h.wrapping_mul(M);
+    }
+    h ^= h >> 13;
+    h = h.wrapping_mul(M);
+    h ^= h >> 15;
+    h as i32
+}
+
+/// The partition the Java producer's default partitioner gives a record
+/// with key `key` (`BuiltInPartitioner.partitionForKey`:
+/// `Utils.toPositive(Utils.murmur2(key)) % partitions`). Records without a
+/// key, or with a partitioner of their own, go elsewhere.
+pub fn partition_for_key(key: &[u8], partitions: i32) -> i32 {
+    (murmur2(key) & 0x7fff_ffff).checked_rem(partitions).unwrap_or(0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn murmur2_as_kafka_computes_it() {
+        // Kafka's own vectors (clients' UtilsTest.testMurmur2)
+        for (key, hash) in [
+            (&b"21"[..], -973932308),
+            (b"foobar", -790332482),
+            (b"a-little-bit-long-string", -985981536),
+            (b"a-little-bit-longer-string", -1486304829),
+            (b"lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8", -58897971),
+            (b"abc", 479470107),
+        ] {
+            assert_eq!(murmur2(key), hash, "{}", String::from_utf8_lossy(key));
+        }
+        assert_eq!(partition_for_key(b"foobar", 3), (-790332482i32 & 0x7fff_ffff) % 3);
+        assert_eq!(partition_for_key(b"x", 0), 0);
+    }
 
     #[test]
     fn groups_hash_to_partitions_as_kafka_does() {

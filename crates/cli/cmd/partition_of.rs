@@ -1,0 +1,34 @@
+//! `logtool partition-of`: the partition Kafka's default partitioner gives a
+//! key (`logfmt::internal::partition_for_key`).
+
+use std::io::{self, BufWriter};
+
+use crate::args::{GlobalOpts, PartitionOfArgs};
+use crate::exit::Status;
+use crate::output::{Line, Output, PartitionOfLine};
+
+pub fn run(global: &GlobalOpts, args: &PartitionOfArgs) -> anyhow::Result<Status> {
+    let mut out = Output::new(BufWriter::new(io::stdout().lock()), global.format);
+    for key in &args.keys {
+        let bytes = if args.hex { parse_hex(key)? } else { key.as_bytes().to_vec() };
+        let partition = logfmt::internal::partition_for_key(&bytes, args.partitions);
+        out.emit(&Line::PartitionOf(PartitionOfLine { key: key.clone(), partitions: args.partitions, partition }))?;
+    }
+    out.finish()?;
+    Ok(Status::Clean)
+}
+
+fn parse_hex(s: &str) -> anyhow::Result<Vec<u8>> {
+    let s = s.trim();
+    if !s.len().is_multiple_of(2) {
+        anyhow::bail!("{s:?}: an odd number of hex digits");
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| {
+            s.get(i..i + 2)
+                .and_then(|d| u8::from_str_radix(d, 16).ok())
+                .ok_or_else(|| anyhow::anyhow!("{s:?} is not hex"))
+        })
+        .collect()
+}
