@@ -8,6 +8,8 @@ mod dump;
 mod fixture;
 // `logtool groups` and `txns` against a live broker's answers, `dump --decode`
 mod incident;
+// hostile inputs: clear errors, exit codes, no panic, bounded memory
+mod hostile;
 // `logtool dump` against Kafka's DumpLogSegments on the real-Kafka fixtures
 mod kafka_oracle;
 // `logtool offset-for-time` against a live broker's ListOffsets answers

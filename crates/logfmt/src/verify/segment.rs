@@ -1178,9 +1178,11 @@ impl<'a> SegmentChecker<'a> {
             }
         }
         if t.partial_bytes > 0 {
+            // (the partial bytes end the file)
+            let at = std::fs::metadata(path).ok().map(|m| m.len().saturating_sub(t.partial_bytes));
             self.out.push(
                 path,
-                None,
+                at,
                 None,
                 None,
                 Kind::IndexPartialEntry,
