@@ -463,3 +463,40 @@ fn filters_equal_filtering_the_full_json() {
     }
     assert!(cases_run >= 15, "{cases_run}");
 }
+
+/// `--since`/`--until` print the records between the offsets ListOffsets
+/// gives for the two times (as `offset-for-time` answers them), and seek with
+/// the time and offset indexes: far fewer segment bytes are read.
+#[test]
+fn since_and_until_seek_and_read_less() {
+    let dir = fixtures().join("timestamps/logs/ts-plain-0");
+    let (_, full) = run_json(&["dump", "--deep", s(&dir)]);
+    let records: Vec<(i64, i64)> = of_type(&full, "record")
+        .iter()
+        .map(|r| (r["offset"].as_i64().unwrap(), r["timestamp"].as_i64().unwrap()))
+        .collect();
+    assert!(records.len() > 20);
+    let at = |q: i64| {
+        let (_, a) = run_json(&["offset-for-time", s(&dir), &q.to_string()]);
+        of_type(&a, "offset")[0]["offset"].as_i64()
+    };
+    let (since, until) = (records[records.len() * 3 / 4].1, records[records.len() * 7 / 8].1);
+    let (from, to) = (at(since).unwrap(), at(until).unwrap_or(i64::MAX));
+    let (code, part) =
+        run_json(&["dump", "--deep", "--since", &since.to_string(), "--until", &until.to_string(), s(&dir)]);
+    assert_eq!(code, 0);
+    let got: Vec<i64> = of_type(&part, "record").iter().map(|r| r["offset"].as_i64().unwrap()).collect();
+    let want: Vec<i64> = records.iter().map(|r| r.0).filter(|o| *o >= from && *o < to).collect();
+    assert!(!want.is_empty());
+    assert_eq!(got, want);
+    let read = |l: &[Value]| of_type(l, "summary")[0]["bytes_read"].as_u64().unwrap();
+    assert!(read(&part) * 2 < read(&full), "read {} of {}", read(&part), read(&full));
+    // a file is refused: the times need the partition's indexes
+    let seg = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "log"))
+        .unwrap();
+    let (code, _) = run_json(&["dump", "--since", "0", s(&seg)]);
+    assert_eq!(code, 2);
+}

@@ -271,6 +271,14 @@ pub struct FilterArgs {
     /// Only records whose value contains TEXT (its UTF-8 bytes).
     #[arg(long, value_name = "TEXT", help_heading = "Filters")]
     pub value_contains: Option<String>,
+    /// Only records from the offset Kafka's ListOffsets gives for TIME (the first
+    /// record with a timestamp at or after it), found with the time index: what
+    /// comes before is not read. Epoch ms or a date-time. Partition and log dirs.
+    #[arg(long, value_name = "TIME", value_parser = parse_time, help_heading = "Filters")]
+    pub since: Option<i64>,
+    /// Only records before the offset ListOffsets gives for TIME.
+    #[arg(long, value_name = "TIME", value_parser = parse_time, help_heading = "Filters")]
+    pub until: Option<i64>,
     /// Only records with a header NAME, or NAME=VALUE (the value's UTF-8 bytes).
     #[arg(long, value_name = "NAME[=VALUE]", help_heading = "Filters")]
     pub header: Option<String>,
@@ -279,7 +287,7 @@ pub struct FilterArgs {
 impl FilterArgs {
     /// Whether any filter is given (then only files that hold records are dumped).
     pub fn active(&self) -> bool {
-        self.on_records() || self.producer_id.is_some() || self.txn
+        self.on_records() || self.producer_id.is_some() || self.txn || self.since.is_some() || self.until.is_some()
     }
 
     /// Whether a filter on records (not only on batches) is given.

@@ -227,6 +227,8 @@ pub struct SummaryLine {
     pub batches: u64,
     pub records: u64,
     pub bytes: u64,
+    /// Bytes of segments read (a seek skips what it passes).
+    pub bytes_read: u64,
     pub problems: u64,
 }
 

@@ -42,6 +42,8 @@ enum Work {
         /// For a segment: the next segment's base offset (its batches must
         /// stay below it).
         next_base: Option<i64>,
+        /// The offsets to print (`--offsets`, `--since`, `--until`).
+        range: Option<OffsetRange>,
     },
     /// A directory in a log dir that is not a partition.
     Foreign(PathBuf),
@@ -53,7 +55,15 @@ pub fn run(global: &GlobalOpts, args: &DumpArgs) -> anyhow::Result<Status> {
     let limits = args.limits.limits();
     let mut work = Vec::new();
     for p in &args.paths {
-        plan(p, args.offsets, &mut work);
+        if (args.filter.since.is_some() || args.filter.until.is_some())
+            && matches!(logdir::resolve(p), Ok(Target::File(_)))
+        {
+            anyhow::bail!(
+                "{}: --since and --until take partition dirs or log dirs (they use the time indexes)",
+                p.display()
+            );
+        }
+        plan(p, args, &limits, &mut work);
     }
     let total: u64 = work.iter().map(|w| if let Work::File { size, .. } = w { *size } else { 0 }).sum();
     let progress = Progress::new(total, global.quiet);
@@ -67,10 +77,14 @@ pub fn run(global: &GlobalOpts, args: &DumpArgs) -> anyhow::Result<Status> {
         summary: SummaryLine::default(),
         progress: &progress,
         decoder: None,
+        range: None,
     };
     for w in work {
         match w {
-            Work::File { path, size, explicit, next_base } => d.file(&path, size, explicit, next_base)?,
+            Work::File { path, size, explicit, next_base, range } => {
+                d.range = range;
+                d.file(&path, size, explicit, next_base)?
+            }
             Work::Foreign(path) => {
                 let file = path.display().to_string();
                 let message =
@@ -109,9 +123,9 @@ fn file_size(path: &Path) -> Result<u64, Error> {
     std::fs::metadata(path).map(|m| m.len()).map_err(|e| Error::io(e, Some(path)))
 }
 
-fn push_file(path: PathBuf, explicit: bool, next_base: Option<i64>, work: &mut Vec<Work>) {
+fn push_file(path: PathBuf, explicit: bool, next_base: Option<i64>, range: Option<OffsetRange>, work: &mut Vec<Work>) {
     match file_size(&path) {
-        Ok(size) => work.push(Work::File { path, size, explicit, next_base }),
+        Ok(size) => work.push(Work::File { path, size, explicit, next_base, range }),
         Err(error) => work.push(Work::Failed { path, error }),
     }
 }
@@ -139,7 +153,8 @@ fn next_base(n: &FileName, bases: &[i64]) -> Option<i64> {
 }
 
 /// Expand a user path into work items.
-fn plan(path: &Path, offsets: Option<OffsetRange>, work: &mut Vec<Work>) {
+fn plan(path: &Path, args: &DumpArgs, limits: &Limits, work: &mut Vec<Work>) {
+    let offsets = args.offsets;
     match logdir::resolve(path) {
         Err(error) => work.push(Work::Failed { path: path.to_path_buf(), error }),
         Ok(Target::File(p)) => {
@@ -151,16 +166,16 @@ fn plan(path: &Path, offsets: Option<OffsetRange>, work: &mut Vec<Work>) {
                 .map(|f| segment_bases(&f))
                 .unwrap_or_default();
             let next = next_base(&name_of(&p), &bases);
-            push_file(p, true, next, work)
+            push_file(p, true, next, offsets, work)
         }
-        Ok(Target::PartitionDir(p)) => plan_partition(&p, offsets, work),
+        Ok(Target::PartitionDir(p)) => plan_partition(&p, args, limits, work),
         Ok(Target::LogDir(p)) => match logdir::log_dir_entries(&p) {
             Err(error) => work.push(Work::Failed { path: p, error }),
             Ok(entries) => {
                 for e in entries {
                     match e {
-                        LogDirEntry::File(f) => push_file(f, false, None, work),
-                        LogDirEntry::Partition(d) => plan_partition(&d, offsets, work),
+                        LogDirEntry::File(f) => push_file(f, false, None, offsets, work),
+                        LogDirEntry::Partition(d) => plan_partition(&d, args, limits, work),
                         LogDirEntry::Foreign(d) => work.push(Work::Foreign(d)),
                     }
                 }
@@ -169,11 +184,45 @@ fn plan(path: &Path, offsets: Option<OffsetRange>, work: &mut Vec<Work>) {
     }
 }
 
+/// `--offsets` narrowed by `--since`/`--until`: the offsets ListOffsets
+/// answers for those times in `dir` (`logfmt::offsets`, through the time
+/// indexes). A time no record reaches: nothing from `--since`, no bound
+/// from `--until`.
+fn time_range(dir: &Path, args: &DumpArgs, limits: &Limits) -> Result<Option<OffsetRange>, Error> {
+    let mut range = args.offsets;
+    let (since, until) = (args.filter.since, args.filter.until);
+    if since.is_none() && until.is_none() {
+        return Ok(range);
+    }
+    let p = logfmt::partition::Partition::open_with(dir, &logfmt::partition::LogDirCheckpoints::default())?;
+    let offsets = logfmt::offsets::PartitionOffsets::open(&p, limits)?;
+    let mut r = range.unwrap_or(OffsetRange { start: 0, end: i64::MAX });
+    if let Some(t) = since {
+        let start = offsets.answer(logfmt::offsets::Spec::Timestamp(t))?.offset.unwrap_or(i64::MAX);
+        r.start = r.start.max(start);
+    }
+    if let Some(t) = until
+        && let Some(end) = offsets.answer(logfmt::offsets::Spec::Timestamp(t))?.offset
+    {
+        r.end = r.end.min(end);
+    }
+    r.end = r.end.max(r.start);
+    range = Some(r);
+    Ok(range)
+}
+
 fn is_segment_file(n: &FileName) -> bool {
     matches!(n.kind, FileKind::Log | FileKind::OffsetIndex | FileKind::TimeIndex | FileKind::TxnIndex)
 }
 
-fn plan_partition(dir: &Path, offsets: Option<OffsetRange>, work: &mut Vec<Work>) {
+fn plan_partition(dir: &Path, args: &DumpArgs, limits: &Limits, work: &mut Vec<Work>) {
+    let offsets = match time_range(dir, args, limits) {
+        Ok(r) => r,
+        Err(error) => {
+            work.push(Work::Failed { path: dir.to_path_buf(), error });
+            return;
+        }
+    };
     let files = match logdir::partition_files(dir) {
         Ok(f) => f,
         Err(error) => {
@@ -193,7 +242,7 @@ fn plan_partition(dir: &Path, offsets: Option<OffsetRange>, work: &mut Vec<Work>
             }
         }
         let next = next_base(&n, &bases);
-        push_file(f, false, next, work);
+        push_file(f, false, next, offsets, work);
     }
 }
 
@@ -274,6 +323,8 @@ struct Dumper<'a, W: Write> {
     progress: &'a Progress,
     /// The internal-topic decoder of the file being dumped.
     decoder: Option<Decoder>,
+    /// The offsets to print in the file being dumped.
+    range: Option<OffsetRange>,
 }
 
 impl<W: Write> Dumper<'_, W> {
@@ -388,7 +439,7 @@ impl<W: Write> Dumper<'_, W> {
             reader.set_end(n);
         }
         let limited = reader.end() < size;
-        let range = self.args.offsets;
+        let range = self.range;
         // Seek with the offset index: `expect` is the offset of the index entry used.
         let mut expect: Option<i64> = None;
         if let (Some(r), FileKind::Log, Some(base), None) = (range, name.kind, name.offset, name.suffix) {
@@ -454,6 +505,7 @@ impl<W: Write> Dumper<'_, W> {
             }
             let pos = reader.position();
             self.progress.inc(pos.saturating_sub(done_to));
+            self.summary.bytes_read += pos.saturating_sub(done_to);
             done_to = pos;
             if stop {
                 break;
@@ -764,7 +816,7 @@ impl<W: Write> Dumper<'_, W> {
             Ok(r) => r,
             Err(e) => return self.error(file, &e, None),
         };
-        let range = self.args.offsets;
+        let range = self.range;
         let keep = |first: i64, last: i64| range.is_none_or(|r| r.overlaps(first, last));
         for e in r.by_ref() {
             match e {
