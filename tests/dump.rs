@@ -364,7 +364,9 @@ fn filters_equal_filtering_the_full_json() {
         fixtures().join("legacy/logs"),
         crate::util::fixtures_4().join("kafka4/logs"),
     ];
+    let key_re = regex::bytes::Regex::new("^[a-z]+[0-9]-[0-9]+-[13]$").unwrap();
     let mut cases_run = 0;
+    let mut aborted_records = 0;
     for dir in &dirs {
         let (code, full) = run_json(&["dump", "--deep", "--payload", "base64", s(dir)]);
         assert!(code <= 1, "{}", dir.display());
@@ -414,6 +416,35 @@ fn filters_equal_filtering_the_full_json() {
                 Box::new(move |b: &Value, _: &Value| b["producer_id"] == p),
             ));
         }
+        // --aborted: the aborted transactions the full dump's .txnindex lines list
+        // (per partition dir), against the records of transactional data batches
+        let aborted: Vec<(String, i64, i64, i64)> = full
+            .iter()
+            .filter(|l| l["type"] == "txn_index_entry")
+            .map(|l| {
+                let dir = Path::new(l["file"].as_str().unwrap()).parent().unwrap().display().to_string();
+                (
+                    dir,
+                    l["producer_id"].as_i64().unwrap(),
+                    l["first_offset"].as_i64().unwrap(),
+                    l["last_offset"].as_i64().unwrap(),
+                )
+            })
+            .collect();
+        cases.push((
+            vec!["--key-regex".into(), "^[a-z]+[0-9]-[0-9]+-[13]$".into()],
+            Box::new(|_: &Value, r: &Value| b64(&r["key"]).is_some_and(|k| key_re.is_match(&k))),
+        ));
+        cases.push((
+            vec!["--aborted".into()],
+            Box::new(move |b: &Value, r: &Value| {
+                let dir = Path::new(b["file"].as_str().unwrap()).parent().unwrap().display().to_string();
+                let (pid, o) = (b["producer_id"].as_i64().unwrap(), r["offset"].as_i64().unwrap_or(-1));
+                b["is_transactional"] == true
+                    && b["is_control"] == false
+                    && aborted.iter().any(|(d, p, f, l)| *d == dir && *p == pid && *f <= o && o <= *l)
+            }),
+        ));
         if let Some(k) = key {
             let kb = k.clone().into_bytes();
             cases.push((
@@ -440,6 +471,7 @@ fn filters_equal_filtering_the_full_json() {
             // batch filters alone print every batch that matches (an empty one,
             // emptied by compaction, too); a record filter only batches with a match
             let batch_only = args.iter().all(|a| a == "--txn" || a == "--producer-id" || a.parse::<i64>().is_ok());
+            let is_aborted = args.iter().any(|a| a == "--aborted");
             let mut want = Vec::new();
             for (b, records) in &batches {
                 let matching: Vec<_> = records.iter().filter(|r| pred(b, r)).collect();
@@ -447,6 +479,9 @@ fn filters_equal_filtering_the_full_json() {
                     want.push(id(b));
                     want.extend(matching.into_iter().map(|r| id(r)));
                 }
+            }
+            if is_aborted {
+                aborted_records += want.iter().filter(|w| w.1 == "record").count();
             }
             let first_diff = got.iter().zip(&want).position(|(g, w)| g != w);
             assert!(
@@ -461,7 +496,7 @@ fn filters_equal_filtering_the_full_json() {
             cases_run += 1;
         }
     }
-    assert!(cases_run >= 15, "{cases_run}");
+    assert!(cases_run >= 20 && aborted_records > 0, "{cases_run} cases, {aborted_records} aborted records");
 }
 
 /// `--since`/`--until` print the records between the offsets ListOffsets

@@ -257,7 +257,7 @@ pub struct DumpArgs {
 /// filters skip a batch from its header, without decompressing it; a record
 /// filter prints a batch only when one of its records matches, and then
 /// only those records (it implies --deep).
-#[derive(Args, Debug, Clone, Default)]
+#[derive(Args, Debug, Clone)]
 pub struct FilterArgs {
     /// Only batches of this producer id.
     #[arg(long, value_name = "ID", help_heading = "Filters")]
@@ -265,9 +265,18 @@ pub struct FilterArgs {
     /// Only transactional batches (their records and their commit/abort markers).
     #[arg(long, help_heading = "Filters")]
     pub txn: bool,
+    /// Only the records of aborted transactions: data records whose producer and
+    /// offset fall in a transaction the partition's .txnindex files list as aborted
+    /// (what a read_committed consumer skips). Partition and log dirs.
+    #[arg(long, help_heading = "Filters")]
+    pub aborted: bool,
     /// Only records whose key is exactly KEY (its UTF-8 bytes).
     #[arg(long, value_name = "KEY", help_heading = "Filters")]
     pub key: Option<String>,
+    /// Only records whose key matches the regular expression RE (on its bytes;
+    /// anchor it with ^...$ for a whole key).
+    #[arg(long, value_name = "RE", value_parser = parse_regex, help_heading = "Filters")]
+    pub key_regex: Option<regex::bytes::Regex>,
     /// Only records whose value contains TEXT (its UTF-8 bytes).
     #[arg(long, value_name = "TEXT", help_heading = "Filters")]
     pub value_contains: Option<String>,
@@ -287,12 +296,17 @@ pub struct FilterArgs {
 impl FilterArgs {
     /// Whether any filter is given (then only files that hold records are dumped).
     pub fn active(&self) -> bool {
-        self.on_records() || self.producer_id.is_some() || self.txn || self.since.is_some() || self.until.is_some()
+        self.on_records()
+            || self.producer_id.is_some()
+            || self.txn
+            || self.aborted
+            || self.since.is_some()
+            || self.until.is_some()
     }
 
     /// Whether a filter on records (not only on batches) is given.
     pub fn on_records(&self) -> bool {
-        self.key.is_some() || self.value_contains.is_some() || self.header.is_some()
+        self.key.is_some() || self.key_regex.is_some() || self.value_contains.is_some() || self.header.is_some()
     }
 
     /// Whether a batch with this producer id and transactional flag may hold
@@ -310,6 +324,11 @@ impl FilterArgs {
     ) -> bool {
         if let Some(k) = &self.key
             && key != Some(k.as_bytes())
+        {
+            return false;
+        }
+        if let Some(re) = &self.key_regex
+            && !key.is_some_and(|k| re.is_match(k))
         {
             return false;
         }
@@ -746,6 +765,10 @@ impl OffsetRange {
     pub fn overlaps(&self, first: i64, last: i64) -> bool {
         first < self.end && last >= self.start
     }
+}
+
+fn parse_regex(s: &str) -> Result<regex::bytes::Regex, String> {
+    regex::bytes::Regex::new(s).map_err(|e| e.to_string())
 }
 
 /// Epoch milliseconds, or an RFC 3339 / ISO 8601 date-time; without a zone

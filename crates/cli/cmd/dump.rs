@@ -14,6 +14,7 @@
 use std::borrow::Cow;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use base64::Engine;
 use logfmt::batch::RecordBatch;
@@ -32,6 +33,9 @@ use crate::exit::Status;
 use crate::output::*;
 use crate::progress::Progress;
 
+/// A partition's aborted transactions (`--aborted`), from its `.txnindex` files.
+type Aborted = Arc<Vec<logfmt::index::TxnIndexEntry>>;
+
 /// One unit of work, in output order.
 enum Work {
     File {
@@ -44,6 +48,8 @@ enum Work {
         next_base: Option<i64>,
         /// The offsets to print (`--offsets`, `--since`, `--until`).
         range: Option<OffsetRange>,
+        /// With `--aborted`: the partition's aborted transactions.
+        aborted: Option<Aborted>,
     },
     /// A directory in a log dir that is not a partition.
     Foreign(PathBuf),
@@ -78,11 +84,13 @@ pub fn run(global: &GlobalOpts, args: &DumpArgs) -> anyhow::Result<Status> {
         progress: &progress,
         decoder: None,
         range: None,
+        aborted: None,
     };
     for w in work {
         match w {
-            Work::File { path, size, explicit, next_base, range } => {
+            Work::File { path, size, explicit, next_base, range, aborted } => {
                 d.range = range;
+                d.aborted = aborted;
                 d.file(&path, size, explicit, next_base)?
             }
             Work::Foreign(path) => {
@@ -124,8 +132,19 @@ fn file_size(path: &Path) -> Result<u64, Error> {
 }
 
 fn push_file(path: PathBuf, explicit: bool, next_base: Option<i64>, range: Option<OffsetRange>, work: &mut Vec<Work>) {
+    push_file_with(path, explicit, next_base, range, None, work)
+}
+
+fn push_file_with(
+    path: PathBuf,
+    explicit: bool,
+    next_base: Option<i64>,
+    range: Option<OffsetRange>,
+    aborted: Option<Aborted>,
+    work: &mut Vec<Work>,
+) {
     match file_size(&path) {
-        Ok(size) => work.push(Work::File { path, size, explicit, next_base, range }),
+        Ok(size) => work.push(Work::File { path, size, explicit, next_base, range, aborted }),
         Err(error) => work.push(Work::Failed { path, error }),
     }
 }
@@ -231,6 +250,19 @@ fn plan_partition(dir: &Path, args: &DumpArgs, limits: &Limits, work: &mut Vec<W
         }
     };
     let bases = segment_bases(&files);
+    // --aborted: every aborted transaction the partition's .txnindex files list
+    let aborted = args.filter.aborted.then(|| {
+        let mut all = Vec::new();
+        for f in &files {
+            let n = name_of(f);
+            if let (FileKind::TxnIndex, None, Some(base)) = (n.kind, n.suffix, n.offset)
+                && let Ok(r) = IndexReader::open(f, IndexKind::Txn, base)
+            {
+                all.extend(r.filter_map(|e| if let Ok(IndexEntry::Txn(t)) = e { Some(t) } else { None }));
+            }
+        }
+        Arc::new(all)
+    });
     for f in files {
         let n = name_of(&f);
         if let (Some(range), true) = (offsets, is_segment_file(&n)) {
@@ -242,7 +274,7 @@ fn plan_partition(dir: &Path, args: &DumpArgs, limits: &Limits, work: &mut Vec<W
             }
         }
         let next = next_base(&n, &bases);
-        push_file(f, false, next, offsets, work);
+        push_file_with(f, false, next, offsets, aborted.clone(), work);
     }
 }
 
@@ -325,6 +357,8 @@ struct Dumper<'a, W: Write> {
     decoder: Option<Decoder>,
     /// The offsets to print in the file being dumped.
     range: Option<OffsetRange>,
+    /// With `--aborted`: its partition's aborted transactions.
+    aborted: Option<Aborted>,
 }
 
 impl<W: Write> Dumper<'_, W> {
@@ -559,16 +593,29 @@ impl<W: Write> Dumper<'_, W> {
         if !filter.batch(h.producer_id, h.is_transactional()) {
             return Ok(false);
         }
+        // --aborted: a data batch of a transaction; a record of it in an aborted range
+        let aborted = self.aborted.clone();
+        if filter.aborted && (aborted.is_none() || !h.is_transactional() || h.is_control()) {
+            // (a file outside a partition dir has no aborted transactions)
+            return Ok(false);
+        }
+        let in_aborted = |offset: i64| {
+            aborted.as_ref().is_none_or(|a| {
+                a.iter().any(|t| t.producer_id == h.producer_id && t.first_offset <= offset && offset <= t.last_offset)
+            })
+        };
         // with a record filter: which records match (none: the batch is not printed)
-        let matching: Option<Vec<i64>> = filter.on_records().then(|| match b.records(scratch, &self.limits) {
-            Ok(records) => records
-                .filter_map(Result::ok)
-                .filter(|r| range.is_none_or(|g| g.contains(r.offset)))
-                .filter(|r| filter.record(r.key, r.value, r.headers.iter().map(|hd| (hd.key, hd.value))))
-                .map(|r| r.offset)
-                .collect(),
-            Err(_) => Vec::new(),
-        });
+        let matching: Option<Vec<i64>> =
+            (filter.on_records() || aborted.is_some()).then(|| match b.records(scratch, &self.limits) {
+                Ok(records) => records
+                    .filter_map(Result::ok)
+                    .filter(|r| range.is_none_or(|g| g.contains(r.offset)))
+                    .filter(|r| in_aborted(r.offset))
+                    .filter(|r| filter.record(r.key, r.value, r.headers.iter().map(|hd| (hd.key, hd.value))))
+                    .map(|r| r.offset)
+                    .collect(),
+                Err(_) => Vec::new(),
+            });
         if matching.as_ref().is_some_and(Vec::is_empty) {
             return Ok(false);
         }
@@ -687,7 +734,7 @@ impl<W: Write> Dumper<'_, W> {
         scratch: &mut Vec<u8>,
     ) -> io::Result<bool> {
         let filter = &self.args.filter;
-        if !filter.batch(-1, false) {
+        if !filter.batch(-1, false) || filter.aborted {
             return Ok(false);
         }
         let matching: Option<Vec<i64>> = filter.on_records().then(|| {
