@@ -616,6 +616,11 @@ impl<W: Write> Dumper<'_, W> {
                     .collect(),
                 Err(_) => Vec::new(),
             });
+        // (sorted: looked up per record)
+        let matching = matching.map(|mut m| {
+            m.sort_unstable();
+            m
+        });
         if matching.as_ref().is_some_and(Vec::is_empty) {
             return Ok(false);
         }
@@ -686,7 +691,7 @@ impl<W: Write> Dumper<'_, W> {
                 }
             };
             if range.is_some_and(|r| !r.contains(rec.offset))
-                || matching.as_ref().is_some_and(|m| !m.contains(&rec.offset))
+                || matching.as_ref().is_some_and(|m| m.binary_search(&rec.offset).is_err())
             {
                 continue;
             }
@@ -748,6 +753,11 @@ impl<W: Write> Dumper<'_, W> {
                     .collect(),
                 Err(_) => Vec::new(),
             }
+        });
+        // (sorted: looked up per record)
+        let matching = matching.map(|mut m| {
+            m.sort_unstable();
+            m
         });
         if matching.as_ref().is_some_and(Vec::is_empty) {
             return Ok(false);
@@ -819,7 +829,7 @@ impl<W: Write> Dumper<'_, W> {
                 }
             };
             if range.is_some_and(|r| !r.contains(rec.offset))
-                || matching.as_ref().is_some_and(|m| !m.contains(&rec.offset))
+                || matching.as_ref().is_some_and(|m| m.binary_search(&rec.offset).is_err())
             {
                 continue;
             }
