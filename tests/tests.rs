@@ -20,6 +20,8 @@ mod replicas;
 mod repair;
 // arbitrary records through the writer and `dump --format json`, exactly
 mod roundtrip;
+// `logtool stats` against dump's counts; its charts
+mod stats;
 // shared helpers
 mod util;
 // `logtool verify` on real-Kafka fixtures and real corruptions of them

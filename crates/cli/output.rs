@@ -8,6 +8,7 @@
 use std::borrow::Cow;
 use std::io::{self, Write};
 
+use logfmt::report::Report;
 use serde::Serialize;
 use tabled::builder::Builder;
 use tabled::settings::object::Columns;
@@ -716,6 +717,37 @@ impl<W: Write> Output<W> {
                 })
             }
             Format::Table => self.table_line(line),
+        }
+    }
+
+    /// A line that renders itself ([`logfmt::report::Report`]): its serde
+    /// form with `type` first, or a row under its columns.
+    pub fn report<R: Report>(&mut self, r: &R) -> io::Result<()> {
+        match self.format {
+            Format::Json => {
+                self.flush_json()?;
+                let body = serde_json::to_vec(r).map_err(io::Error::from)?;
+                self.write_out(|out| {
+                    write!(out, "{{\"type\":\"{}\"", R::TYPE)?;
+                    match body.strip_prefix(b"{") {
+                        Some(rest) if rest != b"}" => {
+                            out.write_all(b",")?;
+                            out.write_all(rest)?;
+                        }
+                        _ => out.write_all(b"}")?,
+                    }
+                    out.write_all(b"\n")
+                })
+            }
+            Format::Table => self.row(R::COLUMNS, r.cells()),
+        }
+    }
+
+    /// Free text between tables (charts in the terminal); nothing in JSON.
+    pub fn prose(&mut self, s: &str) -> io::Result<()> {
+        match self.format {
+            Format::Json => Ok(()),
+            Format::Table => self.text(s),
         }
     }
 
