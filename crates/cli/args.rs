@@ -101,6 +101,8 @@ pub struct DumpArgs {
     #[command(flatten)]
     pub filter: FilterArgs,
     #[command(flatten)]
+    pub redact: crate::redact::RedactArgs,
+    #[command(flatten)]
     pub limits: LimitArgs,
 }
 
@@ -110,17 +112,60 @@ pub struct DumpArgs {
 /// only those records (it implies --deep).
 #[derive(Args, Debug, Clone)]
 pub struct FilterArgs {
+    #[command(flatten)]
+    pub records: RecordFilterArgs,
+    /// Only the records of aborted transactions: data records whose producer and
+    /// offset fall in a transaction the partition's .txnindex files list as aborted
+    /// (what a read_committed consumer skips). Partition and log dirs.
+    #[arg(long, help_heading = "Filters")]
+    pub aborted: bool,
+    /// Only records from the offset Kafka's ListOffsets gives for TIME (the first
+    /// record with a timestamp at or after it), found with the time index: what
+    /// comes before is not read. Epoch ms or a date-time. Partition and log dirs.
+    #[arg(long, value_name = "TIME", value_parser = parse_time, help_heading = "Filters")]
+    pub since: Option<i64>,
+    /// Only records before the offset ListOffsets gives for TIME.
+    #[arg(long, value_name = "TIME", value_parser = parse_time, help_heading = "Filters")]
+    pub until: Option<i64>,
+}
+
+impl FilterArgs {
+    /// Whether any filter is given (then only files that hold records are dumped).
+    pub fn active(&self) -> bool {
+        self.records.active() || self.aborted || self.since.is_some() || self.until.is_some()
+    }
+
+    /// Whether a filter on records (not only on batches) is given.
+    pub fn on_records(&self) -> bool {
+        self.records.on_records()
+    }
+
+    /// See [`RecordFilterArgs::batch`].
+    pub fn batch(&self, producer_id: i64, transactional: bool) -> bool {
+        self.records.batch(producer_id, transactional)
+    }
+
+    /// See [`RecordFilterArgs::record`].
+    pub fn record<'h>(
+        &self,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+        headers: impl Iterator<Item = (&'h [u8], Option<&'h [u8]>)>,
+    ) -> bool {
+        self.records.record(key, value, headers)
+    }
+}
+
+/// The filters that look at one batch and one record (`dump` and
+/// `diff-replicas --records`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct RecordFilterArgs {
     /// Only batches of this producer id.
     #[arg(long, value_name = "ID", help_heading = "Filters")]
     pub producer_id: Option<i64>,
     /// Only transactional batches (their records and their commit/abort markers).
     #[arg(long, help_heading = "Filters")]
     pub txn: bool,
-    /// Only the records of aborted transactions: data records whose producer and
-    /// offset fall in a transaction the partition's .txnindex files list as aborted
-    /// (what a read_committed consumer skips). Partition and log dirs.
-    #[arg(long, help_heading = "Filters")]
-    pub aborted: bool,
     /// Only records whose key is exactly KEY (its UTF-8 bytes).
     #[arg(long, value_name = "KEY", help_heading = "Filters")]
     pub key: Option<String>,
@@ -131,28 +176,15 @@ pub struct FilterArgs {
     /// Only records whose value contains TEXT (its UTF-8 bytes).
     #[arg(long, value_name = "TEXT", help_heading = "Filters")]
     pub value_contains: Option<String>,
-    /// Only records from the offset Kafka's ListOffsets gives for TIME (the first
-    /// record with a timestamp at or after it), found with the time index: what
-    /// comes before is not read. Epoch ms or a date-time. Partition and log dirs.
-    #[arg(long, value_name = "TIME", value_parser = parse_time, help_heading = "Filters")]
-    pub since: Option<i64>,
-    /// Only records before the offset ListOffsets gives for TIME.
-    #[arg(long, value_name = "TIME", value_parser = parse_time, help_heading = "Filters")]
-    pub until: Option<i64>,
     /// Only records with a header NAME, or NAME=VALUE (the value's UTF-8 bytes).
     #[arg(long, value_name = "NAME[=VALUE]", help_heading = "Filters")]
     pub header: Option<String>,
 }
 
-impl FilterArgs {
-    /// Whether any filter is given (then only files that hold records are dumped).
+impl RecordFilterArgs {
+    /// Whether any of these filters is given.
     pub fn active(&self) -> bool {
-        self.on_records()
-            || self.producer_id.is_some()
-            || self.txn
-            || self.aborted
-            || self.since.is_some()
-            || self.until.is_some()
+        self.on_records() || self.producer_id.is_some() || self.txn
     }
 
     /// Whether a filter on records (not only on batches) is given.
@@ -394,6 +426,10 @@ pub struct DiffReplicasArgs {
     /// With --records, at most N records per replica.
     #[arg(long, value_name = "N", default_value_t = 1000)]
     pub max_records: usize,
+    #[command(flatten)]
+    pub filter: RecordFilterArgs,
+    #[command(flatten)]
+    pub redact: crate::redact::RedactArgs,
     #[command(flatten)]
     pub limits: LimitArgs,
 }

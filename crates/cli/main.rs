@@ -7,6 +7,7 @@ mod cmd;
 mod exit;
 mod output;
 mod progress;
+mod redact;
 
 use std::process::ExitCode;
 

@@ -85,6 +85,7 @@ pub fn run(global: &GlobalOpts, args: &DumpArgs) -> anyhow::Result<Status> {
         decoder: None,
         range: None,
         aborted: None,
+        redact: crate::redact::Redactor::from_args(&args.redact)?,
     };
     for w in work {
         match w {
@@ -278,9 +279,10 @@ fn plan_partition(dir: &Path, args: &DumpArgs, limits: &Limits, work: &mut Vec<W
     }
 }
 
-fn encode<'a>(payload: Payload, bytes: Option<&'a [u8]>) -> Field<'a> {
+fn encode<'a>(payload: Payload, redact: Option<&crate::redact::Redactor>, bytes: Option<&'a [u8]>) -> Field<'a> {
     match (payload, bytes) {
         (Payload::None, _) => Field::Absent,
+        (_, Some(b)) if let Some(r) = redact => Field::Text(Cow::Owned(r.token(b))),
         (_, None) => Field::Null,
         // valid UTF-8 (the usual case) checked by the fast validator first
         (Payload::Utf8, Some(b)) => {
@@ -359,6 +361,8 @@ struct Dumper<'a, W: Write> {
     range: Option<OffsetRange>,
     /// With `--aborted`: its partition's aborted transactions.
     aborted: Option<Aborted>,
+    /// With `--redact`: payloads become tokens.
+    redact: Option<crate::redact::Redactor>,
 }
 
 impl<W: Write> Dumper<'_, W> {
@@ -710,7 +714,10 @@ impl<W: Write> Dumper<'_, W> {
             let headers = rec
                 .headers
                 .iter()
-                .map(|hd| HeaderOut { key: String::from_utf8_lossy(hd.key), value: encode(payload, hd.value) })
+                .map(|hd| HeaderOut {
+                    key: String::from_utf8_lossy(hd.key),
+                    value: encode(payload, self.redact.as_ref(), hd.value),
+                })
                 .collect();
             self.out.emit(&Line::Record(RecordLine {
                 file,
@@ -719,10 +726,13 @@ impl<W: Write> Dumper<'_, W> {
                 key_size: rec.key_size(),
                 value_size: rec.value_size(),
                 sequence: rec.sequence,
-                key: encode(payload, rec.key),
-                value: encode(payload, rec.value),
+                key: encode(payload, self.redact.as_ref(), rec.key),
+                value: encode(payload, self.redact.as_ref(), rec.value),
                 headers,
-                decoded: (!h.is_control()).then_some(self.decoder).flatten().map(|d| d.decode(rec.key, rec.value)),
+                decoded: (!h.is_control() && self.redact.is_none())
+                    .then_some(self.decoder)
+                    .flatten()
+                    .map(|d| d.decode(rec.key, rec.value)),
                 control,
                 crc: None,
                 crc_valid: None,
@@ -856,8 +866,8 @@ impl<W: Write> Dumper<'_, W> {
                 key_size: msg.key_size(),
                 value_size: msg.value_size(),
                 sequence: -1,
-                key: encode(payload, msg.key),
-                value: encode(payload, msg.value),
+                key: encode(payload, self.redact.as_ref(), msg.key),
+                value: encode(payload, self.redact.as_ref(), msg.value),
                 headers: Vec::new(),
                 control: None,
                 decoded: None,

@@ -104,6 +104,7 @@ pub fn diff(global: &GlobalOpts, args: &DiffReplicasArgs) -> anyhow::Result<Stat
     }
     let leader =
         report.replicas.iter().find(|r| r.is_leader).map(|r| r.info.path.display().to_string()).unwrap_or_default();
+    let redact = crate::redact::Redactor::from_args(&args.redact)?;
     if args.records && report.diverged {
         for r in &report.replicas {
             let from = if r.is_leader { report.divergence_offset } else { r.divergence_offset };
@@ -113,18 +114,34 @@ pub fn diff(global: &GlobalOpts, args: &DiffReplicasArgs) -> anyhow::Result<Stat
                 out.emit(&Line::Note(NoteLine { file: &path, message: "a digest holds no records".into() }))?;
                 continue;
             }
-            let (records, more) = repl_check::records::records_from(&r.info.path, from, args.max_records, &limits)?;
+            let keep = |c: &repl_check::records::Candidate<'_>| {
+                args.filter.batch(c.producer_id, c.is_transactional)
+                    && args.filter.record(c.key, c.value, c.headers.iter().copied())
+            };
+            let (records, more) =
+                repl_check::records::records_from(&r.info.path, from, args.max_records, &limits, &keep)?;
             for d in records {
+                let key = match (&redact, &d.key) {
+                    (Some(red), Some(k)) => Some(red.token(k)),
+                    (None, Some(k)) => Some(k.iter().map(|b| format!("{b:02x}")).collect()),
+                    (_, None) => None,
+                };
+                let key_text = match (&redact, &d.key) {
+                    (_, None) => None,
+                    (Some(_), Some(_)) => key.clone(),
+                    (None, Some(k)) => Some(crate::output::clip(&String::from_utf8_lossy(k)).into_owned()),
+                };
                 out.emit(&Line::DivergentRecord(DivergentRecordLine {
                     replica: path.clone(),
                     offset: d.offset,
                     epoch: d.epoch,
                     timestamp: d.timestamp,
-                    key: d.key.as_ref().map(|k| k.iter().map(|b| format!("{b:02x}")).collect()),
+                    key,
                     value_size: d.value_size,
-                    value_crc32c: d.value_crc32c,
+                    // a checksum of a short value gives it away: keyed too
+                    value_crc32c: d.value_crc32c.map(|c| redact.as_ref().map_or(c, |red| red.hash_u32(c))),
                     control: d.is_control,
-                    key_text: d.key.as_ref().map(|k| crate::output::clip(&String::from_utf8_lossy(k)).into_owned()),
+                    key_text,
                 }))?;
             }
             if more {

@@ -43,6 +43,10 @@ pub struct StatsArgs {
     /// No histograms or sparklines under the table.
     #[arg(long)]
     pub no_charts: bool,
+    /// Accepted for scripts that pass it to every command: stats prints no keys,
+    /// values or header values (only counts, sizes, producer ids and paths).
+    #[arg(long, hide_short_help = true)]
+    pub redact: bool,
     #[command(flatten)]
     pub limits: LimitArgs,
 }

@@ -12,6 +12,20 @@ use logfmt::spec::names as n;
 
 use crate::error::Result;
 
+/// A record as a filter sees it (`keep` of [`records_from`]).
+pub struct Candidate<'a> {
+    /// Its batch's producer id (-1 for none and for legacy messages).
+    pub producer_id: i64,
+    /// Its batch is transactional.
+    pub is_transactional: bool,
+    /// Key (`None`: null).
+    pub key: Option<&'a [u8]>,
+    /// Value (`None`: null).
+    pub value: Option<&'a [u8]>,
+    /// Headers: (key, value).
+    pub headers: Vec<(&'a [u8], Option<&'a [u8]>)>,
+}
+
 /// One record.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DivergentRecord {
@@ -31,9 +45,16 @@ pub struct DivergentRecord {
     pub is_control: bool,
 }
 
-/// Records of the partition dir `dir` at or after `from`, at most `limit`;
-/// the flag says whether more follow. The offset index finds where to start.
-pub fn records_from(dir: &Path, from: i64, limit: usize, limits: &Limits) -> Result<(Vec<DivergentRecord>, bool)> {
+/// Records of the partition dir `dir` at or after `from` that `keep`
+/// accepts, at most `limit`; the flag says whether more follow. The offset
+/// index finds where to start.
+pub fn records_from(
+    dir: &Path,
+    from: i64,
+    limit: usize,
+    limits: &Limits,
+    keep: &dyn Fn(&Candidate<'_>) -> bool,
+) -> Result<(Vec<DivergentRecord>, bool)> {
     let p = Partition::open_with(dir, &LogDirCheckpoints::default())?;
     let first = p.segments.iter().rposition(|s| s.base <= from).unwrap_or(0);
     let mut out = Vec::new();
@@ -52,10 +73,11 @@ pub fn records_from(dir: &Path, from: i64, limit: usize, limits: &Limits) -> Res
         while let Some(item) = r.next_item().map_err(in_seg)? {
             let Item::Entry(e) = item else { return Ok((out, false)) };
             // (offset, timestamp, key, value) of each record at or after `from`
-            let mut push = |offset: i64, timestamp: i64, key: Option<&[u8]>, value: Option<&[u8]>, epoch, control| {
-                if offset < from {
+            let mut push = |offset: i64, timestamp: i64, c: Candidate<'_>, epoch, control| {
+                if offset < from || !keep(&c) {
                     return true;
                 }
+                let (key, value) = (c.key, c.value);
                 if out.len() >= limit {
                     return false;
                 }
@@ -78,14 +100,14 @@ pub fn records_from(dir: &Path, from: i64, limit: usize, limits: &Limits) -> Res
                     }
                     for rec in b.records(&mut scratch, limits).map_err(in_seg)? {
                         let rec = rec.map_err(in_seg)?;
-                        if !push(
-                            rec.offset,
-                            rec.timestamp,
-                            rec.key,
-                            rec.value,
-                            h.partition_leader_epoch,
-                            h.is_control(),
-                        ) {
+                        let c = Candidate {
+                            producer_id: h.producer_id,
+                            is_transactional: h.is_transactional(),
+                            key: rec.key,
+                            value: rec.value,
+                            headers: rec.headers.iter().map(|hd| (hd.key, hd.value)).collect(),
+                        };
+                        if !push(rec.offset, rec.timestamp, c, h.partition_leader_epoch, h.is_control()) {
                             return Ok((out, true));
                         }
                     }
@@ -96,7 +118,14 @@ pub fn records_from(dir: &Path, from: i64, limit: usize, limits: &Limits) -> Res
                     }
                     for rec in m.records(&mut scratch, limits).map_err(in_seg)? {
                         let rec = rec.map_err(in_seg)?;
-                        if !push(rec.offset, rec.timestamp, rec.message.key, rec.message.value, -1, false) {
+                        let c = Candidate {
+                            producer_id: -1,
+                            is_transactional: false,
+                            key: rec.message.key,
+                            value: rec.message.value,
+                            headers: Vec::new(),
+                        };
+                        if !push(rec.offset, rec.timestamp, c, -1, false) {
                             return Ok((out, true));
                         }
                     }
