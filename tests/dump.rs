@@ -596,3 +596,147 @@ fn redact_hides_payloads_but_keeps_equality() {
     assert_ne!(a, c);
     assert!(a.contains("redacted:"));
 }
+
+/// `dump --follow`: records appended to the active segment (a batch arriving
+/// in pieces is waited for) and to the segments it rolls to, as they come.
+#[test]
+fn follow_sees_appends_and_rolls() {
+    use std::io::{BufRead, Write};
+    use std::sync::mpsc;
+    use std::time::{Duration, Instant};
+    let src = fixtures().join("clean/logs/plain-0");
+    let seg = |base: &str| src.join(format!("{base:0>20}.log"));
+    let (_, want) = run_json(&["dump", "--deep", "--format", "json", s(&seg("0")), s(&seg("68")), s(&seg("135"))]);
+    let want: Vec<i64> = of_type(&want, "record").iter().map(|r| r["offset"].as_i64().unwrap()).collect();
+    assert_eq!(want.len(), 197);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("plain-0");
+    std::fs::create_dir(&dir).unwrap();
+    let active = |base: &str| dir.join(format!("{base:0>20}.log"));
+    std::fs::write(active("0"), b"").unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_logtool"))
+        .args(["--format", "json", "dump", "--follow", "--poll-ms", "20", s(&dir)])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel::<Value>();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(serde_json::from_str(&line).unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    let append = |path: &Path, bytes: &[u8]| {
+        let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+        f.write_all(bytes).unwrap();
+        f.flush().unwrap();
+    };
+    let mut got: Vec<Value> = Vec::new();
+    let wait_for = |n: usize, got: &mut Vec<Value>| {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while of_type(got, "record").len() < n && Instant::now() < deadline {
+            if let Ok(v) = rx.recv_timeout(Duration::from_millis(100)) {
+                got.push(v);
+            }
+        }
+    };
+    // the note that it follows from byte 0
+    wait_for(0, &mut got);
+    std::thread::sleep(Duration::from_millis(300));
+    let first = std::fs::read(seg("0")).unwrap();
+    // in pieces: a batch split across writes is printed once whole
+    for piece in [&first[..1000], &first[1000..7777], &first[7777..]] {
+        append(&active("0"), piece);
+        std::thread::sleep(Duration::from_millis(150));
+    }
+    wait_for(68, &mut got);
+    // a roll, then another
+    std::fs::write(active("68"), b"").unwrap();
+    append(&active("68"), &std::fs::read(seg("68")).unwrap());
+    wait_for(135, &mut got);
+    std::fs::write(active("135"), std::fs::read(seg("135")).unwrap()).unwrap();
+    wait_for(197, &mut got);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let offsets: Vec<i64> = of_type(&got, "record").iter().map(|r| r["offset"].as_i64().unwrap()).collect();
+    assert_eq!(offsets, want);
+    assert!(of_type(&got, "error").is_empty(), "{:?}", of_type(&got, "error"));
+    let notes: Vec<&str> = of_type(&got, "note").iter().map(|n| n["message"].as_str().unwrap()).collect();
+    assert!(notes.iter().any(|n| n.contains("rolled")), "{notes:?}");
+}
+
+/// Reading leaves the page cache as it was: what logtool read from disk is
+/// dropped again, what the cache held (a broker's hot pages) stays.
+#[test]
+fn reading_leaves_the_page_cache_as_it_was() {
+    use std::io::{Read, Seek, SeekFrom};
+    let resident = |p: &Path| -> Option<u64> {
+        let out = std::process::Command::new("fincore")
+            .args(["--bytes", "--noheadings", "--output", "RES"])
+            .arg(p)
+            .output()
+            .ok()?;
+        String::from_utf8(out.stdout).ok()?.trim().parse().ok()
+    };
+    let tmp = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let dir = tmp.path().join("plain-0");
+    std::fs::create_dir(&dir).unwrap();
+    let seg = dir.join("00000000000000000000.log");
+    std::fs::copy(crate::util::fixtures_4().join("kafka4/logs/plain-0/00000000000000000000.log"), &seg).unwrap();
+    let f = std::fs::File::open(&seg).unwrap();
+    f.sync_all().unwrap();
+    let drop_all = || rustix::fs::fadvise(&f, 0, None, rustix::fs::Advice::DontNeed).unwrap();
+    drop_all();
+    let Some(0) = resident(&seg) else {
+        eprintln!("skipped: no fincore, or this file system keeps pages cached (tmpfs)");
+        return;
+    };
+    let size = f.metadata().unwrap().len();
+    let runs: [&[&str]; 3] = [&["dump", "--deep"], &["verify"], &["stats"]];
+    let run_all = || {
+        for r in runs {
+            let mut args = r.to_vec();
+            args.push(s(&dir));
+            let (code, _, err) = run(&args);
+            assert!(code <= 1, "{err}");
+        }
+    };
+    run_all();
+    assert_eq!(resident(&seg), Some(0), "logtool left its own pages cached");
+    // the tail hot, as a broker's: still cached after, the rest still not
+    let mut g = std::fs::File::open(&seg).unwrap();
+    g.seek(SeekFrom::Start(size - 64 * 1024)).unwrap();
+    std::io::copy(&mut g, &mut std::io::sink()).unwrap();
+    let hot = resident(&seg).unwrap();
+    assert!(hot >= 64 * 1024, "{hot}");
+    run_all();
+    assert_eq!(resident(&seg), Some(hot), "the hot pages changed");
+    // all cached: all stay
+    let mut all = Vec::new();
+    std::fs::File::open(&seg).unwrap().read_to_end(&mut all).unwrap();
+    let full = resident(&seg).unwrap();
+    run_all();
+    assert_eq!(resident(&seg), Some(full));
+}
+
+/// `--max-rate` paces reading (a lower bound: the bucket starts empty).
+#[test]
+fn max_rate_paces_reading() {
+    let dir = crate::util::fixtures_4().join("kafka4/logs/plain-0");
+    let size: u64 = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "log"))
+        .map(|p| std::fs::metadata(p).unwrap().len())
+        .sum();
+    let t = std::time::Instant::now();
+    let (code, _, err) = run(&["--max-rate", "256K", "stats", s(&dir)]);
+    assert_eq!(code, 0, "{err}");
+    let secs = t.elapsed().as_secs_f64();
+    let least = size as f64 / (256.0 * 1024.0) - 1.0;
+    assert!(secs >= least, "{size} bytes in {secs:.2} s at 256 KiB/s");
+}

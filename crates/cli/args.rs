@@ -37,6 +37,10 @@ pub struct GlobalOpts {
     /// NO_COLOR is not set.
     #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorWhen::Auto, global = true)]
     pub color: ColorWhen,
+    /// Read segments at most this fast, all threads together (bytes per second;
+    /// suffixes K, M, G): gentle on a live broker's disk.
+    #[arg(long, value_name = "N", value_parser = parse_size, global = true)]
+    pub max_rate: Option<u64>,
 }
 
 /// When tables are coloured.
@@ -83,6 +87,14 @@ pub struct DumpArgs {
     /// Also print every record of every batch.
     #[arg(long)]
     pub deep: bool,
+    /// Follow one partition dir like `tail -f`: print the records a broker appends
+    /// from now on (implies --deep), across segment rolls, until interrupted.
+    /// With --offsets, from its start instead of the log end.
+    #[arg(long, conflicts_with = "max_bytes")]
+    pub follow: bool,
+    /// With --follow: how often to look for new data, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 200, requires = "follow", hide_short_help = true)]
+    pub poll_ms: u64,
     /// How to print keys, values and header values (utf8 is lossy: invalid bytes become U+FFFD).
     #[arg(long, value_enum, default_value_t = Payload::Utf8)]
     pub payload: Payload,

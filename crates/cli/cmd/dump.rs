@@ -59,6 +59,9 @@ enum Work {
 
 pub fn run(global: &GlobalOpts, args: &DumpArgs) -> anyhow::Result<Status> {
     let limits = args.limits.limits();
+    if args.follow {
+        return follow(global, args, &limits);
+    }
     let mut work = Vec::new();
     for p in &args.paths {
         if (args.filter.since.is_some() || args.filter.until.is_some())
@@ -551,6 +554,15 @@ impl<W: Write> Dumper<'_, W> {
         }
         self.progress.inc(size.saturating_sub(done_to));
         self.scratch = scratch;
+        let grown = reader.grown_by();
+        if grown > 0 && !limited {
+            self.note(
+                file,
+                format!(
+                    "the file grew by {grown} byte(s) while it was read (a live broker appending): read up to its size when opened, {size}"
+                ),
+            )?;
+        }
         if limited {
             self.note(
                 file,
@@ -663,7 +675,7 @@ impl<W: Write> Dumper<'_, W> {
             );
             self.damage(file, b.position(), batch_end, &e)?;
         }
-        let needs_records = self.args.deep || matching.is_some() || h.compression().is_none();
+        let needs_records = self.args.deep || self.args.follow || matching.is_some() || h.compression().is_none();
         if !needs_records {
             // the records are not read: counted from the header (within
             // --offsets, the batch's offsets there, at most its count)
@@ -1046,5 +1058,110 @@ impl<W: Write> Dumper<'_, W> {
                 self.error(file, &e, None)
             }
         }
+    }
+}
+
+/// `dump --follow PARTITION`: the records appended from now on (or from
+/// `--offsets`' start), across segment rolls, until interrupted. A batch
+/// still being written (a torn tail at the end of the active segment) is
+/// waited for, not reported.
+fn follow(global: &GlobalOpts, args: &DumpArgs, limits: &Limits) -> anyhow::Result<Status> {
+    let [dir] = args.paths.as_slice() else { anyhow::bail!("--follow takes one partition dir") };
+    if !matches!(logdir::resolve(dir)?, Target::PartitionDir(_)) {
+        anyhow::bail!("{}: --follow takes a partition dir", dir.display());
+    }
+    let segments = |dir: &Path| -> anyhow::Result<Vec<(i64, PathBuf)>> {
+        let p = logfmt::partition::Partition::open(dir, limits)?;
+        Ok(p.segments.iter().map(|s| (s.base, s.log.clone())).collect())
+    };
+    let poll = std::time::Duration::from_millis(args.poll_ms.max(1));
+    let progress = Progress::new(0, true);
+    let out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    let mut d = Dumper {
+        out: Output::new(out, global.format),
+        args,
+        limits: *limits,
+        scratch: Vec::new(),
+        status: Status::Clean,
+        summary: SummaryLine::default(),
+        progress: &progress,
+        decoder: None,
+        range: args.offsets,
+        aborted: None,
+        redact: crate::redact::Redactor::from_args(&args.redact)?,
+    };
+    // where to start: the segment holding --offsets' start, or the log end
+    let mut segs = segments(dir)?;
+    let start = args.offsets.map(|r| r.start);
+    let first = match start {
+        Some(o) => segs.iter().rposition(|(base, _)| *base <= o).unwrap_or(0),
+        None => segs.len().saturating_sub(1),
+    };
+    let Some((mut base, mut path)) = segs.get(first).cloned() else {
+        anyhow::bail!("{}: no segment to follow", dir.display())
+    };
+    let mut reader = LogReader::open_segment(&path, *limits, None)?;
+    let mut scratch = Vec::new();
+    if start.is_none() {
+        // from the log end: past every whole batch there now
+        loop {
+            match reader.next_item()? {
+                Some(Item::Entry(_)) => {}
+                Some(Item::Damage(dm)) if dm.truncated_tail => {
+                    reader.seek(dm.start);
+                    break;
+                }
+                Some(Item::Damage(_)) => {}
+                None => break,
+            }
+        }
+        d.note(&path.display().to_string(), format!("following from byte {}", reader.position()))?;
+    }
+    d.out.finish()?;
+    let mut stalled = 0u32;
+    loop {
+        let file = path.display().to_string();
+        match reader.next_item()? {
+            Some(Item::Entry(e)) => {
+                d.entry(&file, &e, d.range, &mut scratch)?;
+                continue;
+            }
+            Some(Item::Damage(dm)) if dm.truncated_tail => {
+                // being written: wait for the rest
+                reader.seek(dm.start);
+            }
+            Some(Item::Damage(dm)) => {
+                d.damage(&file, dm.start, dm.end, &dm.error)?;
+                continue;
+            }
+            None => {}
+        }
+        d.out.finish()?;
+        // at the end of what is there: more in this segment, or a roll
+        let len = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        if len > reader.end() {
+            reader.grow_end(len);
+            continue;
+        }
+        segs = segments(dir)?;
+        if let Some((next_base, next)) = segs.iter().find(|(b, _)| *b > base).cloned() {
+            // rolled: this segment is complete once nothing more came (a
+            // batch left unfinished for ten polls is damage)
+            stalled = if reader.position() < len { stalled.saturating_add(1) } else { 0 };
+            if stalled > 10 {
+                let e = Error::truncated(reader.position(), "record batch", 0);
+                d.damage(&file, reader.position(), len, &e)?;
+                stalled = 0;
+                reader.seek(len);
+            }
+            if reader.position() >= len {
+                d.note(&next.display().to_string(), format!("rolled: following segment {next_base}"))?;
+                base = next_base;
+                path = next;
+                reader = LogReader::open_segment(&path, *limits, None)?;
+                continue;
+            }
+        }
+        std::thread::sleep(poll);
     }
 }

@@ -184,6 +184,7 @@ pub enum Command {
 
 pub fn run(cli: Cli) -> anyhow::Result<Status> {
     crate::output::set_color(cli.global.color.resolve());
+    logfmt::live::set_max_rate(cli.global.max_rate);
     match cli.command {
         Command::PartitionOf(args) => partition_of::run(&cli.global, &args),
         Command::Completions(args) => {

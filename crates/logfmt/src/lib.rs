@@ -75,6 +75,7 @@ pub mod index;
 pub mod internal;
 pub mod legacy;
 pub mod limits;
+pub mod live;
 pub mod lock;
 pub mod log;
 pub mod logdir;

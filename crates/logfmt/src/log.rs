@@ -51,6 +51,7 @@ use crate::cursor::End;
 use crate::error::{Error, ErrorClass, ErrorKind, Result};
 use crate::legacy::LegacyMessage;
 use crate::limits::Limits;
+use crate::live::LiveFile;
 use crate::sanity::{self, Bounds, Facts, HeaderField, Prev};
 use crate::spec::batch::{
     ATTRIBUTES_OFFSET, CRC_OFFSET, LAST_OFFSET_DELTA_OFFSET, PARTITION_LEADER_EPOCH_OFFSET, RECORD_BATCH_OVERHEAD,
@@ -244,7 +245,7 @@ struct Broken {
 }
 
 /// Streaming reader of a `.log` file (or any source of entries).
-pub struct LogReader<R = File> {
+pub struct LogReader<R = LiveFile> {
     src: R,
     path: Option<PathBuf>,
     /// End of the data to read (the file length, or less with `set_end`).
@@ -268,21 +269,30 @@ pub struct LogReader<R = File> {
     pending: Option<Pending>,
     ready: VecDeque<Ready>,
     broken: Option<Broken>,
+    /// The source's length when the reader was made.
+    opened_len: u64,
 }
 
-impl LogReader<File> {
-    /// Open a file for reading.
-    pub fn open(path: &Path, limits: Limits) -> Result<LogReader<File>> {
-        let f = File::open(path).map_err(|e| Error::io(e, Some(path)))?;
-        let len = f.metadata().map_err(|e| Error::io(e, Some(path)))?.len();
+impl LogReader<LiveFile> {
+    /// Open a file for reading (through [`LiveFile`]: the page cache is left
+    /// as it was), up to its length now.
+    pub fn open(path: &Path, limits: Limits) -> Result<LogReader<LiveFile>> {
+        let f = LiveFile::open(path).map_err(|e| Error::io(e, Some(path)))?;
+        let len = f.current_len().map_err(|e| Error::io(e, Some(path)))?;
         let mut r = LogReader::new(f, len, limits);
         r.path = Some(path.to_path_buf());
         Ok(r)
     }
 
+    /// How many bytes were appended to the file since it was opened (a live
+    /// broker's active segment): they are not read.
+    pub fn grown_by(&self) -> u64 {
+        self.src.current_len().map_or(0, |now| now.saturating_sub(self.opened_len))
+    }
+
     /// Open a segment: its base offset (the bound its batches must respect)
     /// comes from its file name when that is Kafka's 20-digit form.
-    pub fn open_segment(path: &Path, limits: Limits, next_base_offset: Option<i64>) -> Result<LogReader<File>> {
+    pub fn open_segment(path: &Path, limits: Limits, next_base_offset: Option<i64>) -> Result<LogReader<LiveFile>> {
         let mut r = LogReader::open(path, limits)?;
         let name = path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         let base_offset = crate::naming::classify(&name).offset;
@@ -311,6 +321,7 @@ impl<R: Read + Seek> LogReader<R> {
             pending: None,
             ready: VecDeque::new(),
             broken: None,
+            opened_len: len,
         }
     }
 
@@ -329,6 +340,16 @@ impl<R: Read + Seek> LogReader<R> {
     /// before it).
     pub fn set_end(&mut self, end: u64) {
         self.end = self.end.min(end);
+    }
+
+    /// Read on to `end` (a file that grew: following a live segment); the
+    /// next entry is read afresh from the current position.
+    pub fn grow_end(&mut self, end: u64) {
+        if end > self.end {
+            self.end = end;
+            let pos = self.pos;
+            self.seek(pos);
+        }
     }
 
     /// End of the data being read.
@@ -388,6 +409,9 @@ impl<R: Read + Seek> LogReader<R> {
                 self.src_pos = have_end;
             }
             let before = self.win.len();
+            // room for the whole read first: the source is read in one call,
+            // not in growing steps (LiveFile drops what it reads from disk)
+            self.win.reserve(usize::try_from(read).unwrap_or(0));
             let got = (&mut self.src).take(read).read_to_end(&mut self.win).map_err(|e| self.io(e))?;
             self.src_pos = self.src_pos.saturating_add(got as u64);
             if (self.win.len().saturating_sub(before) as u64) < need {
