@@ -2,11 +2,10 @@
 //! (`logfmt::offsets`), for a partition dir or the partitions of a log dir.
 
 use std::io::{self, BufWriter};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use logfmt::logdir::{self, Target};
 use logfmt::offsets::PartitionOffsets;
-use logfmt::partition::{LogDirCheckpoints, Partition};
+use logfmt::partition::Targets;
 use logfmt::spec::names as n;
 
 use crate::args::{GlobalOpts, OffsetForTimeArgs};
@@ -15,32 +14,29 @@ use crate::output::{Line, NoteLine, OffsetLine, Output};
 
 pub fn run(global: &GlobalOpts, args: &OffsetForTimeArgs) -> anyhow::Result<Status> {
     let limits = args.limits.limits();
-    let (log_dir, dirs): (PathBuf, Vec<PathBuf>) = match logdir::resolve(&args.path)? {
-        Target::LogDir(d) => {
-            let dirs: Vec<PathBuf> = logdir::live_partitions(&d)?
-                .into_iter()
-                .filter(|(pd, _)| {
+    let targets = Targets::of(&args.path, &limits)?.live();
+    if !targets.is_log_dir && args.topic.is_some() {
+        anyhow::bail!("--topic goes with a log dir; {} is a partition dir", args.path.display());
+    }
+    let log_dir = targets.log_dir_path().to_path_buf();
+    let dirs: Vec<PathBuf> = targets
+        .partitions
+        .iter()
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).and_then(logfmt::naming::parse_partition_dir);
+            !targets.is_log_dir
+                || name.is_some_and(|pd| {
                     pd.topic != n::CLUSTER_METADATA_TOPIC && args.topic.as_ref().is_none_or(|t| *t == pd.topic)
                 })
-                .map(|(_, p)| p)
-                .collect();
-            if dirs.is_empty() {
-                match &args.topic {
-                    Some(t) => anyhow::bail!("{}: no partition of topic {t:?}", d.display()),
-                    None => anyhow::bail!("{}: no partitions", d.display()),
-                }
-            }
-            (d, dirs)
+        })
+        .cloned()
+        .collect();
+    if dirs.is_empty() {
+        match &args.topic {
+            Some(t) => anyhow::bail!("{}: no partition of topic {t:?}", log_dir.display()),
+            None => anyhow::bail!("{}: no partitions", log_dir.display()),
         }
-        Target::PartitionDir(p) => {
-            if args.topic.is_some() {
-                anyhow::bail!("--topic goes with a log dir; {} is a partition dir", p.display());
-            }
-            (p.parent().map(Path::to_path_buf).unwrap_or_default(), vec![p])
-        }
-        Target::File(f) => anyhow::bail!("{} is a file; give a partition dir or a log dir", f.display()),
-    };
-    let checkpoints = LogDirCheckpoints::read(&log_dir, &limits);
+    }
     let mut out = Output::new(BufWriter::new(io::stdout().lock()), global.format);
     if !log_dir.join(n::CLEAN_SHUTDOWN).exists() && log_dir.join(n::META_PROPERTIES).exists() {
         let file = log_dir.display().to_string();
@@ -53,7 +49,7 @@ pub fn run(global: &GlobalOpts, args: &OffsetForTimeArgs) -> anyhow::Result<Stat
     }
     let mut missing = false;
     for dir in &dirs {
-        let p = PartitionOffsets::open(&Partition::open_with(dir, &checkpoints)?, &limits)?;
+        let p = PartitionOffsets::open(&targets.open(dir)?, &limits)?;
         for q in &args.times {
             let a = p.answer(q.spec)?;
             missing |= a.offset.is_none();

@@ -11,7 +11,7 @@ use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
 
 use logfmt::logdir::{self, LogDirEntry, Target};
-use logfmt::partition::{LogDirCheckpoints, Partition};
+use logfmt::partition::{Partition, Targets};
 use logfmt::repair::checkpoints::{CheckpointLimits, adjust_checkpoints};
 use logfmt::repair::journal::{self, Repair};
 use logfmt::repair::recover::{self, Interval, RecoverOptions};
@@ -203,9 +203,10 @@ pub fn truncate_to_hw(global: &GlobalOpts, args: &TruncateToHwArgs) -> anyhow::R
     let limits = args.limits.limits();
     run_plan(global, &args.write, &log_dir, "truncate-to-hw", |changes, _out| {
         let mut lim = CheckpointLimits::default();
-        let checkpoints = LogDirCheckpoints::read(&log_dir, &limits);
+        // read under the lock run_plan holds
+        let targets = Targets::of(&args.path, &limits)?;
         for dir in &parts {
-            let p = Partition::open_with(dir, &checkpoints)?;
+            let p = targets.open(dir)?;
             if p.is_metadata_log() {
                 continue;
             }
@@ -270,9 +271,10 @@ pub fn retain(global: &GlobalOpts, args: &RetainArgs) -> anyhow::Result<Status> 
     };
     run_plan(global, &args.write, &log_dir, "retain", |changes, _out| {
         let mut lim = CheckpointLimits::default();
-        let checkpoints = LogDirCheckpoints::read(&log_dir, &limits);
+        // read under the lock run_plan holds
+        let targets = Targets::of(&args.path, &limits)?;
         for dir in &parts {
-            let p = Partition::open_with(dir, &checkpoints)?;
+            let p = targets.open(dir)?;
             if p.is_metadata_log() {
                 continue;
             }

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use clap::Args;
-use logfmt::partition::{LogDir, Partition};
+use logfmt::partition::{LogDir, Partition, Targets};
 use logfmt::report::{grouped, human_bytes};
 use logfmt::stats::{self, Histogram, Stats, Timeline};
 use rayon::prelude::*;
@@ -67,9 +67,8 @@ pub fn run(global: &GlobalOpts, args: &StatsArgs) -> anyhow::Result<Status> {
     let opts = stats::Options { top_producers: args.top, now_ms, limits };
     let mut groups = Vec::new();
     for path in &args.paths {
-        let (log_dir, dirs) = stats::partitions_at(path, &limits).with_context(|| path.display().to_string())?;
-        let is_log_dir = matches!(logfmt::logdir::resolve(path), Ok(logfmt::logdir::Target::LogDir(_)));
-        groups.push(Group { path: path.clone(), is_log_dir, log_dir, dirs });
+        let t = Targets::of(path, &limits).with_context(|| path.display().to_string())?.live();
+        groups.push(Group { path: path.clone(), is_log_dir: t.is_log_dir, log_dir: t.log_dir, dirs: t.partitions });
     }
     let work: Vec<(Arc<LogDir>, &PathBuf)> =
         groups.iter().flat_map(|g| g.dirs.iter().map(|d| (Arc::clone(&g.log_dir), d))).collect();

@@ -46,11 +46,11 @@ fn plan(path: &Path, opts: &Options, units: &mut Vec<Unit>) {
     match logdir::resolve(path) {
         Err(e) => units.push(failed(e)),
         Ok(Target::File(p)) => units.push(Unit::File(p)),
-        Ok(Target::PartitionDir(p)) => {
+        Ok(Target::PartitionDir(p)) => match logfmt::partition::Targets::of(&p, &opts.limits) {
             // the parent's checkpoints describe this partition, if it is a log dir
-            let log_dir = p.parent().map(|d| LogDir::read(d, &opts.limits)).unwrap_or_default();
-            units.push(Unit::Partition(p, Arc::new(log_dir)));
-        }
+            Ok(t) => units.push(Unit::Partition(p, t.log_dir)),
+            Err(e) => units.push(failed(e)),
+        },
         Ok(Target::LogDir(p)) => {
             let (log_dir, report) = verify::check_log_dir(&p, opts);
             let log_dir = Arc::new(log_dir);

@@ -409,6 +409,66 @@ pub fn batch_info(e: &Entry<'_>, scratch: &mut Vec<u8>, limits: &Limits) -> Batc
     }
 }
 
+/// The partitions a path names, each with what its log dir says: the one
+/// place a partition dir is paired with its log dir's checkpoints and
+/// metadata. A log dir names its partition dirs (in walking order); a
+/// partition dir names itself, its parent being its log dir.
+#[derive(Debug)]
+pub struct Targets {
+    /// The log dir (a partition dir's parent).
+    pub log_dir: std::sync::Arc<LogDir>,
+    /// The path was a log dir (not one partition dir).
+    pub is_log_dir: bool,
+    /// The partition dirs (for a log dir, every directory named like a
+    /// partition: live, `-delete` and `-future` ones).
+    pub partitions: Vec<PathBuf>,
+}
+
+impl Targets {
+    /// What `path` (a log dir or partition dir) names.
+    pub fn of(path: &Path, limits: &Limits) -> Result<Targets> {
+        use crate::logdir::{LogDirEntry, Target};
+        match crate::logdir::resolve(path)? {
+            Target::LogDir(d) => {
+                let partitions = crate::logdir::log_dir_entries(&d)?
+                    .into_iter()
+                    .filter_map(|e| if let LogDirEntry::Partition(p) = e { Some(p) } else { None })
+                    .collect();
+                Ok(Targets { log_dir: std::sync::Arc::new(LogDir::read(&d, limits)), is_log_dir: true, partitions })
+            }
+            Target::PartitionDir(p) => {
+                let ld = p.parent().map(|d| LogDir::read(d, limits)).unwrap_or_default();
+                Ok(Targets { log_dir: std::sync::Arc::new(ld), is_log_dir: false, partitions: vec![p] })
+            }
+            Target::File(f) => Err(crate::Error::io(
+                std::io::Error::new(std::io::ErrorKind::InvalidInput, "a file: give a partition dir or a log dir"),
+                Some(&f),
+            )),
+        }
+    }
+
+    /// Only the live partition dirs (not `-delete` or `-future` ones).
+    pub fn live(mut self) -> Targets {
+        self.partitions.retain(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .and_then(crate::naming::parse_partition_dir)
+                .is_some_and(|pd| pd.state == crate::naming::DirState::Live)
+        });
+        self
+    }
+
+    /// Open partition dir `dir` with its log dir's checkpoints.
+    pub fn open(&self, dir: &Path) -> Result<Partition> {
+        Partition::open_with(dir, &self.log_dir.checkpoints)
+    }
+
+    /// The log dir's path.
+    pub fn log_dir_path(&self) -> &Path {
+        &self.log_dir.path
+    }
+}
+
 /// Every live partition of each log dir in `dirs`, with the log dir's own
 /// state (one [`LogDir`] read per dir).
 pub fn open_log_dirs(dirs: &[PathBuf], limits: &Limits) -> Result<Vec<(LogDir, Vec<Partition>)>> {

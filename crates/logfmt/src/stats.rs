@@ -18,7 +18,6 @@
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -852,27 +851,6 @@ fn reclaimable(
     r.retention_bytes_reclaimable = Some(best.0);
     r.retention_records_reclaimable = Some(best.1);
     Ok(r)
-}
-
-/// The partitions a path names, each with its log dir: a log dir's live
-/// partitions, or a partition dir with its parent's checkpoints and
-/// metadata (the one place that pairs them).
-pub fn partitions_at(path: &Path, limits: &Limits) -> Result<(Arc<LogDir>, Vec<PathBuf>)> {
-    match crate::logdir::resolve(path)? {
-        crate::logdir::Target::LogDir(d) => {
-            let ld = Arc::new(LogDir::read(&d, limits));
-            let parts = crate::logdir::live_partitions(&d)?.into_iter().map(|(_, p)| p).collect();
-            Ok((ld, parts))
-        }
-        crate::logdir::Target::PartitionDir(p) => {
-            let ld = p.parent().map(|d| LogDir::read(d, limits)).unwrap_or_default();
-            Ok((Arc::new(ld), vec![p]))
-        }
-        crate::logdir::Target::File(f) => Err(crate::Error::io(
-            std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a log dir or partition dir"),
-            Some(&f),
-        )),
-    }
 }
 
 impl Report for Stats {
