@@ -233,17 +233,6 @@ pub struct SummaryLine {
     pub problems: u64,
 }
 
-#[derive(Serialize)]
-pub struct FindingLine<'a> {
-    pub file: Cow<'a, str>,
-    pub position: Option<u64>,
-    pub end_position: Option<u64>,
-    pub offset: Option<i64>,
-    pub kind: &'static str,
-    pub severity: &'static str,
-    pub message: &'a str,
-}
-
 #[derive(Serialize, Default, Clone, Copy)]
 pub struct VerifySummaryLine {
     pub files: u64,
@@ -264,20 +253,6 @@ pub struct ChangeLine {
     pub size_before: Option<u64>,
     pub size_after: Option<u64>,
     pub why: String,
-}
-
-#[derive(Serialize)]
-pub struct LossLine {
-    pub partition: String,
-    pub from_offset: i64,
-    pub to_offset: i64,
-    pub records: u64,
-    pub batches: u64,
-    pub bytes: u64,
-    pub epochs: Vec<i32>,
-    pub first_timestamp: i64,
-    pub last_timestamp: i64,
-    pub latest_epoch_lost: bool,
 }
 
 #[derive(Serialize)]
@@ -311,35 +286,6 @@ pub struct OffsetLine {
     pub segment: Option<String>,
     pub position: Option<u64>,
     pub detail: Option<String>,
-}
-
-#[derive(Serialize)]
-pub struct ReplicaLine {
-    pub path: String,
-    pub source: &'static str,
-    pub topic: String,
-    pub partition: i32,
-    pub role: &'static str,
-    pub log_start_offset: i64,
-    pub log_end_offset: i64,
-    pub high_watermark: Option<i64>,
-    pub latest_epoch: Option<i32>,
-    pub epochs: Vec<(i32, i64)>,
-    pub batch_epochs: Vec<(i32, i64)>,
-    pub batches: u64,
-    pub records: u64,
-    pub divergence_offset: Option<i64>,
-    pub truncate_to: Option<i64>,
-    pub truncation_rounds: Vec<(i32, i64, i64)>,
-    pub records_lost: u64,
-    pub batches_lost: u64,
-    pub lost_offsets: Option<(i64, i64)>,
-    pub lost_epochs: Vec<i32>,
-    pub lost_first_timestamp: i64,
-    pub lost_last_timestamp: i64,
-    pub records_lost_below_hw: u64,
-    pub records_kept_divergent: u64,
-    pub notes: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -501,15 +447,12 @@ pub enum Line<'a> {
     CleanShutdown(JsonFileLine<'a>),
     Error(ErrorLine<'a>),
     Note(NoteLine<'a>),
-    Finding(FindingLine<'a>),
     Change(ChangeLine),
-    Loss(LossLine),
     Warning(NoteLine<'a>),
     Partition(PartitionLine),
     Repair(RepairLine),
     Offset(OffsetLine),
     PartitionOf(PartitionOfLine),
-    Replica(ReplicaLine),
     #[serde(rename = "summary")]
     DiffSummary(DiffSummaryLine),
     DivergentRecord(DivergentRecordLine),
@@ -739,7 +682,19 @@ impl<W: Write> Output<W> {
                     out.write_all(b"\n")
                 })
             }
-            Format::Table => self.row(R::COLUMNS, r.cells()),
+            Format::Table => match r.text() {
+                Some(t) => self.text(&t),
+                None => {
+                    let mut cells = r.cells();
+                    // severities in colour (when asked)
+                    if let Some(i) = R::COLUMNS.iter().position(|c| *c == "SEVERITY")
+                        && let Some(cell) = cells.get_mut(i)
+                    {
+                        *cell = severity(cell);
+                    }
+                    self.row(R::COLUMNS, cells)
+                }
+            },
         }
     }
 
@@ -984,25 +939,6 @@ impl<W: Write> Output<W> {
                     c.why.clone(),
                 ],
             ),
-            Line::Loss(l) => {
-                let epochs = l.epochs.iter().map(i32::to_string).collect::<Vec<_>>().join(",");
-                let mut s = format!(
-                    "  {}: loses offsets {}..{} ({} record(s) in {} batch(es), {} bytes; leader epoch(s) {}; {} to {})",
-                    l.partition,
-                    l.from_offset,
-                    l.to_offset,
-                    l.records,
-                    l.batches,
-                    l.bytes,
-                    if epochs.is_empty() { "-".into() } else { epochs },
-                    fmt_time(l.first_timestamp),
-                    fmt_time(l.last_timestamp)
-                );
-                if l.latest_epoch_lost {
-                    s.push_str("\n  WARNING: these records were written in the latest leader epoch: they may have been acknowledged (KIP-101)");
-                }
-                self.text(&s)
-            }
             Line::PartitionOf(p) => self.row(
                 &["KEY", "PARTITIONS", "PARTITION"],
                 vec![p.key.clone(), p.partitions.to_string(), p.partition.to_string()],
@@ -1026,31 +962,6 @@ impl<W: Write> Output<W> {
                         opt(segment),
                         opt(o.position.map(|v| v.to_string())),
                         opt(o.detail.clone()),
-                    ],
-                )
-            }
-            Line::Replica(r) => {
-                const REPLICA: &[&str] =
-                    &["REPLICA", "ROLE", "START", "END", "HW", "EPOCH", "DIVERGES AT", "TRUNCATE TO", "LOST"];
-                let opt = |v: Option<i64>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
-                let lost = match (r.role, r.records_lost, r.lost_offsets) {
-                    ("leader", ..) => "-".to_string(),
-                    (_, 0, _) => "0".to_string(),
-                    (_, n, Some((a, b))) => format!("{n} ({a}..{b})"),
-                    (_, n, None) => n.to_string(),
-                };
-                self.row(
-                    REPLICA,
-                    vec![
-                        r.path.clone(),
-                        r.role.to_string(),
-                        r.log_start_offset.to_string(),
-                        r.log_end_offset.to_string(),
-                        opt(r.high_watermark),
-                        r.latest_epoch.map_or_else(|| "-".into(), |e| e.to_string()),
-                        opt(r.divergence_offset),
-                        opt(r.truncate_to),
-                        lost,
                     ],
                 )
             }
@@ -1309,24 +1220,6 @@ impl<W: Write> Output<W> {
                     )
                 };
                 self.text(&s)
-            }
-            Line::Finding(f) => {
-                let at = match (f.position, f.end_position) {
-                    (Some(p), Some(e)) => format!("{p}..{e}"),
-                    (Some(p), None) => p.to_string(),
-                    _ => String::new(),
-                };
-                self.row(
-                    &["SEVERITY", "KIND", "FILE", "BYTES", "OFFSET", "MESSAGE"],
-                    vec![
-                        severity(f.severity),
-                        f.kind.to_string(),
-                        f.file.to_string(),
-                        at,
-                        f.offset.map_or(String::new(), |o| o.to_string()),
-                        f.message.to_string(),
-                    ],
-                )
             }
             Line::VerifySummary(s) => {
                 let verdict = if s.errors + s.warnings + s.infos == 0 {

@@ -23,7 +23,7 @@ use crate::args::{
     GlobalOpts, RecoverArgs, ReindexArgs, RetainArgs, TruncateArgs, TruncateToHwArgs, UndoArgs, WriteArgs,
 };
 use crate::exit::Status;
-use crate::output::{ChangeLine, Line, LossLine, NoteLine, Output, PartitionLine, RepairLine};
+use crate::output::{ChangeLine, Line, NoteLine, Output, PartitionLine, RepairLine};
 
 type Out = Output<BufWriter<io::StdoutLock<'static>>>;
 
@@ -55,18 +55,7 @@ fn partitions(path: &Path) -> anyhow::Result<Vec<PathBuf>> {
 fn emit_changes(out: &mut Out, changes: &[Change], notes: &[Note]) -> io::Result<()> {
     for n in notes {
         match n {
-            Note::Loss(l) => out.emit(&Line::Loss(LossLine {
-                partition: l.partition.display().to_string(),
-                from_offset: l.from_offset,
-                to_offset: l.to_offset,
-                records: l.records,
-                batches: l.batches,
-                bytes: l.bytes,
-                epochs: l.epochs.clone(),
-                first_timestamp: l.first_timestamp,
-                last_timestamp: l.last_timestamp,
-                latest_epoch_lost: l.latest_epoch_lost,
-            }))?,
+            Note::Loss(l) => out.report(l)?,
             Note::Info { path, message } => {
                 let file = path.display().to_string();
                 out.emit(&Line::Note(NoteLine { file: &file, message: message.clone() }))?
@@ -78,13 +67,7 @@ fn emit_changes(out: &mut Out, changes: &[Change], notes: &[Note]) -> io::Result
         }
     }
     for c in changes {
-        out.emit(&Line::Change(ChangeLine {
-            op: c.op.name(),
-            file: c.file.display().to_string(),
-            size_before: c.size_before,
-            size_after: c.size_after,
-            why: c.why.clone(),
-        }))?;
+        out.report(c)?;
     }
     Ok(())
 }

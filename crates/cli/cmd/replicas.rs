@@ -9,11 +9,7 @@ use repl_check::replica::{self, SourceKind};
 
 use crate::args::{DiffReplicasArgs, DigestArgs, GlobalOpts};
 use crate::exit::Status;
-use crate::output::{DiffSummaryLine, DigestLine, DivergentRecordLine, Line, NoteLine, Output, ReplicaLine};
-
-fn pairs(v: &[logfmt::checkpoint::EpochEntry]) -> Vec<(i32, i64)> {
-    v.iter().map(|e| (e.epoch, e.start_offset)).collect()
-}
+use crate::output::{DiffSummaryLine, DigestLine, DivergentRecordLine, Line, NoteLine, Output};
 
 /// `--leader`: a 1-based position or one of the paths.
 fn leader_index(args: &DiffReplicasArgs) -> anyhow::Result<Option<usize>> {
@@ -37,36 +33,7 @@ pub fn diff(global: &GlobalOpts, args: &DiffReplicasArgs) -> anyhow::Result<Stat
     let report = diff::diff(&args.replicas, &opts)?;
     let mut out = Output::new(BufWriter::new(io::stdout().lock()), global.format);
     for r in &report.replicas {
-        out.emit(&Line::Replica(ReplicaLine {
-            path: r.info.path.display().to_string(),
-            source: match r.info.source {
-                SourceKind::Dir => "dir",
-                SourceKind::Digest => "digest",
-            },
-            topic: r.info.topic.clone(),
-            partition: r.info.partition,
-            role: if r.is_leader { "leader" } else { "follower" },
-            log_start_offset: r.info.log_start_offset,
-            log_end_offset: r.info.log_end_offset,
-            high_watermark: r.info.high_watermark,
-            latest_epoch: r.latest_epoch,
-            epochs: pairs(&r.epochs),
-            batch_epochs: pairs(&r.batch_epochs),
-            batches: r.batches,
-            records: r.records,
-            divergence_offset: r.divergence_offset,
-            truncate_to: r.truncate_to,
-            truncation_rounds: r.truncation_rounds.clone(),
-            records_lost: r.records_lost,
-            batches_lost: r.batches_lost,
-            lost_offsets: r.lost_range,
-            lost_epochs: r.lost_epochs.clone(),
-            lost_first_timestamp: r.lost_time_range.0,
-            lost_last_timestamp: r.lost_time_range.1,
-            records_lost_below_hw: r.records_lost_below_hw,
-            records_kept_divergent: r.records_kept_divergent,
-            notes: r.notes.clone(),
-        }))?;
+        out.report(r)?;
     }
     // the notes, for people (JSON has them in the replica lines)
     if global.format == crate::args::Format::Table {

@@ -5,7 +5,6 @@
 //! partition, checked in parallel on a rayon pool, then single files. Reports
 //! are printed in walking order once all are done. Nothing is written.
 
-use std::borrow::Cow;
 use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -19,7 +18,7 @@ use rayon::prelude::*;
 
 use crate::args::{FailOn, GlobalOpts, VerifyArgs};
 use crate::exit::Status;
-use crate::output::{FindingLine, Line, Output, VerifySummaryLine};
+use crate::output::{Line, Output, VerifySummaryLine};
 use crate::progress::Progress;
 
 enum Unit {
@@ -171,19 +170,12 @@ pub fn run(global: &GlobalOpts, args: &VerifyArgs) -> anyhow::Result<Status> {
                 status = status.merge(Status::Problems);
             }
             // tables show paths relative to the argument they were found under
-            let file = match global.format {
-                crate::args::Format::Json => f.file.display().to_string(),
-                crate::args::Format::Table => relative(&f.file, &args.paths),
-            };
-            out.emit(&Line::Finding(FindingLine {
-                file: Cow::Owned(file),
-                position: f.position,
-                end_position: f.end_position,
-                offset: f.offset,
-                kind: f.kind.name(),
-                severity: f.severity.name(),
-                message: &f.message,
-            }))?;
+            match global.format {
+                crate::args::Format::Json => out.report(f)?,
+                crate::args::Format::Table => {
+                    out.report(&verify::Finding { file: PathBuf::from(relative(&f.file, &args.paths)), ..f.clone() })?
+                }
+            }
         }
     }
     summary.elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);

@@ -17,6 +17,46 @@ pub trait Report: Serialize {
     const COLUMNS: &'static [&'static str];
     /// The row's cells, one per column.
     fn cells(&self) -> Vec<String>;
+    /// For a line that reads better as a sentence than as a row: the text
+    /// shown in tables instead of a row.
+    fn text(&self) -> Option<String> {
+        None
+    }
+}
+
+/// An epoch-ms time as `2026-11-21T09:14:03.123Z` (UTC), `-` when negative.
+pub fn iso_time(ms: i64) -> String {
+    if ms < 0 {
+        return "-".into();
+    }
+    let (y, mo, d, h, mi, s) = civil(ms.div_euclid(1000));
+    format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{:03}Z", ms.rem_euclid(1000))
+}
+
+/// An epoch-ms time as `2026-11-21 09:14:03Z` (UTC, to the second).
+pub fn utc(ms: i64) -> String {
+    let (y, mo, d, h, mi, s) = civil(ms.div_euclid(1000));
+    format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02}Z")
+}
+
+/// Year, month, day, hour, minute, second of epoch seconds (Howard
+/// Hinnant's civil-from-days).
+// every intermediate is bounded (days of an i64 of seconds fit many times over)
+#[allow(clippy::arithmetic_side_effects)]
+fn civil(secs: i64) -> (i64, i64, i64, i64, i64, i64) {
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let z = days.saturating_add(719_468);
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe.saturating_add(era.saturating_mul(400));
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if m <= 2 { y.saturating_add(1) } else { y };
+    (y, m, d, rem / 3600, rem % 3600 / 60, rem % 60)
 }
 
 /// A count in a table cell: grouped by thousands (`1,234,567`).
@@ -64,5 +104,9 @@ mod tests {
         assert_eq!(human_bytes(512), "512 B");
         assert_eq!(human_bytes(1536), "1.5 KiB");
         assert_eq!(human_bytes(3 << 30), "3.0 GiB");
+        assert_eq!(iso_time(1_763_716_443_123), "2025-11-21T09:14:03.123Z");
+        assert_eq!(iso_time(-1), "-");
+        assert_eq!(utc(0), "1970-01-01 00:00:00Z");
+        assert_eq!(utc(951_782_400_000), "2000-02-29 00:00:00Z");
     }
 }

@@ -900,24 +900,8 @@ impl Report for Stats {
 }
 
 /// An epoch-ms time as `2026-11-21 09:14:03Z` (UTC, to the second).
-// every intermediate is bounded (days of an i64 of ms fit many times over)
-#[allow(clippy::arithmetic_side_effects)]
 pub fn utc(ms: i64) -> String {
-    let secs = ms.div_euclid(1000);
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    // civil from days (Howard Hinnant's algorithm)
-    let z = days.saturating_add(719_468);
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe.saturating_add(era.saturating_mul(400));
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = if m <= 2 { y.saturating_add(1) } else { y };
-    format!("{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+    crate::report::utc(ms)
 }
 
 #[cfg(test)]

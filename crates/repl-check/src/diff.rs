@@ -78,6 +78,74 @@ pub struct ReplicaReport {
     pub notes: Vec<String>,
 }
 
+impl serde::Serialize for ReplicaReport {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let pairs = |v: &[EpochEntry]| -> Vec<(i32, i64)> { v.iter().map(|e| (e.epoch, e.start_offset)).collect() };
+        let i = &self.info;
+        let mut st = s.serialize_struct("ReplicaReport", 25)?;
+        st.serialize_field("path", &i.path.display().to_string())?;
+        st.serialize_field(
+            "source",
+            match i.source {
+                crate::replica::SourceKind::Dir => "dir",
+                crate::replica::SourceKind::Digest => "digest",
+            },
+        )?;
+        st.serialize_field("topic", &i.topic)?;
+        st.serialize_field("partition", &i.partition)?;
+        st.serialize_field("role", if self.is_leader { "leader" } else { "follower" })?;
+        st.serialize_field("log_start_offset", &i.log_start_offset)?;
+        st.serialize_field("log_end_offset", &i.log_end_offset)?;
+        st.serialize_field("high_watermark", &i.high_watermark)?;
+        st.serialize_field("latest_epoch", &self.latest_epoch)?;
+        st.serialize_field("epochs", &pairs(&self.epochs))?;
+        st.serialize_field("batch_epochs", &pairs(&self.batch_epochs))?;
+        st.serialize_field("batches", &self.batches)?;
+        st.serialize_field("records", &self.records)?;
+        st.serialize_field("divergence_offset", &self.divergence_offset)?;
+        st.serialize_field("truncate_to", &self.truncate_to)?;
+        st.serialize_field("truncation_rounds", &self.truncation_rounds)?;
+        st.serialize_field("records_lost", &self.records_lost)?;
+        st.serialize_field("batches_lost", &self.batches_lost)?;
+        st.serialize_field("lost_offsets", &self.lost_range)?;
+        st.serialize_field("lost_epochs", &self.lost_epochs)?;
+        st.serialize_field("lost_first_timestamp", &self.lost_time_range.0)?;
+        st.serialize_field("lost_last_timestamp", &self.lost_time_range.1)?;
+        st.serialize_field("records_lost_below_hw", &self.records_lost_below_hw)?;
+        st.serialize_field("records_kept_divergent", &self.records_kept_divergent)?;
+        st.serialize_field("notes", &self.notes)?;
+        st.end()
+    }
+}
+
+impl logfmt::report::Report for ReplicaReport {
+    const TYPE: &'static str = "replica";
+    const COLUMNS: &'static [&'static str] =
+        &["REPLICA", "ROLE", "START", "END", "HW", "EPOCH", "DIVERGES AT", "TRUNCATE TO", "LOST"];
+
+    fn cells(&self) -> Vec<String> {
+        let opt = |v: Option<i64>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
+        let lost = match (self.is_leader, self.records_lost, self.lost_range) {
+            (true, ..) => "-".to_string(),
+            (_, 0, _) => "0".to_string(),
+            (_, n, Some((a, b))) => format!("{n} ({a}..{b})"),
+            (_, n, None) => n.to_string(),
+        };
+        vec![
+            self.info.path.display().to_string(),
+            if self.is_leader { "leader" } else { "follower" }.to_string(),
+            self.info.log_start_offset.to_string(),
+            self.info.log_end_offset.to_string(),
+            opt(self.info.high_watermark),
+            self.latest_epoch.map_or_else(|| "-".into(), |e| e.to_string()),
+            opt(self.divergence_offset),
+            opt(self.truncate_to),
+            lost,
+        ]
+    }
+}
+
 /// The comparison.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Report {

@@ -117,6 +117,90 @@ impl Loss {
     }
 }
 
+impl serde::Serialize for Loss {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("Loss", 10)?;
+        st.serialize_field("partition", &self.partition.display().to_string())?;
+        st.serialize_field("from_offset", &self.from_offset)?;
+        st.serialize_field("to_offset", &self.to_offset)?;
+        st.serialize_field("records", &self.records)?;
+        st.serialize_field("batches", &self.batches)?;
+        st.serialize_field("bytes", &self.bytes)?;
+        st.serialize_field("epochs", &self.epochs)?;
+        st.serialize_field("first_timestamp", &self.first_timestamp)?;
+        st.serialize_field("last_timestamp", &self.last_timestamp)?;
+        st.serialize_field("latest_epoch_lost", &self.latest_epoch_lost)?;
+        st.end()
+    }
+}
+
+impl crate::report::Report for Loss {
+    const TYPE: &'static str = "loss";
+    const COLUMNS: &'static [&'static str] = &["PARTITION", "LOSES OFFSETS", "RECORDS", "BATCHES", "BYTES"];
+
+    fn cells(&self) -> Vec<String> {
+        vec![
+            self.partition.display().to_string(),
+            format!("{}..{}", self.from_offset, self.to_offset),
+            self.records.to_string(),
+            self.batches.to_string(),
+            self.bytes.to_string(),
+        ]
+    }
+
+    fn text(&self) -> Option<String> {
+        use crate::report::iso_time;
+        let epochs = self.epochs.iter().map(i32::to_string).collect::<Vec<_>>().join(",");
+        let mut s = format!(
+            "  {}: loses offsets {}..{} ({} record(s) in {} batch(es), {} bytes; leader epoch(s) {}; {} to {})",
+            self.partition.display(),
+            self.from_offset,
+            self.to_offset,
+            self.records,
+            self.batches,
+            self.bytes,
+            if epochs.is_empty() { "-".into() } else { epochs },
+            iso_time(self.first_timestamp),
+            iso_time(self.last_timestamp)
+        );
+        if self.latest_epoch_lost {
+            s.push_str(
+                "\n  WARNING: these records were written in the latest leader epoch: they may have been acknowledged (KIP-101)",
+            );
+        }
+        Some(s)
+    }
+}
+
+impl serde::Serialize for Change {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("Change", 5)?;
+        st.serialize_field("op", self.op.name())?;
+        st.serialize_field("file", &self.file.display().to_string())?;
+        st.serialize_field("size_before", &self.size_before)?;
+        st.serialize_field("size_after", &self.size_after)?;
+        st.serialize_field("why", &self.why)?;
+        st.end()
+    }
+}
+
+impl crate::report::Report for Change {
+    const TYPE: &'static str = "change";
+    const COLUMNS: &'static [&'static str] = &["CHANGE", "FILE", "BYTES BEFORE", "BYTES AFTER", "WHY"];
+
+    fn cells(&self) -> Vec<String> {
+        vec![
+            self.op.name().to_string(),
+            self.file.display().to_string(),
+            self.size_before.map_or("-".into(), |n| n.to_string()),
+            self.size_after.map_or("-".into(), |n| n.to_string()),
+            self.why.clone(),
+        ]
+    }
+}
+
 /// Something a planner wants the operator to know.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Note {

@@ -290,6 +290,42 @@ pub struct Finding {
     pub message: String,
 }
 
+impl serde::Serialize for Finding {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("Finding", 7)?;
+        st.serialize_field("file", &self.file.display().to_string())?;
+        st.serialize_field("position", &self.position)?;
+        st.serialize_field("end_position", &self.end_position)?;
+        st.serialize_field("offset", &self.offset)?;
+        st.serialize_field("kind", self.kind.name())?;
+        st.serialize_field("severity", self.severity.name())?;
+        st.serialize_field("message", &self.message)?;
+        st.end()
+    }
+}
+
+impl crate::report::Report for Finding {
+    const TYPE: &'static str = "finding";
+    const COLUMNS: &'static [&'static str] = &["SEVERITY", "KIND", "FILE", "BYTES", "OFFSET", "MESSAGE"];
+
+    fn cells(&self) -> Vec<String> {
+        let at = match (self.position, self.end_position) {
+            (Some(p), Some(e)) => format!("{p}..{e}"),
+            (Some(p), None) => p.to_string(),
+            _ => String::new(),
+        };
+        vec![
+            self.severity.name().to_string(),
+            self.kind.name().to_string(),
+            self.file.display().to_string(),
+            at,
+            self.offset.map_or(String::new(), |o| o.to_string()),
+            self.message.clone(),
+        ]
+    }
+}
+
 /// Options for verification.
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
