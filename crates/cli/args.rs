@@ -1,5 +1,8 @@
-//! The command line: clap definitions only. Values are validated here (bad
-//! values fail inside clap with exit code 2); commands receive typed options.
+//! The command line's shared parts (clap): the global options, argument
+//! groups several commands flatten (limits, filters, `--execute`), and the
+//! value parsers (bad values fail inside clap with exit code 2). Each
+//! command's own arguments live in its module (`cmd/<name>.rs`), the list of
+//! commands in `cmd/mod.rs`.
 
 use std::path::PathBuf;
 
@@ -77,45 +80,6 @@ pub enum Format {
     Table,
     /// JSON Lines, one object per line, for scripts.
     Json,
-}
-
-#[derive(Args, Debug)]
-pub struct DumpArgs {
-    /// Files or directories to dump.
-    #[arg(required = true, value_name = "PATH")]
-    pub paths: Vec<PathBuf>,
-    /// Also print every record of every batch.
-    #[arg(long)]
-    pub deep: bool,
-    /// Follow one partition dir like `tail -f`: print the records a broker appends
-    /// from now on (implies --deep), across segment rolls, until interrupted.
-    /// With --offsets, from its start instead of the log end.
-    #[arg(long, conflicts_with = "max_bytes")]
-    pub follow: bool,
-    /// With --follow: how often to look for new data, in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = 200, requires = "follow", hide_short_help = true)]
-    pub poll_ms: u64,
-    /// How to print keys, values and header values (utf8 is lossy: invalid bytes become U+FFFD).
-    #[arg(long, value_enum, default_value_t = Payload::Utf8)]
-    pub payload: Payload,
-    /// Decode the records of Kafka's internal topics (auto: by topic name; KRaft .checkpoint
-    /// files are cluster metadata). The decoded record is a `decoded` object in JSON.
-    #[arg(long, value_enum, default_value_t = Decode::Auto)]
-    pub decode: Decode,
-    /// Only offsets in this range: A..B (B excluded), A.., ..B, or one offset A.
-    /// Segments outside it are skipped and the offset index is used to seek.
-    #[arg(long, value_name = "RANGE", value_parser = parse_offset_range)]
-    pub offsets: Option<OffsetRange>,
-    /// Only read batches lying entirely within the first N bytes of each .log
-    /// (like kafka-dump-log's --max-bytes). Suffixes K, M, G (powers of 1024).
-    #[arg(long, value_name = "N", value_parser = parse_size)]
-    pub max_bytes: Option<u64>,
-    #[command(flatten)]
-    pub filter: FilterArgs,
-    #[command(flatten)]
-    pub redact: crate::redact::RedactArgs,
-    #[command(flatten)]
-    pub limits: LimitArgs,
 }
 
 /// Which batches and records `dump` prints (all given must hold). Batch
@@ -246,24 +210,6 @@ impl RecordFilterArgs {
     }
 }
 
-#[derive(Args, Debug)]
-pub struct VerifyArgs {
-    /// Log dirs, partition dirs or files to check.
-    #[arg(required = true, value_name = "PATH")]
-    pub paths: Vec<PathBuf>,
-    /// Exit with 1 when a finding is at least this severe.
-    #[arg(long, value_enum, default_value_t = FailOn::Error)]
-    pub fail_on: FailOn,
-    /// List at most N findings of one kind per file; the rest are counted.
-    #[arg(long, value_name = "N", default_value_t = 100)]
-    pub max_per_kind: usize,
-    /// Check this many partitions at once (default: one per core).
-    #[arg(short = 'j', long, value_name = "N")]
-    pub threads: Option<std::num::NonZeroUsize>,
-    #[command(flatten)]
-    pub limits: LimitArgs,
-}
-
 /// How a command that writes runs.
 #[derive(Args, Debug, Clone)]
 pub struct WriteArgs {
@@ -287,114 +233,6 @@ pub struct IntervalArgs {
     /// Use this index interval instead of the topic's index.interval.bytes.
     #[arg(long, value_name = "N", value_parser = parse_size)]
     pub index_interval_bytes: Option<u64>,
-}
-
-#[derive(Args, Debug)]
-pub struct RecoverArgs {
-    /// A log dir or a partition dir.
-    #[arg(value_name = "PATH")]
-    pub path: PathBuf,
-    /// Recover every segment, not only those from the recovery point on.
-    #[arg(long)]
-    pub all: bool,
-    /// Cut a damaged rolled segment too. That removes every segment after it,
-    /// intact or not (the plan shows what is lost); without it, --execute
-    /// refuses such a cut and changes nothing.
-    #[arg(long)]
-    pub allow_data_loss: bool,
-    /// Then roll each recovered partition at its log end and raise its recovery
-    /// point there, as Kafka does when it rolls and flushes a segment: the
-    /// recovered files are fsynced, an empty segment and a producer snapshot are
-    /// made at the log end, and the broker's next start has nothing left to
-    /// recover (without it, Kafka recovers the same segments again).
-    #[arg(long)]
-    pub roll: bool,
-    #[command(flatten)]
-    pub interval: IntervalArgs,
-    #[command(flatten)]
-    pub write: WriteArgs,
-    #[command(flatten)]
-    pub limits: LimitArgs,
-}
-
-#[derive(Args, Debug)]
-pub struct TruncateToHwArgs {
-    /// A log dir or a partition dir.
-    #[arg(value_name = "PATH")]
-    pub path: PathBuf,
-    /// Use this high watermark instead of the checkpointed one (a partition dir only).
-    #[arg(long, value_name = "OFFSET", value_parser = parse_offset)]
-    pub hw: Option<i64>,
-    #[command(flatten)]
-    pub write: WriteArgs,
-    #[command(flatten)]
-    pub limits: LimitArgs,
-}
-
-#[derive(Args, Debug)]
-pub struct TruncateArgs {
-    /// A partition dir.
-    #[arg(value_name = "PARTITION")]
-    pub path: PathBuf,
-    /// The new log end offset: records at and after it are removed.
-    #[arg(long, value_name = "OFFSET", value_parser = parse_offset)]
-    pub to: i64,
-    #[command(flatten)]
-    pub write: WriteArgs,
-    #[command(flatten)]
-    pub limits: LimitArgs,
-}
-
-#[derive(Args, Debug)]
-pub struct ReindexArgs {
-    /// A segment file, a partition dir or a log dir.
-    #[arg(value_name = "PATH")]
-    pub path: PathBuf,
-    #[command(flatten)]
-    pub interval: IntervalArgs,
-    #[command(flatten)]
-    pub write: WriteArgs,
-    #[command(flatten)]
-    pub limits: LimitArgs,
-}
-
-#[derive(Args, Debug)]
-#[command(group(clap::ArgGroup::new("rule").required(true).args(["before", "max_bytes", "log_start"])))]
-pub struct RetainArgs {
-    /// A log dir or a partition dir.
-    #[arg(value_name = "PATH")]
-    pub path: PathBuf,
-    /// Delete segments whose newest record is older than TIME: epoch milliseconds, or
-    /// an RFC 3339 date-time (without a zone: the local time zone).
-    #[arg(long, value_name = "TIME", value_parser = parse_time)]
-    pub before: Option<i64>,
-    /// Delete the oldest segments while each partition stays above N bytes.
-    #[arg(long, value_name = "N", value_parser = parse_size)]
-    pub max_bytes: Option<u64>,
-    /// Move the log start offset to OFFSET and delete the segments below it.
-    #[arg(long, value_name = "OFFSET", value_parser = parse_offset)]
-    pub log_start: Option<i64>,
-    #[command(flatten)]
-    pub write: WriteArgs,
-    #[command(flatten)]
-    pub limits: LimitArgs,
-}
-
-#[derive(Args, Debug)]
-pub struct OffsetForTimeArgs {
-    /// A partition dir, or a log dir (then every partition, or those of --topic).
-    #[arg(value_name = "PATH")]
-    pub path: PathBuf,
-    /// Epoch milliseconds; an RFC 3339 / ISO 8601 date-time such as 2026-11-21T09:14:00Z
-    /// or 2026-11-21T09:14 (without a zone offset: the local time zone); earliest (-2),
-    /// latest (-1) or max-timestamp (-3).
-    #[arg(required = true, value_name = "TIME", value_parser = parse_time_query, allow_negative_numbers = true)]
-    pub times: Vec<TimeQuery>,
-    /// With a log dir: only the partitions of this topic.
-    #[arg(long, value_name = "TOPIC")]
-    pub topic: Option<String>,
-    #[command(flatten)]
-    pub limits: LimitArgs,
 }
 
 /// A TIME argument: as given, and what it asks.
@@ -424,54 +262,6 @@ pub fn parse_time_query(s: &str) -> Result<TimeQuery, String> {
 }
 
 #[derive(Args, Debug)]
-pub struct DiffReplicasArgs {
-    /// Partition dirs or digest files of the same partition (two or more).
-    #[arg(required = true, num_args = 2.., value_name = "REPLICA")]
-    pub replicas: Vec<PathBuf>,
-    /// Which replica leads: its position (1 = the first REPLICA) or its path.
-    /// Default: the highest latest leader epoch, then the longest log.
-    #[arg(long, value_name = "REPLICA")]
-    pub leader: Option<String>,
-    /// Also list the records of the divergent range (partition dirs only).
-    #[arg(long)]
-    pub records: bool,
-    /// With --records, at most N records per replica.
-    #[arg(long, value_name = "N", default_value_t = 1000)]
-    pub max_records: usize,
-    #[command(flatten)]
-    pub filter: RecordFilterArgs,
-    #[command(flatten)]
-    pub redact: crate::redact::RedactArgs,
-    #[command(flatten)]
-    pub limits: LimitArgs,
-}
-
-#[derive(Args, Debug)]
-pub struct DigestArgs {
-    /// A partition dir.
-    #[arg(value_name = "PARTITION")]
-    pub path: PathBuf,
-    /// Where to write the digest.
-    #[arg(short, long, value_name = "FILE")]
-    pub output: PathBuf,
-    #[command(flatten)]
-    pub limits: LimitArgs,
-}
-
-#[derive(Args, Debug)]
-pub struct PartitionOfArgs {
-    /// The topic's partition count.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i32).range(1..))]
-    pub partitions: i32,
-    /// The keys are hex (the bytes a key serializer wrote), not UTF-8 text.
-    #[arg(long)]
-    pub hex: bool,
-    /// The keys.
-    #[arg(required = true, value_name = "KEY")]
-    pub keys: Vec<String>,
-}
-
-#[derive(Args, Debug)]
 pub struct CompletionsArgs {
     /// The shell.
     #[arg(value_enum)]
@@ -483,119 +273,6 @@ pub struct ManArgs {
     /// Where to write the pages (created if missing).
     #[arg(value_name = "DIR")]
     pub out: PathBuf,
-}
-
-#[derive(Args, Debug)]
-pub struct UndoArgs {
-    /// The log dir a repair changed, or the partition dir the repair was given.
-    #[arg(value_name = "PATH")]
-    pub log_dir: PathBuf,
-    /// The repair to undo (default: the latest).
-    #[arg(long, value_name = "ID")]
-    pub id: Option<String>,
-    #[command(flatten)]
-    pub write: WriteArgs,
-}
-
-#[derive(Args, Debug)]
-pub struct FixtureArgs {
-    /// A spec file, or the name of a shipped spec.
-    #[arg(value_name = "SPEC", required_unless_present = "list")]
-    pub spec: Option<String>,
-    /// Where to write (must be empty or absent).
-    #[arg(long, value_name = "DIR", required_unless_present = "list")]
-    pub out: Option<PathBuf>,
-    /// The seed of every generator (default: the spec's).
-    #[arg(long, value_name = "N")]
-    pub seed: Option<u64>,
-    /// Write N replicas that diverged (default: the spec's [replicas], else 1).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=9))]
-    pub replicas: Option<u32>,
-    /// List the shipped specs.
-    #[arg(long, conflicts_with_all = ["spec", "out"])]
-    pub list: bool,
-}
-
-#[derive(Args, Debug)]
-pub struct GroupsArgs {
-    /// Log dirs: those holding __consumer_offsets partitions, and those holding the
-    /// partitions whose lag to measure.
-    #[arg(value_name = "LOG_DIR", required_unless_present = "which")]
-    pub log_dirs: Vec<PathBuf>,
-    /// Only this group.
-    #[arg(long, value_name = "GROUP")]
-    pub group: Option<String>,
-    /// Which __consumer_offsets partition holds GROUP (Kafka's hash of the group id), then stop.
-    #[arg(long, value_name = "GROUP")]
-    pub which: Option<String>,
-    /// __consumer_offsets' partition count for --which (default: from the metadata log of
-    /// the log dirs, else 50, Kafka's default offsets.topic.num.partitions).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i32).range(1..))]
-    pub partitions: Option<i32>,
-    #[command(flatten)]
-    pub limits: LimitArgs,
-}
-
-#[derive(Args, Debug)]
-pub struct BrokerArgs {
-    /// The log dir: new or empty, or one this broker or a single-node Kafka 3.9 (node 1) left.
-    #[arg(long, value_name = "DIR")]
-    pub log_dir: PathBuf,
-    /// Where to listen: loopback only; port 0 picks a free one.
-    #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:9092")]
-    pub listen: std::net::SocketAddr,
-    /// node.id (1: the broker is the controller of its static quorum).
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    pub node_id: i32,
-    /// num.partitions: partitions of auto-created topics and of CreateTopics without a count.
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(i32).range(1..))]
-    pub partitions: i32,
-    /// auto.create.topics.enable: Metadata requests create the topics they name.
-    #[arg(long)]
-    pub auto_create_topics: bool,
-    /// offsets.topic.num.partitions: __consumer_offsets' partitions, made when a group first
-    /// needs them.
-    #[arg(long, value_name = "N", default_value_t = 50, value_parser = clap::value_parser!(i32).range(1..))]
-    pub offsets_partitions: i32,
-    /// group.initial.rebalance.delay.ms: how long a new group's first rebalance waits for
-    /// more members.
-    #[arg(long, value_name = "MS", default_value_t = 3000)]
-    pub group_initial_rebalance_delay_ms: u64,
-    /// A fault rule, API:ACTION[:WHEN] (repeatable): e.g. produce:NOT_LEADER_OR_FOLLOWER:every=5,
-    /// fetch:drop:nth=3, *:delay=200:fraction=0.1 (README, "Broker mode").
-    #[arg(long, value_name = "RULE")]
-    pub fault: Vec<String>,
-    /// A file of fault rules, one per line, re-read whenever it changes.
-    #[arg(long, value_name = "FILE")]
-    pub fault_file: Option<PathBuf>,
-}
-
-#[derive(Args, Debug)]
-pub struct TxnsArgs {
-    /// Log dirs: those holding the data partitions, and __transaction_state's.
-    #[arg(required = true, value_name = "LOG_DIR")]
-    pub log_dirs: Vec<PathBuf>,
-    /// Only this partition (TOPIC-N).
-    #[arg(long, value_name = "TOPIC-N")]
-    pub partition: Option<String>,
-    /// The broker's transaction.max.timeout.ms: an open transaction whose producer wrote
-    /// nothing for longer may be hanging (kafka-transactions find-hanging's
-    /// --max-transaction-timeout, 15 minutes by default).
-    #[arg(long, value_name = "MS", default_value_t = 900_000)]
-    pub max_timeout_ms: i64,
-    /// Judge ages as of this time (default: now): epoch ms or an RFC 3339 date-time.
-    #[arg(long, value_name = "TIME", value_parser = parse_time)]
-    pub at: Option<i64>,
-    #[command(flatten)]
-    pub limits: LimitArgs,
-}
-
-/// Severity threshold for the exit code.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FailOn {
-    Error,
-    Warning,
-    Info,
 }
 
 /// Ceilings on what one batch may cost in memory.

@@ -2,8 +2,10 @@
 
 use std::io::Write;
 
-use crate::args::BrokerArgs;
+use clap::Args;
+
 use crate::exit::Status;
+use std::path::PathBuf;
 
 pub fn run(args: &BrokerArgs) -> anyhow::Result<Status> {
     let config = broker::Config {
@@ -23,4 +25,38 @@ pub fn run(args: &BrokerArgs) -> anyhow::Result<Status> {
         let _ = out.flush();
     })?;
     Ok(Status::Clean)
+}
+
+#[derive(Args, Debug)]
+pub struct BrokerArgs {
+    /// The log dir: new or empty, or one this broker or a single-node Kafka 3.9 (node 1) left.
+    #[arg(long, value_name = "DIR")]
+    pub log_dir: PathBuf,
+    /// Where to listen: loopback only; port 0 picks a free one.
+    #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:9092")]
+    pub listen: std::net::SocketAddr,
+    /// node.id (1: the broker is the controller of its static quorum).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub node_id: i32,
+    /// num.partitions: partitions of auto-created topics and of CreateTopics without a count.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(i32).range(1..))]
+    pub partitions: i32,
+    /// auto.create.topics.enable: Metadata requests create the topics they name.
+    #[arg(long)]
+    pub auto_create_topics: bool,
+    /// offsets.topic.num.partitions: __consumer_offsets' partitions, made when a group first
+    /// needs them.
+    #[arg(long, value_name = "N", default_value_t = 50, value_parser = clap::value_parser!(i32).range(1..))]
+    pub offsets_partitions: i32,
+    /// group.initial.rebalance.delay.ms: how long a new group's first rebalance waits for
+    /// more members.
+    #[arg(long, value_name = "MS", default_value_t = 3000)]
+    pub group_initial_rebalance_delay_ms: u64,
+    /// A fault rule, API:ACTION[:WHEN] (repeatable): e.g. produce:NOT_LEADER_OR_FOLLOWER:every=5,
+    /// fetch:drop:nth=3, *:delay=200:fraction=0.1 (README, "Broker mode").
+    #[arg(long, value_name = "RULE")]
+    pub fault: Vec<String>,
+    /// A file of fault rules, one per line, re-read whenever it changes.
+    #[arg(long, value_name = "FILE")]
+    pub fault_file: Option<PathBuf>,
 }

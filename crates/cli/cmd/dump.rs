@@ -28,7 +28,9 @@ use logfmt::naming::{self, FileKind, FileName};
 use logfmt::sanity::Bounds;
 use logfmt::{Error, ErrorClass, Limits};
 
-use crate::args::{Decode, DumpArgs, GlobalOpts, OffsetRange, Payload};
+use clap::Args;
+
+use crate::args::{Decode, FilterArgs, GlobalOpts, LimitArgs, OffsetRange, Payload, parse_offset_range, parse_size};
 use crate::exit::Status;
 use crate::output::*;
 use crate::progress::Progress;
@@ -1164,4 +1166,43 @@ fn follow(global: &GlobalOpts, args: &DumpArgs, limits: &Limits) -> anyhow::Resu
         }
         std::thread::sleep(poll);
     }
+}
+
+#[derive(Args, Debug)]
+pub struct DumpArgs {
+    /// Files or directories to dump.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Also print every record of every batch.
+    #[arg(long)]
+    pub deep: bool,
+    /// Follow one partition dir like `tail -f`: print the records a broker appends
+    /// from now on (implies --deep), across segment rolls, until interrupted.
+    /// With --offsets, from its start instead of the log end.
+    #[arg(long, conflicts_with = "max_bytes")]
+    pub follow: bool,
+    /// With --follow: how often to look for new data, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 200, requires = "follow", hide_short_help = true)]
+    pub poll_ms: u64,
+    /// How to print keys, values and header values (utf8 is lossy: invalid bytes become U+FFFD).
+    #[arg(long, value_enum, default_value_t = Payload::Utf8)]
+    pub payload: Payload,
+    /// Decode the records of Kafka's internal topics (auto: by topic name; KRaft .checkpoint
+    /// files are cluster metadata). The decoded record is a `decoded` object in JSON.
+    #[arg(long, value_enum, default_value_t = Decode::Auto)]
+    pub decode: Decode,
+    /// Only offsets in this range: A..B (B excluded), A.., ..B, or one offset A.
+    /// Segments outside it are skipped and the offset index is used to seek.
+    #[arg(long, value_name = "RANGE", value_parser = parse_offset_range)]
+    pub offsets: Option<OffsetRange>,
+    /// Only read batches lying entirely within the first N bytes of each .log
+    /// (like kafka-dump-log's --max-bytes). Suffixes K, M, G (powers of 1024).
+    #[arg(long, value_name = "N", value_parser = parse_size)]
+    pub max_bytes: Option<u64>,
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    #[command(flatten)]
+    pub redact: crate::redact::RedactArgs,
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }

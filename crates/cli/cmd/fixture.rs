@@ -5,10 +5,13 @@ use std::io::{self, BufWriter};
 
 use anyhow::Context;
 
-use crate::args::{FixtureArgs, GlobalOpts};
+use clap::Args;
+
+use crate::args::GlobalOpts;
 use crate::exit::Status;
 use crate::output::{FixtureSummaryLine, Line, Output, SpecLine, WrittenLine};
 use crate::progress::Progress;
+use std::path::PathBuf;
 
 pub fn run(global: &GlobalOpts, args: &FixtureArgs) -> anyhow::Result<Status> {
     let mut out = Output::new(BufWriter::new(io::stdout().lock()), global.format);
@@ -52,4 +55,23 @@ pub fn run(global: &GlobalOpts, args: &FixtureArgs) -> anyhow::Result<Status> {
     }))?;
     out.finish()?;
     Ok(Status::Clean)
+}
+
+#[derive(Args, Debug)]
+pub struct FixtureArgs {
+    /// A spec file, or the name of a shipped spec.
+    #[arg(value_name = "SPEC", required_unless_present = "list")]
+    pub spec: Option<String>,
+    /// Where to write (must be empty or absent).
+    #[arg(long, value_name = "DIR", required_unless_present = "list")]
+    pub out: Option<PathBuf>,
+    /// The seed of every generator (default: the spec's).
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Write N replicas that diverged (default: the spec's [replicas], else 1).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=9))]
+    pub replicas: Option<u32>,
+    /// List the shipped specs.
+    #[arg(long, conflicts_with_all = ["spec", "out"])]
+    pub list: bool,
 }

@@ -11,10 +11,13 @@ use logfmt::partition::{Partition, open_log_dirs};
 use logfmt::rules::groups::Groups;
 use logfmt::rules::log::{high_watermark, log_end_offset, log_start_offset};
 
-use crate::args::{GlobalOpts, GroupsArgs};
+use clap::Args;
+
+use crate::args::{GlobalOpts, LimitArgs};
 use crate::exit::Status;
 use crate::output::{CommittedOffsetLine, GroupLine, GroupPartitionLine, Line, MemberOut, NoteLine, Output};
 use crate::progress::Progress;
+use std::path::PathBuf;
 
 /// Kafka's default `offsets.topic.num.partitions`.
 const DEFAULT_OFFSETS_PARTITIONS: i32 = 50;
@@ -133,4 +136,24 @@ pub fn run(global: &GlobalOpts, args: &GroupsArgs) -> anyhow::Result<Status> {
 
 fn dirs_text(args: &GroupsArgs) -> String {
     args.log_dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ")
+}
+
+#[derive(Args, Debug)]
+pub struct GroupsArgs {
+    /// Log dirs: those holding __consumer_offsets partitions, and those holding the
+    /// partitions whose lag to measure.
+    #[arg(value_name = "LOG_DIR", required_unless_present = "which")]
+    pub log_dirs: Vec<PathBuf>,
+    /// Only this group.
+    #[arg(long, value_name = "GROUP")]
+    pub group: Option<String>,
+    /// Which __consumer_offsets partition holds GROUP (Kafka's hash of the group id), then stop.
+    #[arg(long, value_name = "GROUP")]
+    pub which: Option<String>,
+    /// __consumer_offsets' partition count for --which (default: from the metadata log of
+    /// the log dirs, else 50, Kafka's default offsets.topic.num.partitions).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i32).range(1..))]
+    pub partitions: Option<i32>,
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }

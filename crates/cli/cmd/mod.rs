@@ -30,7 +30,7 @@ pub enum Command {
     /// (BuiltInPartitioner.partitionForKey). So "where is key K?" is `logtool dump
     /// --deep --key K <topic>-<this partition>`. Keys are taken as UTF-8 text, or as hex
     /// with --hex (what a key serializer wrote).
-    PartitionOf(PartitionOfArgs),
+    PartitionOf(partition_of::PartitionOfArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///
     /// For example: `logtool completions bash > /etc/bash_completion.d/logtool`.
@@ -46,7 +46,7 @@ pub enum Command {
     /// docs/json.md). Damaged bytes are reported with their position and the dump
     /// goes on. Exit code 1 when any damage (bad CRC, corrupt or truncated bytes)
     /// was found.
-    Dump(DumpArgs),
+    Dump(dump::DumpArgs),
     /// Find every problem in log dirs, partitions or files, after a crash or any time.
     ///
     /// Checks batches (CRC, framing, offsets, record decoding, timestamps, producer
@@ -56,7 +56,7 @@ pub enum Command {
     /// producer snapshots, partition.metadata) against the log end. Read-only, also
     /// when a live broker holds the log dir (it says so). Partitions are checked in
     /// parallel. Exit code 1 when a finding is at or above --fail-on.
-    Verify(VerifyArgs),
+    Verify(verify::VerifyArgs),
     /// Recover a log dir or partition as Kafka's recovery would after an unclean shutdown.
     ///
     /// For every partition, the segments from the one holding its recovery point
@@ -68,14 +68,14 @@ pub enum Command {
     /// without an index are recovered, as by Kafka; --all recovers every segment.
     ///
     /// Prints the plan and changes nothing unless --execute is given.
-    Recover(RecoverArgs),
+    Recover(repair::RecoverArgs),
     /// Cut each partition to its high watermark (replication-offset-checkpoint).
     ///
     /// Shows first what would be lost: records, offsets, leader epochs, time range;
     /// warns when the records above the high watermark were written in the latest
     /// leader epoch (they may have been acknowledged: KIP-101).
     /// Prints the plan and changes nothing unless --execute is given.
-    TruncateToHw(TruncateToHwArgs),
+    TruncateToHw(repair::TruncateToHwArgs),
     /// Cut a partition at an offset, as Kafka's UnifiedLog.truncateTo does.
     ///
     /// Records at and after --to are removed: segments starting above it go; the
@@ -90,18 +90,18 @@ pub enum Command {
     /// go to the quarantine: `logtool undo` puts them back.
     ///
     /// Prints the plan and changes nothing unless --execute is given.
-    Truncate(TruncateArgs),
+    Truncate(repair::TruncateArgs),
     /// Rebuild .index, .timeindex and .txnindex files exactly as Kafka rebuilds them.
     ///
     /// The index interval is the topic's index.interval.bytes, read from the log dir's
     /// KRaft metadata log (__cluster_metadata-0); the output says which value was used
     /// and where it came from. Plan only, unless --execute.
-    Reindex(ReindexArgs),
+    Reindex(repair::ReindexArgs),
     /// Delete old segments as Kafka's retention does, or move the log start offset.
     ///
     /// Whole segments go, oldest first; the active segment stays. Plan only, unless
     /// --execute.
-    Retain(RetainArgs),
+    Retain(repair::RetainArgs),
     /// The offset for a time, from the files: Kafka's ListOffsets answer, offline.
     ///
     /// For each TIME, what a broker answers a read_uncommitted client: the first offset
@@ -111,7 +111,7 @@ pub enum Command {
     /// max-timestamp = the first record with the largest timestamp. Answers at or above
     /// the high watermark are none, as for a live broker. Uses the time and offset
     /// indexes to read only where the answer is. Exit code 1 when a query has no answer.
-    OffsetForTime(OffsetForTimeArgs),
+    OffsetForTime(offsets::OffsetForTimeArgs),
     /// Compare replicas of one partition: divergence, and what Kafka will truncate.
     ///
     /// Each REPLICA is a partition dir (copied from a broker, ideally with its log dir's
@@ -121,17 +121,17 @@ pub enum Command {
     /// leader-epoch truncation (KIP-101/279) is replayed from the epoch caches to say
     /// where each follower will be truncated and which records it loses. Exit code 1
     /// when the replicas diverged.
-    DiffReplicas(DiffReplicasArgs),
+    DiffReplicas(replicas::DiffReplicasArgs),
     /// Write a compact fingerprint of a replica, for diff-replicas on another host.
     ///
     /// Per batch: offsets, leader epoch, CRC, size, record count, timestamps; plus the
     /// leader-epoch checkpoint, log start and end and high watermark. Format:
     /// docs/digest.md (versioned, zstd-compressed: a 1 GiB replica takes well under 1 MiB).
-    Digest(DigestArgs),
+    Digest(replicas::DigestArgs),
     /// Put back what a repair changed, from its quarantine.
     ///
     /// Without --id, the latest repair of the log dir. Plan only, unless --execute.
-    Undo(UndoArgs),
+    Undo(repair::UndoArgs),
     /// Write a Kafka log dir from a spec: topics, records, transactions, crashes, replicas.
     ///
     /// SPEC is a TOML file (schema: docs/fixture-spec.md) or the name of a shipped spec
@@ -139,7 +139,7 @@ pub enum Command {
     /// included, so a real Kafka starts on it (node id and cluster id in its meta.properties).
     /// With replicas, OUT holds one log dir per broker: node-1, node-2, ... The same spec and
     /// seed give the same bytes.
-    Fixture(FixtureArgs),
+    Fixture(fixture::FixtureArgs),
     /// Consumer groups from __consumer_offsets: committed offsets, state, members, lag.
     ///
     /// Replays every __consumer_offsets partition in the log dirs as the group coordinator
@@ -147,7 +147,7 @@ pub enum Command {
     /// transactional commits count once their transaction commits). The lag is measured
     /// against each partition's high watermark and log end when the partition is in one of
     /// the log dirs (kafka-consumer-groups --describe's LOG-END-OFFSET is the high watermark).
-    Groups(GroupsArgs),
+    Groups(groups::GroupsArgs),
     /// Open transactions, the last stable offsets they hold back, and hanging ones.
     ///
     /// For each partition: its open transactions (producer id and epoch, first offset, the
@@ -156,7 +156,7 @@ pub enum Command {
     /// the log dirs, the transactional id and its coordinator state. A transaction is hanging
     /// as kafka-transactions find-hanging decides: older than --max-timeout-ms and not one the
     /// coordinator will still write a marker for. Exit code 1 when one hangs.
-    Txns(TxnsArgs),
+    Txns(txns::TxnsArgs),
     /// A minimal Kafka broker on loopback that Kafka clients produce to and fetch from.
     ///
     /// Writes a new log dir as a Kafka 3.9 broker does (through logtool's writer): stop it
@@ -167,7 +167,7 @@ pub enum Command {
     /// partitions, configs), Produce (idempotent producers), Fetch (sessions, isolation
     /// levels), ListOffsets, DeleteRecords, consumer groups (classic protocol, offsets in
     /// __consumer_offsets); no transactions (README).
-    Broker(BrokerArgs),
+    Broker(broker::BrokerArgs),
     /// What partitions hold: sizes, batches, codecs, producers, keys, time, and what
     /// retention or compaction would reclaim, with charts.
     ///

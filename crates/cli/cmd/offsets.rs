@@ -8,7 +8,9 @@ use logfmt::offsets::PartitionOffsets;
 use logfmt::partition::Targets;
 use logfmt::spec::names as n;
 
-use crate::args::{GlobalOpts, OffsetForTimeArgs};
+use clap::Args;
+
+use crate::args::{GlobalOpts, LimitArgs, TimeQuery, parse_time_query};
 use crate::exit::Status;
 use crate::output::{Line, NoteLine, OffsetLine, Output};
 
@@ -70,4 +72,21 @@ pub fn run(global: &GlobalOpts, args: &OffsetForTimeArgs) -> anyhow::Result<Stat
     }
     out.finish()?;
     Ok(if missing { Status::Problems } else { Status::Clean })
+}
+
+#[derive(Args, Debug)]
+pub struct OffsetForTimeArgs {
+    /// A partition dir, or a log dir (then every partition, or those of --topic).
+    #[arg(value_name = "PATH")]
+    pub path: PathBuf,
+    /// Epoch milliseconds; an RFC 3339 / ISO 8601 date-time such as 2026-11-21T09:14:00Z
+    /// or 2026-11-21T09:14 (without a zone offset: the local time zone); earliest (-2),
+    /// latest (-1) or max-timestamp (-3).
+    #[arg(required = true, value_name = "TIME", value_parser = parse_time_query, allow_negative_numbers = true)]
+    pub times: Vec<TimeQuery>,
+    /// With a log dir: only the partitions of this topic.
+    #[arg(long, value_name = "TOPIC")]
+    pub topic: Option<String>,
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }

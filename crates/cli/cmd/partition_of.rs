@@ -3,7 +3,9 @@
 
 use std::io::{self, BufWriter};
 
-use crate::args::{GlobalOpts, PartitionOfArgs};
+use clap::Args;
+
+use crate::args::GlobalOpts;
 use crate::exit::Status;
 use crate::output::{Line, Output, PartitionOfLine};
 
@@ -31,4 +33,17 @@ fn parse_hex(s: &str) -> anyhow::Result<Vec<u8>> {
                 .ok_or_else(|| anyhow::anyhow!("{s:?} is not hex"))
         })
         .collect()
+}
+
+#[derive(Args, Debug)]
+pub struct PartitionOfArgs {
+    /// The topic's partition count.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i32).range(1..))]
+    pub partitions: i32,
+    /// The keys are hex (the bytes a key serializer wrote), not UTF-8 text.
+    #[arg(long)]
+    pub hex: bool,
+    /// The keys.
+    #[arg(required = true, value_name = "KEY")]
+    pub keys: Vec<String>,
 }

@@ -19,9 +19,9 @@ use logfmt::repair::retain::{self, Rule};
 use logfmt::repair::{Change, Changes, DryRun, Note, reindex, truncate};
 use serde_json::json;
 
-use crate::args::{
-    GlobalOpts, RecoverArgs, ReindexArgs, RetainArgs, TruncateArgs, TruncateToHwArgs, UndoArgs, WriteArgs,
-};
+use clap::Args;
+
+use crate::args::{GlobalOpts, IntervalArgs, LimitArgs, WriteArgs, parse_offset, parse_size, parse_time};
 use crate::exit::Status;
 use crate::output::{ChangeLine, Line, NoteLine, Output, PartitionLine, RepairLine};
 
@@ -318,4 +318,107 @@ pub fn undo(global: &GlobalOpts, args: &UndoArgs) -> anyhow::Result<Status> {
     }))?;
     out.finish()?;
     Ok(if args.write.execute || m.steps.is_empty() { Status::Clean } else { Status::Problems })
+}
+
+#[derive(Args, Debug)]
+pub struct RecoverArgs {
+    /// A log dir or a partition dir.
+    #[arg(value_name = "PATH")]
+    pub path: PathBuf,
+    /// Recover every segment, not only those from the recovery point on.
+    #[arg(long)]
+    pub all: bool,
+    /// Cut a damaged rolled segment too. That removes every segment after it,
+    /// intact or not (the plan shows what is lost); without it, --execute
+    /// refuses such a cut and changes nothing.
+    #[arg(long)]
+    pub allow_data_loss: bool,
+    /// Then roll each recovered partition at its log end and raise its recovery
+    /// point there, as Kafka does when it rolls and flushes a segment: the
+    /// recovered files are fsynced, an empty segment and a producer snapshot are
+    /// made at the log end, and the broker's next start has nothing left to
+    /// recover (without it, Kafka recovers the same segments again).
+    #[arg(long)]
+    pub roll: bool,
+    #[command(flatten)]
+    pub interval: IntervalArgs,
+    #[command(flatten)]
+    pub write: WriteArgs,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct TruncateToHwArgs {
+    /// A log dir or a partition dir.
+    #[arg(value_name = "PATH")]
+    pub path: PathBuf,
+    /// Use this high watermark instead of the checkpointed one (a partition dir only).
+    #[arg(long, value_name = "OFFSET", value_parser = parse_offset)]
+    pub hw: Option<i64>,
+    #[command(flatten)]
+    pub write: WriteArgs,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct TruncateArgs {
+    /// A partition dir.
+    #[arg(value_name = "PARTITION")]
+    pub path: PathBuf,
+    /// The new log end offset: records at and after it are removed.
+    #[arg(long, value_name = "OFFSET", value_parser = parse_offset)]
+    pub to: i64,
+    #[command(flatten)]
+    pub write: WriteArgs,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct ReindexArgs {
+    /// A segment file, a partition dir or a log dir.
+    #[arg(value_name = "PATH")]
+    pub path: PathBuf,
+    #[command(flatten)]
+    pub interval: IntervalArgs,
+    #[command(flatten)]
+    pub write: WriteArgs,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+#[derive(Args, Debug)]
+#[command(group(clap::ArgGroup::new("rule").required(true).args(["before", "max_bytes", "log_start"])))]
+pub struct RetainArgs {
+    /// A log dir or a partition dir.
+    #[arg(value_name = "PATH")]
+    pub path: PathBuf,
+    /// Delete segments whose newest record is older than TIME: epoch milliseconds, or
+    /// an RFC 3339 date-time (without a zone: the local time zone).
+    #[arg(long, value_name = "TIME", value_parser = parse_time)]
+    pub before: Option<i64>,
+    /// Delete the oldest segments while each partition stays above N bytes.
+    #[arg(long, value_name = "N", value_parser = parse_size)]
+    pub max_bytes: Option<u64>,
+    /// Move the log start offset to OFFSET and delete the segments below it.
+    #[arg(long, value_name = "OFFSET", value_parser = parse_offset)]
+    pub log_start: Option<i64>,
+    #[command(flatten)]
+    pub write: WriteArgs,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct UndoArgs {
+    /// The log dir a repair changed, or the partition dir the repair was given.
+    #[arg(value_name = "PATH")]
+    pub log_dir: PathBuf,
+    /// The repair to undo (default: the latest).
+    #[arg(long, value_name = "ID")]
+    pub id: Option<String>,
+    #[command(flatten)]
+    pub write: WriteArgs,
 }

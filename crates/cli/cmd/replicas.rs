@@ -7,7 +7,9 @@ use std::path::PathBuf;
 use repl_check::diff::{self, Options};
 use repl_check::replica::{self, SourceKind};
 
-use crate::args::{DiffReplicasArgs, DigestArgs, GlobalOpts};
+use clap::Args;
+
+use crate::args::{GlobalOpts, LimitArgs, RecordFilterArgs};
 use crate::exit::Status;
 use crate::output::{DiffSummaryLine, DigestLine, DivergentRecordLine, Line, NoteLine, Output};
 
@@ -152,4 +154,39 @@ pub fn digest(global: &GlobalOpts, args: &DigestArgs) -> anyhow::Result<Status> 
     }))?;
     out.finish()?;
     Ok(Status::Clean)
+}
+
+#[derive(Args, Debug)]
+pub struct DiffReplicasArgs {
+    /// Partition dirs or digest files of the same partition (two or more).
+    #[arg(required = true, num_args = 2.., value_name = "REPLICA")]
+    pub replicas: Vec<PathBuf>,
+    /// Which replica leads: its position (1 = the first REPLICA) or its path.
+    /// Default: the highest latest leader epoch, then the longest log.
+    #[arg(long, value_name = "REPLICA")]
+    pub leader: Option<String>,
+    /// Also list the records of the divergent range (partition dirs only).
+    #[arg(long)]
+    pub records: bool,
+    /// With --records, at most N records per replica.
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub max_records: usize,
+    #[command(flatten)]
+    pub filter: RecordFilterArgs,
+    #[command(flatten)]
+    pub redact: crate::redact::RedactArgs,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct DigestArgs {
+    /// A partition dir.
+    #[arg(value_name = "PARTITION")]
+    pub path: PathBuf,
+    /// Where to write the digest.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }

@@ -12,10 +12,13 @@ use logfmt::rules::log::{high_watermark, log_end_offset, log_start_offset};
 use logfmt::rules::producer::ProducerState;
 use logfmt::rules::transactions::{self, TxnMetadata};
 
-use crate::args::{GlobalOpts, TxnsArgs};
+use clap::Args;
+
+use crate::args::{GlobalOpts, LimitArgs, parse_time};
 use crate::exit::Status;
 use crate::output::{Line, NoteLine, OpenTxnLine, Output, TxnPartitionLine, TxnsSummaryLine};
 use crate::progress::Progress;
+use std::path::PathBuf;
 
 pub fn run(global: &GlobalOpts, args: &TxnsArgs) -> anyhow::Result<Status> {
     let limits = args.limits.limits();
@@ -126,4 +129,24 @@ pub fn run(global: &GlobalOpts, args: &TxnsArgs) -> anyhow::Result<Status> {
     }))?;
     out.finish()?;
     Ok(if hanging > 0 { Status::Problems } else { Status::Clean })
+}
+
+#[derive(Args, Debug)]
+pub struct TxnsArgs {
+    /// Log dirs: those holding the data partitions, and __transaction_state's.
+    #[arg(required = true, value_name = "LOG_DIR")]
+    pub log_dirs: Vec<PathBuf>,
+    /// Only this partition (TOPIC-N).
+    #[arg(long, value_name = "TOPIC-N")]
+    pub partition: Option<String>,
+    /// The broker's transaction.max.timeout.ms: an open transaction whose producer wrote
+    /// nothing for longer may be hanging (kafka-transactions find-hanging's
+    /// --max-transaction-timeout, 15 minutes by default).
+    #[arg(long, value_name = "MS", default_value_t = 900_000)]
+    pub max_timeout_ms: i64,
+    /// Judge ages as of this time (default: now): epoch ms or an RFC 3339 date-time.
+    #[arg(long, value_name = "TIME", value_parser = parse_time)]
+    pub at: Option<i64>,
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }

@@ -16,7 +16,9 @@ use logfmt::partition::LogDir;
 use logfmt::verify::{self, Kind, Options, Report, Severity};
 use rayon::prelude::*;
 
-use crate::args::{FailOn, GlobalOpts, VerifyArgs};
+use clap::{Args, ValueEnum};
+
+use crate::args::{GlobalOpts, LimitArgs};
 use crate::exit::Status;
 use crate::output::{Line, Output, VerifySummaryLine};
 use crate::progress::Progress;
@@ -182,4 +184,30 @@ pub fn run(global: &GlobalOpts, args: &VerifyArgs) -> anyhow::Result<Status> {
     out.emit(&Line::VerifySummary(summary))?;
     out.finish()?;
     Ok(status)
+}
+
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// Log dirs, partition dirs or files to check.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Exit with 1 when a finding is at least this severe.
+    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    pub fail_on: FailOn,
+    /// List at most N findings of one kind per file; the rest are counted.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub max_per_kind: usize,
+    /// Check this many partitions at once (default: one per core).
+    #[arg(short = 'j', long, value_name = "N")]
+    pub threads: Option<std::num::NonZeroUsize>,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// Severity threshold for the exit code.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Info,
 }
