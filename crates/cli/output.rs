@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 use std::io::{self, Write};
 
-use logfmt::report::Report;
+use logfmt::report::{Report, Shown};
 use serde::Serialize;
 use tabled::builder::Builder;
 use tabled::settings::object::Columns;
@@ -682,17 +682,16 @@ impl<W: Write> Output<W> {
                     out.write_all(b"\n")
                 })
             }
-            Format::Table => match r.text() {
-                Some(t) => self.text(&t),
-                None => {
-                    let mut cells = r.cells();
+            Format::Table => match r.show() {
+                Shown::Text(t) => self.text(&t),
+                Shown::Row(columns, mut cells) => {
                     // severities in colour (when asked)
-                    if let Some(i) = R::COLUMNS.iter().position(|c| *c == "SEVERITY")
+                    if let Some(i) = columns.iter().position(|c| *c == "SEVERITY")
                         && let Some(cell) = cells.get_mut(i)
                     {
                         *cell = severity(cell);
                     }
-                    self.row(R::COLUMNS, cells)
+                    self.row(columns, cells)
                 }
             },
         }

@@ -2,8 +2,8 @@
 //! print a library type without mirroring it field by field.
 //!
 //! A [`Report`] is serialisable (its JSON Lines object is its serde form
-//! with `"type": TYPE` first; docs/json.md documents each type) and renders
-//! as one table row under [`Report::COLUMNS`]. The binary's `Output`
+//! with `"type": TYPE` first; docs/json.md documents each type) and shows
+//! in a table as a row under its columns or as a sentence ([`Shown`]). The binary's `Output`
 //! (`crates/cli/output.rs`) writes either form; nothing else in the command
 //! needs to know the fields.
 
@@ -13,15 +13,18 @@ use serde::Serialize;
 pub trait Report: Serialize {
     /// The JSON `type` of the line.
     const TYPE: &'static str;
-    /// Table column headings.
-    const COLUMNS: &'static [&'static str];
-    /// The row's cells, one per column.
-    fn cells(&self) -> Vec<String>;
-    /// For a line that reads better as a sentence than as a row: the text
-    /// shown in tables instead of a row.
-    fn text(&self) -> Option<String> {
-        None
-    }
+    /// How the line shows in a table.
+    fn show(&self) -> Shown;
+}
+
+/// A line in a table: a row under its columns (rows with the same columns
+/// make one table), or a sentence of its own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Shown {
+    /// Column headings and the row's cells, one per column.
+    Row(&'static [&'static str], Vec<String>),
+    /// Text shown as it is.
+    Text(String),
 }
 
 /// An epoch-ms time as `2026-11-21T09:14:03.123Z` (UTC), `-` when negative.

@@ -855,10 +855,8 @@ fn reclaimable(
 
 impl Report for Stats {
     const TYPE: &'static str = "stats";
-    const COLUMNS: &'static [&'static str] =
-        &["PATH", "SEGMENTS", "BATCHES", "RECORDS", "SIZE", "AVG BATCH", "CODECS", "KEYS≈", "PRODUCERS", "TIME RANGE"];
-
-    fn cells(&self) -> Vec<String> {
+    fn show(&self) -> crate::report::Shown {
+        let cells = {
         let codecs = self
             .codecs
             .iter()
@@ -896,6 +894,8 @@ impl Report for Stats {
             grouped(self.producer_count),
             range,
         ]
+            };
+        crate::report::Shown::Row(&["PATH", "SEGMENTS", "BATCHES", "RECORDS", "SIZE", "AVG BATCH", "CODECS", "KEYS≈", "PRODUCERS", "TIME RANGE"], cells)
     }
 }
 

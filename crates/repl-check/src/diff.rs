@@ -121,10 +121,8 @@ impl serde::Serialize for ReplicaReport {
 
 impl logfmt::report::Report for ReplicaReport {
     const TYPE: &'static str = "replica";
-    const COLUMNS: &'static [&'static str] =
-        &["REPLICA", "ROLE", "START", "END", "HW", "EPOCH", "DIVERGES AT", "TRUNCATE TO", "LOST"];
-
-    fn cells(&self) -> Vec<String> {
+    fn show(&self) -> logfmt::report::Shown {
+        let cells = {
         let opt = |v: Option<i64>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
         let lost = match (self.is_leader, self.records_lost, self.lost_range) {
             (true, ..) => "-".to_string(),
@@ -143,6 +141,8 @@ impl logfmt::report::Report for ReplicaReport {
             opt(self.truncate_to),
             lost,
         ]
+            };
+        logfmt::report::Shown::Row(&["REPLICA", "ROLE", "START", "END", "HW", "EPOCH", "DIVERGES AT", "TRUNCATE TO", "LOST"], cells)
     }
 }
 

@@ -137,19 +137,7 @@ impl serde::Serialize for Loss {
 
 impl crate::report::Report for Loss {
     const TYPE: &'static str = "loss";
-    const COLUMNS: &'static [&'static str] = &["PARTITION", "LOSES OFFSETS", "RECORDS", "BATCHES", "BYTES"];
-
-    fn cells(&self) -> Vec<String> {
-        vec![
-            self.partition.display().to_string(),
-            format!("{}..{}", self.from_offset, self.to_offset),
-            self.records.to_string(),
-            self.batches.to_string(),
-            self.bytes.to_string(),
-        ]
-    }
-
-    fn text(&self) -> Option<String> {
+    fn show(&self) -> crate::report::Shown {
         use crate::report::iso_time;
         let epochs = self.epochs.iter().map(i32::to_string).collect::<Vec<_>>().join(",");
         let mut s = format!(
@@ -169,7 +157,7 @@ impl crate::report::Report for Loss {
                 "\n  WARNING: these records were written in the latest leader epoch: they may have been acknowledged (KIP-101)",
             );
         }
-        Some(s)
+        crate::report::Shown::Text(s)
     }
 }
 
@@ -188,9 +176,8 @@ impl serde::Serialize for Change {
 
 impl crate::report::Report for Change {
     const TYPE: &'static str = "change";
-    const COLUMNS: &'static [&'static str] = &["CHANGE", "FILE", "BYTES BEFORE", "BYTES AFTER", "WHY"];
-
-    fn cells(&self) -> Vec<String> {
+    fn show(&self) -> crate::report::Shown {
+        let cells = {
         vec![
             self.op.name().to_string(),
             self.file.display().to_string(),
@@ -198,6 +185,8 @@ impl crate::report::Report for Change {
             self.size_after.map_or("-".into(), |n| n.to_string()),
             self.why.clone(),
         ]
+            };
+        crate::report::Shown::Row(&["CHANGE", "FILE", "BYTES BEFORE", "BYTES AFTER", "WHY"], cells)
     }
 }
 

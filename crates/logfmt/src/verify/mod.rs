@@ -307,9 +307,8 @@ impl serde::Serialize for Finding {
 
 impl crate::report::Report for Finding {
     const TYPE: &'static str = "finding";
-    const COLUMNS: &'static [&'static str] = &["SEVERITY", "KIND", "FILE", "BYTES", "OFFSET", "MESSAGE"];
-
-    fn cells(&self) -> Vec<String> {
+    fn show(&self) -> crate::report::Shown {
+        let cells = {
         let at = match (self.position, self.end_position) {
             (Some(p), Some(e)) => format!("{p}..{e}"),
             (Some(p), None) => p.to_string(),
@@ -323,6 +322,8 @@ impl crate::report::Report for Finding {
             self.offset.map_or(String::new(), |o| o.to_string()),
             self.message.clone(),
         ]
+            };
+        crate::report::Shown::Row(&["SEVERITY", "KIND", "FILE", "BYTES", "OFFSET", "MESSAGE"], cells)
     }
 }
 
