@@ -7,9 +7,12 @@ use anyhow::Context;
 
 use clap::Args;
 
+use logfmt::report::{Report, Shown};
+use serde::Serialize;
+
 use crate::args::GlobalOpts;
 use crate::exit::Status;
-use crate::output::{FixtureSummaryLine, Line, Output, SpecLine, WrittenLine};
+use crate::output::Output;
 use crate::progress::Progress;
 use std::path::PathBuf;
 
@@ -18,7 +21,7 @@ pub fn run(global: &GlobalOpts, args: &FixtureArgs) -> anyhow::Result<Status> {
     if args.list {
         for (name, text) in fixture::shipped::SPECS {
             let description = fixture::spec::parse(text).map(|s| s.description).unwrap_or_default();
-            out.emit(&Line::Spec(SpecLine { name: name.to_string(), description }))?;
+            out.report(&(SpecLine { name: name.to_string(), description }))?;
         }
         out.finish()?;
         return Ok(Status::Clean);
@@ -38,21 +41,19 @@ pub fn run(global: &GlobalOpts, args: &FixtureArgs) -> anyhow::Result<Status> {
     progress.finish();
     for n in &report.nodes {
         for p in &n.partitions {
-            out.emit(&Line::Written(WrittenLine {
-                node_id: n.node_id,
-                log_dir: n.dir.display().to_string(),
-                partition: p,
-            }))?;
+            out.report(&(WrittenLine { node_id: n.node_id, log_dir: n.dir.display().to_string(), partition: p }))?;
         }
     }
-    out.emit(&Line::FixtureSummary(FixtureSummaryLine {
-        out: dir.display().to_string(),
-        seed: report.seed,
-        cluster_id: report.cluster_id.clone(),
-        nodes: report.nodes.iter().map(|n| n.dir.display().to_string()).collect(),
-        divergence: report.divergence.clone(),
-        damage: report.damage.clone(),
-    }))?;
+    out.report(
+        &(FixtureSummaryLine {
+            out: dir.display().to_string(),
+            seed: report.seed,
+            cluster_id: report.cluster_id.clone(),
+            nodes: report.nodes.iter().map(|n| n.dir.display().to_string()).collect(),
+            divergence: report.divergence.clone(),
+            damage: report.damage.clone(),
+        }),
+    )?;
     out.finish()?;
     Ok(Status::Clean)
 }
@@ -74,4 +75,85 @@ pub struct FixtureArgs {
     /// List the shipped specs.
     #[arg(long, conflicts_with_all = ["spec", "out"])]
     pub list: bool,
+}
+
+#[derive(Serialize)]
+pub struct WrittenLine<'a> {
+    pub node_id: i32,
+    pub log_dir: String,
+    #[serde(flatten)]
+    pub partition: &'a fixture::PartitionReport,
+}
+
+impl<'a> Report for WrittenLine<'a> {
+    const TYPE: &'static str = "written";
+
+    fn show(&self) -> Shown {
+        let w = self;
+        const WRITTEN: &[&str] =
+            &["NODE", "PARTITION", "SEGMENTS", "BATCHES", "RECORDS", "LOG START", "LOG END", "HW", "EPOCH"];
+        let p = w.partition;
+        Shown::Row(
+            WRITTEN,
+            vec![
+                w.node_id.to_string(),
+                p.name.clone(),
+                p.segments.to_string(),
+                p.batches.to_string(),
+                p.records.to_string(),
+                p.log_start_offset.to_string(),
+                p.log_end_offset.to_string(),
+                p.high_watermark.to_string(),
+                p.leader_epoch.to_string(),
+            ],
+        )
+    }
+}
+
+#[derive(Serialize)]
+pub struct SpecLine {
+    pub name: String,
+    pub description: String,
+}
+
+impl Report for SpecLine {
+    const TYPE: &'static str = "spec";
+
+    fn show(&self) -> Shown {
+        let sp = self;
+        Shown::Row(&["SPEC", "DESCRIPTION"], vec![sp.name.clone(), sp.description.clone()])
+    }
+}
+
+#[derive(Serialize)]
+pub struct FixtureSummaryLine {
+    pub out: String,
+    pub seed: u64,
+    pub cluster_id: String,
+    pub nodes: Vec<String>,
+    pub divergence: std::collections::BTreeMap<String, i64>,
+    pub damage: Vec<String>,
+}
+
+impl Report for FixtureSummaryLine {
+    const TYPE: &'static str = "summary";
+
+    fn show(&self) -> Shown {
+        let f = self;
+        let mut s = String::new();
+        for d in &f.damage {
+            s.push_str(&format!("\ndamage: {d}"));
+        }
+        for (p, o) in &f.divergence {
+            s.push_str(&format!("\n{p}: the replicas diverge at offset {o}"));
+        }
+        s.push_str(&format!(
+            "\nwrote {} (seed {}, cluster id {}); start Kafka with log.dirs and metadata.log.dir = {}",
+            f.out,
+            f.seed,
+            f.cluster_id,
+            f.nodes.join(", ")
+        ));
+        Shown::Text(s)
+    }
 }

@@ -5,16 +5,19 @@ use std::io::{self, BufWriter};
 
 use clap::Args;
 
+use logfmt::report::{Report, Shown};
+use serde::Serialize;
+
 use crate::args::GlobalOpts;
 use crate::exit::Status;
-use crate::output::{Line, Output, PartitionOfLine};
+use crate::output::Output;
 
 pub fn run(global: &GlobalOpts, args: &PartitionOfArgs) -> anyhow::Result<Status> {
     let mut out = Output::new(BufWriter::new(io::stdout().lock()), global.format);
     for key in &args.keys {
         let bytes = if args.hex { parse_hex(key)? } else { key.as_bytes().to_vec() };
         let partition = logfmt::internal::partition_for_key(&bytes, args.partitions);
-        out.emit(&Line::PartitionOf(PartitionOfLine { key: key.clone(), partitions: args.partitions, partition }))?;
+        out.report(&(PartitionOfLine { key: key.clone(), partitions: args.partitions, partition }))?;
     }
     out.finish()?;
     Ok(Status::Clean)
@@ -46,4 +49,24 @@ pub struct PartitionOfArgs {
     /// The keys.
     #[arg(required = true, value_name = "KEY")]
     pub keys: Vec<String>,
+}
+
+/// `partition-of`: a key and the partition Kafka's default partitioner gives it.
+#[derive(Serialize)]
+pub struct PartitionOfLine {
+    pub key: String,
+    pub partitions: i32,
+    pub partition: i32,
+}
+
+impl Report for PartitionOfLine {
+    const TYPE: &'static str = "partition_of";
+
+    fn show(&self) -> Shown {
+        let p = self;
+        Shown::Row(
+            &["KEY", "PARTITIONS", "PARTITION"],
+            vec![p.key.clone(), p.partitions.to_string(), p.partition.to_string()],
+        )
+    }
 }

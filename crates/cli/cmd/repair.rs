@@ -21,9 +21,12 @@ use serde_json::json;
 
 use clap::Args;
 
+use logfmt::report::{Report, Shown};
+use serde::Serialize;
+
 use crate::args::{GlobalOpts, IntervalArgs, LimitArgs, WriteArgs, parse_offset, parse_size, parse_time};
 use crate::exit::Status;
-use crate::output::{ChangeLine, Line, NoteLine, Output, PartitionLine, RepairLine};
+use crate::output::{ChangeLine, Line, NoteLine, Output};
 
 type Out = Output<BufWriter<io::StdoutLock<'static>>>;
 
@@ -86,15 +89,17 @@ fn run_plan(
         let mut dry = DryRun::default();
         plan(&mut dry, &mut out)?;
         emit_changes(&mut out, &dry.changes, &dry.notes)?;
-        out.emit(&Line::Repair(RepairLine {
-            command: command.into(),
-            log_dir: log_dir_s,
-            executed: false,
-            changes: dry.changes.len(),
-            id: None,
-            quarantine: None,
-            state: "planned".into(),
-        }))?;
+        out.report(
+            &(RepairLine {
+                command: command.into(),
+                log_dir: log_dir_s,
+                executed: false,
+                changes: dry.changes.len(),
+                id: None,
+                quarantine: None,
+                state: "planned".into(),
+            }),
+        )?;
         out.finish()?;
         return Ok(if dry.changes.is_empty() { Status::Clean } else { Status::Problems });
     }
@@ -120,15 +125,17 @@ fn run_plan(
         let m = repair.commit()?;
         (m.id.clone(), m.state.name().to_string(), Some(dir))
     };
-    out.emit(&Line::Repair(RepairLine {
-        command: command.into(),
-        log_dir: log_dir_s,
-        executed: true,
-        changes: changes.len(),
-        id: Some(id),
-        quarantine,
-        state,
-    }))?;
+    out.report(
+        &(RepairLine {
+            command: command.into(),
+            log_dir: log_dir_s,
+            executed: true,
+            changes: changes.len(),
+            id: Some(id),
+            quarantine,
+            state,
+        }),
+    )?;
     out.finish()?;
     Ok(Status::Clean)
 }
@@ -138,7 +145,7 @@ fn partition_line(out: &mut Out, dir: &Path, fields: serde_json::Value) -> io::R
         serde_json::Value::Object(m) => m,
         _ => serde_json::Map::new(),
     };
-    out.emit(&Line::Partition(PartitionLine { partition: dir.display().to_string(), fields }))
+    out.report(&(PartitionLine { partition: dir.display().to_string(), fields }))
 }
 
 pub fn recover(global: &GlobalOpts, args: &RecoverArgs) -> anyhow::Result<Status> {
@@ -307,15 +314,17 @@ pub fn undo(global: &GlobalOpts, args: &UndoArgs) -> anyhow::Result<Status> {
             why: why.into(),
         }))?;
     }
-    out.emit(&Line::Repair(RepairLine {
-        command: format!("undo of {} ({})", m.id, m.command),
-        log_dir: m.log_dir.display().to_string(),
-        executed: args.write.execute,
-        changes: m.steps.len(),
-        id: Some(m.id.clone()),
-        quarantine: Some(quarantine.display().to_string()),
-        state: m.state.name().into(),
-    }))?;
+    out.report(
+        &(RepairLine {
+            command: format!("undo of {} ({})", m.id, m.command),
+            log_dir: m.log_dir.display().to_string(),
+            executed: args.write.execute,
+            changes: m.steps.len(),
+            id: Some(m.id.clone()),
+            quarantine: Some(quarantine.display().to_string()),
+            state: m.state.name().into(),
+        }),
+    )?;
     out.finish()?;
     Ok(if args.write.execute || m.steps.is_empty() { Status::Clean } else { Status::Problems })
 }
@@ -421,4 +430,106 @@ pub struct UndoArgs {
     pub id: Option<String>,
     #[command(flatten)]
     pub write: WriteArgs,
+}
+
+#[derive(Serialize)]
+pub struct PartitionLine {
+    pub partition: String,
+    #[serde(flatten)]
+    pub fields: serde_json::Map<String, serde_json::Value>,
+}
+
+impl Report for PartitionLine {
+    const TYPE: &'static str = "partition";
+
+    fn show(&self) -> Shown {
+        let p = self;
+        let get = |k: &str| p.fields.get(k).filter(|v| !v.is_null());
+        let text = |k: &str| {
+            get(k).map_or_else(|| "-".to_string(), |v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+        };
+        let interval = format!("{} ({})", text("index_interval_bytes"), text("index_interval_source"));
+        if p.fields.contains_key("segments_recovered") {
+            let cut = match get("cut_file") {
+                None => "-".to_string(),
+                Some(_) => {
+                    let field = get("cut_field").map(|_| format!(", wrong {}", text("cut_field"))).unwrap_or_default();
+                    format!(
+                        "{} at byte {} ({} byte(s){field})",
+                        text("cut_file"),
+                        text("cut_position"),
+                        text("bytes_removed")
+                    )
+                }
+            };
+            let header =
+                &["PARTITION", "RECOVERED", "CUT", "SEGMENTS REMOVED", "LOG END", "ROLLED AT", "INDEX INTERVAL"];
+            let row = vec![
+                p.partition.clone(),
+                format!("{} segment(s)", text("segments_recovered")),
+                cut,
+                text("segments_removed"),
+                text("log_end_offset"),
+                text("rolled_at"),
+                interval,
+            ];
+            Shown::Row(header, row)
+        } else {
+            let header = &["PARTITION", "SEGMENTS", "FILES CHANGED", "INDEX INTERVAL"];
+            let row = vec![p.partition.clone(), text("segments"), text("files_changed"), interval];
+            Shown::Row(header, row)
+        }
+    }
+}
+
+#[derive(Serialize)]
+pub struct RepairLine {
+    pub command: String,
+    pub log_dir: String,
+    pub executed: bool,
+    pub changes: usize,
+    pub id: Option<String>,
+    pub quarantine: Option<String>,
+    pub state: String,
+}
+
+impl Report for RepairLine {
+    const TYPE: &'static str = "repair";
+
+    fn show(&self) -> Shown {
+        let r = self;
+        let s = if !r.executed {
+            if r.changes == 0 {
+                format!("\n{}: nothing to change in {}", r.command, r.log_dir)
+            } else {
+                format!(
+                    "\n{}: dry run, nothing changed; {} change(s) planned in {}; add --execute to make them",
+                    r.command, r.changes, r.log_dir
+                )
+            }
+        } else if r.changes == 0 {
+            format!("\n{}: nothing to change in {}", r.command, r.log_dir)
+        } else if r.command.starts_with("undo") {
+            format!(
+                "\n{}: {} step(s) reversed in {}; the repair is now {} in {}",
+                r.command,
+                r.changes,
+                r.log_dir,
+                r.state,
+                r.quarantine.as_deref().unwrap_or("?")
+            )
+        } else {
+            format!(
+                "\n{}: {} change(s) made in {} (repair {}, state {}); removed and replaced bytes are in {}; `logtool undo --execute {}` puts them back",
+                r.command,
+                r.changes,
+                r.log_dir,
+                r.id.as_deref().unwrap_or("?"),
+                r.state,
+                r.quarantine.as_deref().unwrap_or("?"),
+                r.log_dir
+            )
+        };
+        Shown::Text(s)
+    }
 }

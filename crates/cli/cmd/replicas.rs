@@ -9,9 +9,12 @@ use repl_check::replica::{self, SourceKind};
 
 use clap::Args;
 
+use logfmt::report::{Report, Shown};
+use serde::Serialize;
+
 use crate::args::{GlobalOpts, LimitArgs, RecordFilterArgs};
 use crate::exit::Status;
-use crate::output::{DiffSummaryLine, DigestLine, DivergentRecordLine, Line, NoteLine, Output};
+use crate::output::{Line, NoteLine, Output};
 
 /// `--leader`: a 1-based position or one of the paths.
 fn leader_index(args: &DiffReplicasArgs) -> anyhow::Result<Option<usize>> {
@@ -100,18 +103,20 @@ pub fn diff(global: &GlobalOpts, args: &DiffReplicasArgs) -> anyhow::Result<Stat
                     (Some(_), Some(_)) => key.clone(),
                     (None, Some(k)) => Some(crate::output::clip(&String::from_utf8_lossy(k)).into_owned()),
                 };
-                out.emit(&Line::DivergentRecord(DivergentRecordLine {
-                    replica: path.clone(),
-                    offset: d.offset,
-                    epoch: d.epoch,
-                    timestamp: d.timestamp,
-                    key,
-                    value_size: d.value_size,
-                    // a checksum of a short value gives it away: keyed too
-                    value_crc32c: d.value_crc32c.map(|c| redact.as_ref().map_or(c, |red| red.hash_u32(c))),
-                    control: d.is_control,
-                    key_text,
-                }))?;
+                out.report(
+                    &(DivergentRecordLine {
+                        replica: path.clone(),
+                        offset: d.offset,
+                        epoch: d.epoch,
+                        timestamp: d.timestamp,
+                        key,
+                        value_size: d.value_size,
+                        // a checksum of a short value gives it away: keyed too
+                        value_crc32c: d.value_crc32c.map(|c| redact.as_ref().map_or(c, |red| red.hash_u32(c))),
+                        control: d.is_control,
+                        key_text,
+                    }),
+                )?;
             }
             if more {
                 out.emit(&Line::Note(NoteLine {
@@ -121,12 +126,14 @@ pub fn diff(global: &GlobalOpts, args: &DiffReplicasArgs) -> anyhow::Result<Stat
             }
         }
     }
-    out.emit(&Line::DiffSummary(DiffSummaryLine {
-        diverged: report.diverged,
-        divergence_offset: report.divergence_offset,
-        leader,
-        replicas: report.replicas.len(),
-    }))?;
+    out.report(
+        &(DiffSummaryLine {
+            diverged: report.diverged,
+            divergence_offset: report.divergence_offset,
+            leader,
+            replicas: report.replicas.len(),
+        }),
+    )?;
     out.finish()?;
     Ok(if report.diverged { Status::Problems } else { Status::Clean })
 }
@@ -146,12 +153,14 @@ pub fn digest(global: &GlobalOpts, args: &DigestArgs) -> anyhow::Result<Status> 
         let file = args.path.display().to_string();
         out.emit(&Line::Note(NoteLine { file: &file, message: why }))?;
     }
-    out.emit(&Line::Digest(DigestLine {
-        file: args.output.display().to_string(),
-        source: args.path.display().to_string(),
-        batches: w.batches,
-        bytes: w.bytes,
-    }))?;
+    out.report(
+        &(DigestLine {
+            file: args.output.display().to_string(),
+            source: args.path.display().to_string(),
+            batches: w.batches,
+            bytes: w.bytes,
+        }),
+    )?;
     out.finish()?;
     Ok(Status::Clean)
 }
@@ -189,4 +198,77 @@ pub struct DigestArgs {
     pub output: PathBuf,
     #[command(flatten)]
     pub limits: LimitArgs,
+}
+
+#[derive(Serialize)]
+pub struct DiffSummaryLine {
+    pub diverged: bool,
+    pub divergence_offset: Option<i64>,
+    pub leader: String,
+    pub replicas: usize,
+}
+
+impl Report for DiffSummaryLine {
+    const TYPE: &'static str = "summary";
+
+    fn show(&self) -> Shown {
+        let s = self;
+        let text = match s.divergence_offset {
+            Some(d) => format!("\nDIVERGED from offset {d}; leader {}", s.leader),
+            None => format!("\nconsistent: no replica holds data the leader ({}) does not", s.leader),
+        };
+        Shown::Text(text)
+    }
+}
+
+#[derive(Serialize)]
+pub struct DivergentRecordLine {
+    pub replica: String,
+    pub offset: i64,
+    pub epoch: i32,
+    pub timestamp: i64,
+    pub key: Option<String>,
+    pub value_size: i64,
+    pub value_crc32c: Option<u32>,
+    pub control: bool,
+    #[serde(skip)]
+    pub key_text: Option<String>,
+}
+
+impl Report for DivergentRecordLine {
+    const TYPE: &'static str = "divergent_record";
+
+    fn show(&self) -> Shown {
+        let d = self;
+        const REC: &[&str] = &["REPLICA", "OFFSET", "EPOCH", "TIMESTAMP", "KEY", "VALUE SIZE", "VALUE CRC32C"];
+        Shown::Row(
+            REC,
+            vec![
+                d.replica.clone(),
+                d.offset.to_string(),
+                d.epoch.to_string(),
+                crate::output::fmt_time(d.timestamp),
+                if d.control { "(control)".into() } else { d.key_text.clone().unwrap_or_else(|| "null".into()) },
+                d.value_size.to_string(),
+                d.value_crc32c.map_or_else(|| "-".into(), |c| format!("{c:08x}")),
+            ],
+        )
+    }
+}
+
+#[derive(Serialize)]
+pub struct DigestLine {
+    pub file: String,
+    pub source: String,
+    pub batches: u64,
+    pub bytes: u64,
+}
+
+impl Report for DigestLine {
+    const TYPE: &'static str = "digest";
+
+    fn show(&self) -> Shown {
+        let d = self;
+        Shown::Text(format!("{}: digest of {} ({} batches) in {} bytes", d.file, d.source, d.batches, d.bytes))
+    }
 }

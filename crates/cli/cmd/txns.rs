@@ -14,9 +14,12 @@ use logfmt::rules::transactions::{self, TxnMetadata};
 
 use clap::Args;
 
+use logfmt::report::{Report, Shown};
+use serde::Serialize;
+
 use crate::args::{GlobalOpts, LimitArgs, parse_time};
 use crate::exit::Status;
-use crate::output::{Line, NoteLine, OpenTxnLine, Output, TxnPartitionLine, TxnsSummaryLine};
+use crate::output::{Line, NoteLine, Output};
 use crate::progress::Progress;
 use std::path::PathBuf;
 
@@ -72,16 +75,18 @@ pub fn run(global: &GlobalOpts, args: &TxnsArgs) -> anyhow::Result<Status> {
         }
         // UnifiedLog.lastStableOffset: the first unstable offset, capped by the high watermark
         let lso = state.last_stable_offset(end).min(hw);
-        out.emit(&Line::TxnPartition(TxnPartitionLine {
-            topic: p.name.topic.clone(),
-            partition: p.name.partition,
-            log_start_offset: start,
-            high_watermark: hw,
-            log_end_offset: end,
-            last_stable_offset: lso,
-            held_back: hw.saturating_sub(lso),
-            open_transactions: txns.len(),
-        }))?;
+        out.report(
+            &(TxnPartitionLine {
+                topic: p.name.topic.clone(),
+                partition: p.name.partition,
+                log_start_offset: start,
+                high_watermark: hw,
+                log_end_offset: end,
+                last_stable_offset: lso,
+                held_back: hw.saturating_sub(lso),
+                open_transactions: txns.len(),
+            }),
+        )?;
         for (producer_id, t) in txns {
             open += 1;
             let age_ms = as_of.saturating_sub(t.last_timestamp);
@@ -103,30 +108,34 @@ pub fn run(global: &GlobalOpts, args: &TxnsArgs) -> anyhow::Result<Status> {
                 }
             };
             hanging += usize::from(is_hanging);
-            out.emit(&Line::OpenTransaction(OpenTxnLine {
-                topic: p.name.topic.clone(),
-                partition: p.name.partition,
-                producer_id,
-                producer_epoch: t.producer_epoch,
-                first_offset: t.first_offset,
-                last_timestamp: t.last_timestamp,
-                age_ms,
-                transactional_id: meta.map(|m| m.transactional_id.clone()),
-                coordinator_state: meta.map(|m| m.state.clone()),
-                coordinator_expects_marker: expects,
-                hanging: is_hanging,
-                why,
-            }))?;
+            out.report(
+                &(OpenTxnLine {
+                    topic: p.name.topic.clone(),
+                    partition: p.name.partition,
+                    producer_id,
+                    producer_epoch: t.producer_epoch,
+                    first_offset: t.first_offset,
+                    last_timestamp: t.last_timestamp,
+                    age_ms,
+                    transactional_id: meta.map(|m| m.transactional_id.clone()),
+                    coordinator_state: meta.map(|m| m.state.clone()),
+                    coordinator_expects_marker: expects,
+                    hanging: is_hanging,
+                    why,
+                }),
+            )?;
         }
     }
     progress.finish();
-    out.emit(&Line::TxnsSummary(TxnsSummaryLine {
-        partitions: data.len(),
-        open_transactions: open,
-        hanging,
-        as_of,
-        coordinator_state: coordinator.is_some(),
-    }))?;
+    out.report(
+        &(TxnsSummaryLine {
+            partitions: data.len(),
+            open_transactions: open,
+            hanging,
+            as_of,
+            coordinator_state: coordinator.is_some(),
+        }),
+    )?;
     out.finish()?;
     Ok(if hanging > 0 { Status::Problems } else { Status::Clean })
 }
@@ -149,4 +158,113 @@ pub struct TxnsArgs {
     pub at: Option<i64>,
     #[command(flatten)]
     pub limits: LimitArgs,
+}
+
+#[derive(Serialize)]
+pub struct TxnPartitionLine {
+    pub topic: String,
+    pub partition: i32,
+    pub log_start_offset: i64,
+    pub high_watermark: i64,
+    pub log_end_offset: i64,
+    pub last_stable_offset: i64,
+    pub held_back: i64,
+    pub open_transactions: usize,
+}
+
+impl Report for TxnPartitionLine {
+    const TYPE: &'static str = "txn_partition";
+
+    fn show(&self) -> Shown {
+        let t = self;
+        Shown::Row(
+            &["PARTITION", "LOG START", "HW", "LOG END", "LSO", "HELD BACK", "OPEN TXNS"],
+            vec![
+                format!("{}-{}", t.topic, t.partition),
+                t.log_start_offset.to_string(),
+                t.high_watermark.to_string(),
+                t.log_end_offset.to_string(),
+                t.last_stable_offset.to_string(),
+                t.held_back.to_string(),
+                t.open_transactions.to_string(),
+            ],
+        )
+    }
+}
+
+#[derive(Serialize)]
+pub struct OpenTxnLine {
+    pub topic: String,
+    pub partition: i32,
+    pub producer_id: i64,
+    pub producer_epoch: i16,
+    pub first_offset: i64,
+    pub last_timestamp: i64,
+    pub age_ms: i64,
+    pub transactional_id: Option<String>,
+    pub coordinator_state: Option<String>,
+    pub coordinator_expects_marker: Option<bool>,
+    pub hanging: bool,
+    pub why: String,
+}
+
+impl Report for OpenTxnLine {
+    const TYPE: &'static str = "open_transaction";
+
+    fn show(&self) -> Shown {
+        let t = self;
+        Shown::Row(
+            &[
+                "PARTITION",
+                "PRODUCER",
+                "EPOCH",
+                "FIRST OFFSET",
+                "LAST BATCH",
+                "AGE",
+                "TRANSACTIONAL ID",
+                "COORDINATOR",
+                "HANGING",
+            ],
+            vec![
+                format!("{}-{}", t.topic, t.partition),
+                t.producer_id.to_string(),
+                t.producer_epoch.to_string(),
+                t.first_offset.to_string(),
+                crate::output::fmt_time(t.last_timestamp),
+                format!("{}s", t.age_ms / 1000),
+                t.transactional_id.clone().unwrap_or_else(|| "-".into()),
+                t.coordinator_state.clone().unwrap_or_else(|| "-".into()),
+                if t.hanging { format!("YES: {}", t.why) } else { format!("no: {}", t.why) },
+            ],
+        )
+    }
+}
+
+#[derive(Serialize)]
+pub struct TxnsSummaryLine {
+    pub partitions: usize,
+    pub open_transactions: usize,
+    pub hanging: usize,
+    pub as_of: i64,
+    pub coordinator_state: bool,
+}
+
+impl Report for TxnsSummaryLine {
+    const TYPE: &'static str = "summary";
+
+    fn show(&self) -> Shown {
+        let s = self;
+        Shown::Text(format!(
+            "\n{} partition(s) checked as of {}: {} open transaction(s), {} hanging{}",
+            s.partitions,
+            crate::output::fmt_time(s.as_of),
+            s.open_transactions,
+            s.hanging,
+            if s.coordinator_state {
+                ""
+            } else {
+                " (no __transaction_state partition here: transactional ids unknown)"
+            }
+        ))
+    }
 }

@@ -18,9 +18,12 @@ use rayon::prelude::*;
 
 use clap::{Args, ValueEnum};
 
+use logfmt::report::Shown;
+use serde::Serialize;
+
 use crate::args::{GlobalOpts, LimitArgs};
 use crate::exit::Status;
-use crate::output::{Line, Output, VerifySummaryLine};
+use crate::output::Output;
 use crate::progress::Progress;
 
 enum Unit {
@@ -181,7 +184,7 @@ pub fn run(global: &GlobalOpts, args: &VerifyArgs) -> anyhow::Result<Status> {
         }
     }
     summary.elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    out.emit(&Line::VerifySummary(summary))?;
+    out.report(&(summary))?;
     out.finish()?;
     Ok(status)
 }
@@ -210,4 +213,39 @@ pub enum FailOn {
     Error,
     Warning,
     Info,
+}
+
+#[derive(Serialize, Default, Clone, Copy)]
+pub struct VerifySummaryLine {
+    pub files: u64,
+    pub partitions: u64,
+    pub batches: u64,
+    pub records: u64,
+    pub bytes: u64,
+    pub errors: u64,
+    pub warnings: u64,
+    pub infos: u64,
+    pub elapsed_ms: u64,
+}
+
+impl logfmt::report::Report for VerifySummaryLine {
+    const TYPE: &'static str = "summary";
+
+    fn show(&self) -> Shown {
+        let s = self;
+        let verdict = if s.errors + s.warnings + s.infos == 0 {
+            "no findings".to_string()
+        } else {
+            format!("{} error(s), {} warning(s), {} info", s.errors, s.warnings, s.infos)
+        };
+        Shown::Text(format!(
+            "\nchecked {} partition(s), {} segment file(s), {} batch(es), {} record(s), {} byte(s) in {:.2} s: {verdict}",
+            s.partitions,
+            s.files,
+            s.batches,
+            s.records,
+            s.bytes,
+            s.elapsed_ms as f64 / 1000.0
+        ))
+    }
 }

@@ -857,45 +857,59 @@ impl Report for Stats {
     const TYPE: &'static str = "stats";
     fn show(&self) -> crate::report::Shown {
         let cells = {
-        let codecs = self
-            .codecs
-            .iter()
-            .map(|c| match c.ratio {
-                Some(r) => format!("{} {:.1}x", c.codec, r),
-                None => c.codec.to_string(),
-            })
-            .collect::<Vec<_>>()
-            .join(", ");
-        let range = match (self.min_timestamp, self.max_timestamp) {
-            (Some(a), Some(b)) => {
-                let (a, b) = (utc(a), utc(b));
-                // the second date only when it differs ("2026-11-21 " is 11 bytes)
-                match (a.get(..11), b.get(11..)) {
-                    (Some(day), Some(time)) if b.starts_with(day) => format!("{a} .. {time}"),
-                    _ => format!("{a} .. {b}"),
+            let codecs = self
+                .codecs
+                .iter()
+                .map(|c| match c.ratio {
+                    Some(r) => format!("{} {:.1}x", c.codec, r),
+                    None => c.codec.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            let range = match (self.min_timestamp, self.max_timestamp) {
+                (Some(a), Some(b)) => {
+                    let (a, b) = (utc(a), utc(b));
+                    // the second date only when it differs ("2026-11-21 " is 11 bytes)
+                    match (a.get(..11), b.get(11..)) {
+                        (Some(day), Some(time)) if b.starts_with(day) => format!("{a} .. {time}"),
+                        _ => format!("{a} .. {b}"),
+                    }
                 }
-            }
-            _ => "-".into(),
-        };
-        // a partition by its directory's name (its log dir has a row of its own)
-        let path = match (self.scope, self.path.file_name()) {
-            ("partition", Some(name)) => name.to_string_lossy().into_owned(),
-            _ => self.path.display().to_string(),
-        };
-        vec![
-            path,
-            grouped(self.segments),
-            grouped(self.batches),
-            grouped(self.records),
-            human_bytes(self.log_bytes),
-            self.batch_size.mean().map_or("-".into(), |m| human_bytes(m.round() as u64)),
-            codecs,
-            grouped(self.distinct_keys),
-            grouped(self.producer_count),
-            range,
-        ]
+                _ => "-".into(),
             };
-        crate::report::Shown::Row(&["PATH", "SEGMENTS", "BATCHES", "RECORDS", "SIZE", "AVG BATCH", "CODECS", "KEYS≈", "PRODUCERS", "TIME RANGE"], cells)
+            // a partition by its directory's name (its log dir has a row of its own)
+            let path = match (self.scope, self.path.file_name()) {
+                ("partition", Some(name)) => name.to_string_lossy().into_owned(),
+                _ => self.path.display().to_string(),
+            };
+            vec![
+                path,
+                grouped(self.segments),
+                grouped(self.batches),
+                grouped(self.records),
+                human_bytes(self.log_bytes),
+                self.batch_size.mean().map_or("-".into(), |m| human_bytes(m.round() as u64)),
+                codecs,
+                grouped(self.distinct_keys),
+                grouped(self.producer_count),
+                range,
+            ]
+        };
+        crate::report::Shown::Row(
+            &[
+                "PATH",
+                "SEGMENTS",
+                "BATCHES",
+                "RECORDS",
+                "SIZE",
+                "AVG BATCH",
+                "CODECS",
+                "KEYS≈",
+                "PRODUCERS",
+                "TIME RANGE",
+            ],
+            cells,
+        )
     }
 }
 

@@ -123,26 +123,29 @@ impl logfmt::report::Report for ReplicaReport {
     const TYPE: &'static str = "replica";
     fn show(&self) -> logfmt::report::Shown {
         let cells = {
-        let opt = |v: Option<i64>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
-        let lost = match (self.is_leader, self.records_lost, self.lost_range) {
-            (true, ..) => "-".to_string(),
-            (_, 0, _) => "0".to_string(),
-            (_, n, Some((a, b))) => format!("{n} ({a}..{b})"),
-            (_, n, None) => n.to_string(),
-        };
-        vec![
-            self.info.path.display().to_string(),
-            if self.is_leader { "leader" } else { "follower" }.to_string(),
-            self.info.log_start_offset.to_string(),
-            self.info.log_end_offset.to_string(),
-            opt(self.info.high_watermark),
-            self.latest_epoch.map_or_else(|| "-".into(), |e| e.to_string()),
-            opt(self.divergence_offset),
-            opt(self.truncate_to),
-            lost,
-        ]
+            let opt = |v: Option<i64>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
+            let lost = match (self.is_leader, self.records_lost, self.lost_range) {
+                (true, ..) => "-".to_string(),
+                (_, 0, _) => "0".to_string(),
+                (_, n, Some((a, b))) => format!("{n} ({a}..{b})"),
+                (_, n, None) => n.to_string(),
             };
-        logfmt::report::Shown::Row(&["REPLICA", "ROLE", "START", "END", "HW", "EPOCH", "DIVERGES AT", "TRUNCATE TO", "LOST"], cells)
+            vec![
+                self.info.path.display().to_string(),
+                if self.is_leader { "leader" } else { "follower" }.to_string(),
+                self.info.log_start_offset.to_string(),
+                self.info.log_end_offset.to_string(),
+                opt(self.info.high_watermark),
+                self.latest_epoch.map_or_else(|| "-".into(), |e| e.to_string()),
+                opt(self.divergence_offset),
+                opt(self.truncate_to),
+                lost,
+            ]
+        };
+        logfmt::report::Shown::Row(
+            &["REPLICA", "ROLE", "START", "END", "HW", "EPOCH", "DIVERGES AT", "TRUNCATE TO", "LOST"],
+            cells,
+        )
     }
 }
 

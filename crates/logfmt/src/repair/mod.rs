@@ -178,14 +178,14 @@ impl crate::report::Report for Change {
     const TYPE: &'static str = "change";
     fn show(&self) -> crate::report::Shown {
         let cells = {
-        vec![
-            self.op.name().to_string(),
-            self.file.display().to_string(),
-            self.size_before.map_or("-".into(), |n| n.to_string()),
-            self.size_after.map_or("-".into(), |n| n.to_string()),
-            self.why.clone(),
-        ]
-            };
+            vec![
+                self.op.name().to_string(),
+                self.file.display().to_string(),
+                self.size_before.map_or("-".into(), |n| n.to_string()),
+                self.size_after.map_or("-".into(), |n| n.to_string()),
+                self.why.clone(),
+            ]
+        };
         crate::report::Shown::Row(&["CHANGE", "FILE", "BYTES BEFORE", "BYTES AFTER", "WHY"], cells)
     }
 }

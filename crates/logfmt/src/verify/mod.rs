@@ -309,20 +309,20 @@ impl crate::report::Report for Finding {
     const TYPE: &'static str = "finding";
     fn show(&self) -> crate::report::Shown {
         let cells = {
-        let at = match (self.position, self.end_position) {
-            (Some(p), Some(e)) => format!("{p}..{e}"),
-            (Some(p), None) => p.to_string(),
-            _ => String::new(),
-        };
-        vec![
-            self.severity.name().to_string(),
-            self.kind.name().to_string(),
-            self.file.display().to_string(),
-            at,
-            self.offset.map_or(String::new(), |o| o.to_string()),
-            self.message.clone(),
-        ]
+            let at = match (self.position, self.end_position) {
+                (Some(p), Some(e)) => format!("{p}..{e}"),
+                (Some(p), None) => p.to_string(),
+                _ => String::new(),
             };
+            vec![
+                self.severity.name().to_string(),
+                self.kind.name().to_string(),
+                self.file.display().to_string(),
+                at,
+                self.offset.map_or(String::new(), |o| o.to_string()),
+                self.message.clone(),
+            ]
+        };
         crate::report::Shown::Row(&["SEVERITY", "KIND", "FILE", "BYTES", "OFFSET", "MESSAGE"], cells)
     }
 }
