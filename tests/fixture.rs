@@ -189,3 +189,40 @@ fn bad_specs_and_outputs_are_refused() {
     let (code, _, _) = run(&["fixture", "no-such-spec", "--out", tmp.path().join("y").to_str().unwrap()]);
     assert_eq!(code, 2);
 }
+
+/// `logtool fixture` killed at each of its crash points leaves the output
+/// as it was (absent or empty) and only its staging dir beside it; the next
+/// build removes that and writes the same bytes as an uninterrupted one.
+#[test]
+fn a_killed_fixture_leaves_nothing_half_written() {
+    use std::os::unix::process::ExitStatusExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let reference = tmp.path().join("reference");
+    write("transactions", &reference, &[]);
+    let want = hash_tree(&reference);
+    let mut killed = 0;
+    for n in 1..100 {
+        let out = tmp.path().join(format!("out-{n}"));
+        let status = crate::util::logtool()
+            .env("LOGTOOL_TEST_KILL_AT", n.to_string())
+            .args(["fixture", "transactions", "--out", out.to_str().unwrap()])
+            .output()
+            .unwrap()
+            .status;
+        if status.signal().is_none() {
+            // past the last crash point: a whole build
+            assert!(status.success(), "{status:?}");
+            assert_eq!(hash_tree(&out), want);
+            break;
+        }
+        killed += 1;
+        let whole = out.exists() && hash_tree(&out) == want;
+        assert!(!out.exists() || whole, "point {n}: a half-written {}", out.display());
+        // the next build finishes the job, from scratch
+        std::fs::remove_dir_all(&out).ok();
+        write("transactions", &out, &[]);
+        assert_eq!(hash_tree(&out), want, "point {n}");
+        assert!(!fixture::staging_dir(&out).exists(), "point {n}: staging dir left");
+    }
+    assert!(killed >= 3, "{killed} crash points");
+}

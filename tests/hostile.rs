@@ -251,3 +251,52 @@ fn a_log_dir_of_10_000_empty_partitions() {
 fn a_log_dir_of_100_000_empty_partitions() {
     empty_partitions(100_000);
 }
+
+/// A segment that shrinks while it is read (a broker truncating it): a
+/// clear I/O error naming the file, exit code 2, no panic; verify says the
+/// same. (`--max-rate` holds the read back until the cut is made.)
+#[test]
+fn a_segment_that_shrinks_while_it_is_read() {
+    let src = crate::util::fixtures_4().join("kafka4/logs/plain-0/00000000000000000000.log");
+    for cmd in ["dump", "verify"] {
+        let (_tmp, dir) = partition(&[("00000000000000000000.log", std::fs::read(&src).unwrap())]);
+        let seg = dir.join("00000000000000000000.log");
+        let args: Vec<String> =
+            ["--max-rate", "64K", cmd, seg.to_str().unwrap()].iter().map(|s| s.to_string()).collect();
+        let reader = std::thread::spawn(move || {
+            let a: Vec<&str> = args.iter().map(String::as_str).collect();
+            run(&a)
+        });
+        std::thread::sleep(std::time::Duration::from_millis(1000));
+        std::fs::OpenOptions::new().write(true).open(&seg).unwrap().set_len(20_000).unwrap();
+        let r = reader.join().unwrap();
+        assert!(!r.stderr.contains("panicked"), "{cmd}: {}", r.stderr);
+        let text = format!("{:?}{}", r.lines, r.stderr);
+        assert!(text.contains("became shorter"), "{cmd}: {text}");
+        assert!(text.contains("00000000000000000000.log"), "{cmd}: {text}");
+        assert_eq!(r.code, 2, "{cmd}: {text}");
+        assert!(r.peak_kib < CEILING_KIB, "{cmd}: {} KiB", r.peak_kib);
+    }
+}
+
+/// A segment whose file name is not UTF-8: dump reads it as a segment (and
+/// says its name is not Kafka's), verify reports the name Kafka's loading
+/// fails on; neither skips it nor fails to open it.
+#[test]
+fn a_segment_name_that_is_not_utf8() {
+    use std::os::unix::ffi::OsStrExt;
+    let src = crate::util::fixtures().join("clean/logs/plain-0/00000000000000000000.log");
+    let (_tmp, dir) = partition(&[]);
+    let name = std::ffi::OsStr::from_bytes(b"0000000000000000\xff000.log");
+    std::fs::copy(&src, dir.join(name)).unwrap();
+    let r = run(&["dump", dir.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{:?} {}", r.lines, r.stderr);
+    assert!(!crate::util::of_type(&r.lines, "batch").is_empty(), "{:?}", r.lines);
+    let r = run(&["verify", dir.to_str().unwrap()]);
+    assert_eq!(r.code, 1, "{:?} {}", r.lines, r.stderr);
+    assert!(
+        crate::util::of_type(&r.lines, "finding").iter().any(|f| f["kind"] == "segment_name_invalid"),
+        "{:?}",
+        r.lines
+    );
+}

@@ -191,14 +191,15 @@ pub fn default_quarantine(log_dir: &Path) -> PathBuf {
     log_dir.parent().unwrap_or(Path::new("/")).join(format!("{name}{QUARANTINE_SUFFIX}"))
 }
 
-/// Test hooks at each crash point of a repair (counting from 1):
+/// Test hooks at each crash point of a repair, or of `logtool fixture`
+/// (counting from 1):
 ///
 /// * `LOGTOOL_TEST_KILL_AT=N`: the process kills itself with SIGKILL at point
 ///   N, to test that every point leaves a recoverable state;
 /// * `LOGTOOL_TEST_PAUSE_AT=N` with `LOGTOOL_TEST_PAUSE_DIR=DIR`: at point N
 ///   it creates `DIR/paused` and waits until `DIR/resume` exists, to test
 ///   what others see while a repair is under way.
-fn crash_point() {
+pub fn crash_point() {
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNT: AtomicU64 = AtomicU64::new(0);
     let point = |var: &str| std::env::var(var).ok().and_then(|v| v.parse::<u64>().ok());
