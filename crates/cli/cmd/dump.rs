@@ -1072,9 +1072,18 @@ fn follow(global: &GlobalOpts, args: &DumpArgs, limits: &Limits) -> anyhow::Resu
     if !matches!(logdir::resolve(dir)?, Target::PartitionDir(_)) {
         anyhow::bail!("{}: --follow takes a partition dir", dir.display());
     }
+    // the live segments by base offset (a directory listing: polled often)
     let segments = |dir: &Path| -> anyhow::Result<Vec<(i64, PathBuf)>> {
-        let p = logfmt::partition::Partition::open(dir, limits)?;
-        Ok(p.segments.iter().map(|s| (s.base, s.log.clone())).collect())
+        let mut segs: Vec<(i64, PathBuf)> = logdir::partition_files(dir)?
+            .into_iter()
+            .filter_map(|f| {
+                let name = naming::classify(f.file_name()?.to_str()?);
+                let base = name.offset.filter(|_| name.kind == FileKind::Log && name.suffix.is_none())?;
+                Some((base, f))
+            })
+            .collect();
+        segs.sort_by_key(|(base, _)| *base);
+        Ok(segs)
     };
     let poll = std::time::Duration::from_millis(args.poll_ms.max(1));
     let progress = Progress::new(0, true);
