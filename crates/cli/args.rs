@@ -275,24 +275,53 @@ pub struct ManArgs {
     pub out: PathBuf,
 }
 
-/// Ceilings on what one batch may cost in memory.
+/// The memory budget and the ceilings on what one batch may cost.
 #[derive(Args, Debug, Clone, Copy)]
 pub struct LimitArgs {
-    /// Largest batch accepted before it is reported as corrupt (held in memory while decoded).
+    /// Memory of the whole process, all threads together: large batches, large
+    /// records and decoders' windows take theirs from it (at least 16M; caps the
+    /// threads at one per 4 MiB).
+    #[arg(long, value_name = "N", value_parser = parse_memory, default_value = "64M")]
+    pub memory: u64,
+    /// Largest batch accepted before it is reported as corrupt (a v2 batch above 2 MiB is read
+    /// from its file, not held).
     #[arg(long, value_name = "N", value_parser = parse_size, default_value = "128M", hide_short_help = true)]
     pub max_batch_size: u64,
-    /// Ceiling on the decompressed size of one batch (guards against decompression bombs).
+    /// Ceiling on the decompressed size of one batch: bounds the work a decompression bomb
+    /// costs (records are decoded as they stream out, so not the memory).
     #[arg(long, value_name = "N", value_parser = parse_size, default_value = "256M", hide_short_help = true)]
     pub max_decompressed_size: u64,
 }
 
 impl LimitArgs {
+    /// The limits of a command that reads on one thread.
     pub fn limits(&self) -> logfmt::Limits {
+        self.limits_for(1)
+    }
+
+    /// The limits of a command that reads on `threads` threads at once
+    /// ([`LimitArgs::threads`]).
+    pub fn limits_for(&self, threads: usize) -> logfmt::Limits {
         logfmt::Limits {
             max_batch_size: u32::try_from(self.max_batch_size).unwrap_or(u32::MAX),
             max_decompressed_size: usize::try_from(self.max_decompressed_size).unwrap_or(usize::MAX),
+            budget: self.budget(threads),
             ..logfmt::Limits::default()
         }
+    }
+
+    /// The process's one budget: what `--memory` leaves after the process's
+    /// and the threads' fixed needs (made at the first call).
+    fn budget(&self, threads: usize) -> &'static logfmt::budget::Budget {
+        static BUDGET: std::sync::OnceLock<&'static logfmt::budget::Budget> = std::sync::OnceLock::new();
+        BUDGET.get_or_init(|| logfmt::budget::Budget::leak(logfmt::budget::pool_for(self.memory, threads).0))
+    }
+
+    /// Threads to run for `asked` (default: one per core), as `--memory`
+    /// allows.
+    pub fn threads(&self, asked: Option<std::num::NonZeroUsize>) -> usize {
+        let asked = asked.map_or_else(rayon::current_num_threads, std::num::NonZeroUsize::get);
+        logfmt::budget::pool_for(self.memory, asked).1
     }
 }
 
@@ -387,6 +416,15 @@ pub fn parse_offset_range(s: &str) -> Result<OffsetRange, String> {
         return Err(format!("the range {s:?} is empty"));
     }
     Ok(r)
+}
+
+/// `--memory`: a size of at least [`logfmt::budget::MIN_MEMORY`].
+pub fn parse_memory(s: &str) -> Result<u64, String> {
+    let n = parse_size(s)?;
+    if n < logfmt::budget::MIN_MEMORY {
+        return Err(format!("at least {} MiB", logfmt::budget::MIN_MEMORY >> 20));
+    }
+    Ok(n)
 }
 
 pub fn parse_size(s: &str) -> Result<u64, String> {

@@ -309,6 +309,23 @@ fn hex(b: &[u8]) -> String {
 }
 
 /// Control records as JSON (docs/json.md).
+/// Whether a record of `b` satisfies `wanted` (records too large for
+/// `--memory` are passed over; reading stops at the first match or error).
+fn any_record(
+    b: &RecordBatch<'_>,
+    scratch: &mut Vec<u8>,
+    limits: &logfmt::Limits,
+    mut wanted: impl FnMut(&logfmt::batch::Record<'_>) -> bool,
+) -> bool {
+    let Ok(mut records) = b.records(scratch, limits) else { return false };
+    while let Some(r) = records.next_record() {
+        if r.is_ok_and(|r| wanted(&r)) {
+            return true;
+        }
+    }
+    false
+}
+
 fn control_json(c: &ControlRecord) -> serde_json::Value {
     use serde_json::json;
     match c {
@@ -371,10 +388,12 @@ struct Dumper<'a, W: Write> {
 }
 
 impl<W: Write> Dumper<'_, W> {
-    /// Report an error: I/O errors make the exit status 2, damage 1.
+    /// Report an error: I/O errors (and what `--memory` could not hold) make
+    /// the exit status 2, damage 1.
     fn error(&mut self, file: &str, e: &Error, end: Option<u64>) -> io::Result<()> {
         let class = e.class();
-        self.status = self.status.merge(if class == ErrorClass::Io { Status::Error } else { Status::Problems });
+        let not_judged = matches!(class, ErrorClass::Io | ErrorClass::Memory);
+        self.status = self.status.merge(if not_judged { Status::Error } else { Status::Problems });
         self.summary.problems += 1;
         let message = if class == ErrorClass::Io { e.to_string() } else { e.message() };
         self.out.emit(&Line::Error(ErrorLine {
@@ -617,41 +636,32 @@ impl<W: Write> Dumper<'_, W> {
             // (a file outside a partition dir has no aborted transactions)
             return Ok(false);
         }
-        let in_aborted = |offset: i64| {
-            aborted.as_ref().is_none_or(|a| {
-                a.iter().any(|t| t.producer_id == h.producer_id && t.first_offset <= offset && offset <= t.last_offset)
-            })
+        let filtering = filter.on_records() || aborted.is_some();
+        // whether a record is printed (with a record filter)
+        let wanted = |filter: &crate::args::FilterArgs, r: &logfmt::batch::Record<'_>| {
+            range.is_none_or(|g| g.contains(r.offset))
+                && aborted.as_ref().is_none_or(|a| {
+                    a.iter().any(|t| {
+                        t.producer_id == h.producer_id && t.first_offset <= r.offset && r.offset <= t.last_offset
+                    })
+                })
+                && filter.record(r.key, r.value, r.headers.iter().map(|hd| (hd.key, hd.value)))
         };
-        // with a record filter: which records match (none: the batch is not printed)
-        let matching: Option<Vec<i64>> =
-            (filter.on_records() || aborted.is_some()).then(|| match b.records(scratch, &self.limits) {
-                Ok(records) => records
-                    .filter_map(Result::ok)
-                    .filter(|r| range.is_none_or(|g| g.contains(r.offset)))
-                    .filter(|r| in_aborted(r.offset))
-                    .filter(|r| filter.record(r.key, r.value, r.headers.iter().map(|hd| (hd.key, hd.value))))
-                    .map(|r| r.offset)
-                    .collect(),
-                Err(_) => Vec::new(),
-            });
-        // (sorted: looked up per record)
-        let matching = matching.map(|mut m| {
-            m.sort_unstable();
-            m
-        });
-        if matching.as_ref().is_some_and(Vec::is_empty) {
+        // with a record filter, the batch is printed when one of its records
+        // matches (a first read, which stops at the first match)
+        if filtering && !any_record(b, scratch, &self.limits, |r| wanted(filter, r)) {
             return Ok(false);
         }
         let crc_valid = b.is_valid();
         self.summary.batches += 1;
-        self.summary.bytes += b.bytes().len() as u64;
+        self.summary.bytes += b.size();
         self.out.emit(&Line::Batch(BatchLine {
             file,
             position: b.position(),
             base_offset: Some(h.base_offset),
             last_offset: h.last_offset(),
             count: Some(h.records_count.into()),
-            size: b.bytes().len() as u64,
+            size: b.size(),
             magic: h.magic,
             crc: h.crc,
             crc_valid,
@@ -669,7 +679,7 @@ impl<W: Write> Dumper<'_, W> {
             delete_horizon_ms: h.delete_horizon_ms(),
             attributes: h.attributes,
         }))?;
-        let batch_end = b.position() + b.bytes().len() as u64;
+        let batch_end = b.position() + b.size();
         if !crc_valid {
             let e = Error::at(
                 b.position(),
@@ -677,7 +687,7 @@ impl<W: Write> Dumper<'_, W> {
             );
             self.damage(file, b.position(), batch_end, &e)?;
         }
-        let needs_records = self.args.deep || self.args.follow || matching.is_some() || h.compression().is_none();
+        let needs_records = self.args.deep || self.args.follow || filtering || h.compression().is_none();
         if !needs_records {
             // the records are not read: counted from the header (within
             // --offsets, the batch's offsets there, at most its count)
@@ -692,7 +702,7 @@ impl<W: Write> Dumper<'_, W> {
             };
             return Ok(false);
         }
-        let records = match b.records(scratch, &self.limits) {
+        let mut records = match b.records(scratch, &self.limits) {
             Ok(r) => r,
             Err(e) => {
                 self.error(file, &e, Some(batch_end))?;
@@ -700,17 +710,16 @@ impl<W: Write> Dumper<'_, W> {
             }
         };
         let payload = self.args.payload;
-        for r in records {
+        while let Some(r) = records.next_record() {
             let rec = match r {
                 Ok(rec) => rec,
                 Err(e) => {
                     self.error(file, &e, Some(batch_end))?;
-                    break;
+                    // (a record too large for --memory is skipped: the next follows)
+                    continue;
                 }
             };
-            if range.is_some_and(|r| !r.contains(rec.offset))
-                || matching.as_ref().is_some_and(|m| m.binary_search(&rec.offset).is_err())
-            {
+            if range.is_some_and(|r| !r.contains(rec.offset)) || (filtering && !wanted(&self.args.filter, &rec)) {
                 continue;
             }
             self.summary.records += 1;
@@ -766,25 +775,24 @@ impl<W: Write> Dumper<'_, W> {
         if !filter.batch(-1, false) || filter.aborted {
             return Ok(false);
         }
-        let matching: Option<Vec<i64>> = filter.on_records().then(|| {
-            let mut s = Vec::new();
-            match m.records(&mut s, &self.limits) {
-                Ok(records) => records
-                    .filter_map(Result::ok)
-                    .filter(|r| range.is_none_or(|g| g.contains(r.offset)))
-                    .filter(|r| filter.record(r.message.key, r.message.value, std::iter::empty()))
-                    .map(|r| r.offset)
-                    .collect(),
-                Err(_) => Vec::new(),
+        let filtering = filter.on_records();
+        let wanted = |filter: &crate::args::FilterArgs, r: &logfmt::legacy::LegacyRecord<'_>| {
+            range.is_none_or(|g| g.contains(r.offset))
+                && filter.record(r.message.key, r.message.value, std::iter::empty())
+        };
+        if filtering {
+            let mut any = false;
+            if let Ok(mut records) = m.records(scratch, &self.limits) {
+                while let Some(Ok(r)) = records.next_record() {
+                    if wanted(filter, &r) {
+                        any = true;
+                        break;
+                    }
+                }
             }
-        });
-        // (sorted: looked up per record)
-        let matching = matching.map(|mut m| {
-            m.sort_unstable();
-            m
-        });
-        if matching.as_ref().is_some_and(Vec::is_empty) {
-            return Ok(false);
+            if !any {
+                return Ok(false);
+            }
         }
         let records = m.records(scratch, &self.limits);
         let (base_offset, count) = match &records {
@@ -840,11 +848,12 @@ impl<W: Write> Dumper<'_, W> {
                 return Ok(false);
             }
         };
-        if !self.args.deep && matching.is_none() {
+        if !self.args.deep && !filtering {
             return Ok(false);
         }
+        let mut records = records;
         let payload = self.args.payload;
-        for r in records {
+        while let Some(r) = records.next_record() {
             let rec = match r {
                 Ok(rec) => rec,
                 Err(e) => {
@@ -852,9 +861,7 @@ impl<W: Write> Dumper<'_, W> {
                     break;
                 }
             };
-            if range.is_some_and(|r| !r.contains(rec.offset))
-                || matching.as_ref().is_some_and(|m| m.binary_search(&rec.offset).is_err())
-            {
+            if range.is_some_and(|r| !r.contains(rec.offset)) || (filtering && !wanted(&self.args.filter, &rec)) {
                 continue;
             }
             self.summary.records += 1;

@@ -47,6 +47,9 @@ pub struct StatsArgs {
     /// values or header values (only counts, sizes, producer ids and paths).
     #[arg(long, hide_short_help = true)]
     pub redact: bool,
+    /// Read this many partitions at once (default: one per core).
+    #[arg(short = 'j', long, value_name = "N")]
+    pub threads: Option<std::num::NonZeroUsize>,
     #[command(flatten)]
     pub limits: LimitArgs,
 }
@@ -60,7 +63,8 @@ struct Group {
 }
 
 pub fn run(global: &GlobalOpts, args: &StatsArgs) -> anyhow::Result<Status> {
-    let limits = args.limits.limits();
+    let threads = args.limits.threads(args.threads);
+    let limits = args.limits.limits_for(threads);
     let now_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
@@ -78,13 +82,28 @@ pub fn run(global: &GlobalOpts, args: &StatsArgs) -> anyhow::Result<Status> {
         .filter_map(|f| std::fs::metadata(f).ok().map(|m| m.len()))
         .sum();
     let progress = Progress::new(total_bytes, global.quiet);
-    let results: Vec<anyhow::Result<Stats>> = work
-        .par_iter()
-        .map(|(ld, dir)| {
-            let p = Partition::open_with(dir, &ld.checkpoints).with_context(|| dir.display().to_string())?;
-            stats::partition_stats(&p, ld, &opts, &mut |n| progress.inc(n)).with_context(|| dir.display().to_string())
-        })
-        .collect();
+    let one = |(ld, dir): &(Arc<LogDir>, &PathBuf)| -> anyhow::Result<Stats> {
+        let p = Partition::open_with(dir, &ld.checkpoints).with_context(|| dir.display().to_string())?;
+        stats::partition_stats(&p, ld, &opts, &mut |n| progress.inc(n)).with_context(|| dir.display().to_string())
+    };
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
+    let mut results: Vec<anyhow::Result<Stats>> = pool.install(|| work.par_iter().map(one).collect());
+    // a partition the memory budget refused while other threads held memory
+    // is read again alone, so the numbers do not depend on timing
+    let refused = |r: &anyhow::Result<Stats>| {
+        r.as_ref()
+            .err()
+            .and_then(|e| e.downcast_ref::<logfmt::Error>())
+            .is_some_and(|e| e.class() == logfmt::ErrorClass::Memory)
+    };
+    if results.iter().any(refused) {
+        pool.broadcast(|_| logfmt::compression::release_thread_caches());
+        for (r, w) in results.iter_mut().zip(&work) {
+            if refused(r) {
+                *r = one(w);
+            }
+        }
+    }
     progress.finish();
 
     let mut out = Output::new(BufWriter::new(io::stdout().lock()), global.format);

@@ -98,7 +98,8 @@ fn relative(file: &Path, roots: &[PathBuf]) -> String {
 
 pub fn run(global: &GlobalOpts, args: &VerifyArgs) -> anyhow::Result<Status> {
     let started = Instant::now();
-    let opts = Options { limits: args.limits.limits(), max_per_kind: args.max_per_kind, read_ahead: true };
+    let threads = args.limits.threads(args.threads);
+    let opts = Options { limits: args.limits.limits_for(threads), max_per_kind: args.max_per_kind, read_ahead: true };
     let mut units = Vec::new();
     for p in &args.paths {
         plan(p, &opts, &mut units);
@@ -109,7 +110,6 @@ pub fn run(global: &GlobalOpts, args: &VerifyArgs) -> anyhow::Result<Status> {
     // ahead and checked batch-parallel, or it would finish alone on one core;
     // the largest start first (longest-processing-time order) so the small
     // ones fill in around them.
-    let threads = args.threads.map_or_else(rayon::current_num_threads, |n| n.get());
     let partitions = units.iter().filter(|u| !matches!(u, Unit::Done(_))).count();
     let sizes: Vec<u64> = units.iter().map(size_of).collect();
     let total: u64 = sizes.iter().sum();
@@ -124,29 +124,49 @@ pub fn run(global: &GlobalOpts, args: &VerifyArgs) -> anyhow::Result<Status> {
         .collect();
     order.sort_by_key(|(i, ..)| std::cmp::Reverse(sizes.get(*i).copied().unwrap_or(0)));
     let progress = Progress::new(total, global.quiet);
-    let mut pool = rayon::ThreadPoolBuilder::new();
-    if let Some(n) = args.threads {
-        pool = pool.num_threads(n.get());
-    }
-    let pool = pool.build()?;
-    let mut done: Vec<(usize, Report)> = pool.install(|| {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
+    let check = |u: &Unit, opts: &Options| {
+        let inc = |n: u64| progress.inc(n);
+        match u {
+            Unit::Done(_) => None,
+            Unit::Partition(d, log_dir) => Some(verify::check_partition(d, log_dir, opts, &inc)),
+            Unit::File(f) => Some(verify::check_file(f, opts, &inc)),
+        }
+    };
+    let mut done: Vec<(usize, Report, Option<Unit>)> = pool.install(|| {
         order
             .into_par_iter()
             .with_max_len(1)
-            .map(|(i, u, opts)| {
-                let inc = |n: u64| progress.inc(n);
-                let r = match u {
-                    Unit::Done(r) => r,
-                    Unit::Partition(d, log_dir) => verify::check_partition(&d, &log_dir, &opts, &inc),
-                    Unit::File(f) => verify::check_file(&f, &opts, &inc),
-                };
-                (i, r)
+            .map(|(i, u, opts)| match check(&u, &opts) {
+                None => match u {
+                    Unit::Done(r) => (i, r, None),
+                    _ => (i, Report::default(), None),
+                },
+                Some(r) => {
+                    let refused = r.findings.iter().any(|f| f.kind == Kind::MemoryBudget);
+                    (i, r, refused.then_some(u))
+                }
             })
             .collect()
     });
+    // A unit the budget refused while other threads held memory is checked
+    // again alone (nothing else held, nothing read ahead), so what is
+    // reported does not depend on timing; what still does not fit is
+    // reported (`memory_budget`).
+    if done.iter().any(|(.., redo)| redo.is_some()) {
+        pool.broadcast(|_| logfmt::compression::release_thread_caches());
+        let alone = Options { read_ahead: false, ..opts };
+        for (_, r, redo) in &mut done {
+            if let Some(u) = redo.take()
+                && let Some(again) = check(&u, &alone)
+            {
+                *r = again;
+            }
+        }
+    }
     // reported in the order given
-    done.sort_by_key(|(i, _)| *i);
-    let reports: Vec<Report> = done.into_iter().map(|(_, r)| r).collect();
+    done.sort_by_key(|(i, ..)| *i);
+    let reports: Vec<Report> = done.into_iter().map(|(_, r, _)| r).collect();
     progress.finish();
 
     let threshold = match args.fail_on {
@@ -169,7 +189,7 @@ pub fn run(global: &GlobalOpts, args: &VerifyArgs) -> anyhow::Result<Status> {
                 Severity::Warning => summary.warnings += 1,
                 Severity::Info => summary.infos += 1,
             }
-            if matches!(f.kind, Kind::IoError | Kind::NotKafkaFile) {
+            if matches!(f.kind, Kind::IoError | Kind::NotKafkaFile | Kind::MemoryBudget) {
                 status = status.merge(Status::Error);
             } else if f.severity >= threshold {
                 status = status.merge(Status::Problems);

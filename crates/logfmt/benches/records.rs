@@ -47,7 +47,8 @@ fn bench(c: &mut Criterion) {
             let mut n = 0u64;
             for raw in &batches {
                 let batch = RecordBatch::parse(raw, 0).unwrap();
-                for r in batch.records(&mut scratch, &limits).unwrap() {
+                let mut records = batch.records(&mut scratch, &limits).unwrap();
+                while let Some(r) = records.next_record() {
                     n += r.unwrap().value.map_or(0, |v| v.len() as u64);
                 }
             }

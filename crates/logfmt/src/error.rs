@@ -41,6 +41,9 @@ pub enum ErrorClass {
     Corrupt,
     /// Reading failed.
     Io,
+    /// Reading needed more memory than the budget (`--memory`) gives: the
+    /// data is not judged.
+    Memory,
 }
 
 impl ErrorClass {
@@ -50,6 +53,7 @@ impl ErrorClass {
             ErrorClass::Truncated => "truncated",
             ErrorClass::Corrupt => "corrupt",
             ErrorClass::Io => "io",
+            ErrorClass::Memory => "memory",
         }
     }
 }
@@ -181,6 +185,16 @@ pub enum ErrorKind {
         /// What is wrong.
         detail: String,
     },
+    /// Reading needed more memory than the process-wide budget gives.
+    #[error("{what} needs {needed} bytes of memory, more than --memory ({budget} bytes) leaves free")]
+    MemoryBudget {
+        /// What needed it (a batch, a record, a zstd window, ...).
+        what: &'static str,
+        /// Bytes it needed.
+        needed: u64,
+        /// The budget's size.
+        budget: u64,
+    },
     /// A command declined to go on (what to do instead is in the message).
     #[error("{0}")]
     Refused(String),
@@ -195,6 +209,7 @@ impl ErrorKind {
         match self {
             ErrorKind::Truncated { .. } => ErrorClass::Truncated,
             ErrorKind::Io(_) => ErrorClass::Io,
+            ErrorKind::MemoryBudget { .. } => ErrorClass::Memory,
             _ => ErrorClass::Corrupt,
         }
     }

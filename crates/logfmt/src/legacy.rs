@@ -20,7 +20,7 @@
 //! bytes after the last inner message are reported as corruption.
 
 use crate::batch::TimestampType;
-use crate::compression::{self, Compression, DecompressError};
+use crate::compression::{Compression, Decoded, Inflater};
 use crate::cursor::{Cursor, End};
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
@@ -169,8 +169,11 @@ impl<'a> LegacyMessage<'a> {
         self.value.map_or(-1, |v| v.len() as i64)
     }
 
-    /// The records: this message itself, or the inner messages of a wrapper
-    /// (decompressed into `scratch`).
+    /// The records: this message itself, or the inner messages of a wrapper,
+    /// decoded as they come out of the decompressor (through a window in
+    /// `scratch`). The inner messages are read twice: once to check them all
+    /// and find the offsets (a magic 1 wrapper's inner offsets are relative
+    /// to its last), then as they are asked for.
     pub fn records<'s>(&'s self, scratch: &'s mut Vec<u8>, limits: &Limits) -> Result<LegacyRecords<'s>> {
         let codec = self.compression().ok_or_else(|| {
             Error::at(self.position.saturating_add(17), ErrorKind::UnknownCompression { id: self.compression_id() })
@@ -195,32 +198,47 @@ impl<'a> LegacyMessage<'a> {
         let value = self.value.ok_or_else(|| {
             Error::malformed(value_at, "legacy wrapper message", "compressed message set with a null value")
         })?;
-        compression::decompress(codec, value, self.magic, limits.max_decompressed_size, scratch).map_err(|e| {
-            let kind = match e {
-                DecompressError::TooLarge => {
-                    ErrorKind::DecompressedTooLarge { codec, limit: limits.max_decompressed_size }
-                }
-                DecompressError::Invalid(message) => ErrorKind::Decompress { codec, message },
-            };
-            Error::at(value_at, kind)
-        })?;
-        let inner = scratch.as_slice();
+        let open = |scratch: &'s mut Vec<u8>| -> Result<InnerMessages<'s>> {
+            let inflater = Inflater::new(codec, value, self.magic, limits)
+                .map_err(|e| crate::batch::decompress_error(e, codec, limits, value_at))?;
+            Ok(InnerMessages {
+                d: Decoded::new(inflater, scratch, limits),
+                codec,
+                limits: *limits,
+                value_at,
+                pending: 0,
+                failed: false,
+            })
+        };
         // First pass: validate every inner message and find the last offset.
         let mut count: u32 = 0;
         let mut first: Option<i64> = None;
         let mut last: i64 = 0;
-        for m in InnerMessages::new(inner) {
-            let m = m.map_err(|e| locate(value_at, e))?;
-            if m.compression_id() != 0 {
-                return Err(Error::malformed(
-                    value_at,
-                    "legacy wrapper message",
-                    "inner messages must not be compressed",
-                ));
+        {
+            // (the scratch buffer is lent to the first pass only)
+            let inflater = Inflater::new(codec, value, self.magic, limits)
+                .map_err(|e| crate::batch::decompress_error(e, codec, limits, value_at))?;
+            let mut check = InnerMessages {
+                d: Decoded::new(inflater, &mut *scratch, limits),
+                codec,
+                limits: *limits,
+                value_at,
+                pending: 0,
+                failed: false,
+            };
+            while let Some(m) = check.next_message() {
+                let m = m?;
+                if m.compression_id() != 0 {
+                    return Err(Error::malformed(
+                        value_at,
+                        "legacy wrapper message",
+                        "inner messages must not be compressed",
+                    ));
+                }
+                first.get_or_insert(m.offset);
+                last = m.offset;
+                count = count.saturating_add(1);
             }
-            first.get_or_insert(m.offset);
-            last = m.offset;
-            count = count.saturating_add(1);
         }
         let Some(first) = first else {
             return Err(Error::malformed(
@@ -243,7 +261,7 @@ impl<'a> LegacyMessage<'a> {
         };
         Ok(LegacyRecords {
             single: None,
-            inner: Some((InnerMessages::new(inner), shift, value_at)),
+            inner: Some((open(scratch)?, shift)),
             base_offset: first.wrapping_add(shift),
             count,
             wrapper: *self,
@@ -271,49 +289,65 @@ fn sized<'a>(c: &mut Cursor<'a>, what: &'static str) -> Result<Option<&'a [u8]>>
     }
 }
 
-/// The entries of a decompressed inner message set.
-#[derive(Clone, Debug)]
+/// The entries of a decompressed inner message set, read from the stream.
 struct InnerMessages<'s> {
-    buf: &'s [u8],
-    pos: usize,
+    d: Decoded<'s>,
+    codec: Compression,
+    limits: Limits,
+    /// The wrapper's value position: errors are reported there.
+    value_at: u64,
+    /// Bytes of the message yielded last, consumed at the next call.
+    pending: usize,
     failed: bool,
 }
 
-impl<'s> InnerMessages<'s> {
-    fn new(buf: &'s [u8]) -> InnerMessages<'s> {
-        InnerMessages { buf, pos: 0, failed: false }
-    }
-}
-
-impl<'s> Iterator for InnerMessages<'s> {
-    type Item = Result<LegacyMessage<'s>>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        let rest = self.buf.get(self.pos..).unwrap_or_default();
-        if self.failed || rest.is_empty() {
+impl InnerMessages<'_> {
+    /// The next inner message (errors are located at the wrapper's value).
+    fn next_message(&mut self) -> Option<Result<LegacyMessage<'_>>> {
+        self.d.consume(std::mem::take(&mut self.pending));
+        if self.failed {
             return None;
         }
-        let at = self.pos as u64;
-        let mut c = Cursor::new(rest, at, End::Enclosing("compressed message set"));
-        let entry = c.skip(8, "inner offset").and_then(|()| c.i32("inner message size")).and_then(|size| {
-            let size = usize::try_from(size).unwrap_or(usize::MAX);
-            let total = size.saturating_add(LOG_OVERHEAD);
-            rest.get(..total).ok_or_else(|| {
-                Error::at(
-                    at,
-                    ErrorKind::OutOfBounds { what: "inner message", needed: (total.saturating_sub(rest.len())) as u64 },
-                )
-            })
-        });
-        let r = entry.and_then(|e| LegacyMessage::parse(e, at, End::Enclosing("compressed message set")));
-        match r {
+        let stream = |e, me: &Self| crate::batch::decompress_error(e, me.codec, &me.limits, me.value_at);
+        if let Err(e) = self.d.fill(LOG_OVERHEAD) {
+            self.failed = true;
+            return Some(Err(stream(e, self)));
+        }
+        let avail = self.d.available();
+        if avail.is_empty() {
+            return None;
+        }
+        let at = self.d.position();
+        let mut c = Cursor::new(avail, at, End::Enclosing("compressed message set"));
+        let total = match c.skip(8, "inner offset").and_then(|()| c.i32("inner message size")) {
+            Ok(size) => usize::try_from(size).unwrap_or(usize::MAX).saturating_add(LOG_OVERHEAD),
+            Err(e) => {
+                self.failed = true;
+                return Some(Err(locate(self.value_at, e)));
+            }
+        };
+        let short = avail.len() < total;
+        if short && let Err(e) = self.d.fill(total) {
+            self.failed = true;
+            return Some(Err(stream(e, self)));
+        }
+        let avail = self.d.available();
+        let Some(entry) = avail.get(..total) else {
+            self.failed = true;
+            let needed = total.saturating_sub(avail.len()) as u64;
+            return Some(Err(locate(
+                self.value_at,
+                Error::at(at, ErrorKind::OutOfBounds { what: "inner message", needed }),
+            )));
+        };
+        match LegacyMessage::parse(entry, at, End::Enclosing("compressed message set")) {
             Ok(m) => {
-                self.pos = self.pos.saturating_add(m.size_in_bytes() as usize);
+                self.pending = total;
                 Some(Ok(m))
             }
             Err(e) => {
                 self.failed = true;
-                Some(Err(e))
+                Some(Err(locate(self.value_at, e)))
             }
         }
     }
@@ -331,11 +365,11 @@ pub struct LegacyRecord<'s> {
     pub message: LegacyMessage<'s>,
 }
 
-/// Iterator over the records of a legacy entry.
-#[derive(Debug)]
+/// The records of a legacy entry, one at a time ([`LegacyRecords::next_record`]:
+/// a record borrows the reader until the next call).
 pub struct LegacyRecords<'s> {
     single: Option<LegacyRecord<'s>>,
-    inner: Option<(InnerMessages<'s>, i64, u64)>,
+    inner: Option<(InnerMessages<'s>, i64)>,
     base_offset: i64,
     count: u32,
     wrapper: LegacyMessage<'s>,
@@ -351,28 +385,27 @@ impl LegacyRecords<'_> {
     pub fn record_count(&self) -> u32 {
         self.count
     }
-}
 
-impl<'s> Iterator for LegacyRecords<'s> {
-    type Item = Result<LegacyRecord<'s>>;
-
-    fn next(&mut self) -> Option<Self::Item> {
+    /// The next record; `None` after the last one or after an error.
+    pub fn next_record(&mut self) -> Option<Result<LegacyRecord<'_>>> {
         if let Some(r) = self.single.take() {
             return Some(Ok(r));
         }
-        let (it, shift, value_at) = self.inner.as_mut()?;
-        let m = match it.next()? {
+        let wrapper = self.wrapper;
+        let (it, shift) = self.inner.as_mut()?;
+        let shift = *shift;
+        let m = match it.next_message()? {
             Ok(m) => m,
-            Err(e) => return Some(Err(locate(*value_at, e))),
+            Err(e) => return Some(Err(e)),
         };
         let timestamp = if m.magic == MAGIC_VALUE_V0 {
             -1
-        } else if self.wrapper.timestamp_type() == TimestampType::LogAppendTime {
-            self.wrapper.timestamp
+        } else if wrapper.timestamp_type() == TimestampType::LogAppendTime {
+            wrapper.timestamp
         } else {
             m.timestamp
         };
-        Some(Ok(LegacyRecord { offset: m.offset.wrapping_add(*shift), timestamp, message: m }))
+        Some(Ok(LegacyRecord { offset: m.offset.wrapping_add(shift), timestamp, message: m }))
     }
 }
 
@@ -420,9 +453,12 @@ mod tests {
         let m = LegacyMessage::parse(&outer, 0, End::File).unwrap();
         assert!(m.is_valid());
         let mut scratch = Vec::new();
-        let recs = m.records(&mut scratch, &Limits::default()).unwrap();
+        let mut recs = m.records(&mut scratch, &Limits::default()).unwrap();
         assert_eq!((recs.base_offset(), recs.record_count()), (40, 2));
-        let got: Vec<(i64, i64)> = recs.map(|r| r.map(|r| (r.offset, r.timestamp)).unwrap()).collect();
+        let mut got: Vec<(i64, i64)> = Vec::new();
+        while let Some(r) = recs.next_record() {
+            got.push(r.map(|r| (r.offset, r.timestamp)).unwrap());
+        }
         assert_eq!(got, vec![(40, 99), (41, 99)]);
     }
 

@@ -8,7 +8,10 @@
 //! * reports problems as an [`Error`] carrying the file, the absolute byte
 //!   position, and whether the data is *truncated* (ends early, "needed N more
 //!   bytes") or *corrupt*;
-//! * streams: a 1 GiB segment is read one batch at a time ([`log::LogReader`]).
+//! * streams: a 1 GiB segment is read one batch at a time ([`log::LogReader`]),
+//!   and a batch's records are decoded from the decompressor as they come
+//!   ([`batch::Records`]); every buffer whose size follows the data takes its
+//!   bytes from one process-wide [`budget::Budget`] (`--memory`).
 //!
 //! Field and type names follow Kafka's Java classes (`base_offset`,
 //! `last_offset_delta`, `partition_leader_epoch`, ...). The byte layouts live
@@ -66,6 +69,7 @@
 )]
 
 pub mod batch;
+pub mod budget;
 pub mod checkpoint;
 pub mod compression;
 pub mod control;

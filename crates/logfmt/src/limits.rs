@@ -11,15 +11,21 @@ pub struct Limits {
     /// Largest record batch (or legacy message) accepted, in bytes including
     /// the 12-byte offset+length prefix. Kafka's own ceiling is the topic's
     /// `max.message.bytes` (default 1 MiB); operators rarely go beyond tens of
-    /// MiB. A batch is held in memory while it is decoded.
+    /// MiB. A batch up to [`crate::log::SPILL_OVER`] is held in memory while
+    /// it is decoded (its bytes come from [`Limits::budget`]); a larger v2
+    /// batch read by path is read from its file as needed.
     pub max_batch_size: u32,
-    /// Largest decompressed payload of one batch, in bytes. Guards against
-    /// decompression bombs.
+    /// Largest decompressed payload of one batch, in bytes. Records are
+    /// decoded as they come out of the decompressor, so this bounds the work
+    /// a decompression bomb costs, not memory.
     pub max_decompressed_size: usize,
     /// Largest text file (checkpoints, properties, JSON state files) read.
     pub max_text_file_size: u64,
     /// Largest producer-state snapshot read (46 bytes per producer).
     pub max_snapshot_size: u64,
+    /// The process-wide memory budget every data-sized buffer is taken from
+    /// ([`crate::budget`]).
+    pub budget: &'static crate::budget::Budget,
 }
 
 /// Default for [`Limits::max_batch_size`]: 128 MiB.
@@ -42,6 +48,7 @@ impl Default for Limits {
             max_decompressed_size: DEFAULT_MAX_DECOMPRESSED_SIZE,
             max_text_file_size: DEFAULT_MAX_TEXT_FILE_SIZE,
             max_snapshot_size: DEFAULT_MAX_SNAPSHOT_SIZE,
+            budget: &crate::budget::DEFAULT,
         }
     }
 }

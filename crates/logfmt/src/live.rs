@@ -40,6 +40,11 @@ use rustix::io::{Errno, ReadWriteFlags, preadv2};
 /// The longest read from disk before the cache is asked again.
 const COLD_RUN: usize = 64 << 10;
 
+/// The most one read asks for (the cache probe, a direct read): what its
+/// staging buffer costs, whatever the caller asks (a large batch is read a
+/// MiB at a time).
+const MAX_READ: usize = 1 << 20;
+
 /// Alignment of `O_DIRECT` reads (offset, length and buffer): a page, which
 /// every device's logical block divides.
 const ALIGN: u64 = 4096;
@@ -75,6 +80,12 @@ impl LiveFile {
             .ok()
             .map(File::from);
         Ok(LiveFile { file, pos: 0, nowait: true, direct, staging: Vec::new(), warm: true })
+    }
+
+    /// Read exactly `buf.len()` bytes at `at`, through the page cache (a
+    /// few header bytes: nothing worth keeping out of the cache).
+    pub fn read_exact_at(&self, buf: &mut [u8], at: u64) -> io::Result<()> {
+        self.file.read_exact_at(buf, at)
     }
 
     /// The file's length now.
@@ -150,9 +161,8 @@ impl LiveFile {
 
 impl Read for LiveFile {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if buf.is_empty() {
-            return Ok(0);
-        }
+        let len = buf.len().min(MAX_READ);
+        let Some(buf) = buf.get_mut(..len).filter(|b| !b.is_empty()) else { return Ok(0) };
         throttle(buf.len() as u64);
         let at = self.pos;
         if !self.nowait {

@@ -46,7 +46,8 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use crate::batch::RecordBatch;
+use crate::batch::{BatchHeader, RecordBatch, Spilled};
+use crate::budget::{Grant, Short};
 use crate::cursor::End;
 use crate::error::{Error, ErrorClass, ErrorKind, Result};
 use crate::legacy::LegacyMessage;
@@ -61,6 +62,15 @@ use crate::spec::log::{HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MAGIC_VALUE_V0, MA
 
 /// Read-ahead: bytes read from the file at a time beyond what an entry needs.
 const CHUNK: usize = 256 << 10;
+
+/// Entries larger than this are not read whole to check a checksum: their
+/// bytes stream through the CRC a chunk at a time.
+const STREAM_CRC_OVER: usize = 1 << 20;
+
+/// v2 batches larger than this, in a file read by path, are not held: they
+/// are yielded spilled ([`RecordBatch::spilled`]), their checksum and
+/// records read from the file as they are asked for.
+pub const SPILL_OVER: usize = 2 << 20;
 
 /// Bytes of a v2 header the sanity checks read (up to `lastOffsetDelta`).
 const FACTS_HEADER: usize = LAST_OFFSET_DELTA_OFFSET + 4;
@@ -86,7 +96,7 @@ impl Entry<'_> {
     /// Size of the entry in bytes, prefix included.
     pub fn size(&self) -> u64 {
         match self {
-            Entry::V2(b) => b.bytes().len() as u64,
+            Entry::V2(b) => b.size(),
             Entry::Legacy(m) => m.size_in_bytes(),
         }
     }
@@ -148,6 +158,10 @@ pub enum Item<'a> {
 #[derive(Debug)]
 pub struct Slab {
     bytes: Vec<u8>,
+    /// The budget's bytes its buffer holds.
+    grant: Grant,
+    /// A slab of one spilled batch: `bytes` is its header.
+    spilled: Option<Spilled>,
     start: u64,
     /// The items, in file order.
     pub items: Vec<SlabItem>,
@@ -189,6 +203,7 @@ impl Slab {
     pub fn span(&self) -> u64 {
         match self.items.last() {
             Some(SlabItem::Damage(d)) => d.end.saturating_sub(self.start),
+            Some(SlabItem::Entry { len, .. }) if self.spilled.is_some() => *len as u64,
             _ => self.bytes.len() as u64,
         }
     }
@@ -196,6 +211,9 @@ impl Slab {
     /// The entry of an [`SlabItem::Entry`]; `None` for damage.
     pub fn entry(&self, item: &SlabItem) -> Option<Entry<'_>> {
         let SlabItem::Entry { offset, len, magic } = *item else { return None };
+        if let Some(s) = &self.spilled {
+            return RecordBatch::spilled(&self.bytes, self.start, len as u64, s).ok().map(Entry::V2);
+        }
         let bytes = self.bytes.get(offset..offset.saturating_add(len))?;
         let position = self.start.saturating_add(offset as u64);
         // framing was checked when the slab was read
@@ -262,6 +280,11 @@ pub struct LogReader<R = LiveFile> {
     pin: Option<u64>,
     /// A buffer given back by a slab's consumer, reused for the window.
     spare: Option<Vec<u8>>,
+    /// The budget's bytes the window and the spare buffer hold (their
+    /// capacity): a large entry is read only when the budget gives room for it.
+    grant: Grant,
+    /// Reading by path: batches above [`SPILL_OVER`] are yielded spilled.
+    spill: Option<Spilled>,
     limits: Limits,
     bounds: Bounds,
     /// After the last accepted entry.
@@ -281,6 +304,7 @@ impl LogReader<LiveFile> {
         let len = f.current_len().map_err(|e| Error::io(e, Some(path)))?;
         let mut r = LogReader::new(f, len, limits);
         r.path = Some(path.to_path_buf());
+        r.spill = Some(Spilled { path: std::sync::Arc::from(path) });
         Ok(r)
     }
 
@@ -315,6 +339,8 @@ impl<R: Read + Seek> LogReader<R> {
             src_pos: 0,
             pin: None,
             spare: None,
+            grant: limits.budget.grant(),
+            spill: None,
             limits,
             bounds: Bounds::default(),
             prev: None,
@@ -390,28 +416,51 @@ impl<R: Read + Seek> LogReader<R> {
     fn load(&mut self, pos: u64, n: usize) -> Result<&[u8]> {
         let win_end = self.win_start.saturating_add(self.win.len() as u64);
         let want_end = pos.saturating_add(n as u64);
-        if pos < self.win_start || pos > win_end {
+        // pinned bytes in the window stay, and the bytes up to `pos` are read
+        // after them (a batch framed by its header, then loaded whole) -
+        // except the body of a batch that is yielded spilled
+        let gap = pos.saturating_sub(win_end);
+        let pinned = self
+            .pin
+            .filter(|&p| p >= self.win_start && p <= win_end && p <= pos)
+            .filter(|_| self.spill.is_none() || gap <= SPILL_OVER as u64);
+        if pos > win_end
+            && let Some(keep) = pinned
+        {
+            let drop = usize::try_from(keep.saturating_sub(self.win_start)).unwrap_or(usize::MAX);
+            self.win.drain(..drop.min(self.win.len()));
+            self.win_start = keep;
+        } else if pos < self.win_start || pos > win_end {
             self.win.clear();
             self.win_start = pos;
+            self.shrink_window(n);
         } else if want_end > win_end {
             // keep the bytes from `pos` on (and from the pin), drop the rest
             let keep = self.pin.map_or(pos, |p| p.min(pos)).max(self.win_start);
             let drop = usize::try_from(keep.saturating_sub(self.win_start)).unwrap_or(usize::MAX);
             self.win.drain(..drop.min(self.win.len()));
             self.win_start = keep;
+            self.shrink_window(usize::try_from(want_end.saturating_sub(win_end)).unwrap_or(usize::MAX));
         }
         let have_end = self.win_start.saturating_add(self.win.len() as u64);
         if want_end > have_end {
             let need = want_end.saturating_sub(have_end);
-            let read = need.max(CHUNK as u64).min(self.end.saturating_sub(have_end));
+            let mut read = need.max(CHUNK as u64).min(self.end.saturating_sub(have_end));
+            // room for the whole read first: the source is read in one call,
+            // not in growing steps (LiveFile drops what it reads from disk);
+            // the read-ahead only when the budget gives it
+            if self.grow_window(usize::try_from(read).unwrap_or(usize::MAX)).is_err() {
+                read = need;
+                // (named at the first byte it must hold: the entry that does not fit)
+                let at = self.win_start.min(pos);
+                self.grow_window(usize::try_from(read).unwrap_or(usize::MAX))
+                    .map_err(|s| self.with_path(s.error(at)))?;
+            }
             if self.src_pos != have_end {
                 self.src.seek(SeekFrom::Start(have_end)).map_err(|e| self.io(e))?;
                 self.src_pos = have_end;
             }
             let before = self.win.len();
-            // room for the whole read first: the source is read in one call,
-            // not in growing steps (LiveFile drops what it reads from disk)
-            self.win.reserve(usize::try_from(read).unwrap_or(0));
             let got = (&mut self.src).take(read).read_to_end(&mut self.win).map_err(|e| self.io(e))?;
             self.src_pos = self.src_pos.saturating_add(got as u64);
             if (self.win.len().saturating_sub(before) as u64) < need {
@@ -424,6 +473,68 @@ impl<R: Read + Seek> LogReader<R> {
         let from = usize::try_from(pos.saturating_sub(self.win_start)).unwrap_or(usize::MAX);
         let to = from.saturating_add(n);
         self.win.get(from..to).ok_or_else(|| self.io(std::io::Error::other("window out of range")))
+    }
+
+    /// Bytes the window and the spare buffer occupy.
+    fn occupied(&self) -> u64 {
+        (self.win.capacity() as u64).saturating_add(self.spare.as_ref().map_or(0, |s| s.capacity() as u64))
+    }
+
+    /// Room in the window for `additional` more bytes, taken from the budget
+    /// first (the spare buffer is given up when that makes the difference).
+    fn grow_window(&mut self, additional: usize) -> std::result::Result<(), Short> {
+        let want = self.win.len().saturating_add(additional);
+        if want <= self.win.capacity() {
+            return Ok(());
+        }
+        // twice the capacity when the budget gives it (appending stays linear)
+        // up to a few MiB, else exactly
+        let doubled = want.max(self.win.capacity().saturating_mul(2).min(SPILL_OVER.saturating_mul(2)));
+        let spare = self.spare.as_ref().map_or(0, Vec::capacity);
+        if self.grant.try_resize((doubled.saturating_add(spare) as u64).max(self.grant.bytes())) {
+            self.win.reserve_exact(doubled.saturating_sub(self.win.len()));
+            let _ = self.grant.try_resize(self.occupied().max(self.grant.bytes()));
+            return Ok(());
+        }
+        loop {
+            let spare = self.spare.as_ref().map_or(0, Vec::capacity);
+            let need = want.saturating_add(spare) as u64;
+            if self.grant.try_resize(need.max(self.grant.bytes())) {
+                break;
+            }
+            if self.spare.take().is_none() {
+                let _ = self.grant.try_resize(self.occupied());
+                return Err(self.limits.budget.short("a log entry", want as u64));
+            }
+            let _ = self.grant.try_resize(self.occupied());
+        }
+        self.win.reserve_exact(additional);
+        let _ = self.grant.try_resize(self.occupied().max(self.grant.bytes()));
+        Ok(())
+    }
+
+    /// Give back a window far larger than the `n` bytes about to be read
+    /// needs (after a large entry).
+    fn shrink_window(&mut self, n: usize) {
+        let keep = self.win.len().saturating_add(n).saturating_add(CHUNK);
+        if self.win.capacity() > STREAM_CRC_OVER && self.win.capacity() / 4 > keep {
+            self.win.shrink_to(keep);
+            let _ = self.grant.try_resize(self.occupied());
+        }
+    }
+
+    /// Whether the v2 batch or legacy message framed at `loc` has a valid
+    /// checksum; a large one is checked as it streams through (v2), never
+    /// held whole.
+    fn checksum_of(&mut self, loc: Loc) -> Result<bool> {
+        if loc.magic == MAGIC_VALUE_V2 && loc.len > STREAM_CRC_OVER {
+            return self.v2_crc_matches(loc.start, loc.len as u64);
+        }
+        let bytes = self.load(loc.start, loc.len)?;
+        Ok(match loc.magic {
+            MAGIC_VALUE_V2 => RecordBatch::parse(bytes, loc.start).is_ok_and(|b| b.is_valid()),
+            _ => LegacyMessage::parse(bytes, loc.start, End::File).is_ok_and(|m| m.is_valid()),
+        })
     }
 
     /// Check the framing of the entry at `start` and load it: where it lies
@@ -490,12 +601,14 @@ impl<R: Read + Seek> LogReader<R> {
             ));
         }
         let len = total as usize;
-        let bytes = self.load(start, len)?;
-        // Parse once to validate the structure beyond the framing.
+        // Parse once to validate the structure beyond the framing: a v2
+        // batch's header (its length is known to fit; the batch is loaded
+        // whole when it is yielded), a legacy message whole (its key and
+        // value lengths).
         let facts = match magic {
             MAGIC_VALUE_V2 => {
-                let b = RecordBatch::parse(bytes, start)?;
-                let h = b.header();
+                let head = self.load(start, RECORD_BATCH_OVERHEAD)?;
+                let h = BatchHeader::read(&mut crate::cursor::Cursor::new(head, start, End::File))?;
                 Facts {
                     first_offset: h.base_offset,
                     last_offset: h.last_offset(),
@@ -503,6 +616,7 @@ impl<R: Read + Seek> LogReader<R> {
                 }
             }
             _ => {
+                let bytes = self.load(start, len)?;
                 let m = LegacyMessage::parse(bytes, start, End::File)?;
                 Facts { first_offset: m.offset, last_offset: m.offset, epoch: None }
             }
@@ -510,12 +624,20 @@ impl<R: Read + Seek> LogReader<R> {
         Ok(Some((Loc { start, len, magic }, facts)))
     }
 
+    /// Whether the entry at `loc` is yielded spilled (not held).
+    fn spills(&self, loc: &Loc) -> bool {
+        loc.magic == MAGIC_VALUE_V2 && loc.len > SPILL_OVER && self.spill.is_some()
+    }
+
+    /// The entry at `loc`, which the window holds (a spilled one: its header).
     fn entry(&self, loc: Loc) -> Result<Entry<'_>> {
         let from = usize::try_from(loc.start.saturating_sub(self.win_start)).unwrap_or(usize::MAX);
-        let bytes = self
-            .win
-            .get(from..from.saturating_add(loc.len))
-            .ok_or_else(|| Error::io(std::io::Error::other("window out of range"), self.path.as_deref()))?;
+        let missing = || Error::io(std::io::Error::other("window out of range"), self.path.as_deref());
+        if let (true, Some(s)) = (self.spills(&loc), &self.spill) {
+            let head = self.win.get(from..from.saturating_add(RECORD_BATCH_OVERHEAD)).ok_or_else(missing)?;
+            return Ok(Entry::V2(RecordBatch::spilled(head, loc.start, loc.len as u64, s)?));
+        }
+        let bytes = self.win.get(from..from.saturating_add(loc.len)).ok_or_else(missing)?;
         Ok(match loc.magic {
             MAGIC_VALUE_V2 => Entry::V2(RecordBatch::parse(bytes, loc.start)?),
             _ => Entry::Legacy(LegacyMessage::parse(bytes, loc.start, End::File)?),
@@ -524,11 +646,7 @@ impl<R: Read + Seek> LogReader<R> {
 
     /// Whether the framed entry at `loc` has a valid checksum.
     fn crc_ok(&mut self, loc: Loc) -> Result<bool> {
-        let bytes = self.load(loc.start, loc.len)?;
-        Ok(match loc.magic {
-            MAGIC_VALUE_V2 => RecordBatch::parse(bytes, loc.start).is_ok_and(|b| b.is_valid()),
-            _ => LegacyMessage::parse(bytes, loc.start, End::File).is_ok_and(|m| m.is_valid()),
-        })
+        self.checksum_of(loc)
     }
 
     /// Whether `[start, start + len)` would be a v2 batch with a valid CRC-32C
@@ -753,14 +871,18 @@ impl<R: Read + Seek> LogReader<R> {
         }
     }
 
-    /// Whether the next item is damage (framing ahead as needed, without
-    /// delimiting damage).
-    fn damage_next(&mut self) -> Result<bool> {
+    /// Whether the next item ends a slab: damage, or an entry yielded
+    /// spilled (framing ahead as needed, but not past a spilled entry, whose
+    /// body the slab must not hold, and without delimiting damage).
+    fn slab_ends(&mut self) -> Result<bool> {
         loop {
             if let Some(r) = self.ready.front() {
-                return Ok(matches!(r, Ready::Damage(_)));
+                return Ok(match r {
+                    Ready::Damage(_) => true,
+                    Ready::Entry(loc) => self.spills(loc),
+                });
             }
-            if self.broken.is_some() {
+            if self.broken.is_some() || self.pending.as_ref().is_some_and(|p| self.spills(&p.loc)) {
                 return Ok(true);
             }
             if self.front >= self.end {
@@ -779,6 +901,8 @@ impl<R: Read + Seek> LogReader<R> {
             None => Ok(None),
             Some(Ready::Entry(loc)) => {
                 self.pos = loc.end();
+                let held = if self.spills(&loc) { RECORD_BATCH_OVERHEAD } else { loc.len };
+                self.load(loc.start, held)?;
                 Ok(Some(Item::Entry(self.entry(loc).map_err(|e| self.with_path(e))?)))
             }
             Some(Ready::Damage(d)) => {
@@ -797,26 +921,49 @@ impl<R: Read + Seek> LogReader<R> {
         if start >= self.end && self.ready.is_empty() && self.pending.is_none() && self.broken.is_none() {
             return Ok(None);
         }
+        // the slab's bytes in one read, when the budget gives them (else
+        // entry by entry, as they are framed)
         let want = (self.end.saturating_sub(start)).min(target as u64) as usize;
         if want > 0 {
-            self.load(start, want)?;
+            match self.load(start, want) {
+                Err(e) if e.class() != ErrorClass::Memory => return Err(e),
+                _ => {}
+            }
         }
         let mut items = Vec::new();
         self.pin = Some(start);
         while self.pos.saturating_sub(start) < target as u64 {
-            if !items.is_empty() && self.damage_next()? {
+            if !items.is_empty() && self.slab_ends()? {
                 break;
             }
             match self.next_ready()? {
                 None => break,
+                Some(Ready::Entry(loc)) if self.spills(&loc) => {
+                    // alone in its slab, which holds its header
+                    self.pos = loc.end();
+                    let head = self.load(loc.start, RECORD_BATCH_OVERHEAD)?.to_vec();
+                    self.pin = None;
+                    let item = SlabItem::Entry { offset: 0, len: loc.len, magic: loc.magic };
+                    let grant = self.limits.budget.grant();
+                    return Ok(Some(Slab {
+                        bytes: head,
+                        grant,
+                        spilled: self.spill.clone(),
+                        start: loc.start,
+                        items: vec![item],
+                    }));
+                }
                 Some(Ready::Entry(loc)) => {
+                    self.load(loc.start, loc.len)?;
                     let offset = usize::try_from(loc.start.saturating_sub(start)).unwrap_or(usize::MAX);
                     items.push(SlabItem::Entry { offset, len: loc.len, magic: loc.magic });
                     self.pos = loc.end();
                 }
                 Some(Ready::Damage(d)) => {
                     self.pos = d.end;
-                    return Ok(Some(Slab { bytes: Vec::new(), start, items: vec![SlabItem::Damage(d)] }));
+                    let grant = self.limits.budget.grant();
+                    let items = vec![SlabItem::Damage(d)];
+                    return Ok(Some(Slab { bytes: Vec::new(), grant, spilled: None, start, items }));
                 }
             }
         }
@@ -830,20 +977,35 @@ impl<R: Read + Seek> LogReader<R> {
         let to = usize::try_from(self.pos.saturating_sub(self.win_start)).unwrap_or(usize::MAX).min(self.win.len());
         // the next window: a recycled buffer, or one sized for the next slab
         // (growing a small one would copy and fault in pages over and over)
+        // when the budget gives it; the slab takes the window's share. The
+        // read-ahead after the slab moves over as far as the budget gives
+        // room (the rest is read again when it is needed).
         let mut next = self.spare.take().unwrap_or_default();
         next.clear();
-        next.reserve(target.saturating_add(CHUNK));
-        next.extend_from_slice(self.win.get(to..).unwrap_or_default());
+        let slab_grant = self.grant.split(self.win.capacity() as u64);
+        let _ = self.grant.try_resize(next.capacity() as u64);
+        let tail = self.win.len().saturating_sub(to).min(target.saturating_add(CHUNK));
+        for room in [target.saturating_add(CHUNK).max(tail), tail, 0] {
+            if room <= next.capacity() || self.grant.try_resize(room as u64) {
+                next.reserve_exact(room);
+                break;
+            }
+        }
+        let tail = tail.min(next.capacity());
+        let _ = self.grant.try_resize((next.capacity() as u64).max(self.grant.bytes()));
+        next.extend_from_slice(self.win.get(to..to.saturating_add(tail)).unwrap_or_default());
         self.win.truncate(to);
         let mut bytes = std::mem::replace(&mut self.win, next);
         bytes.drain(..from);
         self.win_start = self.pos;
-        Ok(Some(Slab { bytes, start, items }))
+        Ok(Some(Slab { bytes, grant: slab_grant, spilled: None, start, items }))
     }
 
     /// Give a processed slab's buffer back for reuse by [`LogReader::next_slab`].
     pub fn recycle(&mut self, slab: Slab) {
         self.spare = Some(slab.bytes);
+        self.grant.absorb(slab.grant);
+        let _ = self.grant.try_resize(self.occupied());
     }
 
     /// Whether every byte of `[start, end)` is zero (a zero-filled region, as a
@@ -903,11 +1065,7 @@ impl<R: Read + Seek> LogReader<R> {
         let size = head.get(8..12).and_then(|b| b.try_into().ok()).map_or(0, i32::from_be_bytes);
         let magic = head.get(16).map_or(-1, |&m| m as i8);
         let total = (size.max(0) as usize).saturating_add(LOG_OVERHEAD);
-        let bytes = self.load(at, total)?;
-        Ok(match magic {
-            MAGIC_VALUE_V2 => RecordBatch::parse(bytes, at).is_ok_and(|b| b.is_valid()),
-            _ => LegacyMessage::parse(bytes, at, End::File).is_ok_and(|m| m.is_valid()),
-        })
+        self.checksum_of(Loc { start: at, len: total, magic })
     }
 }
 
@@ -1200,5 +1358,127 @@ mod tests {
         let got = items_from(reader(&seg, Some(3)));
         assert_eq!(got[0], format!("damage@0..{} baseOffset", batch(0, 3).len()));
         assert_eq!(got.len(), 2);
+    }
+
+    /// A batch of one record whose value is `size` bytes.
+    fn big(base: i64, size: usize) -> Vec<u8> {
+        let mut b = crate::write::batch::BatchBuilder::new(base);
+        let value: Vec<u8> = (0..size).map(|i| (i / 251) as u8).collect();
+        b.push(&crate::write::batch::NewRecord { timestamp: 1, key: None, value: Some(&value), headers: &[] });
+        b.build()
+    }
+
+    /// Large entries cost the reader one entry of memory (taken from the
+    /// budget), slabs hold whole entries whatever their size, and a budget
+    /// too small for an entry is an error of its own class.
+    #[test]
+    fn large_entries_one_at_a_time_within_the_budget() {
+        let entries = [batch(0, 3), big(3, 3 << 20), batch(4, 2), big(6, 5 << 20), big(7, 2 << 20), batch(8, 1)];
+        let seg = segment(&entries);
+        let starts: Vec<u64> = entries
+            .iter()
+            .scan(0u64, |at, e| {
+                let s = *at;
+                *at += e.len() as u64;
+                Some(s)
+            })
+            .collect();
+        let budget = crate::budget::Budget::leak(16 << 20);
+        let limits = Limits { budget, ..Limits::default() };
+        let mut r = LogReader::new(IoCursor::new(seg.clone()), seg.len() as u64, limits);
+        let mut seen = Vec::new();
+        while let Some(item) = r.next_item().unwrap() {
+            let Item::Entry(e) = item else { panic!("damage") };
+            assert!(e.is_valid());
+            seen.push(e.position());
+        }
+        assert_eq!(seen, starts);
+        assert!(budget.peak() < (5 << 20) + (1 << 20), "peak {}", budget.peak());
+        drop(r);
+        assert_eq!(budget.used(), 0);
+        for target in [64 << 10, 1 << 20, 4 << 20, 32 << 20] {
+            let mut r = LogReader::new(IoCursor::new(seg.clone()), seg.len() as u64, limits);
+            let mut seen = Vec::new();
+            while let Some(slab) = r.next_slab(target).unwrap() {
+                for item in &slab.items {
+                    let e = slab.entry(item).expect("an entry");
+                    assert!(e.is_valid(), "target {target}");
+                    seen.push(e.position());
+                }
+                r.recycle(slab);
+            }
+            assert_eq!(seen, starts, "target {target}");
+            drop(r);
+            assert_eq!(budget.used(), 0, "target {target}");
+        }
+        let tight = Limits { budget: crate::budget::Budget::leak(4 << 20), ..Limits::default() };
+        let mut r = LogReader::new(IoCursor::new(seg.clone()), seg.len() as u64, tight);
+        let mut n = 0;
+        let e = loop {
+            match r.next_item() {
+                Ok(Some(_)) => n += 1,
+                Ok(None) => panic!("read past a 5 MiB batch with 4 MiB"),
+                Err(e) => break e,
+            }
+        };
+        assert_eq!(n, 3);
+        assert_eq!(e.class(), ErrorClass::Memory, "{e}");
+        assert_eq!(e.position(), Some(starts[3]));
+    }
+
+    /// Read by path, batches above [`SPILL_OVER`] are not held: their
+    /// checksums and records come from the file, and memory stays at the
+    /// read-ahead whatever their size.
+    #[test]
+    fn batches_above_the_spill_size_are_read_from_the_file() {
+        let entries = [batch(0, 3), big(3, 3 << 20), batch(4, 2), big(6, 5 << 20), big(7, 1 << 20), batch(8, 1)];
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("00000000000000000000.log");
+        std::fs::write(&path, segment(&entries)).unwrap();
+        let budget = crate::budget::Budget::leak(24 << 20);
+        let limits = Limits { budget, ..Limits::default() };
+        let check = |e: &Entry<'_>, at: usize| {
+            let Entry::V2(b) = e else { panic!("v2") };
+            assert_eq!(b.size(), entries[at].len() as u64);
+            assert_eq!(b.in_memory().is_none(), entries[at].len() > SPILL_OVER, "entry {at}");
+            assert!(b.is_valid(), "entry {at}");
+            let mut scratch = Vec::new();
+            let sum = b.records(&mut scratch, &limits).unwrap().summarize().unwrap();
+            assert_eq!(sum.count, b.header().records_count);
+            let mut records = b.records(&mut scratch, &limits).unwrap();
+            let mut n = 0;
+            while let Some(r) = records.next_record() {
+                let r = r.unwrap();
+                if let Some(size) = [0usize, 3 << 20, 0, 5 << 20, 1 << 20, 0][at].checked_sub(1) {
+                    assert_eq!(r.value.unwrap().len(), size + 1, "entry {at}");
+                }
+                n += 1;
+            }
+            assert_eq!(n, b.header().records_count);
+        };
+        let mut r = LogReader::open(&path, limits).unwrap();
+        let mut at = 0;
+        while let Some(item) = r.next_item().unwrap() {
+            let Item::Entry(e) = item else { panic!("damage") };
+            check(&e, at);
+            at += 1;
+        }
+        assert_eq!(at, entries.len());
+        drop(r);
+        // (the 5 MiB record is held once, by `next_record`: the window grows for it)
+        assert!(budget.peak() < (5 << 20) + (2 << 20), "peak {}", budget.peak());
+        for target in [64 << 10, 1 << 20, 4 << 20] {
+            let mut r = LogReader::open(&path, limits).unwrap();
+            let mut at = 0;
+            while let Some(slab) = r.next_slab(target).unwrap() {
+                for item in &slab.items {
+                    check(&slab.entry(item).unwrap(), at);
+                    at += 1;
+                }
+                r.recycle(slab);
+            }
+            assert_eq!(at, entries.len(), "target {target}");
+        }
+        assert_eq!(budget.used(), 0);
     }
 }

@@ -235,11 +235,11 @@ impl ClusterMetadata {
         if b.header().is_control() {
             return;
         }
-        let Ok(records) = b.records(scratch, limits) else {
+        let Ok(mut records) = b.records(scratch, limits) else {
             self.undecodable = self.undecodable.saturating_add(1);
             return;
         };
-        for rec in records {
+        while let Some(rec) = records.next_record() {
             let Ok(rec) = rec else {
                 self.undecodable = self.undecodable.saturating_add(1);
                 break;

@@ -321,7 +321,8 @@ impl PartitionOffsets {
             let done = (|| -> Result<bool> {
                 match e {
                     Entry::V2(b) => {
-                        for r in b.records(&mut scratch, &limits)? {
+                        let mut records = b.records(&mut scratch, &limits)?;
+                        while let Some(r) = records.next_record() {
                             let r = r?;
                             if visit(r.timestamp, r.offset) {
                                 return Ok(true);
@@ -330,7 +331,8 @@ impl PartitionOffsets {
                     }
                     Entry::Legacy(m) if m.magic == 0 => {}
                     Entry::Legacy(m) => {
-                        for r in m.records(&mut scratch, &limits)? {
+                        let mut records = m.records(&mut scratch, &limits)?;
+                        while let Some(r) = records.next_record() {
                             let r = r?;
                             if visit(r.timestamp, r.offset) {
                                 return Ok(true);

@@ -383,7 +383,7 @@ pub fn batch_info(e: &Entry<'_>, scratch: &mut Vec<u8>, limits: &Limits) -> Batc
             let first_ts = if h.has_delete_horizon() { h.max_timestamp } else { h.base_timestamp.min(h.max_timestamp) };
             BatchInfo {
                 position: b.position(),
-                size: b.bytes().len() as u64,
+                size: b.size(),
                 base_offset: h.base_offset,
                 last_offset: h.last_offset(),
                 records: u64::try_from(h.records_count).unwrap_or(0),

@@ -588,9 +588,22 @@ struct Pass<'o> {
     superseded: (u64, u64),
     max_record_ts: Option<i64>,
     scratch: Vec<u8>,
+    /// A batch or record the memory budget could not hold: the numbers would
+    /// be incomplete, so the pass fails with it.
+    refused: Option<crate::Error>,
 }
 
 impl Pass<'_> {
+    /// Count a batch that does not decode, or keep the error when it was
+    /// the budget's refusal rather than the data.
+    fn undecodable(&mut self, e: crate::Error) {
+        if e.class() == crate::error::ErrorClass::Memory {
+            self.refused.get_or_insert(e);
+        } else {
+            self.s.undecodable_batches = self.s.undecodable_batches.saturating_add(1);
+        }
+    }
+
     fn producer(&mut self, id: i64) -> &mut ProducerStats {
         if id < 0 || (self.producers.len() >= MAX_PRODUCERS && !self.producers.contains_key(&id)) {
             return &mut self.s.other_producers;
@@ -657,7 +670,7 @@ impl Pass<'_> {
 
     fn v2(&mut self, b: &RecordBatch<'_>) {
         let h = *b.header();
-        let size = b.bytes().len() as u64;
+        let size = b.size();
         let count = u64::try_from(h.records_count).unwrap_or(0);
         self.batch_common(size, count, h.compression(), h.max_timestamp);
         {
@@ -691,15 +704,18 @@ impl Pass<'_> {
         }
         let mut scratch = std::mem::take(&mut self.scratch);
         match b.records(&mut scratch, &self.opts.limits) {
-            Err(_) => self.s.undecodable_batches = self.s.undecodable_batches.saturating_add(1),
-            Ok(records) => {
+            Err(e) => self.undecodable(e),
+            Ok(mut records) => {
                 let compressed = h.compression().is_some_and(|c| c != Compression::None);
-                let payload = b.records_payload().len() as u64;
-                let mut failed = false;
-                for r in records {
-                    let Ok(r) = r else {
-                        failed = true;
-                        break;
+                let payload = b.payload_size();
+                let mut failed = None;
+                while let Some(r) = records.next_record() {
+                    let r = match r {
+                        Ok(r) => r,
+                        Err(e) => {
+                            failed = Some(e);
+                            break;
+                        }
                     };
                     if !r.headers.is_empty() {
                         self.s.records_with_headers = self.s.records_with_headers.saturating_add(1);
@@ -708,10 +724,10 @@ impl Pass<'_> {
                     let rec_size = u64::try_from(r.length).unwrap_or(0);
                     self.record(r.timestamp, r.key, r.value, rec_size);
                 }
-                if failed {
-                    self.s.undecodable_batches = self.s.undecodable_batches.saturating_add(1);
+                if let Some(e) = failed {
+                    self.undecodable(e);
                 } else {
-                    let uncompressed = if compressed { scratch.len() as u64 } else { payload };
+                    let uncompressed = if compressed { records.decompressed_len() } else { payload };
                     self.codec_payload(h.compression(), payload, uncompressed);
                 }
             }
@@ -722,7 +738,12 @@ impl Pass<'_> {
     fn legacy(&mut self, m: &LegacyMessage<'_>) {
         let size = m.size_in_bytes();
         let mut scratch = std::mem::take(&mut self.scratch);
-        let records = m.records(&mut scratch, &self.opts.limits);
+        self.legacy_records(m, size, &mut scratch);
+        self.scratch = scratch;
+    }
+
+    fn legacy_records(&mut self, m: &LegacyMessage<'_>, size: u64, scratch: &mut Vec<u8>) {
+        let records = m.records(scratch, &self.opts.limits);
         let count = records.as_ref().map_or(1, |r| u64::from(r.record_count()));
         self.batch_common(size, count, m.compression(), m.timestamp);
         {
@@ -732,19 +753,21 @@ impl Pass<'_> {
             p.bytes = p.bytes.saturating_add(size);
         }
         match records {
-            Err(_) => self.s.undecodable_batches = self.s.undecodable_batches.saturating_add(1),
-            Ok(records) => {
-                for r in records {
-                    let Ok(r) = r else {
-                        self.s.undecodable_batches = self.s.undecodable_batches.saturating_add(1);
-                        break;
+            Err(e) => self.undecodable(e),
+            Ok(mut records) => {
+                while let Some(r) = records.next_record() {
+                    let r = match r {
+                        Ok(r) => r,
+                        Err(e) => {
+                            self.undecodable(e);
+                            break;
+                        }
                     };
                     let msg = r.message;
                     self.record(msg.timestamp, msg.key, msg.value, msg.size_in_bytes());
                 }
             }
         }
-        self.scratch = scratch;
     }
 }
 
@@ -761,6 +784,7 @@ pub fn partition_stats(p: &Partition, log_dir: &LogDir, opts: &Options, done: &m
         superseded: (0, 0),
         max_record_ts: None,
         scratch: Vec::new(),
+        refused: None,
     };
     pass.s.partitions = 1;
     let mut last_offset = None;
@@ -788,6 +812,9 @@ pub fn partition_stats(p: &Partition, log_dir: &LogDir, opts: &Options, done: &m
             }
         }
         done(seg.size);
+        if let Some(e) = pass.refused.take() {
+            return Err(e.with_path(&seg.log));
+        }
     }
     let mut s = pass.s;
     s.log_start_offset = (!p.segments.is_empty()).then(|| log_start_offset(p));

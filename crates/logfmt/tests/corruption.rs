@@ -59,8 +59,8 @@ fn scan_with(data: &[u8], deep: bool) -> Scan {
                 }
                 match e {
                     Entry::V2(b) => match b.records(&mut scratch, &limits) {
-                        Ok(recs) => {
-                            for rec in recs {
+                        Ok(mut recs) => {
+                            while let Some(rec) = recs.next_record() {
                                 match rec {
                                     Ok(rec) if b.header().is_control() => {
                                         if control::parse(&rec, b.position()).is_err() {
@@ -75,7 +75,11 @@ fn scan_with(data: &[u8], deep: bool) -> Scan {
                         Err(_) => s.record_errors += 1,
                     },
                     Entry::Legacy(m) => match m.records(&mut scratch, &limits) {
-                        Ok(recs) => s.record_errors += recs.filter(|r| r.is_err()).count(),
+                        Ok(mut recs) => {
+                            while let Some(r) = recs.next_record() {
+                                s.record_errors += usize::from(r.is_err());
+                            }
+                        }
                         Err(_) => s.record_errors += 1,
                     },
                 }

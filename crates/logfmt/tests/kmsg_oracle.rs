@@ -61,7 +61,8 @@ fn records(log: &Path) -> Vec<Record> {
         if b.header().is_control() {
             continue;
         }
-        for rec in b.records(&mut scratch, &Limits::default()).unwrap() {
+        let mut records = b.records(&mut scratch, &Limits::default()).unwrap();
+        while let Some(rec) = records.next_record() {
             let rec = rec.unwrap();
             out.push((rec.offset, rec.key.map(<[u8]>::to_vec), rec.value.map(<[u8]>::to_vec)));
         }

@@ -98,7 +98,8 @@ pub fn records_from(
                     if h.last_offset() < from {
                         continue;
                     }
-                    for rec in b.records(&mut scratch, limits).map_err(in_seg)? {
+                    let mut records = b.records(&mut scratch, limits).map_err(in_seg)?;
+                    while let Some(rec) = records.next_record() {
                         let rec = rec.map_err(in_seg)?;
                         let c = Candidate {
                             producer_id: h.producer_id,
@@ -116,7 +117,8 @@ pub fn records_from(
                     if m.offset < from {
                         continue;
                     }
-                    for rec in m.records(&mut scratch, limits).map_err(in_seg)? {
+                    let mut records = m.records(&mut scratch, limits).map_err(in_seg)?;
+                    while let Some(rec) = records.next_record() {
                         let rec = rec.map_err(in_seg)?;
                         let c = Candidate {
                             producer_id: -1,

@@ -195,7 +195,7 @@ impl BatchStream for DirStream {
                         last_offset: h.last_offset(),
                         epoch: h.partition_leader_epoch,
                         crc: h.crc,
-                        size: u32::try_from(b.bytes().len()).unwrap_or(u32::MAX),
+                        size: u32::try_from(b.size()).unwrap_or(u32::MAX),
                         records: u32::try_from(h.records_count).unwrap_or(0),
                         first_timestamp: h.base_timestamp,
                         max_timestamp: h.max_timestamp,

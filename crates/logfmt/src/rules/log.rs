@@ -106,11 +106,11 @@ pub fn for_each_record(
             if h.last_offset() < start || !b.is_valid() {
                 continue;
             }
-            let Ok(records) = b.records(&mut scratch, limits) else {
+            let Ok(mut records) = b.records(&mut scratch, limits) else {
                 undecoded = undecoded.saturating_add(1);
                 continue;
             };
-            for rec in records {
+            while let Some(rec) = records.next_record() {
                 let Ok(rec) = rec else {
                     undecoded = undecoded.saturating_add(1);
                     break;

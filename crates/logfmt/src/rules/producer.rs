@@ -409,7 +409,7 @@ impl ProducerState {
 /// The end-transaction marker of a control batch, if it is one.
 pub fn end_txn_marker(b: &RecordBatch<'_>, scratch: &mut Vec<u8>, limits: &Limits) -> Option<EndTxnMarker> {
     let mut records = b.records(scratch, limits).ok()?;
-    let rec = records.next()?.ok()?;
+    let rec = records.next_record()?.ok()?;
     match control::parse(&rec, b.position()).ok()? {
         ControlRecord::EndTxn(m) => Some(m),
         _ => None,

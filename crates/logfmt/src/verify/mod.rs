@@ -94,6 +94,7 @@ macro_rules! kinds {
 
 kinds! {
     IoError => "io_error", Error, "a file could not be read";
+    MemoryBudget => "memory_budget", Error, "a batch, record or decoder window needs more memory than --memory gives: not checked (rerun with a larger --memory)";
     NotKafkaFile => "not_a_kafka_file", Error, "a file given to check that is not a file of a Kafka log dir";
     Corrupt => "corrupt", Error, "bytes in a segment that are not a readable batch";
     TruncatedTail => "truncated_tail", Warning, "a partial batch at the end of the active segment: a torn write, normal after a crash";
@@ -170,6 +171,7 @@ impl Kind {
     pub fn rule(self) -> &'static str {
         match self {
             Kind::IoError => "the broker reads every file of a log dir at startup (`LogLoader`)",
+            Kind::MemoryBudget => "none: a limit of logtool's (`--memory`), not of Kafka's",
             Kind::NotKafkaFile => "the names `LogFileUtils` and `UnifiedLog` give a log dir's files",
             Kind::Corrupt => "`FileLogInputStream`: entries are framed by offset, size and magic",
             Kind::TruncatedTail => "`LogSegment.recover` cuts a torn final write",
@@ -952,8 +954,8 @@ fn kraft_snapshot(path: &Path, opts: &Options, out: &mut Findings, stats: &mut S
                     );
                 }
                 match b.records(&mut scratch, &opts.limits) {
-                    Ok(recs) => {
-                        for rec in recs {
+                    Ok(mut recs) => {
+                        while let Some(rec) = recs.next_record() {
                             stats.records = stats.records.saturating_add(1);
                             if let Err(e) = rec {
                                 out.push(

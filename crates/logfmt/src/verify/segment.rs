@@ -341,6 +341,7 @@ impl Content {
 
 fn decode_kind(e: &Error) -> Kind {
     match e.kind() {
+        ErrorKind::MemoryBudget { .. } => Kind::MemoryBudget,
         ErrorKind::Decompress { .. } | ErrorKind::DecompressedTooLarge { .. } => Kind::DecompressionFailed,
         _ => Kind::RecordInvalid,
     }
@@ -357,7 +358,7 @@ fn content(entry: &Entry<'_>, scratch: &mut Vec<u8>, limits: &Limits) -> Content
 fn content_v2(b: &RecordBatch<'_>, scratch: &mut Vec<u8>, limits: &Limits) -> Content {
     let h = *b.header();
     let pos = b.position();
-    let end = pos.saturating_add(b.bytes().len() as u64);
+    let end = pos.saturating_add(b.size());
     let mut c = Content { crc_ok: b.is_valid(), ..Content::default() };
     if !c.crc_ok {
         c.push(
@@ -368,11 +369,11 @@ fn content_v2(b: &RecordBatch<'_>, scratch: &mut Vec<u8>, limits: &Limits) -> Co
             format!("stored CRC-32C {} but the batch's bytes give {}", h.crc, b.compute_crc()),
         );
     }
-    let summary = b.records(scratch, limits).and_then(|records| {
-        if h.is_control() {
-            // control records are few and must be parsed
-            for rec in records.clone() {
-                let rec = rec?;
+    if h.is_control() {
+        // control records are few and must be parsed (a first read; the
+        // summary below reports a decoding error)
+        if let Ok(mut records) = b.records(scratch, limits) {
+            while let Some(Ok(rec)) = records.next_record() {
                 match control::parse(&rec, pos) {
                     Ok(ControlRecord::EndTxn(m)) if h.is_transactional() => c.marker = Some(m),
                     Ok(_) => {}
@@ -380,8 +381,8 @@ fn content_v2(b: &RecordBatch<'_>, scratch: &mut Vec<u8>, limits: &Limits) -> Co
                 }
             }
         }
-        records.summarize()
-    });
+    }
+    let summary = b.records(scratch, limits).and_then(|records| records.summarize());
     let sum = match summary {
         Ok(sum) => sum,
         Err(e) => {
@@ -460,7 +461,7 @@ fn content_legacy(m: &LegacyMessage<'_>, scratch: &mut Vec<u8>, limits: &Limits)
             format!("stored CRC-32 {} but the message gives {}", m.crc, m.compute_crc()),
         );
     }
-    let records = match m.records(scratch, limits) {
+    let mut records = match m.records(scratch, limits) {
         Ok(r) => r,
         Err(e) => {
             c.push(pos, end, Some(m.offset), decode_kind(&e), e.message());
@@ -469,7 +470,7 @@ fn content_legacy(m: &LegacyMessage<'_>, scratch: &mut Vec<u8>, limits: &Limits)
     };
     c.first_offset = Some(records.base_offset());
     let mut prev: Option<i64> = None;
-    for r in records {
+    while let Some(r) = records.next_record() {
         match r {
             Ok(r) => {
                 c.records = c.records.saturating_add(1);
@@ -580,13 +581,18 @@ impl<'a> SegmentChecker<'a> {
             }
         };
         reader.set_bounds(self.bounds);
+        // slabs as large as the memory budget allows when every thread
+        // holds a few (reading, checking, recycled)
+        let threads = rayon::current_num_threads().max(1) as u64;
+        let share = self.opts.limits.budget.total().checked_div(threads.saturating_mul(12)).unwrap_or(0);
+        let slab = usize::try_from(share).unwrap_or(SLAB).clamp(256 << 10, SLAB);
         let size = reader.end();
         self.summary.size = size;
         self.stats.files = self.stats.files.saturating_add(1);
-        let read_ahead = self.opts.read_ahead && size > SLAB as u64;
+        let read_ahead = self.opts.read_ahead && size > slab as u64;
         if !read_ahead {
             loop {
-                match reader.next_slab(SLAB) {
+                match reader.next_slab(slab) {
                     Ok(Some(slab)) => {
                         self.slab(&slab, false, size);
                         progress(slab.span());
@@ -610,7 +616,7 @@ impl<'a> SegmentChecker<'a> {
                         if let Ok(done) = back_rx.try_recv() {
                             reader.recycle(done);
                         }
-                        let slab = reader.next_slab(SLAB);
+                        let slab = reader.next_slab(slab);
                         let stop = !matches!(slab, Ok(Some(_)));
                         if tx.send(slab).is_err() || stop {
                             break;
@@ -763,7 +769,7 @@ impl<'a> SegmentChecker<'a> {
     fn batch(&mut self, b: &RecordBatch<'_>) {
         let h = *b.header();
         let pos = b.position();
-        let end = pos.saturating_add(b.bytes().len() as u64);
+        let end = pos.saturating_add(b.size());
         let seg = self.seg;
         let log = &seg.log;
         if h.last_offset_delta < 0 {
@@ -1195,7 +1201,11 @@ impl<'a> SegmentChecker<'a> {
 /// Report a read error as a finding.
 impl Findings {
     pub(crate) fn error(&mut self, path: &Path, e: &Error, kind: Kind) {
-        let kind = if e.class() == crate::error::ErrorClass::Io { Kind::IoError } else { kind };
+        let kind = match e.class() {
+            crate::error::ErrorClass::Io => Kind::IoError,
+            crate::error::ErrorClass::Memory => Kind::MemoryBudget,
+            _ => kind,
+        };
         let message = if kind == Kind::IoError { e.to_string() } else { e.message() };
         self.push(path, e.position(), None, None, kind, message);
     }

@@ -649,14 +649,12 @@ mod tests {
             let Item::Entry(Entry::V2(b)) = item else { panic!("{path:?}: not a v2 batch") };
             assert!(b.is_valid());
             let h = *b.header();
-            let records = b
-                .records(&mut scratch, &limits)
-                .unwrap()
-                .map(|r| {
-                    let r = r.unwrap();
-                    (r.key.map(<[u8]>::to_vec), r.value.map(<[u8]>::to_vec))
-                })
-                .collect();
+            let mut it = b.records(&mut scratch, &limits).unwrap();
+            let mut records = Vec::new();
+            while let Some(r) = it.next_record() {
+                let r = r.unwrap();
+                records.push((r.key.map(<[u8]>::to_vec), r.value.map(<[u8]>::to_vec)));
+            }
             out.push((h.base_offset, h.attributes, h.partition_leader_epoch, h.producer_id, records));
         }
         out

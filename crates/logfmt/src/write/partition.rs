@@ -513,7 +513,8 @@ impl PartitionWriter {
         let marker = if control {
             let rb = crate::batch::RecordBatch::parse(batch, 0)?;
             let mut scratch = Vec::new();
-            let rec = rb.records(&mut scratch, &crate::Limits::default())?.next().transpose()?;
+            let mut records = rb.records(&mut scratch, &crate::Limits::default())?;
+            let rec = records.next_record().transpose()?;
             match rec.map(|r| crate::control::parse(&r, 0)).transpose()? {
                 Some(crate::control::ControlRecord::EndTxn(m)) => Some(m),
                 _ => None,
