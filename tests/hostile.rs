@@ -300,3 +300,319 @@ fn a_segment_name_that_is_not_utf8() {
         r.lines
     );
 }
+
+/// The README's target for decompression: memory of `dump --deep` and
+/// `verify` whatever a batch inflates to, at any `-j`.
+const STREAMING_KIB: i64 = 64 * 1024;
+
+use logfmt::compression::Compression;
+
+/// A batch at `base` whose records region is `payload`, compressed by
+/// `codec` and declaring `count` records, with a valid CRC.
+fn compressed_batch(base: i64, count: i32, codec: Compression, payload: &[u8]) -> Vec<u8> {
+    let mut b = batch_with_records(base, count, payload);
+    let attributes = (i16::from_be_bytes([b[21], b[22]]) & !7) | i16::from(codec.id());
+    b[21..23].copy_from_slice(&attributes.to_be_bytes());
+    fix_crc(&mut b);
+    b
+}
+
+/// One small record, as its batch's records region holds it.
+fn one_record() -> Vec<u8> {
+    batch(0, 1)[61..].to_vec()
+}
+
+/// The records region `prefix` followed by 1 GiB of zeros, compressed by
+/// `codec` in a few KiB (zstd: RLE blocks), 1 MiB (gzip: members), 4 MiB
+/// (lz4: 4 MiB blocks) or 48 MiB (snappy: 64 KiB chunks; snappy cannot do
+/// better than about 21:1). Made without compressing 1 GiB.
+fn bomb(codec: Compression, prefix: &[u8]) -> Vec<u8> {
+    const GIB: usize = 1 << 30;
+    match codec {
+        Compression::Zstd => {
+            // frame header: no checksum, no content size, a 128 KiB window
+            let mut f = vec![0x28, 0xb5, 0x2f, 0xfd, 0x00, (17 - 10) << 3];
+            let block = |f: &mut Vec<u8>, last: bool, kind: u32, size: usize| {
+                let h = u32::from(last) | (kind << 1) | ((size as u32) << 3);
+                f.extend(&h.to_le_bytes()[..3]);
+            };
+            block(&mut f, false, 0, prefix.len());
+            f.extend(prefix);
+            let n = GIB / (128 << 10);
+            for i in 0..n {
+                block(&mut f, i == n - 1, 1, 128 << 10);
+                f.push(0);
+            }
+            f
+        }
+        Compression::Gzip => {
+            let member = |data: &[u8]| {
+                let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+                std::io::Write::write_all(&mut e, data).unwrap();
+                e.finish().unwrap()
+            };
+            let zeros = member(&vec![0; 1 << 20]);
+            let mut out = member(prefix);
+            for _ in 0..GIB >> 20 {
+                out.extend(&zeros);
+            }
+            out
+        }
+        Compression::Lz4 => {
+            // Kafka's frame descriptor with 4 MiB blocks
+            let (flg, bd) = (0x60u8, 0x70u8);
+            let hc = ((xxhash_rust::xxh32::xxh32(&[flg, bd], 0) >> 8) & 0xff) as u8;
+            let mut out = vec![0x04, 0x22, 0x4d, 0x18, flg, bd, hc];
+            out.extend((prefix.len() as u32 | 0x8000_0000).to_le_bytes());
+            out.extend(prefix);
+            let zeros = lz4_flex::block::compress(&vec![0; 4 << 20]);
+            for _ in 0..GIB >> 22 {
+                out.extend((zeros.len() as u32).to_le_bytes());
+                out.extend(&zeros);
+            }
+            out.extend(0u32.to_le_bytes());
+            out
+        }
+        Compression::Snappy => {
+            let mut out = vec![0x82, b'S', b'N', b'A', b'P', b'P', b'Y', 0, 0, 0, 0, 1, 0, 0, 0, 1];
+            let chunk = |data: &[u8], out: &mut Vec<u8>| {
+                let block = snap::raw::Encoder::new().compress_vec(data).unwrap();
+                out.extend((block.len() as i32).to_be_bytes());
+                out.extend(block);
+            };
+            chunk(prefix, &mut out);
+            let mut zeros = Vec::new();
+            chunk(&vec![0; 64 << 10], &mut zeros);
+            for _ in 0..GIB >> 16 {
+                out.extend(&zeros);
+            }
+            out
+        }
+        Compression::None => unreachable!(),
+    }
+}
+
+/// A log dir `logs` of `n` partitions `t-0..`, each one batch of 1 record
+/// followed by a 1 GiB bomb (codecs in turn; valid CRCs).
+fn bomb_log_dir(codecs: &[Compression]) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = tmp.path().join("logs");
+    for (i, &codec) in codecs.iter().enumerate() {
+        let dir = logs.join(format!("t-{i}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let b = compressed_batch(0, 1, codec, &bomb(codec, &one_record()));
+        std::fs::write(dir.join(SEG), b).unwrap();
+    }
+    (tmp, logs)
+}
+
+const ALL_CODECS: [Compression; 4] = [Compression::Gzip, Compression::Snappy, Compression::Lz4, Compression::Zstd];
+
+/// A decompression bomb of every codec: its record is read, the rest is
+/// reported where the payload starts (the decompressed size passes the
+/// limit), and memory stays under the streaming target: the payload is
+/// never held, only read through. With the limit raised past 1 GiB, all of
+/// it streams through and the zeros are reported as bytes after the last
+/// record.
+#[test]
+fn a_decompression_bomb_of_every_codec() {
+    for codec in ALL_CODECS {
+        let (_t, logs) = bomb_log_dir(&[codec]);
+        let dir = logs.join("t-0");
+        let p = dir.to_str().unwrap();
+        check(&dir, (1, 1), SEG, Some(61..62));
+        for args in [vec!["verify", p], vec!["dump", "--deep", p]] {
+            let r = run(&args);
+            assert!(r.peak_kib < STREAMING_KIB, "{codec:?} {args:?}: peak RSS {} KiB", r.peak_kib);
+            let text = format!("{:?}", r.lines);
+            assert!(text.contains("more than the limit"), "{codec:?} {args:?}: {text}");
+        }
+        if codec == Compression::Zstd || codec == Compression::Lz4 {
+            // the whole GiB through the decoder
+            let r = run(&["verify", "--max-decompressed-size", "2G", p]);
+            assert!(r.peak_kib < STREAMING_KIB, "{codec:?}: peak RSS {} KiB", r.peak_kib);
+            let text = format!("{:?}", r.lines);
+            assert!(text.contains(&format!("{} unexpected byte(s)", 1u64 << 30)), "{codec:?}: {text}");
+        }
+    }
+}
+
+/// Eight bomb partitions checked by eight threads: memory still under the
+/// target (the budget is shared; a partition it refuses is checked again
+/// alone), and every partition reported.
+#[test]
+fn eight_bombs_at_eight_threads() {
+    let codecs: Vec<Compression> = (0..8).map(|i| ALL_CODECS[i % 4]).collect();
+    let (_t, logs) = bomb_log_dir(&codecs);
+    let p = logs.to_str().unwrap();
+    for args in [vec!["verify", "-j", "8", p], vec!["stats", "-j", "8", p], vec!["dump", "--deep", p]] {
+        let r = run(&args);
+        assert!(r.code <= 1, "{args:?}: {}", r.stderr);
+        assert!(r.peak_kib < STREAMING_KIB, "{args:?}: peak RSS {} KiB", r.peak_kib);
+        if args[0] == "verify" {
+            for i in 0..8 {
+                let hit = r.lines.iter().any(|l| {
+                    l["type"] == "finding"
+                        && l["kind"] == "decompression_failed"
+                        && l["file"].as_str().is_some_and(|f| f.contains(&format!("t-{i}/")))
+                });
+                assert!(hit, "t-{i}: {:#?}", r.lines);
+            }
+            assert!(!format!("{:?}", r.lines).contains("memory_budget"), "{:#?}", r.lines);
+        }
+    }
+}
+
+/// `n` records of `size`-byte values (a repeating pattern), compressed by
+/// `codec` a record at a time (gzip members, zstd frames, lz4 64 KiB blocks,
+/// snappy 32 KiB chunks), so that making them holds one record.
+fn expanded(codec: Compression, n: usize, size: usize) -> Vec<u8> {
+    use logfmt::write::batch::{BatchBuilder, NewRecord};
+    let value: Vec<u8> = (0..size).map(|i| (i % 251) as u8).collect();
+    let mut out = match codec {
+        Compression::Lz4 => vec![0x04, 0x22, 0x4d, 0x18, 0x60, 0x40, 0x82],
+        Compression::Snappy => vec![0x82, b'S', b'N', b'A', b'P', b'P', b'Y', 0, 0, 0, 0, 1, 0, 0, 0, 1],
+        _ => Vec::new(),
+    };
+    for i in 0..n {
+        let mut b = BatchBuilder::new(0);
+        // (offset deltas count up: one record per builder, deltas patched below)
+        b.push(&NewRecord { timestamp: 1_800_000_000_000, key: Some(b"k"), value: Some(&value), headers: &[] });
+        let mut rec = b.build()[61..].to_vec();
+        // the record's offsetDelta varint is 0 (1 byte); re-encode with i
+        let len_bytes = {
+            let mut c = 0;
+            while rec[c] & 0x80 != 0 {
+                c += 1;
+            }
+            c + 1
+        };
+        let body = &rec[len_bytes..];
+        let mut new_body = vec![body[0], body[1]];
+        logfmt::write::batch::put_varint(&mut new_body, i as i32);
+        new_body.extend(&body[3..]);
+        rec.clear();
+        logfmt::write::batch::put_varint(&mut rec, new_body.len() as i32);
+        rec.extend(new_body);
+        match codec {
+            Compression::Gzip => {
+                let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+                std::io::Write::write_all(&mut e, &rec).unwrap();
+                out.extend(e.finish().unwrap());
+            }
+            Compression::Zstd => out.extend(zstd::encode_all(&rec[..], 1).unwrap()),
+            Compression::Lz4 => {
+                for c in rec.chunks(64 << 10) {
+                    let block = lz4_flex::block::compress(c);
+                    out.extend((block.len() as u32).to_le_bytes());
+                    out.extend(block);
+                }
+            }
+            Compression::Snappy => {
+                for c in rec.chunks(32 << 10) {
+                    let block = snap::raw::Encoder::new().compress_vec(c).unwrap();
+                    out.extend((block.len() as i32).to_be_bytes());
+                    out.extend(block);
+                }
+            }
+            Compression::None => out.extend(rec),
+        }
+    }
+    if codec == Compression::Lz4 {
+        out.extend(0u32.to_le_bytes());
+    }
+    out
+}
+
+/// A legitimate batch that inflates to 200 MiB (200 records of 1 MiB), in
+/// every codec: verify finds nothing wrong, dump prints every record, and
+/// memory stays under the target (it follows the largest record, not the
+/// batch's decompressed size).
+#[test]
+fn a_batch_that_inflates_to_200_mib() {
+    for codec in ALL_CODECS {
+        let (_t, dir) = partition(&[]);
+        let mut b = compressed_batch(0, 200, codec, &expanded(codec, 200, 1 << 20));
+        b[23..27].copy_from_slice(&199i32.to_be_bytes()); // lastOffsetDelta
+        fix_crc(&mut b);
+        std::fs::write(dir.join(SEG), b).unwrap();
+        let p = dir.to_str().unwrap();
+        let r = run(&["verify", p]);
+        assert!(r.peak_kib < STREAMING_KIB, "{codec:?} verify: peak RSS {} KiB", r.peak_kib);
+        let bad: Vec<&Value> = r.lines.iter().filter(|l| l["type"] == "finding" && l["severity"] != "info").collect();
+        assert!(bad.iter().all(|f| f["kind"].as_str().unwrap().contains("missing")), "{codec:?}: {bad:#?}");
+        let r = run(&["dump", "--deep", "--payload", "none", p]);
+        assert_eq!(r.code, 0, "{codec:?}: {}", r.stderr);
+        assert!(r.peak_kib < STREAMING_KIB, "{codec:?} dump: peak RSS {} KiB", r.peak_kib);
+        assert_eq!(crate::util::of_type(&r.lines, "record").len(), 200, "{codec:?}");
+    }
+}
+
+/// A record larger than the memory budget: verify checks it as it streams
+/// past (nothing wrong), dump reports it (exit 2, the kind `memory`) and
+/// prints the records around it; with a larger budget dump prints it.
+#[test]
+fn a_record_larger_than_the_memory_budget() {
+    use logfmt::write::batch::{BatchBuilder, NewRecord};
+    let big = vec![7u8; 24 << 20];
+    let mut b = BatchBuilder::new(0);
+    b.compression = Compression::Gzip;
+    for v in [&b"small"[..], &big, b"after"] {
+        b.push(&NewRecord { timestamp: 1_800_000_000_000, key: None, value: Some(v), headers: &[] });
+    }
+    let (_t, dir) = partition(&[(SEG, b.build())]);
+    let p = dir.to_str().unwrap();
+    let r = run(&["verify", "--memory", "16M", p]);
+    assert!(!format!("{:?}", r.lines).contains("record_invalid"), "{:#?}", r.lines);
+    assert!(r.peak_kib < STREAMING_KIB, "verify: {} KiB", r.peak_kib);
+    let r = run(&["dump", "--deep", "--memory", "16M", "--payload", "none", p]);
+    assert_eq!(r.code, 2, "{:#?}", r.lines);
+    let errors = crate::util::of_type(&r.lines, "error");
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    assert_eq!(errors[0]["kind"], "memory");
+    assert_eq!(errors[0]["position"], 61);
+    assert!(errors[0]["message"].as_str().unwrap().contains("--memory"), "{errors:#?}");
+    let offsets: Vec<i64> =
+        crate::util::of_type(&r.lines, "record").iter().map(|l| l["offset"].as_i64().unwrap()).collect();
+    assert_eq!(offsets, vec![0, 2]);
+    let r = run(&["dump", "--deep", "--memory", "64M", "--payload", "none", p]);
+    assert_eq!(r.code, 0, "{:#?}", r.lines);
+    assert_eq!(crate::util::of_type(&r.lines, "record").len(), 3);
+}
+
+/// Writes the inputs `bench/memory.sh` measures into `$LOGTOOL_MEMORY_INPUTS`
+/// (made by the helpers above): a bomb partition per codec, a log dir of 8
+/// bombs, a 200 MiB-inflating batch per codec, a 24 MiB record.
+#[test]
+#[ignore = "run by bench/memory.sh"]
+fn memory_inputs() {
+    let Some(out) = std::env::var_os("LOGTOOL_MEMORY_INPUTS") else { return };
+    let out = PathBuf::from(out);
+    let _ = std::fs::remove_dir_all(&out);
+    let write = |dir: PathBuf, seg: Vec<u8>| {
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(SEG), seg).unwrap();
+    };
+    for codec in ALL_CODECS {
+        let name = codec.name();
+        write(out.join(format!("bomb-{name}/t-0")), compressed_batch(0, 1, codec, &bomb(codec, &one_record())));
+        write(out.join(format!("bombs/t-{}", codec.id())), compressed_batch(0, 1, codec, &bomb(codec, &one_record())));
+        write(out.join(format!("bombs/u-{}", codec.id())), compressed_batch(0, 1, codec, &bomb(codec, &one_record())));
+        let mut b = compressed_batch(0, 200, codec, &expanded(codec, 200, 1 << 20));
+        b[23..27].copy_from_slice(&199i32.to_be_bytes());
+        fix_crc(&mut b);
+        write(out.join(format!("expanded-{name}/t-0")), b);
+    }
+    let mut b = logfmt::write::batch::BatchBuilder::new(0);
+    b.compression = Compression::Gzip;
+    let big = vec![7u8; 24 << 20];
+    for v in [&b"small"[..], &big, b"after"] {
+        b.push(&logfmt::write::batch::NewRecord {
+            timestamp: 1_800_000_000_000,
+            key: None,
+            value: Some(v),
+            headers: &[],
+        });
+    }
+    write(out.join("record-24m/t-0"), b.build());
+}

@@ -12,8 +12,8 @@ fuzz_target!(|data: &[u8]| {
     while let Ok(Some(item)) = r.next_item() {
         match item {
             Item::Entry(Entry::V2(b)) => {
-                if let Ok(records) = b.records(&mut scratch, &limits) {
-                    for rec in records {
+                if let Ok(mut records) = b.records(&mut scratch, &limits) {
+                    while let Some(rec) = records.next_record() {
                         if rec.is_err() {
                             break;
                         }
@@ -21,8 +21,8 @@ fuzz_target!(|data: &[u8]| {
                 }
             }
             Item::Entry(Entry::Legacy(m)) => {
-                if let Ok(records) = m.records(&mut scratch, &limits) {
-                    for rec in records {
+                if let Ok(mut records) = m.records(&mut scratch, &limits) {
+                    while let Some(rec) = records.next_record() {
                         if rec.is_err() {
                             break;
                         }
