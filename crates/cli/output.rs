@@ -1,6 +1,9 @@
-//! Output: every command reports [`Line`]s; the [`Output`] renders them as
-//! JSON Lines (one object per line, `type` first; schema in docs/json.md) or as
-//! tables for people.
+//! Output: the [`Output`] renders every command's lines as JSON Lines (one
+//! object per line, `type` first; schema in docs/json.md) or as tables for
+//! people. A line is a type that shows itself ([`Report`], the library's
+//! report types and most commands' lines) or a command's own [`Emit`] line
+//! (`dump`'s, in `cmd/dump/lines.rs`, whose record line has a fast path);
+//! this module knows none of their fields.
 //!
 //! Memory stays bounded for any input: JSON lines are written as they come,
 //! and tables are rendered in chunks of [`TABLE_CHUNK`] rows.
@@ -18,51 +21,6 @@ use crate::args::Format;
 
 /// Rows per rendered table chunk.
 pub const TABLE_CHUNK: usize = 1000;
-
-/// A JSON `file` line: what follows concerns this file.
-#[derive(Serialize)]
-pub struct FileLine<'a> {
-    pub file: &'a str,
-    pub kind: &'a str,
-    pub size: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub base_offset: Option<i64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub suffix: Option<&'a str>,
-}
-
-#[derive(Serialize)]
-pub struct BatchLine<'a> {
-    pub file: &'a str,
-    pub position: u64,
-    pub base_offset: Option<i64>,
-    pub last_offset: i64,
-    pub count: Option<i64>,
-    pub size: u64,
-    pub magic: i8,
-    pub crc: u32,
-    pub crc_valid: bool,
-    pub compression: Option<&'static str>,
-    pub timestamp_type: &'static str,
-    pub base_timestamp: i64,
-    pub max_timestamp: i64,
-    pub producer_id: i64,
-    pub producer_epoch: i16,
-    pub base_sequence: i32,
-    pub last_sequence: i32,
-    pub partition_leader_epoch: i32,
-    pub is_transactional: bool,
-    pub is_control: bool,
-    pub delete_horizon_ms: Option<i64>,
-    pub attributes: i16,
-}
-
-#[derive(Serialize)]
-pub struct HeaderOut<'a> {
-    pub key: Cow<'a, str>,
-    #[serde(skip_serializing_if = "Skip::skip")]
-    pub value: Field<'a>,
-}
 
 /// A payload field: absent (`--payload none`), null, or a string.
 pub enum Field<'a> {
@@ -90,175 +48,6 @@ impl Serialize for Field<'_> {
     }
 }
 
-#[derive(Serialize)]
-pub struct RecordLine<'a> {
-    pub file: &'a str,
-    pub offset: i64,
-    pub timestamp: i64,
-    pub key_size: i64,
-    pub value_size: i64,
-    pub sequence: i32,
-    #[serde(skip_serializing_if = "Skip::skip")]
-    pub key: Field<'a>,
-    #[serde(skip_serializing_if = "Skip::skip")]
-    pub value: Field<'a>,
-    pub headers: Vec<HeaderOut<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub control: Option<serde_json::Value>,
-    /// An internal topic's record, decoded (`dump --decode`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub decoded: Option<serde_json::Value>,
-    /// Legacy (v0/v1) records carry their own CRC.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub crc: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub crc_valid: Option<bool>,
-}
-
-#[derive(Serialize)]
-pub struct IndexEntryLine<'a> {
-    pub file: &'a str,
-    pub offset: i64,
-    pub position: i32,
-}
-
-#[derive(Serialize)]
-pub struct TimeIndexEntryLine<'a> {
-    pub file: &'a str,
-    pub timestamp: i64,
-    pub offset: i64,
-}
-
-#[derive(Serialize)]
-pub struct TxnIndexEntryLine<'a> {
-    pub file: &'a str,
-    pub version: i16,
-    pub producer_id: i64,
-    pub first_offset: i64,
-    pub last_offset: i64,
-    pub last_stable_offset: i64,
-}
-
-#[derive(Serialize)]
-pub struct IndexTailLine<'a> {
-    pub file: &'a str,
-    pub position: u64,
-    pub slots: u64,
-    pub zeroed: bool,
-    pub partial_bytes: u64,
-}
-
-#[derive(Serialize)]
-pub struct ProducerStateLine<'a> {
-    pub file: &'a str,
-    pub producer_id: i64,
-    pub producer_epoch: i16,
-    pub coordinator_epoch: i32,
-    pub current_txn_first_offset: Option<i64>,
-    pub first_sequence: Option<i32>,
-    pub last_sequence: i32,
-    pub last_offset: i64,
-    pub offset_delta: i32,
-    pub last_timestamp: i64,
-}
-
-#[derive(Serialize)]
-pub struct CheckpointEntryLine<'a> {
-    pub file: &'a str,
-    pub topic: &'a str,
-    pub partition: i32,
-    pub offset: i64,
-}
-
-#[derive(Serialize)]
-pub struct LeaderEpochEntryLine<'a> {
-    pub file: &'a str,
-    pub epoch: i32,
-    pub start_offset: i64,
-}
-
-#[derive(Serialize)]
-pub struct PartitionMetadataLine<'a> {
-    pub file: &'a str,
-    pub version: i32,
-    pub topic_id: String,
-}
-
-#[derive(Serialize)]
-pub struct PropertiesLine<'a> {
-    pub file: &'a str,
-    pub properties: serde_json::Map<String, serde_json::Value>,
-}
-
-#[derive(Serialize)]
-pub struct JsonFileLine<'a> {
-    pub file: &'a str,
-    pub content: serde_json::Value,
-}
-
-#[derive(Serialize)]
-pub struct ErrorLine<'a> {
-    pub file: &'a str,
-    pub position: Option<u64>,
-    pub end_position: Option<u64>,
-    pub kind: &'static str,
-    /// The header field outside the CRC found wrong (Kafka's name).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub field: Option<&'static str>,
-    pub message: String,
-}
-
-#[derive(Serialize)]
-pub struct NoteLine<'a> {
-    pub file: &'a str,
-    pub message: String,
-}
-
-#[derive(Serialize, Default, Clone, Copy)]
-pub struct SummaryLine {
-    pub files: u64,
-    pub batches: u64,
-    pub records: u64,
-    pub bytes: u64,
-    /// Bytes of segments read (a seek skips what it passes).
-    pub bytes_read: u64,
-    pub problems: u64,
-}
-
-#[derive(Serialize)]
-pub struct ChangeLine {
-    pub op: &'static str,
-    pub file: String,
-    pub size_before: Option<u64>,
-    pub size_after: Option<u64>,
-    pub why: String,
-}
-
-/// One reported fact.
-#[derive(Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum Line<'a> {
-    File(FileLine<'a>),
-    Batch(BatchLine<'a>),
-    Record(RecordLine<'a>),
-    IndexEntry(IndexEntryLine<'a>),
-    TimeIndexEntry(TimeIndexEntryLine<'a>),
-    TxnIndexEntry(TxnIndexEntryLine<'a>),
-    IndexTail(IndexTailLine<'a>),
-    ProducerState(ProducerStateLine<'a>),
-    CheckpointEntry(CheckpointEntryLine<'a>),
-    LeaderEpochEntry(LeaderEpochEntryLine<'a>),
-    PartitionMetadata(PartitionMetadataLine<'a>),
-    MetaProperties(PropertiesLine<'a>),
-    QuorumState(JsonFileLine<'a>),
-    CleanShutdown(JsonFileLine<'a>),
-    Error(ErrorLine<'a>),
-    Note(NoteLine<'a>),
-    Change(ChangeLine),
-    Warning(NoteLine<'a>),
-    Summary(SummaryLine),
-}
-
 /// Whether serde_json escapes `b` in a string (`"`, `\`, controls).
 #[inline(always)]
 fn json_escaped(b: u8) -> bool {
@@ -280,7 +69,7 @@ fn any_escaped(x: u64) -> bool {
 /// `s` as a JSON string, escaped exactly as serde_json escapes it (its
 /// `ESCAPE` table: the short escapes, else `\u00xx`); clean 8-byte runs are
 /// copied whole.
-fn json_str(out: &mut Vec<u8>, s: &str) {
+pub fn json_str(out: &mut Vec<u8>, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let b = s.as_bytes();
     out.push(b'"');
@@ -320,7 +109,7 @@ fn json_str(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
 }
 
-fn json_field(out: &mut Vec<u8>, name: &str, f: &Field<'_>) {
+pub fn json_field(out: &mut Vec<u8>, name: &str, f: &Field<'_>) {
     match f {
         Field::Absent => {}
         Field::Null => {
@@ -337,64 +126,84 @@ fn json_field(out: &mut Vec<u8>, name: &str, f: &Field<'_>) {
     }
 }
 
-fn json_int(out: &mut Vec<u8>, name: &str, v: impl itoa::Integer) {
+pub fn json_int(out: &mut Vec<u8>, name: &str, v: impl itoa::Integer) {
     out.extend_from_slice(b",\"");
     out.extend_from_slice(name.as_bytes());
     out.extend_from_slice(b"\":");
     out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
 }
 
-/// A record line as serde writes `Line::Record` (the `type` tag, then the
-/// fields in order, skipped ones left out), and its newline.
-/// `file` as a JSON string, escaped once for all the records of a file.
+/// A file name as a JSON string, escaped once for all the lines of a file
+/// (a fast line's cache, see [`Emit::fast_json`]).
 #[derive(Default)]
-struct FileName {
+pub struct JsonName {
     name: Option<String>,
     json: Vec<u8>,
 }
 
-fn record_json(out: &mut Vec<u8>, file: &mut FileName, r: &RecordLine<'_>) -> io::Result<()> {
-    out.extend_from_slice(b"{\"type\":\"record\",\"file\":");
-    if file.name.as_deref() != Some(r.file) {
-        file.name = Some(r.file.to_string());
-        file.json.clear();
-        json_str(&mut file.json, r.file);
-    }
-    out.extend_from_slice(&file.json);
-    json_int(out, "offset", r.offset);
-    json_int(out, "timestamp", r.timestamp);
-    json_int(out, "key_size", r.key_size);
-    json_int(out, "value_size", r.value_size);
-    json_int(out, "sequence", r.sequence);
-    json_field(out, "key", &r.key);
-    json_field(out, "value", &r.value);
-    out.extend_from_slice(b",\"headers\":[");
-    for (i, h) in r.headers.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
+impl JsonName {
+    /// Append `name` as a JSON string.
+    pub fn write(&mut self, out: &mut Vec<u8>, name: &str) {
+        if self.name.as_deref() != Some(name) {
+            self.name = Some(name.to_string());
+            self.json.clear();
+            json_str(&mut self.json, name);
         }
-        out.extend_from_slice(b"{\"key\":");
-        json_str(out, &h.key);
-        json_field(out, "value", &h.value);
-        out.push(b'}');
+        out.extend_from_slice(&self.json);
     }
-    out.push(b']');
-    for (name, v) in [("control", &r.control), ("decoded", &r.decoded)] {
-        if let Some(v) = v {
-            out.extend_from_slice(b",\"");
-            out.extend_from_slice(name.as_bytes());
-            out.extend_from_slice(b"\":");
-            serde_json::to_writer(&mut *out, v).map_err(io::Error::from)?;
-        }
+}
+
+/// A line a command prints that is not a [`Report`] of the library's:
+/// its JSON object is its serde form (`type` first, from an enum's tag),
+/// or, for a hot line, written straight into the output; in a table it is
+/// rows under columns or text.
+pub trait Emit: Serialize {
+    /// Append the JSON line (and its newline) directly, the bytes serde
+    /// would write; `None`: go through serde.
+    fn fast_json(&self, _out: &mut Vec<u8>, _names: &mut JsonName) -> Option<io::Result<()>> {
+        None
     }
-    if let Some(crc) = r.crc {
-        json_int(out, "crc", crc);
+
+    /// Show the line in a table.
+    fn table(&self, sink: &mut dyn TableSink) -> io::Result<()>;
+}
+
+/// Where an [`Emit`] line's table form goes.
+pub trait TableSink {
+    /// A row under `header` (rows with the same header make one table).
+    fn row(&mut self, header: &[&'static str], row: Vec<String>) -> io::Result<()>;
+    /// Text of its own, between tables.
+    fn text(&mut self, s: &str) -> io::Result<()>;
+}
+
+/// A note: something worth knowing, in words.
+#[derive(Serialize)]
+pub struct NoteLine<'a> {
+    pub file: &'a str,
+    pub message: String,
+}
+
+impl Report for NoteLine<'_> {
+    const TYPE: &'static str = "note";
+
+    fn show(&self) -> Shown {
+        Shown::Text(format!("  note: {}: {}", self.file, self.message))
     }
-    if let Some(valid) = r.crc_valid {
-        out.extend_from_slice(if valid { b",\"crc_valid\":true" } else { b",\"crc_valid\":false" });
+}
+
+/// A warning: what an operator must read before going on.
+#[derive(Serialize)]
+pub struct WarningLine<'a> {
+    pub file: &'a str,
+    pub message: String,
+}
+
+impl Report for WarningLine<'_> {
+    const TYPE: &'static str = "warning";
+
+    fn show(&self) -> Shown {
+        Shown::Text(format!("  WARNING: {}: {}", self.file, self.message))
     }
-    out.extend_from_slice(b"}\n");
-    Ok(())
 }
 
 impl<W: Write> Drop for Output<W> {
@@ -413,7 +222,7 @@ pub struct Output<W: Write> {
     table: TableState,
     /// Record lines not written yet (at most about [`JSON_CHUNK`]).
     json: Vec<u8>,
-    json_file: FileName,
+    json_name: JsonName,
 }
 
 #[derive(Default)]
@@ -424,16 +233,17 @@ struct TableState {
 
 impl<W: Write> Output<W> {
     pub fn new(out: W, format: Format) -> Output<W> {
-        Output { out, format, table: TableState::default(), json: Vec::new(), json_file: FileName::default() }
+        Output { out, format, table: TableState::default(), json: Vec::new(), json_name: JsonName::default() }
     }
 
-    pub fn emit(&mut self, line: &Line<'_>) -> io::Result<()> {
+    /// A line of a command's own ([`Emit`]).
+    pub fn emit<L: Emit>(&mut self, line: &L) -> io::Result<()> {
         match self.format {
             Format::Json => {
-                if let Line::Record(r) = line {
-                    // the hot line: written directly (the same bytes serde
-                    // writes), many at a time
-                    record_json(&mut self.json, &mut self.json_file, r)?;
+                // a hot line is written directly (the same bytes serde
+                // writes), many at a time
+                if let Some(r) = line.fast_json(&mut self.json, &mut self.json_name) {
+                    r?;
                     if self.json.len() >= JSON_CHUNK {
                         self.flush_json()?;
                     }
@@ -445,7 +255,7 @@ impl<W: Write> Output<W> {
                     out.write_all(b"\n")
                 })
             }
-            Format::Table => self.table_line(line),
+            Format::Table => line.table(self),
         }
     }
 
@@ -469,7 +279,7 @@ impl<W: Write> Output<W> {
                 })
             }
             Format::Table => match r.show() {
-                Shown::Text(t) => self.text(&t),
+                Shown::Text(t) => self.push_text(&t),
                 Shown::Row(columns, mut cells) => {
                     // severities in colour (when asked)
                     if let Some(i) = columns.iter().position(|c| *c == "SEVERITY")
@@ -477,7 +287,7 @@ impl<W: Write> Output<W> {
                     {
                         *cell = severity(cell);
                     }
-                    self.row(columns, cells)
+                    self.push_row(columns, cells)
                 }
             },
         }
@@ -487,7 +297,7 @@ impl<W: Write> Output<W> {
     pub fn prose(&mut self, s: &str) -> io::Result<()> {
         match self.format {
             Format::Json => Ok(()),
-            Format::Table => self.text(s),
+            Format::Table => self.push_text(s),
         }
     }
 
@@ -535,7 +345,7 @@ impl<W: Write> Output<W> {
         self.write_out(|out| writeln!(out, "{t}"))
     }
 
-    fn row(&mut self, header: &[&'static str], row: Vec<String>) -> io::Result<()> {
+    fn push_row(&mut self, header: &[&'static str], row: Vec<String>) -> io::Result<()> {
         if self.table.header != header {
             self.flush_table()?;
             self.table.header = header.to_vec();
@@ -547,188 +357,19 @@ impl<W: Write> Output<W> {
         Ok(())
     }
 
-    fn text(&mut self, s: &str) -> io::Result<()> {
+    fn push_text(&mut self, s: &str) -> io::Result<()> {
         self.flush_table()?;
         self.write_out(|out| writeln!(out, "{s}"))
     }
+}
 
-    fn table_line(&mut self, line: &Line<'_>) -> io::Result<()> {
-        const LOG: &[&str] =
-            &["POSITION", "OFFSETS", "COUNT", "SIZE", "EPOCH", "CODEC", "TIME", "PRODUCER", "CRC", "FLAGS"];
-        match line {
-            Line::File(f) => {
-                let mut s = format!("\n{} ({}, {} bytes", f.file, f.kind.replace('_', " "), f.size);
-                if let Some(sfx) = f.suffix {
-                    s.push_str(&format!(", .{sfx}"));
-                }
-                s.push(')');
-                self.text(&s)
-            }
-            Line::Batch(b) => {
-                let offsets = match b.base_offset {
-                    Some(base) if base != b.last_offset => format!("{base}..{}", b.last_offset),
-                    Some(base) => base.to_string(),
-                    None => format!("?..{}", b.last_offset),
-                };
-                let producer = match (b.producer_id, b.base_sequence) {
-                    (id, _) if id < 0 => "-".to_string(),
-                    (id, seq) if seq < 0 => format!("{id} e{}", b.producer_epoch),
-                    (id, seq) => format!("{id} e{} seq {seq}..{}", b.producer_epoch, b.last_sequence),
-                };
-                let mut flags = Vec::new();
-                if b.magic != 2 {
-                    flags.push(format!("v{}", b.magic));
-                }
-                if b.is_transactional {
-                    flags.push("txn".into());
-                }
-                if b.is_control {
-                    flags.push("control".into());
-                }
-                if b.timestamp_type == "log_append_time" {
-                    flags.push("log-append-time".into());
-                }
-                if let Some(h) = b.delete_horizon_ms {
-                    flags.push(format!("delete-horizon {}", fmt_time(h)));
-                }
-                let row = vec![
-                    b.position.to_string(),
-                    offsets,
-                    b.count.map_or("?".into(), |c| c.to_string()),
-                    b.size.to_string(),
-                    if b.partition_leader_epoch >= 0 { b.partition_leader_epoch.to_string() } else { "-".into() },
-                    b.compression.unwrap_or("?").to_string(),
-                    fmt_time(b.max_timestamp),
-                    producer,
-                    if b.crc_valid { "ok".into() } else { format!("BAD ({})", b.crc) },
-                    flags.join(" "),
-                ];
-                self.row(LOG, row)
-            }
-            Line::Record(r) => {
-                let mut detail = Vec::new();
-                if let Some(c) = &r.control {
-                    detail.push(format!("control {c}"));
-                } else if let Some(d) = &r.decoded {
-                    detail.push(decoded_text(d));
-                } else {
-                    if let Field::Text(k) = &r.key {
-                        detail.push(format!("key={}", clip(k)));
-                    } else if let Field::Null = r.key {
-                        detail.push("key=null".into());
-                    }
-                    if let Field::Text(v) = &r.value {
-                        detail.push(format!("value={}", clip(v)));
-                    } else if let Field::Null = r.value {
-                        detail.push("value=null".into());
-                    }
-                }
-                for h in &r.headers {
-                    match &h.value {
-                        Field::Text(v) => detail.push(format!("{}:{}", clip(&h.key), clip(v))),
-                        _ => detail.push(format!("{}:null", clip(&h.key))),
-                    }
-                }
-                if r.crc_valid == Some(false) {
-                    detail.push("BAD CRC".into());
-                }
-                let row = vec![
-                    String::new(),
-                    format!("  {}", r.offset),
-                    String::new(),
-                    format!("{}/{}", r.key_size, r.value_size),
-                    String::new(),
-                    String::new(),
-                    fmt_time(r.timestamp),
-                    if r.sequence >= 0 { format!("seq {}", r.sequence) } else { String::new() },
-                    String::new(),
-                    detail.join(" "),
-                ];
-                self.row(LOG, row)
-            }
-            Line::IndexEntry(e) => {
-                self.row(&["OFFSET", "POSITION"], vec![e.offset.to_string(), e.position.to_string()])
-            }
-            Line::TimeIndexEntry(e) => self.row(
-                &["TIMESTAMP", "TIME", "OFFSET"],
-                vec![e.timestamp.to_string(), fmt_time(e.timestamp), e.offset.to_string()],
-            ),
-            Line::TxnIndexEntry(e) => self.row(
-                &["PRODUCER", "FIRST OFFSET", "LAST OFFSET", "LAST STABLE OFFSET"],
-                vec![
-                    e.producer_id.to_string(),
-                    e.first_offset.to_string(),
-                    e.last_offset.to_string(),
-                    e.last_stable_offset.to_string(),
-                ],
-            ),
-            Line::IndexTail(t) => {
-                let what = if t.zeroed { "zero-filled (preallocated)" } else { "NOT zero: stale or garbage bytes" };
-                let mut s = format!("  {} unused slot(s) from byte {}: {what}", t.slots, t.position);
-                if t.partial_bytes > 0 {
-                    s.push_str(&format!("; {} byte(s) after the last whole slot", t.partial_bytes));
-                }
-                self.text(&s)
-            }
-            Line::ProducerState(p) => self.row(
-                &["PRODUCER", "EPOCH", "COORD EPOCH", "OPEN TXN FROM", "SEQUENCES", "LAST OFFSET", "LAST TIMESTAMP"],
-                vec![
-                    p.producer_id.to_string(),
-                    p.producer_epoch.to_string(),
-                    p.coordinator_epoch.to_string(),
-                    p.current_txn_first_offset.map_or("-".into(), |o| o.to_string()),
-                    match p.first_sequence {
-                        Some(f) => format!("{f}..{}", p.last_sequence),
-                        None => "-".into(),
-                    },
-                    p.last_offset.to_string(),
-                    fmt_time(p.last_timestamp),
-                ],
-            ),
-            Line::CheckpointEntry(c) => self.row(
-                &["TOPIC", "PARTITION", "OFFSET"],
-                vec![c.topic.to_string(), c.partition.to_string(), c.offset.to_string()],
-            ),
-            Line::LeaderEpochEntry(e) => {
-                self.row(&["EPOCH", "START OFFSET"], vec![e.epoch.to_string(), e.start_offset.to_string()])
-            }
-            Line::PartitionMetadata(m) => {
-                self.row(&["KEY", "VALUE"], vec!["version".into(), m.version.to_string()])?;
-                self.row(&["KEY", "VALUE"], vec!["topic_id".into(), m.topic_id.clone()])
-            }
-            Line::MetaProperties(p) => {
-                for (k, v) in &p.properties {
-                    let v = v.as_str().map_or_else(|| v.to_string(), str::to_string);
-                    self.row(&["KEY", "VALUE"], vec![k.clone(), v])?;
-                }
-                Ok(())
-            }
-            Line::QuorumState(j) | Line::CleanShutdown(j) => self.text(&format!("  {}", j.content)),
-            Line::Error(e) => {
-                let at = match (e.position, e.end_position) {
-                    (Some(p), Some(end)) => format!(" at bytes {p}..{end}"),
-                    (Some(p), None) => format!(" at byte {p}"),
-                    _ => String::new(),
-                };
-                self.text(&format!("  !! {}{at}: {}", e.kind, e.message))
-            }
-            Line::Note(n) => self.text(&format!("  note: {}: {}", n.file, n.message)),
-            Line::Warning(n) => self.text(&format!("  WARNING: {}: {}", n.file, n.message)),
-            Line::Change(c) => self.row(
-                &["CHANGE", "FILE", "BYTES BEFORE", "BYTES AFTER", "WHY"],
-                vec![
-                    c.op.to_string(),
-                    c.file.clone(),
-                    c.size_before.map_or("-".into(), |n| n.to_string()),
-                    c.size_after.map_or("-".into(), |n| n.to_string()),
-                    c.why.clone(),
-                ],
-            ),
-            Line::Summary(s) => self.text(&format!(
-                "\n{} file(s), {} batch(es), {} record(s), {} byte(s); {} problem(s)",
-                s.files, s.batches, s.records, s.bytes, s.problems
-            )),
-        }
+impl<W: Write> TableSink for Output<W> {
+    fn row(&mut self, header: &[&'static str], row: Vec<String>) -> io::Result<()> {
+        self.push_row(header, row)
+    }
+
+    fn text(&mut self, s: &str) -> io::Result<()> {
+        self.push_text(s)
     }
 }
 
@@ -823,44 +464,6 @@ mod tests {
         assert_eq!(clip("short"), "short");
         assert_eq!(clip("a\nb\x1b[2J"), "a.b.[2J");
         assert_eq!(clip(&"x".repeat(70)).chars().count(), 61);
-    }
-
-    /// The record lines written directly are the bytes serde writes.
-    #[test]
-    fn record_lines_are_what_serde_writes() {
-        let mut every: String = (0u8..0x80).map(char::from).collect();
-        every.push_str("é€😀 \u{7f}/");
-        let texts =
-            ["", "plain", "a\"b\\c", "x".repeat(40).as_str(), every.as_str(), &every.repeat(3)].map(|t| t.to_string());
-        let fields = |i: usize| match i % 3 {
-            0 => Field::Absent,
-            1 => Field::Null,
-            _ => Field::Text(Cow::Owned(texts[i % texts.len()].clone())),
-        };
-        for i in 0..24 {
-            let r = RecordLine {
-                file: &texts[(i + 2) % texts.len()],
-                offset: i as i64 * 1_000_000_007 - 5,
-                timestamp: -1,
-                key_size: -1,
-                value_size: i as i64,
-                sequence: i32::MIN + i as i32,
-                key: fields(i),
-                value: fields(i + 1),
-                headers: (0..i % 3)
-                    .map(|h| HeaderOut { key: Cow::Owned(texts[(i + h) % texts.len()].clone()), value: fields(i + h) })
-                    .collect(),
-                control: (i % 4 == 1).then(|| serde_json::json!({"type": "commit", "coordinator_epoch": 3})),
-                decoded: (i % 5 == 2).then(|| serde_json::json!({"key": {"group": "g\n"}, "value": null})),
-                crc: (i % 2 == 0).then_some(u32::MAX - i as u32),
-                crc_valid: (i % 2 == 0).then_some(i % 4 == 0),
-            };
-            let mut ours = Vec::new();
-            record_json(&mut ours, &mut FileName::default(), &r).unwrap();
-            let mut theirs = serde_json::to_vec(&Line::Record(r)).unwrap();
-            theirs.push(b'\n');
-            assert_eq!(String::from_utf8(ours).unwrap(), String::from_utf8(theirs).unwrap());
-        }
     }
 
     #[test]

@@ -18,7 +18,7 @@ use serde::Serialize;
 
 use crate::args::{GlobalOpts, LimitArgs};
 use crate::exit::Status;
-use crate::output::{Line, NoteLine, Output};
+use crate::output::{NoteLine, Output};
 use crate::progress::Progress;
 use std::path::PathBuf;
 
@@ -70,10 +70,10 @@ pub fn run(global: &GlobalOpts, args: &GroupsArgs) -> anyhow::Result<Status> {
     let groups = Groups::load_with_progress(&offsets_topic, &limits, &mut |n| progress.inc(n))?;
     progress.finish();
     if groups.undecoded > 0 {
-        out.emit(&Line::Note(NoteLine {
+        out.report(&NoteLine {
             file: &dirs_text(args),
             message: format!("{} record(s) of __consumer_offsets did not decode and were skipped", groups.undecoded),
-        }))?;
+        })?;
     }
     let wanted = |g: &str| args.group.as_deref().is_none_or(|w| w == g);
     // every group with metadata or offsets

@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use crate::args::{GlobalOpts, LimitArgs, TimeQuery, parse_time_query};
 use crate::exit::Status;
-use crate::output::{Line, NoteLine, Output};
+use crate::output::{NoteLine, Output};
 
 pub fn run(global: &GlobalOpts, args: &OffsetForTimeArgs) -> anyhow::Result<Status> {
     let limits = args.limits.limits();
@@ -45,12 +45,12 @@ pub fn run(global: &GlobalOpts, args: &OffsetForTimeArgs) -> anyhow::Result<Stat
     let mut out = Output::new(BufWriter::new(io::stdout().lock()), global.format);
     if !log_dir.join(n::CLEAN_SHUTDOWN).exists() && log_dir.join(n::META_PROPERTIES).exists() {
         let file = log_dir.display().to_string();
-        out.emit(&Line::Note(NoteLine {
+        out.report(&NoteLine {
             file: &file,
             message: "the log dir was not shut down cleanly: answers are from the files as they are; \
                       a broker would recover the unflushed segments first (logtool recover)"
                 .into(),
-        }))?;
+        })?;
     }
     let mut missing = false;
     for dir in &dirs {

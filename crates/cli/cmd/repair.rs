@@ -26,7 +26,7 @@ use serde::Serialize;
 
 use crate::args::{GlobalOpts, IntervalArgs, LimitArgs, WriteArgs, parse_offset, parse_size, parse_time};
 use crate::exit::Status;
-use crate::output::{ChangeLine, Line, NoteLine, Output};
+use crate::output::{NoteLine, Output, WarningLine};
 
 type Out = Output<BufWriter<io::StdoutLock<'static>>>;
 
@@ -61,11 +61,11 @@ fn emit_changes(out: &mut Out, changes: &[Change], notes: &[Note]) -> io::Result
             Note::Loss(l) => out.report(l)?,
             Note::Info { path, message } => {
                 let file = path.display().to_string();
-                out.emit(&Line::Note(NoteLine { file: &file, message: message.clone() }))?
+                out.report(&NoteLine { file: &file, message: message.clone() })?
             }
             Note::Warning { path, message } => {
                 let file = path.display().to_string();
-                out.emit(&Line::Warning(NoteLine { file: &file, message: message.clone() }))?
+                out.report(&WarningLine { file: &file, message: message.clone() })?
             }
         }
     }
@@ -107,7 +107,7 @@ fn run_plan(
     let mut repair = Repair::begin(log_dir, &quarantine, command)?;
     for id in &repair.rolled_forward {
         let q = quarantine.display().to_string();
-        out.emit(&Line::Note(NoteLine { file: &q, message: format!("finished the interrupted repair {id} first") }))?;
+        out.report(&NoteLine { file: &q, message: format!("finished the interrupted repair {id} first") })?;
     }
     if let Err(e) = plan(&mut repair, &mut out) {
         repair.abandon()?;
@@ -291,7 +291,7 @@ pub fn undo(global: &GlobalOpts, args: &UndoArgs) -> anyhow::Result<Status> {
             // nothing to do is no error (README: 0 done, or nothing to do)
             let file = dir.display().to_string();
             let message = format!("no repair to undo in {}", q.display());
-            out.emit(&Line::Note(NoteLine { file: &file, message }))?;
+            out.report(&NoteLine { file: &file, message })?;
             out.finish()?;
             return Ok(Status::Clean);
         }
@@ -306,13 +306,13 @@ pub fn undo(global: &GlobalOpts, args: &UndoArgs) -> anyhow::Result<Status> {
             }
             journal::Step::Write { file, old_size: None, .. } => ("remove", file, "created by the repair"),
         };
-        out.emit(&Line::Change(ChangeLine {
+        out.report(&ChangeLine {
             op,
             file: m.log_dir.join(file).display().to_string(),
             size_before: None,
             size_after: None,
             why: why.into(),
-        }))?;
+        })?;
     }
     out.report(
         &(RepairLine {
@@ -531,5 +531,32 @@ impl Report for RepairLine {
             )
         };
         Shown::Text(s)
+    }
+}
+
+/// A change `undo` made (or would make).
+#[derive(Serialize)]
+pub struct ChangeLine {
+    pub op: &'static str,
+    pub file: String,
+    pub size_before: Option<u64>,
+    pub size_after: Option<u64>,
+    pub why: String,
+}
+
+impl Report for ChangeLine {
+    const TYPE: &'static str = "change";
+
+    fn show(&self) -> Shown {
+        Shown::Row(
+            &["CHANGE", "FILE", "BYTES BEFORE", "BYTES AFTER", "WHY"],
+            vec![
+                self.op.to_string(),
+                self.file.clone(),
+                self.size_before.map_or("-".into(), |n| n.to_string()),
+                self.size_after.map_or("-".into(), |n| n.to_string()),
+                self.why.clone(),
+            ],
+        )
     }
 }

@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use crate::args::{GlobalOpts, LimitArgs, RecordFilterArgs};
 use crate::exit::Status;
-use crate::output::{Line, NoteLine, Output};
+use crate::output::{NoteLine, Output};
 
 /// `--leader`: a 1-based position or one of the paths.
 fn leader_index(args: &DiffReplicasArgs) -> anyhow::Result<Option<usize>> {
@@ -45,10 +45,10 @@ pub fn diff(global: &GlobalOpts, args: &DiffReplicasArgs) -> anyhow::Result<Stat
         for r in &report.replicas {
             let file = r.info.path.display().to_string();
             for n in &r.notes {
-                out.emit(&Line::Note(NoteLine { file: &file, message: n.clone() }))?;
+                out.report(&NoteLine { file: &file, message: n.clone() })?;
             }
             if r.records_lost > 0 {
-                out.emit(&Line::Note(NoteLine {
+                out.report(&NoteLine {
                     file: &file,
                     message: format!(
                         "Kafka truncates it to {} and {} record(s) in {} batch(es) are lost: offsets {}, leader epoch(s) {:?}, {} to {}",
@@ -60,16 +60,16 @@ pub fn diff(global: &GlobalOpts, args: &DiffReplicasArgs) -> anyhow::Result<Stat
                         crate::output::fmt_time(r.lost_time_range.0),
                         crate::output::fmt_time(r.lost_time_range.1),
                     ),
-                }))?;
+                })?;
                 if r.records_lost_below_hw > 0 {
-                    out.emit(&Line::Note(NoteLine {
+                    out.report(&NoteLine {
                         file: &file,
                         message: format!(
                             "{} of them were below its high watermark {}: committed records, lost to an unclean election",
                             r.records_lost_below_hw,
                             r.info.high_watermark.unwrap_or(-1)
                         ),
-                    }))?;
+                    })?;
                 }
             }
         }
@@ -83,7 +83,7 @@ pub fn diff(global: &GlobalOpts, args: &DiffReplicasArgs) -> anyhow::Result<Stat
             let Some(from) = from else { continue };
             let path = r.info.path.display().to_string();
             if r.info.source != SourceKind::Dir {
-                out.emit(&Line::Note(NoteLine { file: &path, message: "a digest holds no records".into() }))?;
+                out.report(&NoteLine { file: &path, message: "a digest holds no records".into() })?;
                 continue;
             }
             let keep = |c: &repl_check::records::Candidate<'_>| {
@@ -119,10 +119,10 @@ pub fn diff(global: &GlobalOpts, args: &DiffReplicasArgs) -> anyhow::Result<Stat
                 )?;
             }
             if more {
-                out.emit(&Line::Note(NoteLine {
+                out.report(&NoteLine {
                     file: &path,
                     message: format!("more records follow (--max-records {})", args.max_records),
-                }))?;
+                })?;
             }
         }
     }
@@ -151,7 +151,7 @@ pub fn digest(global: &GlobalOpts, args: &DigestArgs) -> anyhow::Result<Status> 
     let mut out = Output::new(BufWriter::new(io::stdout().lock()), global.format);
     if let Some(why) = stream.stopped_early() {
         let file = args.path.display().to_string();
-        out.emit(&Line::Note(NoteLine { file: &file, message: why }))?;
+        out.report(&NoteLine { file: &file, message: why })?;
     }
     out.report(
         &(DigestLine {

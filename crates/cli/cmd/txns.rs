@@ -19,7 +19,7 @@ use serde::Serialize;
 
 use crate::args::{GlobalOpts, LimitArgs, parse_time};
 use crate::exit::Status;
-use crate::output::{Line, NoteLine, Output};
+use crate::output::{NoteLine, Output};
 use crate::progress::Progress;
 use std::path::PathBuf;
 
@@ -65,10 +65,10 @@ pub fn run(global: &GlobalOpts, args: &TxnsArgs) -> anyhow::Result<Status> {
         progress.inc(p.segments.iter().map(|s| s.size).sum());
         let txns: Vec<_> = state.open_transactions().collect();
         if !state.is_complete() {
-            out.emit(&Line::Note(NoteLine {
+            out.report(&NoteLine {
                 file: &p.dir.display().to_string(),
                 message: "no producer snapshot covers the start of this log: transactions opened before its first segment are not known".into(),
-            }))?;
+            })?;
         }
         if txns.is_empty() {
             continue;

@@ -32,8 +32,11 @@ use clap::Args;
 
 use crate::args::{Decode, FilterArgs, GlobalOpts, LimitArgs, OffsetRange, Payload, parse_offset_range, parse_size};
 use crate::exit::Status;
-use crate::output::*;
+use crate::output::{Field, NoteLine, Output};
+
+mod lines;
 use crate::progress::Progress;
+use lines::*;
 
 /// A partition's aborted transactions (`--aborted`), from its `.txnindex` files.
 type Aborted = Arc<Vec<logfmt::index::TxnIndexEntry>>;
