@@ -24,13 +24,15 @@ fx=fixtures/kafka-3.9.1
 seed() { # TARGET -> the fixture files that seed it
   case $1 in
     batch | log_reader | verify_segment) find "$fx" -name '*.log' -size -200k ;;
+    legacy) find "$fx/legacy" -name '*.log' -size -200k ;;
+    kraft_checkpoint) find "$fx" -path '*__cluster_metadata*' -name '*.checkpoint' -size -200k ;;
     index) find "$fx" \( -name '*.index' -o -name '*.timeindex' -o -name '*.txnindex' \) -size -200k ;;
     small_files) find "$fx" \( -name '*.snapshot' -o -name '*checkpoint' -o -name partition.metadata \
       -o -name meta.properties \) -size -200k ;;
     *) ;;
   esac
 }
-max_len() { case $1 in log_reader | verify_segment | batch) echo 65536 ;; *) echo 8192 ;; esac; }
+max_len() { case $1 in log_reader | verify_segment | batch | legacy | kraft_checkpoint) echo 65536 ;; *) echo 8192 ;; esac; }
 mkdir -p target/fuzz
 (cd fuzz && cargo +nightly fuzz build -O >"$root/target/fuzz/build.log" 2>&1) \
   || { tail -40 target/fuzz/build.log >&2; echo "fuzz: the targets did not build" >&2; exit 1; }

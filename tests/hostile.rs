@@ -279,6 +279,56 @@ fn a_segment_that_shrinks_while_it_is_read() {
     }
 }
 
+/// An unreadable segment (no read permission): verify reports it as an
+/// `io_error` naming the file (exit 2) and judges nothing against the log
+/// end it hides; dump reports the same and goes on with the next file. As
+/// root (CI), logtool runs as `nobody` (`setpriv`), for whom the mode holds.
+#[test]
+fn an_unreadable_segment() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let (tmp, dir) = partition(&[(SEG, batch(0, 3)), ("00000000000000000003.log", batch(3, 3))]);
+    let unreadable = dir.join("00000000000000000003.log");
+    for p in [tmp.path(), dir.as_path()] {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    std::fs::set_permissions(dir.join(SEG), std::fs::Permissions::from_mode(0o644)).unwrap();
+    std::fs::set_permissions(&unreadable, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let root = std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0);
+    let bin = env!("CARGO_BIN_EXE_logtool");
+    let logtool = |args: &[&str]| -> Option<(i32, Vec<Value>)> {
+        let mut cmd = if root {
+            let mut c = Command::new("setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups", bin]);
+            c
+        } else {
+            Command::new(bin)
+        };
+        let out = cmd.arg("--format").arg("json").args(args).output().ok()?;
+        if root && String::from_utf8_lossy(&out.stderr).contains("setpriv") {
+            return None;
+        }
+        let lines = String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        Some((out.status.code().unwrap_or(-1), lines))
+    };
+    let p = dir.to_str().unwrap();
+    let Some((code, lines)) = logtool(&["verify", p]) else {
+        eprintln!("skipped: setpriv cannot drop to nobody here");
+        return;
+    };
+    assert_eq!(code, 2, "{lines:#?}");
+    let names_it = |l: &&Value| l["file"].as_str().is_some_and(|f| f.ends_with("00000000000000000003.log"));
+    let io: Vec<&Value> = lines.iter().filter(|l| l["kind"] == "io_error").filter(names_it).collect();
+    assert_eq!(io.len(), 1, "{lines:#?}");
+    assert!(io[0]["message"].as_str().unwrap().contains("ermission"), "{io:#?}");
+    for knock_on in ["leader_epoch_beyond_log_end", "producer_snapshot_beyond_log_end", "index_beyond_log_end"] {
+        assert!(!lines.iter().any(|l| l["kind"] == knock_on), "{knock_on}: {lines:#?}");
+    }
+    let (code, lines) = logtool(&["dump", p]).unwrap();
+    assert_eq!(code, 2, "{lines:#?}");
+    assert!(lines.iter().any(|l| l["type"] == "error" && l["kind"] == "io" && names_it(&l)), "{lines:#?}");
+    assert!(lines.iter().any(|l| l["type"] == "batch" && l["file"].as_str().unwrap().ends_with(SEG)), "{lines:#?}");
+}
+
 /// A segment whose file name is not UTF-8: dump reads it as a segment (and
 /// says its name is not Kafka's), verify reports the name Kafka's loading
 /// fails on; neither skips it nor fails to open it.
