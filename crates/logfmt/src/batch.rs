@@ -360,12 +360,18 @@ impl<'a> RecordBatch<'a> {
             let c = Cursor::new(payload, payload_pos, End::Enclosing("record batch"));
             return Ok(Records::new(h, Src::Plain(c), None, limits, h.records_count));
         }
-        // (a spilled batch's records stream from its file, compressed or not:
-        // positions inside them are offsets of the records region)
+        // (a spilled batch's records stream from its file, compressed or not;
+        // not compressed, their positions are the file's)
         let inflater =
             Inflater::of(codec, input, h.magic, limits).map_err(|e| decompress_error(e, codec, limits, payload_pos))?;
-        let src = Src::Stream(Decoded::new(inflater, scratch, limits), codec);
-        Ok(Records::new(h, src, Some(payload_pos), limits, h.records_count))
+        let decoded = Decoded::new(inflater, scratch, limits);
+        if codec == Compression::None {
+            let src = Src::Stream(decoded.starting_at(payload_pos), codec);
+            let mut r = Records::new(h, src, None, limits, h.records_count);
+            r.what = "record batch";
+            return Ok(r);
+        }
+        Ok(Records::new(h, Src::Stream(decoded, codec), Some(payload_pos), limits, h.records_count))
     }
 }
 
@@ -530,6 +536,8 @@ pub struct Records<'s> {
     done: bool,
     /// Bytes of the record yielded last, consumed at the next call.
     pending: usize,
+    /// What encloses the records (in errors).
+    what: &'static str,
 }
 
 /// Most bytes of a varlong.
@@ -572,7 +580,8 @@ fn fill_record(d: &mut Decoded<'_>, grow: bool) -> std::result::Result<Fill, Dec
 
 impl<'s> Records<'s> {
     fn new(header: BatchHeader, src: Src<'s>, compressed_at: Option<u64>, limits: &Limits, count: i32) -> Records<'s> {
-        Records { header, src, limits: *limits, compressed_at, left: count, read: 0, done: false, pending: 0 }
+        let what = if compressed_at.is_some() { "decompressed records" } else { "record batch" };
+        Records { header, src, limits: *limits, compressed_at, left: count, read: 0, done: false, pending: 0, what }
     }
 
     /// Decompressed bytes read so far (the records region's size when not
@@ -712,7 +721,7 @@ impl<'s> Records<'s> {
             }
             Src::Plain(c) => parse_record(c).map(|r| Records::record_of(&h, r)),
             Src::Stream(d, _) => {
-                let mut c = Cursor::new(d.available(), d.position(), End::Enclosing("decompressed records"));
+                let mut c = Cursor::new(d.available(), d.position(), End::Enclosing(self.what));
                 let r = parse_record(&mut c);
                 self.pending = c.consumed();
                 r.map(|r| Records::record_of(&h, r))
@@ -778,7 +787,7 @@ impl<'s> Records<'s> {
                 Src::Plain(c) => parse_record(c).map(|r| (r.timestamp_delta, r.offset_delta)),
                 Src::Stream(d, _) => match fill_record(d, false) {
                     Ok(Fill::Ready) => {
-                        let mut c = Cursor::new(d.available(), d.position(), End::Enclosing("decompressed records"));
+                        let mut c = Cursor::new(d.available(), d.position(), End::Enclosing(self.what));
                         let r = parse_record(&mut c).map(|r| (r.timestamp_delta, r.offset_delta));
                         let used = c.consumed();
                         d.consume(used);
@@ -871,7 +880,10 @@ fn skim_record(d: &mut Decoded<'_>) -> std::result::Result<(i64, i32), Skim> {
     let mut w = Walker { d, left: MAX_VARLONG as u64 };
     let length = w.field(|c| c.varint("record length"))?;
     if length < 0 {
-        let e = Error::at(at, ErrorKind::BadLength { what: "record length", value: length.into(), min: 0, max: 0 });
+        let e = Error::at(
+            at,
+            ErrorKind::BadLength { what: "record length", value: length.into(), min: 0, max: i32::MAX.into() },
+        );
         return Err(Skim::Bad(e));
     }
     w.left = u64::from(length.unsigned_abs());
@@ -1062,7 +1074,9 @@ fn parse_record<'a>(c: &mut Cursor<'a>) -> Result<RawRecord<'a>> {
     if length < 0 {
         return Err(Error::at(
             at,
-            ErrorKind::BadLength { what: "record length", value: length.into(), min: 0, max: c.remaining() as i64 },
+            // (the range of the field: what remains depends on how much of a
+            // stream is at hand, and a length past it is reported as such)
+            ErrorKind::BadLength { what: "record length", value: length.into(), min: 0, max: i32::MAX.into() },
         ));
     }
     let body_at = c.position();

@@ -397,6 +397,13 @@ impl<'s> Decoded<'s> {
         Decoded { inflater, buf, grant: limits.budget.grant(), start: 0, end: 0, base: 0, eof: false }
     }
 
+    /// Count positions from `at` (the stream's first byte): a file position
+    /// for bytes that are not compressed.
+    pub fn starting_at(mut self, at: u64) -> Decoded<'s> {
+        self.base = at;
+        self
+    }
+
     /// The decoded bytes not yet consumed.
     pub fn available(&self) -> &[u8] {
         self.buf.get(self.start..self.end).unwrap_or_default()

@@ -1480,5 +1480,23 @@ mod tests {
             assert_eq!(at, entries.len(), "target {target}");
         }
         assert_eq!(budget.used(), 0);
+        // damaged records of a spilled batch are reported as those of the
+        // same batch in memory: the same kind, at the same file position
+        let mut damaged = entries[1].clone();
+        let at = damaged.len() - 100;
+        damaged[at] ^= 0xff;
+        damaged[61] = 0x7f; // the record's length varint: 63, not its size
+        let start = entries[0].len() as u64;
+        let mut bytes = segment(&entries);
+        bytes[start as usize..start as usize + damaged.len()].copy_from_slice(&damaged);
+        std::fs::write(&path, &bytes).unwrap();
+        let spill = Spilled { path: std::sync::Arc::from(path.as_path()) };
+        let spilled = RecordBatch::spilled(&damaged[..61], start, damaged.len() as u64, &spill).unwrap();
+        let held = RecordBatch::parse(&damaged, start).unwrap();
+        let mut scratch = Vec::new();
+        let e1 = spilled.records(&mut scratch, &limits).unwrap().summarize().unwrap_err();
+        let e2 = held.records(&mut scratch, &limits).unwrap().summarize().unwrap_err();
+        assert_eq!((e1.position(), e1.message()), (e2.position(), e2.message()));
+        assert!(e1.position().unwrap() > start, "{e1}");
     }
 }
