@@ -666,3 +666,41 @@ fn memory_inputs() {
     }
     write(out.join("record-24m/t-0"), b.build());
 }
+
+/// zstd frames with a 32 MiB history window (legal: Kafka's decoder takes
+/// up to 2^27), two partitions of them: at `-j 2` with the default
+/// `--memory` the two cannot decode at once, and a partition the budget
+/// refuses is checked again alone, so nothing is reported; with `--memory
+/// 32M` not even one fits: `memory_budget` (exit 2), never a guess.
+#[test]
+fn frames_with_a_window_the_budget_cannot_give_twice() {
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = tmp.path().join("logs");
+    for p in 0..2 {
+        let dir = logs.join(format!("t-{p}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut seg = Vec::new();
+        for i in 0..50 {
+            let mut e = zstd::stream::Encoder::new(Vec::new(), 1).unwrap();
+            e.set_parameter(zstd::zstd_safe::CParameter::WindowLog(25)).unwrap();
+            e.include_contentsize(false).unwrap();
+            std::io::Write::write_all(&mut e, &batch(i, 1)[61..]).unwrap();
+            seg.extend(compressed_batch(i, 1, Compression::Zstd, &e.finish().unwrap()));
+        }
+        std::fs::write(dir.join(SEG), seg).unwrap();
+    }
+    let p = logs.to_str().unwrap();
+    let r = run(&["verify", "-j", "2", p]);
+    assert_eq!(r.code, 0, "{:#?}", r.lines);
+    let kinds: Vec<&str> = r.lines.iter().filter_map(|l| l["kind"].as_str()).collect();
+    assert!(!kinds.iter().any(|k| *k == "memory_budget" || *k == "decompression_failed"), "{kinds:?}");
+    assert_eq!(crate::util::of_type(&r.lines, "summary")[0]["records"], 100);
+    assert!(r.peak_kib < 80 * 1024, "{} KiB", r.peak_kib);
+    let r = run(&["verify", "-j", "2", "--memory", "32M", p]);
+    assert_eq!(r.code, 2, "{:#?}", r.lines);
+    // (each batch: none is judged)
+    let refused = r.lines.iter().filter(|l| l["kind"] == "memory_budget").count();
+    assert_eq!(refused, 100, "{:#?}", r.lines);
+    let r = run(&["stats", "-j", "2", p]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+}
