@@ -845,9 +845,9 @@ struct Zstd<'a> {
 }
 
 impl<'a> Zstd<'a> {
-    fn new(input: Input<'a>, limits: &Limits) -> Result<Zstd<'a>, DecompressError> {
+    fn new(mut input: Input<'a>, limits: &Limits) -> Result<Zstd<'a>, DecompressError> {
         let len = input.remaining();
-        let needed = match &input {
+        let needed = match &mut input {
             Input::Slice(s) => zstd_window_needed(len, &mut |at, buf| {
                 let from = usize::try_from(at).unwrap_or(usize::MAX);
                 match s.get(from..from.saturating_add(buf.len())) {
@@ -859,11 +859,16 @@ impl<'a> Zstd<'a> {
                 }
             }),
             Input::File(f) => {
+                // (through the file's live reads: the page cache is left as it was)
+                use std::io::{Read, Seek, SeekFrom};
                 let base = f.pos;
-                zstd_window_needed(len, &mut |at, buf| {
+                let needed = zstd_window_needed(len, &mut |at, buf| {
                     at.saturating_add(buf.len() as u64) <= len
-                        && f.file.read_exact_at(buf, base.saturating_add(at)).is_ok()
-                })
+                        && f.file.seek(SeekFrom::Start(base.saturating_add(at))).is_ok()
+                        && f.file.read_exact(buf).is_ok()
+                });
+                f.file.seek(SeekFrom::Start(base)).map_err(|e| invalid(format!("reading the payload: {e}")))?;
+                needed
             }
         };
         // (a window above Kafka's limit is refused by the decoder, as by Kafka: nothing to reserve)

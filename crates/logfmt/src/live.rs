@@ -82,12 +82,6 @@ impl LiveFile {
         Ok(LiveFile { file, pos: 0, nowait: true, direct, staging: Vec::new(), warm: true })
     }
 
-    /// Read exactly `buf.len()` bytes at `at`, through the page cache (a
-    /// few header bytes: nothing worth keeping out of the cache).
-    pub fn read_exact_at(&self, buf: &mut [u8], at: u64) -> io::Result<()> {
-        self.file.read_exact_at(buf, at)
-    }
-
     /// The file's length now.
     pub fn current_len(&self) -> io::Result<u64> {
         Ok(self.file.metadata()?.len())
