@@ -212,77 +212,6 @@ impl Short {
     }
 }
 
-/// A byte buffer whose capacity beyond a free allowance is held from a
-/// budget: it grows only through [`Buf::reserve`], which takes the bytes
-/// first, and gives them back when it shrinks or is dropped.
-#[derive(Debug)]
-pub struct Buf {
-    vec: Vec<u8>,
-    grant: Grant,
-    free: usize,
-}
-
-impl Buf {
-    /// An empty buffer; capacity up to `free` bytes is not counted.
-    pub fn new(budget: &'static Budget, free: usize) -> Buf {
-        Buf { vec: Vec::new(), grant: budget.grant(), free }
-    }
-
-    /// Make room for `additional` more bytes after `len()`, growing by at
-    /// least half again when it must grow (so appending stays linear) but
-    /// never beyond what the budget gives.
-    pub fn reserve(&mut self, additional: usize, what: &'static str) -> Result<(), Short> {
-        let cap = self.vec.capacity();
-        let want = self.vec.len().saturating_add(additional);
-        if want <= cap {
-            return Ok(());
-        }
-        let generous = want.max(cap.saturating_add(cap / 2));
-        for target in [generous, want] {
-            if self.grant.try_resize(target.saturating_sub(self.free) as u64) {
-                self.vec.reserve_exact(target.saturating_sub(self.vec.len()));
-                return self.sync(what);
-            }
-        }
-        Err(self.grant.budget.short(what, want.saturating_sub(self.free) as u64))
-    }
-
-    /// Hold exactly what the capacity needs (the allocator may round up).
-    fn sync(&mut self, what: &'static str) -> Result<(), Short> {
-        let need = self.vec.capacity().saturating_sub(self.free) as u64;
-        if self.grant.try_resize(need.max(self.grant.bytes())) {
-            Ok(())
-        } else {
-            let short = self.grant.budget.short(what, need.saturating_sub(self.grant.bytes()));
-            self.shrink_to(0);
-            Err(short)
-        }
-    }
-
-    /// Give back capacity above `max(len, cap)`.
-    pub fn shrink_to(&mut self, cap: usize) {
-        self.vec.shrink_to(cap);
-        let need = self.vec.capacity().saturating_sub(self.free) as u64;
-        self.grant.try_resize(need);
-    }
-
-    /// The bytes.
-    pub fn vec(&self) -> &Vec<u8> {
-        &self.vec
-    }
-
-    /// The bytes, to change without growing: growing past the capacity
-    /// through this would go uncounted ([`Buf::reserve`] first).
-    pub fn vec_mut(&mut self) -> &mut Vec<u8> {
-        &mut self.vec
-    }
-
-    /// Bytes held from the budget.
-    pub fn held(&self) -> u64 {
-        self.grant.bytes()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -298,23 +227,15 @@ mod tests {
         assert!(g.try_resize(10));
         assert_eq!(b.used(), 50);
         drop(h);
+        // split and absorb move bytes between grants, holding the same total
+        let part = g.split(4);
+        assert_eq!((g.bytes(), part.bytes(), b.used()), (6, 4, 10));
+        g.absorb(part);
+        assert_eq!((g.bytes(), b.used()), (10, 10));
+        let other = Budget::leak(10).try_reserve(3).unwrap();
+        g.absorb(other);
+        assert_eq!((g.bytes(), b.used()), (10, 10));
         drop(g);
         assert_eq!((b.used(), b.peak()), (0, 100));
-    }
-
-    #[test]
-    fn a_buffer_counts_capacity_beyond_its_allowance() {
-        let b = Budget::leak(1 << 20);
-        let mut buf = Buf::new(b, 1000);
-        buf.reserve(500, "t").unwrap();
-        assert_eq!(b.used(), 0);
-        buf.reserve(5000, "t").unwrap();
-        assert!(b.used() >= 4000 && b.used() as usize + 1000 >= buf.vec().capacity());
-        let short = buf.reserve(2 << 20, "t").unwrap_err();
-        assert_eq!(short.total, 1 << 20);
-        buf.shrink_to(0);
-        assert_eq!(b.used(), 0);
-        drop(buf);
-        assert_eq!(b.used(), 0);
     }
 }
