@@ -705,22 +705,45 @@ fn reading_leaves_the_page_cache_as_it_was() {
             assert!(code <= 1, "{err}");
         }
     };
-    run_all();
-    assert_eq!(resident(&seg), Some(0), "logtool left its own pages cached");
-    // the tail hot, as a broker's: still cached after, the rest still not
-    let mut g = std::fs::File::open(&seg).unwrap();
-    g.seek(SeekFrom::Start(size - 64 * 1024)).unwrap();
-    std::io::copy(&mut g, &mut std::io::sink()).unwrap();
-    let hot = resident(&seg).unwrap();
-    assert!(hot >= 64 * 1024, "{hot}");
-    run_all();
-    assert_eq!(resident(&seg), Some(hot), "the hot pages changed");
-    // all cached: all stay
-    let mut all = Vec::new();
-    std::fs::File::open(&seg).unwrap().read_to_end(&mut all).unwrap();
-    let full = resident(&seg).unwrap();
-    run_all();
-    assert_eq!(resident(&seg), Some(full));
+    // Rarely (about 1 run in 75 here) the kernel keeps a page logtool
+    // dropped twice (the one its cache probe made it read; something in the
+    // kernel held the page at both drops). A leak or an eviction of
+    // logtool's own would show on every attempt: the whole check is made up
+    // to three times, from the start.
+    let attempt = || -> Result<(), String> {
+        drop_all();
+        run_all();
+        if resident(&seg) != Some(0) {
+            return Err(format!("logtool left its own pages cached: {:?}", resident(&seg)));
+        }
+        // the tail hot, as a broker's: still cached after, the rest still not
+        let mut g = std::fs::File::open(&seg).unwrap();
+        g.seek(SeekFrom::Start(size - 64 * 1024)).unwrap();
+        std::io::copy(&mut g, &mut std::io::sink()).unwrap();
+        let hot = resident(&seg).unwrap();
+        assert!(hot >= 64 * 1024, "{hot}");
+        run_all();
+        if resident(&seg) != Some(hot) {
+            return Err(format!("the hot pages changed: {:?}, not {hot}", resident(&seg)));
+        }
+        // all cached: all stay
+        let mut all = Vec::new();
+        std::fs::File::open(&seg).unwrap().read_to_end(&mut all).unwrap();
+        let full = resident(&seg).unwrap();
+        run_all();
+        if resident(&seg) != Some(full) {
+            return Err(format!("cached pages changed: {:?}, not {full}", resident(&seg)));
+        }
+        Ok(())
+    };
+    let mut failures = Vec::new();
+    for _ in 0..3 {
+        match attempt() {
+            Ok(()) => return,
+            Err(e) => failures.push(e),
+        }
+    }
+    panic!("every attempt: {failures:?}");
 }
 
 /// `--max-rate` paces reading (a lower bound: the bucket starts empty).

@@ -7,13 +7,15 @@
 //!
 //! * each read first asks for the bytes *only if they are cached*
 //!   (`preadv2(RWF_NOWAIT)`): what the cache held is used and left alone.
-//!   While the cache answers, a whole read is asked at once (one call when
-//!   everything is cached); after a miss, one page at a time, since asking
-//!   makes the kernel read what is missing (those pages are logtool's);
+//!   A read asks for its first page alone, and for all of it only once that
+//!   page is known cached (the kernel then returns the cached run and reads
+//!   nothing): asking for a range whose first page is not cached makes the
+//!   kernel read every missing page of it, and dropping those again would
+//!   drop the broker's cached pages among them. Reads are at most 1 MiB;
 //! * what was not cached is read past the cache (`O_DIRECT`, into an aligned
 //!   buffer): nothing is brought in and nothing evicted, and the pages the
 //!   probe made the kernel read are dropped once read
-//!   (`posix_fadvise(DONTNEED)`);
+//!   (`posix_fadvise(DONTNEED)`), and once more when the file is closed;
 //! * where `O_DIRECT` is refused (tmpfs, some network file systems), what was
 //!   not cached is read normally, at most 64 KiB at a time, with kernel
 //!   readahead off for the file (`POSIX_FADV_RANDOM`), and dropped again:
@@ -65,9 +67,14 @@ pub struct LiveFile {
     direct: Option<File>,
     /// Staging for direct reads (aligned inside).
     staging: Vec<u8>,
-    /// The cache held what was last asked for.
-    warm: bool,
+    /// What was brought in from disk (not cached when asked), merged: it is
+    /// dropped from the cache again when the file is closed, since a page
+    /// the kernel still held a reference to when it was first dropped stays.
+    brought_in: Vec<(u64, u64)>,
 }
+
+/// The most separate ranges [`LiveFile`] remembers (then the closest merge).
+const MAX_RANGES: usize = 64;
 
 impl LiveFile {
     /// Open `path` for reading.
@@ -79,7 +86,7 @@ impl LiveFile {
         let direct = rustix::fs::open(path, OFlags::RDONLY | OFlags::DIRECT | OFlags::CLOEXEC, Mode::empty())
             .ok()
             .map(File::from);
-        Ok(LiveFile { file, pos: 0, nowait: true, direct, staging: Vec::new(), warm: true })
+        Ok(LiveFile { file, pos: 0, nowait: true, direct, staging: Vec::new(), brought_in: Vec::new() })
     }
 
     /// The file's length now.
@@ -142,13 +149,52 @@ impl LiveFile {
         self.drop_pages(at, at.saturating_add(len as u64));
     }
 
+    /// Drop the pages holding `[start, end)` from the page cache, and
+    /// remember them for the drop on close.
+    fn drop_pages(&mut self, start: u64, end: u64) {
+        self.remember(start, end);
+        self.drop_range(start, end);
+    }
+
+    fn remember(&mut self, start: u64, end: u64) {
+        if let Some(last) = self.brought_in.last_mut()
+            && start <= last.1
+            && end >= last.0
+        {
+            *last = (last.0.min(start), last.1.max(end));
+            return;
+        }
+        if self.brought_in.len() >= MAX_RANGES {
+            // (merge the two closest: a range may then cover a page the
+            // cache held, dropped once more at close)
+            let gaps = self.brought_in.windows(2).map(|w| match w {
+                [a, b] => b.0.saturating_sub(a.1),
+                _ => u64::MAX,
+            });
+            if let Some((i, _)) = gaps.enumerate().min_by_key(|&(_, g)| g)
+                && let (Some(&a), Some(&b)) = (self.brought_in.get(i), self.brought_in.get(i.saturating_add(1)))
+            {
+                self.brought_in.splice(i..i.saturating_add(2), [(a.0, b.1)]);
+            }
+        }
+        self.brought_in.push((start, end));
+    }
+
     /// Drop the pages holding `[start, end)` from the page cache.
-    fn drop_pages(&self, start: u64, end: u64) {
+    fn drop_range(&self, start: u64, end: u64) {
         let page = page_size();
         let start = start.saturating_sub(start.checked_rem(page).unwrap_or(0));
         let end = end.div_ceil(page).saturating_mul(page);
         if let Some(len) = NonZeroU64::new(end.saturating_sub(start)) {
             let _ = fadvise(&self.file, start, Some(len), Advice::DontNeed);
+        }
+    }
+}
+
+impl Drop for LiveFile {
+    fn drop(&mut self) {
+        for &(start, end) in &self.brought_in {
+            self.drop_range(start, end);
         }
     }
 }
@@ -164,32 +210,52 @@ impl Read for LiveFile {
             self.pos = at.saturating_add(n as u64);
             return Ok(n);
         }
-        // ask the cache: for everything while it has been answering (one
-        // call when all is cached), for one page while it has not (asking
-        // makes the kernel read what is missing, as logtool's)
+        // ask the cache, one page first: a probe whose first page is not
+        // cached makes the kernel read every missing page it spans (as
+        // logtool's, to be dropped again, and the broker's cached ones among
+        // them would be dropped with them), so the whole buffer is asked
+        // only once its first page is known cached; the kernel then returns
+        // the cached run from there and reads nothing
         let page = page_size();
-        let probe_len = if self.warm {
-            buf.len()
-        } else {
-            usize::try_from(page.saturating_sub(at.checked_rem(page).unwrap_or(0))).unwrap_or(buf.len()).min(buf.len())
-        };
-        let probe = buf.get_mut(..probe_len).unwrap_or_default();
-        match preadv2(&self.file, &mut [IoSliceMut::new(probe)], at, ReadWriteFlags::NOWAIT) {
+        let first =
+            usize::try_from(page.saturating_sub(at.checked_rem(page).unwrap_or(0))).unwrap_or(buf.len()).min(buf.len());
+        let probe = |b: &mut [u8]| preadv2(&self.file, &mut [IoSliceMut::new(b)], at, ReadWriteFlags::NOWAIT);
+        match probe(buf.get_mut(..first).unwrap_or_default()) {
             Ok(n) => {
                 // cached (or the end of the file): the broker's, left alone
-                self.warm = n > 0;
+                let whole = n == first && buf.len() > first;
+                let n = if whole {
+                    match probe(buf) {
+                        Ok(m) => m.max(first),
+                        // (evicted in between: the first page is read)
+                        Err(Errno::AGAIN) => first,
+                        Err(e) => return Err(e.into()),
+                    }
+                } else {
+                    n
+                };
+                let end = at.saturating_add(buf.len() as u64);
+                if whole && n < buf.len() && end <= self.current_len().unwrap_or(0) {
+                    // the cached run ended before the file did: asking
+                    // made the kernel read the rest of the request, which
+                    // is logtool's (a page the broker cached within it is
+                    // dropped too: the rare mixed case)
+                    let from = at.saturating_add(n as u64);
+                    self.drop_probed(from, usize::try_from(end.saturating_sub(from)).unwrap_or(0));
+                }
                 self.pos = at.saturating_add(n as u64);
                 return Ok(n);
             }
-            Err(Errno::AGAIN) => self.warm = false,
+            Err(Errno::AGAIN) => {}
             Err(Errno::OPNOTSUPP | Errno::NOSYS | Errno::INVAL) => {
                 self.nowait = false;
                 return self.read(buf);
             }
             Err(e) => return Err(e.into()),
         }
-        // not cached: the probe started reading [at, at + probe_len) into
-        // the cache; read the data past the cache, then let those go
+        let probe_len = first;
+        // not cached: the probe started reading its page into the cache;
+        // read the data past the cache, then let that page go
         let n = match self.read_direct(buf, at)? {
             Some(n) => n,
             None => {
