@@ -349,7 +349,7 @@ impl<'a> RecordBatch<'a> {
         if h.records_count == 0 {
             // as Kafka: an empty batch has no records, whatever its payload
             let c = Cursor::new(&[], payload_pos, End::Enclosing("record batch"));
-            return Ok(Records::new(h, Src::Plain(c), None, limits, 0));
+            return Ok(Records::new(h, Src::Plain(c), payload_pos, limits, 0));
         }
         let input = match self.spilled_input(layout::RECORDS_OFFSET) {
             None => Input::Slice(self.bytes.get(layout::RECORDS_OFFSET..).unwrap_or_default()),
@@ -358,20 +358,17 @@ impl<'a> RecordBatch<'a> {
         };
         if let (Compression::None, Input::Slice(payload)) = (codec, &input) {
             let c = Cursor::new(payload, payload_pos, End::Enclosing("record batch"));
-            return Ok(Records::new(h, Src::Plain(c), None, limits, h.records_count));
+            return Ok(Records::new(h, Src::Plain(c), payload_pos, limits, h.records_count));
         }
         // (a spilled batch's records stream from its file, compressed or not;
         // not compressed, their positions are the file's)
         let inflater =
             Inflater::of(codec, input, h.magic, limits).map_err(|e| decompress_error(e, codec, limits, payload_pos))?;
-        let decoded = Decoded::new(inflater, scratch, limits);
+        let mut decoded = Decoded::new(inflater, scratch, limits);
         if codec == Compression::None {
-            let src = Src::Stream(decoded.starting_at(payload_pos), codec);
-            let mut r = Records::new(h, src, None, limits, h.records_count);
-            r.what = "record batch";
-            return Ok(r);
+            decoded = decoded.starting_at(payload_pos);
         }
-        Ok(Records::new(h, Src::Stream(decoded, codec), Some(payload_pos), limits, h.records_count))
+        Ok(Records::new(h, Src::Stream(decoded, codec), payload_pos, limits, h.records_count))
     }
 }
 
@@ -528,9 +525,11 @@ pub struct Records<'s> {
     header: BatchHeader,
     src: Src<'s>,
     limits: Limits,
-    /// For decompressed data: the file position of the compressed payload
-    /// (errors are reported there, with the offset inside the decompressed bytes).
-    compressed_at: Option<u64>,
+    /// The file position of the records region.
+    payload_at: u64,
+    /// Compressed: errors inside the decompressed bytes are reported at
+    /// `payload_at`, with their offset inside the decompressed bytes.
+    compressed: bool,
     left: i32,
     read: i32,
     done: bool,
@@ -579,9 +578,21 @@ fn fill_record(d: &mut Decoded<'_>, grow: bool) -> std::result::Result<Fill, Dec
 }
 
 impl<'s> Records<'s> {
-    fn new(header: BatchHeader, src: Src<'s>, compressed_at: Option<u64>, limits: &Limits, count: i32) -> Records<'s> {
-        let what = if compressed_at.is_some() { "decompressed records" } else { "record batch" };
-        Records { header, src, limits: *limits, compressed_at, left: count, read: 0, done: false, pending: 0, what }
+    fn new(header: BatchHeader, src: Src<'s>, payload_at: u64, limits: &Limits, count: i32) -> Records<'s> {
+        let compressed = matches!(src, Src::Stream(_, codec) if codec != Compression::None);
+        let what = if compressed { "decompressed records" } else { "record batch" };
+        Records {
+            header,
+            src,
+            limits: *limits,
+            payload_at,
+            compressed,
+            left: count,
+            read: 0,
+            done: false,
+            pending: 0,
+            what,
+        }
     }
 
     /// Decompressed bytes read so far (the records region's size when not
@@ -596,28 +607,15 @@ impl<'s> Records<'s> {
     /// Map an error inside decompressed bytes to the compressed payload's
     /// file position.
     fn locate(&self, e: Error) -> Error {
-        match self.compressed_at {
-            None => e,
-            Some(at) => {
-                let inner = e.position().unwrap_or(0);
-                Error::at(
-                    at,
-                    ErrorKind::Malformed {
-                        what: "compressed records",
-                        detail: format!("at byte {inner} of the decompressed records: {}", e.kind()),
-                    },
-                )
-            }
-        }
+        locate(self.compressed, self.payload_at, e)
     }
 
     fn stream_error(&self, e: DecompressError) -> Error {
-        match &self.src {
-            Src::Stream(_, codec) => decompress_error(e, *codec, &self.limits, self.compressed_at.unwrap_or(0)),
-            Src::Plain(c) => {
-                Error::at(c.position(), ErrorKind::Decompress { codec: Compression::None, message: String::new() })
-            }
-        }
+        let codec = match &self.src {
+            Src::Stream(_, codec) => *codec,
+            Src::Plain(_) => Compression::None,
+        };
+        decompress_error(e, codec, &self.limits, self.payload_at)
     }
 
     /// What is wrong once the declared records are read: bytes left over.
@@ -691,8 +689,8 @@ impl<'s> Records<'s> {
                 }
                 Ok(Fill::TooBig { total, short }) => {
                     // reported, then read through without holding it
+                    let at = if self.compressed { self.payload_at } else { d.position() };
                     let skipped = d.skip(total);
-                    let at = self.compressed_at.unwrap_or(0);
                     let short = short.unwrap_or_else(|| self.limits.budget.short("a record", total));
                     let e = crate::budget::Short { what: "a record", ..short }.error(at);
                     match skipped {
@@ -735,21 +733,7 @@ impl<'s> Records<'s> {
             }
             Err(e) => {
                 self.done = true;
-                let e = match self.compressed_at {
-                    None => e,
-                    Some(at) => Error::at(
-                        at,
-                        ErrorKind::Malformed {
-                            what: "compressed records",
-                            detail: format!(
-                                "at byte {} of the decompressed records: {}",
-                                e.position().unwrap_or(0),
-                                e.kind()
-                            ),
-                        },
-                    ),
-                };
-                Some(Err(e))
+                Some(Err(locate(self.compressed, self.payload_at, e)))
             }
         }
     }
@@ -817,6 +801,23 @@ impl<'s> Records<'s> {
         self.trailing()?;
         Ok(walk.finish(&h))
     }
+}
+
+/// An error inside a batch's records: as it is when they are not compressed
+/// (its position is the file's), else at the compressed payload's position
+/// `at`, naming its offset inside the decompressed bytes.
+fn locate(compressed: bool, at: u64, e: Error) -> Error {
+    if !compressed {
+        return e;
+    }
+    let inner = e.position().unwrap_or(0);
+    Error::at(
+        at,
+        ErrorKind::Malformed {
+            what: "compressed records",
+            detail: format!("at byte {inner} of the decompressed records: {}", e.kind()),
+        },
+    )
 }
 
 /// Why a streamed record could not be walked.

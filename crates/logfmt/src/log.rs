@@ -1498,6 +1498,13 @@ mod tests {
         let e2 = held.records(&mut scratch, &limits).unwrap().summarize().unwrap_err();
         assert_eq!((e1.position(), e1.message()), (e2.position(), e2.message()));
         assert!(e1.position().unwrap() > start, "{e1}");
+        // a record the budget cannot hold is reported where it starts in the file
+        std::fs::write(&path, segment(&entries)).unwrap();
+        let small = Limits { budget: crate::budget::Budget::leak(1 << 20), ..Limits::default() };
+        let spilled = RecordBatch::spilled(&entries[1][..61], start, entries[1].len() as u64, &spill).unwrap();
+        let mut records = spilled.records(&mut scratch, &small).unwrap();
+        let e = records.next_record().unwrap().unwrap_err();
+        assert_eq!((e.class(), e.position()), (ErrorClass::Memory, Some(start + 61)), "{e}");
     }
 
     /// A spilled batch in every codec: its compressed payload streams from
