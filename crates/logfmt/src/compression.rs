@@ -424,12 +424,6 @@ impl<'s> Decoded<'s> {
         self.start = self.start.saturating_add(n).min(self.end);
     }
 
-    /// True when nothing is available and the stream has ended.
-    pub fn at_end(&mut self) -> Result<bool, DecompressError> {
-        self.fill(1)?;
-        Ok(self.start >= self.end)
-    }
-
     /// Make at least `n` bytes available (fewer only at the end of the
     /// stream), growing the window from the budget when `n` (or a block)
     /// does not fit in it.
@@ -712,9 +706,19 @@ const ZSTD_BLOCK_MAX: u64 = 128 << 10;
 /// and freed after it.
 const ZSTD_CACHED_WINDOW: u64 = 8 << 20;
 
-/// The history window a zstd frame needs (`ZSTD_decodingBufferSize_min`):
-/// its window size, or its content size when that is smaller.
-fn zstd_frame_window(f: &[u8]) -> Option<u64> {
+/// What a zstd frame's header says, for the memory its decoding needs.
+struct ZstdFrameHeader {
+    /// The history window it needs (`ZSTD_decodingBufferSize_min`): its
+    /// window size, or its content size when that is smaller.
+    window: u64,
+    /// Bytes of the header after the magic.
+    len: u64,
+    /// A content checksum (4 bytes) ends the frame.
+    checksum: bool,
+}
+
+/// The header of the zstd frame at the start of `f` (magic included).
+fn zstd_frame_header(f: &[u8]) -> Option<ZstdFrameHeader> {
     let fhd = *f.get(4)?;
     let single_segment = fhd & 0x20 != 0;
     let mut at = 5usize;
@@ -742,18 +746,21 @@ fn zstd_frame_window(f: &[u8]) -> Option<u64> {
         }
         _ => None,
     };
-    match (window, content) {
-        (Some(w), Some(c)) => Some(w.min(c)),
-        (Some(w), None) => Some(w),
-        (None, Some(c)) => Some(c),
-        (None, None) => None,
-    }
+    let window = match (window, content) {
+        (Some(w), Some(c)) => w.min(c),
+        (Some(w), None) => w,
+        (None, Some(c)) => c,
+        (None, None) => return None,
+    };
+    let len = (at.saturating_add(fcs_len) as u64).saturating_sub(4);
+    Some(ZstdFrameHeader { window, len, checksum: fhd & 0x04 != 0 })
 }
 
 /// The largest window any frame of a payload needs, walking its frames by
 /// their block headers (`read(at, buf)` fills `buf` from payload offset
-/// `at`, false past the end); a frame that cannot be walked ends the walk,
-/// and the decoder then reports it.
+/// `at`, false past the end). A frame whose window is above Kafka's limit
+/// is left out (the decoder refuses it, as Kafka's does); a frame that
+/// cannot be walked ends the walk, and the decoder then reports it.
 fn zstd_window_needed(len: u64, read: &mut dyn FnMut(u64, &mut [u8]) -> bool) -> u64 {
     let mut at = 0u64;
     let mut need = 0u64;
@@ -767,18 +774,11 @@ fn zstd_window_needed(len: u64, read: &mut dyn FnMut(u64, &mut [u8]) -> bool) ->
             if !read(at, head) {
                 break;
             }
-            let Some(w) = zstd_frame_window(head) else { break };
-            need = need.max(w);
-            let Some(&fhd) = head.get(4) else { break };
-            let did = [0u64, 1, 2, 4].get(usize::from(fhd & 3)).copied().unwrap_or(0);
-            let fcs = match fhd >> 6 {
-                0 => u64::from(fhd & 0x20 != 0),
-                1 => 2,
-                2 => 4,
-                _ => 8,
-            };
-            let window_byte = u64::from(fhd & 0x20 == 0);
-            at = at.saturating_add(5).saturating_add(window_byte).saturating_add(did).saturating_add(fcs);
+            let Some(frame) = zstd_frame_header(head) else { break };
+            if frame.window <= 1u64 << ZSTD_WINDOW_LOG_MAX {
+                need = need.max(frame.window);
+            }
+            at = at.saturating_add(4).saturating_add(frame.len);
             let mut block = [0u8; 3];
             loop {
                 if !read(at, &mut block) {
@@ -796,7 +796,7 @@ fn zstd_window_needed(len: u64, read: &mut dyn FnMut(u64, &mut [u8]) -> bool) ->
                     break;
                 }
             }
-            if fhd & 0x04 != 0 {
+            if frame.checksum {
                 at = at.saturating_add(4);
             }
         } else if magic & ZSTD_SKIPPABLE_MASK == ZSTD_SKIPPABLE {
@@ -871,8 +871,7 @@ impl<'a> Zstd<'a> {
                 needed
             }
         };
-        // (a window above Kafka's limit is refused by the decoder, as by Kafka: nothing to reserve)
-        let window = Some(needed).filter(|&w| w <= 1u64 << ZSTD_WINDOW_LOG_MAX).unwrap_or(0);
+        let window = needed;
         // the window, the block the stream decoder buffers in and out, and the context itself
         let base = 160u64 << 10;
         let need = window.saturating_add(ZSTD_BLOCK_MAX.saturating_mul(2)).saturating_add(base);
@@ -891,6 +890,12 @@ impl<'a> Zstd<'a> {
         if !grant.try_resize(need.max(held)) {
             return Err(DecompressError::Memory(budget.short("a zstd window", need)));
         }
+        // the decoder refuses a window beyond what was reserved for (the next
+        // power of two: a frame the walk did not see cannot take more)
+        let log = (64u32.saturating_sub(window.saturating_sub(1).leading_zeros())).clamp(10, ZSTD_WINDOW_LOG_MAX);
+        let mut ctx = ctx;
+        ctx.set_parameter(zstd::zstd_safe::DParameter::WindowLogMax(log))
+            .map_err(|code| invalid(zstd::zstd_safe::get_error_name(code)))?;
         Ok(Zstd { input, ctx: Some(ctx), grant, cached, in_frame: false })
     }
 
@@ -1054,6 +1059,32 @@ mod tests {
         let mut d =
             Decoded::new(Inflater::new(Compression::Snappy, &claim, 2, &limits).unwrap(), &mut scratch, &limits);
         assert!(matches!(d.fill(1), Err(DecompressError::TooLarge)));
+    }
+
+    /// The window to reserve is the largest a frame needs; a frame above
+    /// Kafka's limit is left out (the decoder refuses it), and decoding
+    /// every frame within the reservation works.
+    #[test]
+    fn the_zstd_window_is_the_largest_frame_needs() {
+        let frame = |log: u32| {
+            let mut e = zstd::stream::Encoder::new(Vec::new(), 1).unwrap();
+            e.set_parameter(zstd::zstd_safe::CParameter::WindowLog(log)).unwrap();
+            e.include_contentsize(false).unwrap();
+            std::io::Write::write_all(&mut e, TEXT).unwrap();
+            e.finish().unwrap()
+        };
+        let window = |p: &[u8]| {
+            zstd_window_needed(p.len() as u64, &mut |at, buf| {
+                let at = at as usize;
+                p.get(at..at + buf.len()).map(|b| buf.copy_from_slice(b)).is_some()
+            })
+        };
+        let two = [frame(17), frame(22)].concat();
+        assert_eq!(window(&two), 1 << 22);
+        assert_eq!(window(&[two.clone(), frame(28)].concat()), 1 << 22);
+        let mut out = Vec::new();
+        decompress(Compression::Zstd, &two, 2, 1 << 20, &mut out).unwrap();
+        assert_eq!(out, [TEXT, TEXT].concat());
     }
 
     #[test]

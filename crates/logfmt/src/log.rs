@@ -526,7 +526,7 @@ impl<R: Read + Seek> LogReader<R> {
     /// Whether the v2 batch or legacy message framed at `loc` has a valid
     /// checksum; a large one is checked as it streams through (v2), never
     /// held whole.
-    fn checksum_of(&mut self, loc: Loc) -> Result<bool> {
+    fn crc_ok(&mut self, loc: Loc) -> Result<bool> {
         if loc.magic == MAGIC_VALUE_V2 && loc.len > STREAM_CRC_OVER {
             return self.v2_crc_matches(loc.start, loc.len as u64);
         }
@@ -642,11 +642,6 @@ impl<R: Read + Seek> LogReader<R> {
             MAGIC_VALUE_V2 => Entry::V2(RecordBatch::parse(bytes, loc.start)?),
             _ => Entry::Legacy(LegacyMessage::parse(bytes, loc.start, End::File)?),
         })
-    }
-
-    /// Whether the framed entry at `loc` has a valid checksum.
-    fn crc_ok(&mut self, loc: Loc) -> Result<bool> {
-        self.checksum_of(loc)
     }
 
     /// Whether `[start, start + len)` would be a v2 batch with a valid CRC-32C
@@ -1065,7 +1060,7 @@ impl<R: Read + Seek> LogReader<R> {
         let size = head.get(8..12).and_then(|b| b.try_into().ok()).map_or(0, i32::from_be_bytes);
         let magic = head.get(16).map_or(-1, |&m| m as i8);
         let total = (size.max(0) as usize).saturating_add(LOG_OVERHEAD);
-        self.checksum_of(Loc { start: at, len: total, magic })
+        self.crc_ok(Loc { start: at, len: total, magic })
     }
 }
 
