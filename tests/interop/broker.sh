@@ -13,7 +13,12 @@
 #      reads every record (consume-full); a console consumer in a group and
 #      two consumers of one group (a rebalance) commit, and
 #      kafka-consumer-groups describes them; 3000 random and cut frames close
-#      their connections and the broker goes on serving;
+#      their connections and the broker goes on serving; librdkafka
+#      (confluent-kafka) lists topics, makes r-<codec> topics, produces
+#      idempotently in every codec and reads them back through a regex
+#      subscription in group cg-rdk, and kafka-python produces and reads
+#      p-kpy in group cg-kpy (tests/interop/clients.py), all served again by
+#      Kafka in 4;
 #   3. SIGTERM: the broker stops cleanly; `logtool verify --fail-on warning`
 #      finds nothing; DumpLogSegments finds every batch valid; `logtool
 #      groups` reads the same committed offsets and lags;
@@ -96,6 +101,15 @@ get_offsets "$lt" >"$work/offsets.lt"
 grep -q "^-2 b-none:0:40$" "$work/offsets.lt" || { cat "$work/offsets.lt" >&2; die "earliest after DeleteRecords"; }
 grep -q "^1700000000123 b-zstd:0:123$" "$work/offsets.lt" || { cat "$work/offsets.lt" >&2; die "an offset by time"; }
 log "DeleteRecords, CreatePartitions, DeleteTopics; $(wc -l <"$work/offsets.lt") kafka-get-offsets answers"
+# librdkafka (confluent-kafka) and kafka-python: an all-topics Metadata
+# (list_topics), a regex subscription, idempotent produce in every codec,
+# consumer groups that commit (tests/interop/clients.py)
+interop_python
+"$PY" tests/interop/clients.py rdkafka "$lt" >"$work/rdkafka.out" 2>"$work/rdkafka.err" \
+  || { tail "$work/rdkafka.out" "$work/rdkafka.err" >&2; die "librdkafka against logtool broker"; }
+"$PY" tests/interop/clients.py kafka-python "$lt" >"$work/kafka-python.out" 2>"$work/kafka-python.err" \
+  || { tail "$work/kafka-python.out" "$work/kafka-python.err" >&2; die "kafka-python against logtool broker"; }
+log "$(cat "$work/rdkafka.out"); $(cat "$work/kafka-python.out")"
 workload "$lt" consume-full read_uncommitted >"$work/served.txt" 2>"$work/served.err" \
   || { tail "$work/served.err" >&2; die "consume-full from logtool broker failed"; }
 [ "$(grep -c '^b-' "$work/served.txt")" = $((500 * 7 - 40)) ] || die "logtool broker served $(grep -c '^b-' "$work/served.txt") of $((500 * 7 - 40)) records"
@@ -112,7 +126,7 @@ describe_groups() { kafka_java org.apache.kafka.tools.consumer.group.ConsumerGro
 # GROUP TOPIC PARTITION CURRENT-OFFSET LOG-END-OFFSET LAG of a describe, sorted
 offsets_table() { awk '$1 ~ /^cg-/ && $3 ~ /^[0-9]+$/ { print $1, $2, $3, $4, $5, $6 }' "$1" | sort; }
 describe_groups "$lt" >"$work/groups.lt"
-[ "$(offsets_table "$work/groups.lt" | wc -l)" = 7 ] || { cat "$work/groups.lt" >&2; die "kafka-consumer-groups --describe against logtool broker"; }
+[ "$(offsets_table "$work/groups.lt" | wc -l)" = 18 ] || { cat "$work/groups.lt" >&2; die "kafka-consumer-groups --describe against logtool broker"; }
 log "consumer groups: a console consumer's, and a pair with a rebalance ($(grep '^PAIR' "$work/pair.out"))"
 
 # transactions are refused at once (a transactional id is not authorized)

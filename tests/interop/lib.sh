@@ -50,3 +50,16 @@ same_segments() { # A B WHAT
   log "$3: $(segment_files "$a" | wc -l) segment files identical"
 }
 
+
+# The Python clients of tests/interop/requirements.txt in a venv under
+# target/tools (made once, remade when the requirements change); sets $PY.
+interop_python() {
+  local venv=$PWD/target/tools/interop-venv
+  if ! cmp -s tests/interop/requirements.txt "$venv/requirements.txt" 2>/dev/null; then
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check -r tests/interop/requirements.txt >&2
+    cp tests/interop/requirements.txt "$venv/requirements.txt"
+  fi
+  PY=$venv/bin/python
+}

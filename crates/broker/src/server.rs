@@ -6,7 +6,8 @@
 //! known, which is answered in v0 with `UNSUPPORTED_VERSION` and the table
 //! (`RequestContext.isUnsupportedApiVersionsRequest`), and APIs a Kafka
 //! broker listener takes that this broker does not implement, which get
-//! `UNSUPPORTED_VERSION` (`generic`).
+//! `UNSUPPORTED_VERSION` (`generic`). A request is read as Kafka reads one:
+//! bytes after its last field are ignored (`walk`).
 
 use std::sync::Arc;
 
@@ -77,6 +78,16 @@ fn i32_at(frame: &[u8], at: usize) -> Option<i32> {
     Some(i32::from_be_bytes(frame.get(at..at.checked_add(4)?)?.try_into().ok()?))
 }
 
+/// Walk the request body `buf` by Kafka's definition (`kmsg`) as a Kafka
+/// broker reads it: bytes after the message are ignored, as
+/// `AbstractRequest.parseRequest` ignores them, and cut off here. Returns
+/// the values it holds.
+fn walk(schema: &str, key: ApiKey, version: i16, buf: &mut Bytes) -> Result<u64, String> {
+    let (values, len) = kmsg::skim_request(schema, version, buf).map_err(|e| format!("{key:?} v{version}: {e}"))?;
+    buf.truncate(len);
+    Ok(values)
+}
+
 fn encode(key: ApiKey, version: i16, correlation_id: i32, body: &ResponseKind) -> Result<Bytes, String> {
     let mut out = BytesMut::new();
     let mut header = ResponseHeader::default();
@@ -111,7 +122,7 @@ fn unimplemented(key: ApiKey, version: i16, correlation_id: i32, frame: Bytes) -
     }
     let mut buf = frame;
     RequestHeader::decode(&mut buf, key.request_header_version(version)).map_err(|e| format!("{key:?} header: {e}"))?;
-    let values = kmsg::skim(&request.name, version, &buf).map_err(|e| format!("{key:?} v{version}: {e}"))?;
+    let values = walk(request.name.as_str(), key, version, &mut buf)?;
     if values > MAX_REQUEST_VALUES {
         return Err(format!("{key:?} v{version}: {values} values (at most {MAX_REQUEST_VALUES})"));
     }
@@ -155,7 +166,7 @@ async fn handle(sh: &Shared, frame: Bytes, peer: &str) -> Result<Option<Bytes>, 
     let host = format!("/{}", peer.rsplit_once(':').map_or(peer, |(h, _)| h));
     // walked by Kafka's definition first: a claimed array length the bytes
     // do not back never reaches the decoder's allocation
-    let values = kmsg::skim(supported.schema, version, &buf).map_err(|e| format!("{key:?} v{version}: {e}"))?;
+    let values = walk(supported.schema, key, version, &mut buf)?;
     if values > MAX_REQUEST_VALUES {
         return Err(format!("{key:?} v{version}: {values} values (at most {MAX_REQUEST_VALUES})"));
     }

@@ -58,6 +58,19 @@ pub fn skim(name: &str, version: i16, bytes: &[u8]) -> Result<u64> {
     Ok(items)
 }
 
+/// Walk a request named `name` at `version` as a Kafka broker reads one
+/// (`AbstractRequest.parseRequest`: the generated `*RequestData` reads its
+/// fields and nothing checks what follows them): bytes after the message
+/// are ignored. librdkafka's all-topics Metadata request (v9 and later)
+/// ends with 3 such bytes. Returns the number of values it holds and the
+/// bytes it spans.
+pub fn skim_request(name: &str, version: i16, bytes: &[u8]) -> Result<(u64, usize)> {
+    let schema = schema::by_name(name).ok_or_else(|| Error::Schema(format!("no message {name}")))?;
+    let mut r = codec::Reader::new(bytes);
+    let items = codec::skim(&mut r, schema, version)?;
+    Ok((items, r.position()))
+}
+
 /// Write a message named `name` at `version` from `value`.
 pub fn encode(name: &str, version: i16, value: &serde_json::Value) -> Result<Vec<u8>> {
     let schema = schema::by_name(name).ok_or_else(|| Error::Schema(format!("no message {name}")))?;
