@@ -26,13 +26,22 @@ struct Broker {
 impl Broker {
     fn start(dir: &tempfile::TempDir, extra: &[&str]) -> Broker {
         let logs = dir.path().join("logs");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_logtool"))
-            .args(["broker", "--log-dir", logs.to_str().unwrap(), "--listen", "127.0.0.1:0"])
-            .args(extra)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_logtool"));
+        cmd.args(["broker", "--log-dir", logs.to_str().unwrap(), "--listen", "127.0.0.1:0"]).args(extra);
+        Broker::spawn(cmd, logs)
+    }
+
+    /// The broker under `ulimit -n FILES`.
+    fn start_with_files(dir: &tempfile::TempDir, files: u32) -> Broker {
+        let logs = dir.path().join("logs");
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", &format!("ulimit -n {files} && exec \"$0\" broker --log-dir \"$1\" --listen 127.0.0.1:0")])
+            .args([env!("CARGO_BIN_EXE_logtool"), logs.to_str().unwrap()]);
+        Broker::spawn(cmd, logs)
+    }
+
+    fn spawn(mut cmd: Command, logs: std::path::PathBuf) -> Broker {
+        let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
         let mut line = String::new();
         BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
         let addr = line.trim().strip_prefix("listening on ").unwrap_or_else(|| panic!("{line:?}")).to_string();
@@ -321,6 +330,159 @@ fn an_api_it_does_not_implement_gets_unsupported_version() {
     c.write_all(&(frame.len() as i32).to_be_bytes()).unwrap();
     c.write_all(&frame).unwrap();
     assert_eq!(c.read_to_end(&mut Vec::new()).unwrap(), 0, "closed");
+}
+
+/// Send a frame as it is; the response body after a v1 header (flexible
+/// responses but ApiVersions), or `None` when the broker closes the
+/// connection.
+fn call_raw(s: &mut TcpStream, frame: &[u8]) -> Option<Bytes> {
+    s.write_all(&(frame.len() as i32).to_be_bytes()).unwrap();
+    s.write_all(frame).unwrap();
+    let mut size = [0u8; 4];
+    s.read_exact(&mut size).ok()?;
+    let mut body = vec![0u8; i32::from_be_bytes(size) as usize];
+    s.read_exact(&mut body).ok()?;
+    let mut body = Bytes::from(body);
+    ResponseHeader::decode(&mut body, 1).unwrap();
+    Some(body)
+}
+
+/// Requests are read as Kafka reads them (`AbstractRequest.parseRequest`):
+/// what follows the last field is ignored. librdkafka's all-topics Metadata
+/// request (v9+, `AdminClient.list_topics()` and every regex subscription)
+/// writes its null topic array as 4 zero bytes, so 3 bytes trail it; the
+/// connection was closed on it (issue 25).
+#[test]
+fn librdkafka_all_topics_metadata_is_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = Broker::start(&dir, &[]);
+    let mut s = b.connect();
+    create_topic(&mut s, "orders-1");
+    // header v2: Metadata v12, correlation id 3, client id "rdkafka", no tags
+    let mut frame = vec![0, 3, 0, 12, 0, 0, 0, 3, 0, 7];
+    frame.extend(b"rdkafka");
+    frame.push(0);
+    // rd_kafka_MetadataRequest0: an i32 0 placeholder for the array count
+    // (read as a null compact array, then two false booleans and no tags),
+    // then AllowAutoTopicCreation, IncludeTopicAuthorizedOperations, tags
+    frame.extend([0, 0, 0, 0, 1, 0, 0]);
+    let mut body = call_raw(&mut s, &frame).expect("answered, not closed");
+    let r = MetadataResponse::decode(&mut body, 12).unwrap();
+    let names: Vec<String> = r.topics.iter().map(|t| t.name.as_ref().unwrap().0.to_string()).collect();
+    assert_eq!(names, ["orders-1"]);
+    // the connection goes on
+    let r = MetadataResponse::decode(&mut call(&mut s, 12, &all_topics()), 12).unwrap();
+    assert_eq!(r.topics.len(), 1);
+}
+
+/// CreateTopics of one topic: its error code and message.
+fn try_create(s: &mut TcpStream, topic: &str, partitions: i32, configs: &[(&str, &str)]) -> (i16, String) {
+    let mut t = create_topics_request::CreatableTopic::default();
+    t.name = name(topic);
+    t.num_partitions = partitions;
+    t.replication_factor = 1;
+    t.configs = configs
+        .iter()
+        .map(|(k, v)| {
+            let mut c = create_topics_request::CreatableTopicConfig::default();
+            c.name = StrBytes::from_string(k.to_string());
+            c.value = Some(StrBytes::from_string(v.to_string()));
+            c
+        })
+        .collect();
+    let mut req = CreateTopicsRequest::default();
+    req.topics = vec![t];
+    req.timeout_ms = 30_000;
+    let r = CreateTopicsResponse::decode(&mut call(s, 7, &req), 7).unwrap();
+    let t = &r.topics[0];
+    (t.error_code, t.error_message.as_ref().map(|m| m.to_string()).unwrap_or_default())
+}
+
+/// The topics a broker knows.
+fn topic_names(s: &mut TcpStream) -> Vec<String> {
+    let r = MetadataResponse::decode(&mut call(s, 12, &all_topics()), 12).unwrap();
+    let mut names: Vec<String> = r.topics.iter().map(|t| t.name.as_ref().unwrap().0.to_string()).collect();
+    names.sort();
+    names
+}
+
+/// Configs and names Kafka's controller refuses are refused with its
+/// error and message (`rules::config`), and nothing reaches the metadata
+/// log: a real Kafka would refuse to start on such a dir (issue 25).
+#[test]
+fn create_topics_refuses_what_kafka_refuses() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut b = Broker::start(&dir, &[]);
+    let mut s = b.connect();
+    for (configs, message) in [
+        (&[("retention.ms", "abc")][..], "Invalid value abc for configuration retention.ms: Not a number of type LONG"),
+        (
+            &[("cleanup.policy", "bogus")],
+            "Invalid value bogus for configuration cleanup.policy: String must be one of: compact, delete",
+        ),
+        (
+            &[("max.message.bytes", "-5")],
+            "Invalid value -5 for configuration max.message.bytes: Value must be at least 0",
+        ),
+        (&[("segment.byte", "65536")], "Unknown topic config name: segment.byte"),
+    ] {
+        assert_eq!(try_create(&mut s, "bad", 1, configs), (40, message.to_string()), "INVALID_CONFIG");
+    }
+    assert_eq!(try_create(&mut s, "x.y", 1, &[]).0, 0);
+    assert_eq!(
+        try_create(&mut s, "x_y", 1, &[]),
+        (17, "Topic 'x_y' collides with existing topic: x.y".to_string()),
+        "INVALID_TOPIC_EXCEPTION"
+    );
+    assert_eq!(try_create(&mut s, "..", 1, &[]), (17, "Topic name is invalid: '..' is not allowed".to_string()));
+    assert_eq!(topic_names(&mut s), ["x.y"]);
+    assert_eq!(b.stop(), 0);
+    let (code, out, _) = run(&["verify", "--fail-on", "warning", b.logs.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    let (_, meta, _) = run(&["dump", "--format", "json", b.logs.join("__cluster_metadata-0").to_str().unwrap()]);
+    assert!(!meta.contains("\"bad\"") && !meta.contains("x_y"), "a refused topic reached the metadata log");
+}
+
+/// A failed CreateTopics records nothing and leaves nothing: a partition
+/// dir in the way is refused before anything is made; with too few file
+/// handles, the partitions made are removed and their handles closed, so
+/// a later create works; a restart finds the dir as it was (issue 25).
+#[test]
+fn a_failed_create_topics_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut b = Broker::start_with_files(&dir, 96);
+    let mut s = b.connect();
+    std::fs::create_dir_all(b.logs.join("t-1")).unwrap();
+    std::fs::write(b.logs.join("t-1/00000000000000000000.log"), b"not ours").unwrap();
+    for _ in 0..2 {
+        let (code, message) = try_create(&mut s, "t", 2, &[]);
+        assert_eq!(code, 56, "KAFKA_STORAGE_ERROR: {message}");
+        assert!(message.contains("t-1"), "{message}");
+        assert!(!b.logs.join("t-0").exists(), "t-0 left behind");
+    }
+    // 200 partitions do not fit in 96 file handles: nothing is left of them
+    let (code, message) = try_create(&mut s, "wide", 200, &[]);
+    assert_eq!(code, 56, "{message}");
+    let left: Vec<_> = std::fs::read_dir(&b.logs)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with("wide-"))
+        .collect();
+    assert!(left.is_empty(), "{} partition dirs left behind", left.len());
+    // the handles were closed: a topic that fits is created
+    assert_eq!(try_create(&mut s, "narrow", 4, &[]).0, 0);
+    assert_eq!(topic_names(&mut s), ["narrow"]);
+    assert_eq!(b.stop(), 0);
+    drop(s);
+    std::fs::remove_dir_all(b.logs.join("t-1")).unwrap();
+    // the next start serves the dir as it was
+    let mut again = Broker::start(&dir, &[]);
+    let mut s = again.connect();
+    assert_eq!(topic_names(&mut s), ["narrow"]);
+    assert_eq!(try_create(&mut s, "t", 2, &[]).0, 0);
+    assert_eq!(again.stop(), 0);
+    let (code, out, _) = run(&["verify", "--fail-on", "warning", again.logs.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
 }
 
 fn fetch(s: &mut TcpStream, topic: &str, partition: i32, offset: i64) -> (i16, i64, Bytes) {

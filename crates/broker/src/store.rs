@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
+use logfmt::rules::config as config_rules;
 use logfmt::rules::producer::AppendCheck;
 use logfmt::uuid::Uuid;
 use logfmt::write::logdir::{self, Cluster, LogDirWriter, Node, Placement, Shutdown, Topic};
@@ -32,9 +33,6 @@ pub const OFFSETS_TOPIC: &str = "__consumer_offsets";
 
 /// The transaction coordinator's topic (served from a log dir Kafka wrote).
 pub const TRANSACTION_TOPIC: &str = "__transaction_state";
-
-/// Kafka's limit on a topic name's length (`Topic.MAX_NAME_LENGTH`).
-const MAX_TOPIC_NAME: usize = 249;
 
 /// A topic as the broker holds it.
 pub struct TopicState {
@@ -99,22 +97,9 @@ pub fn now_ms() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
-/// Kafka's topic name rule (`Topic.validate`).
+/// Kafka's topic name rule (`rules::config::validate_topic_name`).
 pub fn valid_topic_name(name: &str) -> Result<(), String> {
-    if name.is_empty() || name == "." || name == ".." {
-        return Err("Topic name is illegal, it can't be empty, '.' or '..'".to_string());
-    }
-    if name.len() > MAX_TOPIC_NAME {
-        return Err(format!(
-            "Topic name is illegal, it can't be longer than {MAX_TOPIC_NAME} characters, topic name: {name}"
-        ));
-    }
-    if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_' || c == '-') {
-        return Err(format!(
-            "Topic name \"{name}\" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'"
-        ));
-    }
-    Ok(())
+    logfmt::rules::config::validate_topic_name(name)
 }
 
 impl Store {
@@ -288,8 +273,10 @@ impl Store {
         &self.topics
     }
 
-    /// Create a topic of `partitions` partitions with `configs` (checked as
-    /// Kafka checks them); `validate_only` checks and creates nothing.
+    /// Create a topic of `partitions` partitions with `configs`, checked as
+    /// Kafka's controller checks them (`ReplicationControlManager.createTopics`:
+    /// the name, a collision with an existing topic's, then the configs,
+    /// `rules::config`); `validate_only` checks and creates nothing.
     /// Returns the new topic's id.
     pub fn create_topic(
         &mut self,
@@ -303,9 +290,21 @@ impl Store {
         if name == OFFSETS_TOPIC || name == TRANSACTION_TOPIC {
             return Err((E::InvalidRequest.code(), format!("Creation of internal topic {name} is prohibited.")));
         }
+        if let Some(other) = config_rules::colliding_topic(name, self.topics.keys().map(String::as_str)) {
+            return Err((
+                E::InvalidTopicException.code(),
+                format!("Topic '{name}' collides with existing topic: {other}"),
+            ));
+        }
         self.create_topic_unchecked(name, partitions, configs, validate_only)
     }
 
+    /// All or nothing: after the checks, every partition dir is made, then
+    /// the topic is recorded in the metadata log; when either fails, the
+    /// dirs made are removed (their handles closed) and nothing is recorded,
+    /// so a retry or the next start finds the log dir as it was. A partition
+    /// dir of the new topic's name that is there already and not empty is
+    /// refused before anything is made (`KAFKA_STORAGE_ERROR`).
     fn create_topic_unchecked(
         &mut self,
         name: &str,
@@ -317,6 +316,8 @@ impl Store {
         if self.topics.contains_key(name) {
             return Err((E::TopicAlreadyExists.code(), format!("Topic '{name}' already exists.")));
         }
+        config_rules::validate(&configs, config_rules::Version::Kafka3_9)
+            .map_err(|e| (E::InvalidConfig.code(), e.message))?;
         if partitions <= 0 {
             return Err((
                 E::InvalidPartitions.code(),
@@ -324,6 +325,16 @@ impl Store {
             ));
         }
         let config = LogConfig::from_topic(|k| configs.get(k).cloned()).map_err(|m| (E::InvalidConfig.code(), m))?;
+        let storage = |e: String| (E::KafkaStorageError.code(), e);
+        for p in 0..partitions {
+            let dir = self.writer.dir().join(logdir::partition_dir_name(name, p));
+            if std::fs::read_dir(&dir).is_ok_and(|mut d| d.next().is_some()) || dir.is_file() {
+                return Err(storage(format!(
+                    "{}: there already, and not an empty directory: the topic is not created",
+                    dir.display()
+                )));
+            }
+        }
         let topic_id = random_uuid();
         if validate_only {
             return Ok(topic_id);
@@ -336,9 +347,27 @@ impl Store {
             configs,
             partitions: (0..partitions).map(|_| placement.clone()).collect(),
         };
-        self.commit_metadata(&logdir::topic_batch(&self.cluster(), &topic))?;
+        let mut made = 0;
+        let mut failed = None;
         for p in 0..partitions {
-            self.writer.add_partition(&topic, p, config).map_err(|e| (E::KafkaStorageError.code(), e.to_string()))?;
+            match self.writer.add_partition(&topic, p, config) {
+                Ok(_) => made += 1,
+                Err(e) => {
+                    failed = Some(e.to_string());
+                    break;
+                }
+            }
+        }
+        if failed.is_none()
+            && let Err((_, e)) = self.commit_metadata(&logdir::topic_batch(&self.cluster(), &topic))
+        {
+            failed = Some(e);
+        }
+        if let Some(e) = failed {
+            for p in 0..made {
+                let _ = self.writer.remove_partition(name, p);
+            }
+            return Err(storage(e));
         }
         self.topics.insert(name.to_string(), TopicState { topic, config });
         Ok(topic_id)

@@ -12,11 +12,13 @@
 //! | log start, log end, high watermark on load, what truncation does | [`log`] | `UnifiedLog`, `LogLoader` |
 //! | which segments are recovered, recovering one, index spacing | [`recovery`] | `LogLoader.recoverLog`, `LogSegment.recover`, `LogSegment.append` |
 //! | what the group coordinator loads: committed offsets, groups, members | [`groups`] | `GroupMetadataManager.loadGroupsAndOffsets`, `GroupCoordinatorShard.replay` |
+//! | which topic configs and names a controller takes, with its messages | [`config`] | `LogConfig.validate`, `ConfigDef`, `Topic.validate`, `ReplicationControlManager.validateNewTopicNames` |
 //! | what the transaction coordinator loads: each transactional id's state | [`transactions`] | `TransactionStateManager.loadTransactionMetadata` |
 //!
 //! Layering: file formats → [`crate::partition`] → these rules → commands.
 //! Nothing here writes; planners turn what the rules say into changes.
 
+pub mod config;
 pub mod epochs;
 pub mod groups;
 pub mod log;

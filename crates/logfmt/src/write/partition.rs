@@ -271,7 +271,11 @@ impl PartitionWriter {
         Self::create_with(dir, topic_id, config, true)
     }
 
+    /// A new partition in `dir` (made, or there and empty). A failure
+    /// leaves `dir` as it was: what was made in it is removed, and the dir
+    /// itself when it was made here.
     fn create_with(dir: &Path, topic_id: &Uuid, config: LogConfig, in_place: bool) -> Result<PartitionWriter> {
+        let existed = dir.exists();
         std::fs::create_dir_all(dir).map_err(|e| io(e, dir))?;
         if std::fs::read_dir(dir).map_err(|e| io(e, dir))?.next().is_some() {
             return Err(Error::io(
@@ -279,7 +283,22 @@ impl PartitionWriter {
                 Some(dir),
             ));
         }
-        write_atomic(&dir.join(n::PARTITION_METADATA), &emit::partition_metadata(topic_id))?;
+        let made = write_atomic(&dir.join(n::PARTITION_METADATA), &emit::partition_metadata(topic_id))
+            .and_then(|()| Self::open_segment(dir, 0, &config, in_place));
+        let active = match made {
+            Ok(active) => active,
+            Err(e) => {
+                // everything in it is what this call made
+                if existed {
+                    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                        let _ = std::fs::remove_file(entry.path());
+                    }
+                } else {
+                    let _ = std::fs::remove_dir_all(dir);
+                }
+                return Err(e);
+            }
+        };
         let mut epochs = EpochCache::default();
         epochs.assign(0, 0);
         Ok(PartitionWriter {
@@ -289,7 +308,7 @@ impl PartitionWriter {
             log_start_offset: 0,
             epochs,
             producers: ProducerState::with_entries(),
-            active: Some(Self::open_segment(dir, 0, &config, in_place)?),
+            active: Some(active),
             segments: vec![0],
             last_snapshot: 0,
             last_batch_base: None,
