@@ -375,6 +375,60 @@ fn librdkafka_all_topics_metadata_is_answered() {
     assert_eq!(r.topics.len(), 1);
 }
 
+/// `logtool broker` with `args`, expected to refuse to start: its stderr.
+fn refused_start(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_logtool")).arg("broker").args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A start that cannot be says why, naming what is wrong (issue 25):
+/// the busy address, a file given as the log dir, a dir that is not a
+/// Kafka log dir, the process that serves the dir already; a host name
+/// that resolves to loopback is taken; `--format json` says where it
+/// listens and that it stopped as JSON lines.
+#[test]
+fn start_errors_say_what_is_wrong() {
+    let dir = tempfile::tempdir().unwrap();
+    let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = busy.local_addr().unwrap().to_string();
+    let logs = dir.path().join("logs");
+    let err = refused_start(&["--log-dir", logs.to_str().unwrap(), "--listen", &addr]);
+    assert!(err.contains(&format!("cannot listen on {addr}")) && err.contains("--listen 127.0.0.1:0"), "{err}");
+    assert!(!logs.exists(), "a log dir was made by a broker that could not listen");
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, b"x").unwrap();
+    let err = refused_start(&["--log-dir", file.to_str().unwrap(), "--listen", "127.0.0.1:0"]);
+    assert!(err.contains("a-file: not a directory"), "{err}");
+    let other = dir.path().join("photos");
+    std::fs::create_dir(&other).unwrap();
+    std::fs::write(other.join("cat.jpg"), b"x").unwrap();
+    let err = refused_start(&["--log-dir", other.to_str().unwrap(), "--listen", "127.0.0.1:0"]);
+    assert!(err.contains("photos: not a Kafka log dir"), "{err}");
+    assert_eq!(std::fs::read_dir(&other).unwrap().count(), 1, "something was written into a foreign dir");
+    // a name that resolves to loopback; JSON events
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_logtool"));
+    cmd.args(["--format", "json", "broker", "--log-dir", logs.to_str().unwrap(), "--listen", "localhost:0"]);
+    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    let event: serde_json::Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{line:?}: {e}"));
+    assert_eq!(event["type"], "listening");
+    let at = event["address"].as_str().unwrap().to_string();
+    assert!(at.starts_with("127.0.0.1:") || at.starts_with("[::1]:"), "{at}");
+    // a second broker on the served dir names the first
+    let err = refused_start(&["--log-dir", logs.to_str().unwrap(), "--listen", "127.0.0.1:0"]);
+    assert!(err.contains(&format!("another process, pid {}", child.id())), "{err}");
+    Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    let mut rest = String::new();
+    out.read_to_string(&mut rest).unwrap();
+    let stopped: serde_json::Value = serde_json::from_str(rest.trim()).unwrap_or_else(|e| panic!("{rest:?}: {e}"));
+    assert_eq!(stopped["type"], "stopped");
+    assert_eq!(stopped["clean_shutdown"], true);
+}
+
 /// CreateTopics of one topic: its error code and message.
 fn try_create(s: &mut TcpStream, topic: &str, partitions: i32, configs: &[(&str, &str)]) -> (i16, String) {
     let mut t = create_topics_request::CreatableTopic::default();

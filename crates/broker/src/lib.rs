@@ -105,9 +105,17 @@ pub fn run(config: &Config, ready: impl FnOnce(SocketAddr)) -> Result<(), Broker
         return Err(BrokerError::Refused(format!("{}: logtool broker listens on loopback only", config.listen)));
     }
     let faults = faults::Faults::new(&config.faults, config.fault_file.clone()).map_err(BrokerError::Refused)?;
+    check_log_dir(&config.log_dir)?;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     runtime.block_on(async {
-        let listener = TcpListener::bind(config.listen).await?;
+        let listener = TcpListener::bind(config.listen).await.map_err(|e| {
+            let hint = if e.kind() == std::io::ErrorKind::AddrInUse {
+                " (another process listens there; --listen 127.0.0.1:0 takes a free port)"
+            } else {
+                ""
+            };
+            BrokerError::Refused(format!("cannot listen on {}: {e}{hint}", config.listen))
+        })?;
         let dir = &config.log_dir;
         let lock = || {
             logfmt::lock::DirLock::acquire(dir)
@@ -157,6 +165,38 @@ pub fn run(config: &Config, ready: impl FnOnce(SocketAddr)) -> Result<(), Broker
         let store = sh.store.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
         store.shutdown()
     })
+}
+
+/// What the log dir is, said before anything is touched: a file is not a
+/// log dir; a dir another process serves (its `.lock` held, as a Kafka
+/// broker or another `logtool broker` holds it) is refused naming that
+/// process; a dir with files but no `meta.properties` is not a Kafka log
+/// dir. A new or empty dir, or one a broker left, goes on.
+fn check_log_dir(dir: &std::path::Path) -> Result<(), BrokerError> {
+    let refused = |why: String| Err(BrokerError::Refused(format!("{}: {why}", dir.display())));
+    match std::fs::metadata(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return refused(format!("cannot read it: {e}")),
+        Ok(m) if !m.is_dir() => {
+            return refused(
+                "not a directory (--log-dir takes a directory: new, empty, or one a Kafka broker or logtool broker left)"
+                    .into(),
+            );
+        }
+        Ok(_) => {}
+    }
+    if let logfmt::lock::LockState::Held(holder) = logfmt::lock::log_dir_lock(dir) {
+        return refused(format!("another process, {holder}, serves this log dir (it holds its .lock): stop it first"));
+    }
+    let empty =
+        std::fs::read_dir(dir).map_err(|e| BrokerError::Refused(format!("{}: {e}", dir.display())))?.next().is_none();
+    if !empty && !dir.join(logfmt::spec::names::META_PROPERTIES).is_file() {
+        return refused(
+            "not a Kafka log dir: it holds files but no meta.properties (give a new or empty dir, or one a Kafka broker or logtool broker left)"
+                .into(),
+        );
+    }
+    Ok(())
 }
 
 /// What Kafka's log loading does after an unclean shutdown

@@ -4,10 +4,13 @@ use std::io::Write;
 
 use clap::Args;
 
-use crate::exit::Status;
+use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 
-pub fn run(args: &BrokerArgs) -> anyhow::Result<Status> {
+use crate::args::{Format, GlobalOpts};
+use crate::exit::Status;
+
+pub fn run(global: &GlobalOpts, args: &BrokerArgs) -> anyhow::Result<Status> {
     let config = broker::Config {
         log_dir: args.log_dir.clone(),
         listen: args.listen,
@@ -19,12 +22,42 @@ pub fn run(args: &BrokerArgs) -> anyhow::Result<Status> {
         faults: args.fault.clone(),
         fault_file: args.fault_file.clone(),
     };
+    let json = global.format == Format::Json;
+    let dir = args.log_dir.display().to_string();
     broker::run(&config, |addr| {
         let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "listening on {addr}");
+        let _ = if json {
+            let event = serde_json::json!({"type": "listening", "address": addr.to_string(), "log_dir": dir});
+            writeln!(out, "{event}")
+        } else {
+            writeln!(out, "listening on {addr}")
+        };
         let _ = out.flush();
     })?;
+    let mut out = std::io::stdout().lock();
+    let _ = if json {
+        writeln!(out, "{}", serde_json::json!({"type": "stopped", "log_dir": dir, "clean_shutdown": true}))
+    } else {
+        writeln!(out, "stopped: {dir} shut down cleanly")
+    };
     Ok(Status::Clean)
+}
+
+/// `--listen`: HOST:PORT where HOST is an address or a name (`localhost`)
+/// that resolves to a loopback address (the first one it resolves to).
+fn parse_listen(s: &str) -> Result<SocketAddr, String> {
+    if let Ok(a) = s.parse::<SocketAddr>() {
+        return Ok(a);
+    }
+    if !s.contains(':') {
+        return Err(format!("{s:?}: give HOST:PORT, e.g. 127.0.0.1:9092 or localhost:0"));
+    }
+    let all: Vec<SocketAddr> = s.to_socket_addrs().map_err(|e| format!("{s:?}: {e}"))?.collect();
+    all.iter()
+        .find(|a| a.is_ipv4() && a.ip().is_loopback())
+        .or_else(|| all.iter().find(|a| a.ip().is_loopback()))
+        .copied()
+        .ok_or_else(|| format!("{s:?} resolves to no loopback address (logtool broker listens on loopback only)"))
 }
 
 #[derive(Args, Debug)]
@@ -33,8 +66,8 @@ pub struct BrokerArgs {
     #[arg(long, value_name = "DIR")]
     pub log_dir: PathBuf,
     /// Where to listen: loopback only; port 0 picks a free one.
-    #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:9092")]
-    pub listen: std::net::SocketAddr,
+    #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:9092", value_parser = parse_listen)]
+    pub listen: SocketAddr,
     /// node.id (1: the broker is the controller of its static quorum).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub node_id: i32,

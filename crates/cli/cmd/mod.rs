@@ -210,7 +210,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
         Command::Undo(args) => repair::undo(&cli.global, &args),
         Command::Fixture(args) => fixture::run(&cli.global, &args),
         Command::Groups(args) => groups::run(&cli.global, &args),
-        Command::Broker(args) => broker::run(&args),
+        Command::Broker(args) => broker::run(&cli.global, &args),
         Command::Txns(args) => txns::run(&cli.global, &args),
         Command::Stats(args) => stats::run(&cli.global, &args),
     }
