@@ -32,6 +32,13 @@ use tokio::sync::Notify;
 
 pub use versions::SUPPORTED;
 
+/// Kafka's default `socket.listen.backoff.ms`: how long the acceptor waits
+/// after an accept failed (out of file handles).
+const LISTEN_BACKOFF: std::time::Duration = std::time::Duration::from_millis(1000);
+
+/// How often a failing accept is said again.
+const ACCEPT_ERROR_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// What can stop the broker.
 #[derive(Debug, thiserror::Error)]
 pub enum BrokerError {
@@ -147,13 +154,44 @@ pub fn run(config: &Config, ready: impl FnOnce(SocketAddr)) -> Result<(), Broker
         ready(advertised);
         let mut connections = tokio::task::JoinSet::new();
         let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+        // an accept that fails (out of file handles) is retried after
+        // socket.listen.backoff.ms, as Kafka's Acceptor does
+        // (throttleForKnownError); said at most once a minute, and that it
+        // accepts again once it does
+        let mut backoff: Option<std::time::Duration> = None;
+        let mut said: Option<std::time::Instant> = None;
+        let mut recovered = true;
         loop {
+            if let Some(d) = backoff.take() {
+                tokio::select! {
+                    _ = tokio::time::sleep(d) => {}
+                    _ = term.recv() => break,
+                    _ = tokio::signal::ctrl_c() => break,
+                }
+            }
             tokio::select! {
-                accepted = listener.accept() => {
-                    if let Ok((stream, _)) = accepted {
+                accepted = listener.accept() => match accepted {
+                    Ok((stream, _)) => {
+                        if !recovered {
+                            eprintln!("logtool broker: accepting connections again");
+                            recovered = true;
+                        }
                         connections.spawn(server::connection(stream, Arc::clone(&sh)));
                     }
-                }
+                    Err(e) => {
+                        if said.is_none_or(|t| t.elapsed() >= ACCEPT_ERROR_EVERY) {
+                            eprintln!(
+                                "logtool broker: cannot accept a connection: {e} ({} open); retrying every {} ms (raise `ulimit -n`)",
+                                connections.len(),
+                                LISTEN_BACKOFF.as_millis()
+                            );
+                            said = Some(std::time::Instant::now());
+                            recovered = false;
+                        }
+                        backoff = Some(LISTEN_BACKOFF);
+                    }
+                },
+                Some(_) = connections.join_next(), if !connections.is_empty() => {}
                 _ = term.recv() => break,
                 _ = tokio::signal::ctrl_c() => break,
             }
