@@ -7,7 +7,12 @@
 #     batch settings (the Java default: idempotent), acks=1 and acks=all:
 #     records/s, average and p99 latency;
 #   * kafka-consumer-perf-test of what was produced: records/s;
-#   * peak RSS of each broker (VmHWM).
+#   * peak RSS of each broker (VmHWM);
+#   * peak RSS while 6 consumers (kafka-consumer-perf-test, 6 JVMs) read the
+#     records at once, each asking for 100 MiB per fetch (fetch.max.bytes and
+#     max.partition.fetch.bytes): Kafka caps a response at its fetch.max.bytes
+#     (55 MiB) and sends from the file; logtool broker caps it too and holds
+#     every response being read or sent in one 32 MiB budget.
 # Neither fsyncs on produce: Kafka's default flush policy leaves flushing to
 # the OS (log.flush.interval.messages is Long.MAX_VALUE), and logtool broker
 # fsyncs a segment only when it rolls or at the stop.
@@ -47,6 +52,21 @@ run() { # NAME BOOTSTRAP PID READY_MS
   done
   echo "$name consume: $(consume_perf "$b" perf-1)"
   echo "$name ready after ${ready} ms; first acknowledged produce (console producer, JVM start included) ${first} ms; peak RSS $(hwm "$pid")"
+  many_consumers "$name" "$b" "$pid"
+}
+many_consumers() { # NAME BOOTSTRAP PID
+  local i pids=() t0
+  printf 'fetch.max.bytes=104857600\nmax.partition.fetch.bytes=104857600\n' >"$work/big-fetch.properties"
+  # the peak from here on (Linux: 5 resets VmHWM to the current RSS)
+  echo 5 >"/proc/$3/clear_refs"
+  t0=$(ms)
+  for i in 1 2 3 4 5 6; do
+    kafka_java org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$2" --topic perf-1 --messages "$records" \
+      --timeout 60000 --consumer.config "$work/big-fetch.properties" >"$work/many-$i.out" 2>&1 &
+    pids+=($!)
+  done
+  wait "${pids[@]}"
+  echo "$1 6 consumers asking 100 MiB per fetch: peak RSS $(hwm "$3") (all read in $(( $(ms) - t0 )) ms)"
 }
 
 # logtool broker

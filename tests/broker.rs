@@ -588,10 +588,16 @@ fn a_failed_create_topics_leaves_nothing() {
 }
 
 fn fetch(s: &mut TcpStream, topic: &str, partition: i32, offset: i64) -> (i16, i64, Bytes) {
+    fetch_asking(s, topic, partition, offset, 50 << 20)
+}
+
+/// A Fetch of one partition from `offset` asking `max_bytes` (and as much
+/// for the partition): its error, high watermark and records.
+fn fetch_asking(s: &mut TcpStream, topic: &str, partition: i32, offset: i64, max_bytes: i32) -> (i16, i64, Bytes) {
     let mut fp = fetch_request::FetchPartition::default();
     fp.partition = partition;
     fp.fetch_offset = offset;
-    fp.partition_max_bytes = 50 << 20;
+    fp.partition_max_bytes = max_bytes;
     fp.current_leader_epoch = -1;
     fp.last_fetched_epoch = -1;
     fp.log_start_offset = -1;
@@ -602,11 +608,67 @@ fn fetch(s: &mut TcpStream, topic: &str, partition: i32, offset: i64) -> (i16, i
     req.replica_id = BrokerId(-1);
     req.max_wait_ms = 0;
     req.min_bytes = 0;
-    req.max_bytes = 50 << 20;
+    req.max_bytes = max_bytes;
     req.topics = vec![ft];
     let r = FetchResponse::decode(&mut call(s, 12, &req), 12).unwrap();
     let p = &r.responses[0].partitions[0];
     (p.error_code, p.high_watermark, p.records.clone().unwrap_or_default())
+}
+
+/// Peak RSS of process `pid` (VmHWM), in bytes.
+fn peak_rss(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let kb: u64 =
+        status.lines().find_map(|l| l.strip_prefix("VmHWM:")).unwrap().trim().trim_end_matches(" kB").parse().unwrap();
+    kb * 1024
+}
+
+/// Consumers asking for 100 MiB per fetch at once: each response holds at
+/// most its share of the broker's fetch budget (16 MiB of records, whole
+/// batches), the broker's memory stays bounded, and every record is still
+/// served. Before, each response gathered up to what its client asked and
+/// was copied once more to be sent: 4 such fetches of 64 MiB took the
+/// broker past 500 MiB (issue 25).
+#[test]
+fn fetches_asking_100_mib_stay_within_the_fetch_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = Broker::start(&dir, &[]);
+    let mut s = b.connect();
+    create_topic(&mut s, "t");
+    // 72 batches of ~900 KiB: 63 MiB in the partition
+    let value = vec![b'v'; 900 << 10];
+    for seq in 0..72 {
+        let mut bb = BatchBuilder::new(0);
+        bb.producer_id = 0;
+        bb.producer_epoch = 0;
+        bb.base_sequence = seq;
+        bb.push(&NewRecord { timestamp: 1_700_000_000_000, key: None, value: Some(&value), headers: &[] });
+        assert_eq!(produce(&mut s, bb.build()).0, 0);
+    }
+    let hundred = 100 << 20;
+    let readers: Vec<_> = (0..4)
+        .map(|_| {
+            let addr = b.addr.clone();
+            std::thread::spawn(move || {
+                let mut s = TcpStream::connect(addr).unwrap();
+                let (mut offset, mut largest) = (0i64, 0usize);
+                while offset < 72 {
+                    let (code, _, records) = fetch_asking(&mut s, "t", 0, offset, hundred);
+                    assert_eq!(code, 0);
+                    largest = largest.max(records.len());
+                    offset = batches_of(records).last().unwrap().0 + 1;
+                }
+                largest
+            })
+        })
+        .collect();
+    for r in readers {
+        let largest = r.join().unwrap();
+        assert!(largest <= 16 << 20, "a response of {largest} bytes of records");
+        assert!(largest > 8 << 20, "responses of {largest} bytes at most: the budget is not used");
+    }
+    let peak = peak_rss(b.child.id());
+    assert!(peak < 96 << 20, "peak RSS {} MiB", peak >> 20);
 }
 
 /// Every batch of a fetch answer, as (base offset, partition leader epoch).

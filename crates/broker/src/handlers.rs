@@ -3,6 +3,7 @@
 //! whose node leads every partition (error codes included).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -18,6 +19,7 @@ use kafka_protocol::messages::metadata_response::{
 use kafka_protocol::messages::produce_response::{PartitionProduceResponse, TopicProduceResponse};
 use kafka_protocol::messages::*;
 use kafka_protocol::protocol::StrBytes;
+use tokio::sync::OwnedSemaphorePermit;
 
 use crate::Shared;
 use crate::store::{self, AppendResult};
@@ -408,47 +410,80 @@ pub fn list_offsets(sh: &Shared, _version: i16, req: ListOffsetsRequest) -> List
 /// reads up to the last stable offset and is told the aborted
 /// transactions of what it reads (from the `.txnindex` files of a log dir
 /// Kafka wrote: this broker refuses transactions itself).
-pub async fn fetch(sh: &Shared, version: i16, req: FetchRequest) -> FetchResponse {
+pub async fn fetch(sh: &Shared, version: i16, req: FetchRequest) -> (FetchResponse, Option<OwnedSemaphorePermit>) {
     let plan = sh.fetch_sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner).plan(version, req);
     let (req, id, incremental) = match plan {
         crate::sessions::Plan::Read { request, id, incremental } => (request, id, incremental),
         crate::sessions::Plan::Error(code) => {
             let mut r = FetchResponse::default();
             r.error_code = code;
-            return r;
+            return (r, None);
         }
     };
-    let mut r = fetch_reading(sh, version, &req).await;
+    let (mut r, memory) = fetch_reading(sh, version, &req).await;
     sh.fetch_sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner).answered(id, incremental, &mut r);
-    r
+    (r, memory)
 }
 
+/// Kafka's default broker `fetch.max.bytes` (55 MiB): the most record
+/// bytes one Fetch response holds, whatever the request asks
+/// (`KafkaApis.handleFetchRequest`: the request's `maxBytes` capped by it).
+pub const FETCH_MAX_BYTES: usize = 57_671_680;
+
+/// The memory every Fetch response being read, encoded or sent takes, all
+/// connections together (`Shared::fetch_memory`, in bytes): a response's
+/// records are read into memory, then encoded once more, so one response
+/// reserves twice its records limit, at most all of this.
+pub const FETCH_MEMORY: usize = 32 << 20;
+
 /// Read for `req` (every partition it names), waiting up to `max_wait_ms`
-/// for `min_bytes`.
-async fn fetch_reading(sh: &Shared, version: i16, req: &FetchRequest) -> FetchResponse {
+/// for `min_bytes`. Each read first reserves memory from the broker's fetch
+/// budget (waiting for it while other responses hold it) and reads at most
+/// what it reserved; the reservation, shrunk to what was read, goes with the
+/// response until it is sent.
+async fn fetch_reading(sh: &Shared, version: i16, req: &FetchRequest) -> (FetchResponse, Option<OwnedSemaphorePermit>) {
     let deadline =
         tokio::time::Instant::now() + Duration::from_millis(u64::try_from(req.max_wait_ms.max(0)).unwrap_or(0));
+    let asked = if version < 3 { usize::MAX } else { usize::try_from(req.max_bytes.max(0)).unwrap_or(0) };
+    let limit = asked.min(FETCH_MAX_BYTES).min(FETCH_MEMORY / 2);
+    let reserve = u32::try_from(limit.saturating_mul(2)).unwrap_or(u32::MAX);
+    let read = || async {
+        let memory = Arc::clone(&sh.fetch_memory).acquire_many_owned(reserve).await.ok();
+        let (r, bytes) = fetch_once(sh, version, req, limit);
+        (r, bytes, memory)
+    };
     loop {
         // registered before reading, so an append in between wakes us
         let notified = sh.appended.notified();
-        let (r, bytes) = fetch_once(sh, version, req);
+        let (r, bytes, mut memory) = read().await;
         let min = usize::try_from(req.min_bytes.max(0)).unwrap_or(0);
         if bytes >= min.max(1) || tokio::time::Instant::now() >= deadline {
-            return r;
+            shrink(&mut memory, bytes);
+            return (r, memory);
         }
+        drop((r, memory));
         if tokio::time::timeout_at(deadline, notified).await.is_err() {
-            return fetch_once(sh, version, req).0;
+            let (r, bytes, mut memory) = read().await;
+            shrink(&mut memory, bytes);
+            return (r, memory);
         }
     }
 }
 
-fn fetch_once(sh: &Shared, version: i16, req: &FetchRequest) -> (FetchResponse, usize) {
+/// Keep twice `bytes` of a reservation (the records, then their encoding);
+/// give the rest back.
+fn shrink(memory: &mut Option<OwnedSemaphorePermit>, bytes: usize) {
+    if let Some(m) = memory {
+        let keep = bytes.saturating_mul(2).min(m.num_permits());
+        drop(m.split(m.num_permits().saturating_sub(keep)));
+    }
+}
+
+/// One read of every partition `req` names, at most `budget` record bytes
+/// in all (but the first batch, whole, as Kafka sends it: KIP-74).
+fn fetch_once(sh: &Shared, version: i16, req: &FetchRequest, mut budget: usize) -> (FetchResponse, usize) {
     let mut r = FetchResponse::default();
     let mut total = 0usize;
-    let mut budget = usize::try_from(req.max_bytes.max(0)).unwrap_or(0);
-    if version < 3 {
-        budget = usize::MAX;
-    }
     for t in &req.topics {
         let mut tr = FetchableTopicResponse::default();
         tr.topic = t.topic.clone();
@@ -493,7 +528,13 @@ fn fetch_once(sh: &Shared, version: i16, req: &FetchRequest) -> (FetchResponse, 
                 continue;
             }
             let limit = usize::try_from(p.partition_max_bytes.max(0)).unwrap_or(0).min(budget);
-            let mut plan = store.plan_read(name, p.partition, p.fetch_offset).ok().flatten();
+            // nothing more fits: read nothing (only the first batch of a
+            // response may go past the limits)
+            let mut plan = if total > 0 && budget == 0 {
+                None
+            } else {
+                store.plan_read(name, p.partition, p.fetch_offset).ok().flatten()
+            };
             let mut data = Vec::new();
             while let Some(pl) = plan {
                 match store::read_batches(&pl, p.fetch_offset, limit, upper) {

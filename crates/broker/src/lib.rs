@@ -80,6 +80,9 @@ pub struct Config {
 /// What every connection shares.
 pub struct Shared {
     store: Mutex<store::Store>,
+    /// The memory Fetch responses may take, all together
+    /// (`handlers::FETCH_MEMORY` bytes).
+    fetch_memory: Arc<tokio::sync::Semaphore>,
     /// Woken after every append (Fetch waits on it).
     appended: Notify,
     /// Woken when a group changes (JoinGroup and SyncGroup wait on it).
@@ -142,6 +145,7 @@ pub fn run(config: &Config, ready: impl FnOnce(SocketAddr)) -> Result<(), Broker
         let advertised = listener.local_addr()?;
         let sh = Arc::new(Shared {
             store: Mutex::new(store),
+            fetch_memory: Arc::new(tokio::sync::Semaphore::new(handlers::FETCH_MEMORY)),
             appended: Notify::new(),
             group_changed: Notify::new(),
             initial_rebalance_delay: std::time::Duration::from_millis(config.initial_rebalance_delay_ms),

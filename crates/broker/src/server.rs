@@ -16,6 +16,7 @@ use kafka_protocol::messages::{ApiKey, RequestHeader, RequestKind, ResponseHeade
 use kafka_protocol::protocol::{Decodable, Encodable};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
+use tokio::sync::OwnedSemaphorePermit;
 
 use crate::{Shared, faults, generic, group_api, handlers, versions};
 
@@ -52,7 +53,9 @@ pub async fn connection(mut stream: TcpStream, sh: Arc<Shared>) {
             Ok(n) if n == size => {}
             _ => return,
         }
-        let response = match handle(&sh, Bytes::from(frame), &peer).await {
+        // `_memory`: what the response holds of the fetch budget, given
+        // back once it is sent
+        let (response, _memory) = match handle(&sh, Bytes::from(frame), &peer).await {
             Ok(Some(r)) => r,
             Ok(None) => continue,
             Err(why) => {
@@ -132,9 +135,13 @@ fn unimplemented(key: ApiKey, version: i16, correlation_id: i32, frame: Bytes) -
     with_header(key, version, correlation_id, &answer)
 }
 
+/// A response's bytes (after the size), and the fetch memory it holds
+/// until it is sent.
+type Answer = (Bytes, Option<OwnedSemaphorePermit>);
+
 /// One request: its response bytes (after the size), `None` when none is
 /// sent (acks=0), or why the connection closes.
-async fn handle(sh: &Shared, frame: Bytes, peer: &str) -> Result<Option<Bytes>, String> {
+async fn handle(sh: &Shared, frame: Bytes, peer: &str) -> Result<Option<Answer>, String> {
     let (Some(api_key), Some(version), Some(correlation_id)) =
         (i16_at(&frame, 0), i16_at(&frame, 2), i32_at(&frame, 4))
     else {
@@ -142,12 +149,12 @@ async fn handle(sh: &Shared, frame: Bytes, peer: &str) -> Result<Option<Bytes>, 
     };
     let key = ApiKey::try_from(api_key).map_err(|_| format!("unknown API key {api_key}"))?;
     let Some(supported) = versions::supported(key) else {
-        return unimplemented(key, version, correlation_id, frame).map(Some);
+        return unimplemented(key, version, correlation_id, frame).map(|b| Some((b, None)));
     };
     if key == ApiKey::ApiVersions && version > supported.max {
         let body =
             ResponseKind::ApiVersions(handlers::api_versions(kafka_protocol::ResponseError::UnsupportedVersion.code()));
-        return encode(key, 0, correlation_id, &body).map(Some);
+        return encode(key, 0, correlation_id, &body).map(|b| Some((b, None)));
     }
     if version < supported.min || version > supported.max {
         return Err(format!("{key:?} v{version} (Kafka 3.9 supports v{}-v{})", supported.min, supported.max));
@@ -179,12 +186,13 @@ async fn handle(sh: &Shared, frame: Bytes, peer: &str) -> Result<Option<Bytes>, 
         Some(faults::Action::Delay(d)) => tokio::time::sleep(d).await,
         Some(faults::Action::Error(code)) => {
             if let Some(answer) = faults::error_response(&request, code) {
-                return encode(key, version, correlation_id, &answer).map(Some);
+                return encode(key, version, correlation_id, &answer).map(|b| Some((b, None)));
             }
             let answer = generic::error_answer(key, version, &body, code, "injected by a logtool broker fault rule")?;
-            return with_header(key, version, correlation_id, &answer).map(Some);
+            return with_header(key, version, correlation_id, &answer).map(|b| Some((b, None)));
         }
     }
+    let mut memory = None;
     let response = match request {
         RequestKind::ApiVersions(_) => ResponseKind::ApiVersions(handlers::api_versions(0)),
         RequestKind::Metadata(r) => ResponseKind::Metadata(handlers::metadata(sh, version, r)),
@@ -210,8 +218,19 @@ async fn handle(sh: &Shared, frame: Bytes, peer: &str) -> Result<Option<Bytes>, 
         RequestKind::DeleteTopics(r) => ResponseKind::DeleteTopics(handlers::delete_topics(sh, version, r)),
         RequestKind::CreatePartitions(r) => ResponseKind::CreatePartitions(handlers::create_partitions(sh, version, r)),
         RequestKind::ListOffsets(r) => ResponseKind::ListOffsets(handlers::list_offsets(sh, version, r)),
-        RequestKind::Fetch(r) => ResponseKind::Fetch(handlers::fetch(sh, version, r).await),
+        RequestKind::Fetch(r) => {
+            let (r, held) = handlers::fetch(sh, version, r).await;
+            memory = held;
+            ResponseKind::Fetch(r)
+        }
         other => return Err(format!("{:?} is not supported by logtool broker", std::mem::discriminant(&other))),
     };
-    encode(key, version, correlation_id, &response).map(Some)
+    let bytes = encode(key, version, correlation_id, &response)?;
+    // the records were read into `response` and are freed with it: the
+    // response keeps what its encoding takes
+    drop(response);
+    if let Some(m) = &mut memory {
+        drop(m.split(m.num_permits().saturating_sub(bytes.len())));
+    }
+    Ok(Some((bytes, memory)))
 }
