@@ -8,7 +8,7 @@
 #     records/s, average and p99 latency;
 #   * kafka-consumer-perf-test of what was produced: records/s;
 #   * peak RSS of each broker (VmHWM);
-#   * peak RSS while 6 consumers (kafka-consumer-perf-test, 6 JVMs) read the
+#   * peak RSS while 6 librdkafka consumers (bench/many_consumers.py) read the
 #     records at once, each asking for 100 MiB per fetch (fetch.max.bytes and
 #     max.partition.fetch.bytes): Kafka caps a response at its fetch.max.bytes
 #     (55 MiB) and sends from the file; logtool broker caps it too and holds
@@ -21,7 +21,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . fixtures/kafka/lib.sh
+. tests/interop/lib.sh
 kafka_libs
+interop_python
 records=${1:-2000000}
 cargo build --release --locked -q
 LT=$PWD/target/release/logtool
@@ -55,18 +57,11 @@ run() { # NAME BOOTSTRAP PID READY_MS
   many_consumers "$name" "$b" "$pid"
 }
 many_consumers() { # NAME BOOTSTRAP PID
-  local i pids=() t0
-  printf 'fetch.max.bytes=104857600\nmax.partition.fetch.bytes=104857600\n' >"$work/big-fetch.properties"
+  local secs
   # the peak from here on (Linux: 5 resets VmHWM to the current RSS)
   echo 5 >"/proc/$3/clear_refs"
-  t0=$(ms)
-  for i in 1 2 3 4 5 6; do
-    kafka_java org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$2" --topic perf-1 --messages "$records" \
-      --timeout 60000 --consumer.config "$work/big-fetch.properties" >"$work/many-$i.out" 2>&1 &
-    pids+=($!)
-  done
-  wait "${pids[@]}"
-  echo "$1 6 consumers asking 100 MiB per fetch: peak RSS $(hwm "$3") (all read in $(( $(ms) - t0 )) ms)"
+  secs=$("$PY" bench/many_consumers.py "$2" perf-1 "$records" 6)
+  echo "$1 6 consumers asking 100 MiB per fetch: peak RSS $(hwm "$3") (all read in $secs s)"
 }
 
 # logtool broker

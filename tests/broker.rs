@@ -671,6 +671,129 @@ fn fetches_asking_100_mib_stay_within_the_fetch_budget() {
     assert!(peak < 96 << 20, "peak RSS {} MiB", peak >> 20);
 }
 
+fn txn_id(id: &str) -> TransactionalId {
+    TransactionalId(StrBytes::from_string(id.to_string()))
+}
+
+/// InitProducerId of transactional id `id`: (error, producer id, epoch).
+fn init_txn(s: &mut TcpStream, id: &str) -> (i16, i64, i16) {
+    let mut req = InitProducerIdRequest::default();
+    req.transactional_id = Some(txn_id(id));
+    req.transaction_timeout_ms = 60_000;
+    req.producer_id = ProducerId(-1);
+    req.producer_epoch = -1;
+    let r = InitProducerIdResponse::decode(&mut call(s, 4, &req), 4).unwrap();
+    (r.error_code, r.producer_id.0, r.producer_epoch)
+}
+
+/// A transactional batch of `n` records of producer `pid` at `epoch`,
+/// produced to t-0 with transactional id `id`: the partition's error.
+fn produce_txn(s: &mut TcpStream, id: &str, pid: i64, epoch: i16, seq: i32, n: usize) -> i16 {
+    let mut b = BatchBuilder::new(0);
+    b.producer_id = pid;
+    b.producer_epoch = epoch;
+    b.base_sequence = seq;
+    b.transactional = true;
+    for i in 0..n {
+        let v = format!("txn-{seq}-{i}");
+        b.push(&NewRecord { timestamp: 1_700_000_000_000, key: None, value: Some(v.as_bytes()), headers: &[] });
+    }
+    let mut p = produce_request::PartitionProduceData::default();
+    p.index = 0;
+    p.records = Some(Bytes::from(b.build()));
+    let mut t = produce_request::TopicProduceData::default();
+    t.name = name("t");
+    t.partition_data = vec![p];
+    let mut req = ProduceRequest::default();
+    req.transactional_id = Some(txn_id(id));
+    req.acks = -1;
+    req.timeout_ms = 30_000;
+    req.topic_data = vec![t];
+    let r = ProduceResponse::decode(&mut call(s, 9, &req), 9).unwrap();
+    r.responses[0].partition_responses[0].error_code
+}
+
+/// The transaction coordinator, spoken to as a producer speaks to it
+/// (issue 25: transactional ids were refused): InitProducerId bumps the
+/// epoch of a known id; a batch outside the transaction is refused; a
+/// partition added, written and aborted gets its marker (read_committed
+/// is told of the aborted transaction, the LSO moves past it); a fenced
+/// epoch is refused; a restart loads the state from `__transaction_state`.
+#[test]
+fn transactions_commit_abort_and_fence() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut b = Broker::start(&dir, &["--transaction-partitions", "3"]);
+    let mut s = b.connect();
+    create_topic(&mut s, "t");
+    let (code, pid, epoch) = init_txn(&mut s, "tx");
+    assert_eq!((code, epoch), (0, 0));
+    let (code, pid2, epoch) = init_txn(&mut s, "tx");
+    assert_eq!((code, pid2, epoch), (0, pid, 1), "a known id: the same producer, the next epoch");
+    // not added to the transaction yet
+    assert_eq!(produce_txn(&mut s, "tx", pid, 1, 0, 3), 48, "INVALID_TXN_STATE");
+    let mut add = AddPartitionsToTxnRequest::default();
+    add.v3_and_below_transactional_id = txn_id("tx");
+    add.v3_and_below_producer_id = ProducerId(pid);
+    add.v3_and_below_producer_epoch = 1;
+    let mut at = add_partitions_to_txn_request::AddPartitionsToTxnTopic::default();
+    at.name = name("t");
+    at.partitions = vec![0];
+    add.v3_and_below_topics = vec![at];
+    let r = AddPartitionsToTxnResponse::decode(&mut call(&mut s, 3, &add), 3).unwrap();
+    assert_eq!(r.results_by_topic_v3_and_below[0].results_by_partition[0].partition_error_code, 0);
+    assert_eq!(produce_txn(&mut s, "tx", pid, 1, 0, 3), 0);
+    let mut end = EndTxnRequest::default();
+    end.transactional_id = txn_id("tx");
+    end.producer_id = ProducerId(pid);
+    end.producer_epoch = 1;
+    end.committed = false;
+    assert_eq!(EndTxnResponse::decode(&mut call(&mut s, 3, &end), 3).unwrap().error_code, 0);
+    // read_committed: the aborted transaction is named, the LSO past the marker
+    let mut fp = fetch_request::FetchPartition::default();
+    fp.partition = 0;
+    fp.partition_max_bytes = 1 << 20;
+    fp.current_leader_epoch = -1;
+    fp.last_fetched_epoch = -1;
+    fp.log_start_offset = -1;
+    let mut ft = fetch_request::FetchTopic::default();
+    ft.topic = name("t");
+    ft.partitions = vec![fp];
+    let mut req = FetchRequest::default();
+    req.replica_id = BrokerId(-1);
+    req.max_bytes = 1 << 20;
+    req.isolation_level = 1;
+    req.topics = vec![ft];
+    let r = FetchResponse::decode(&mut call(&mut s, 12, &req), 12).unwrap();
+    let p = &r.responses[0].partitions[0];
+    assert_eq!(p.last_stable_offset, 4, "3 records and the ABORT marker");
+    let aborted = p.aborted_transactions.as_ref().unwrap();
+    assert_eq!((aborted[0].producer_id.0, aborted[0].first_offset), (pid, 0));
+    // a retry of the abort is answered as it was; a commit now is refused
+    assert_eq!(EndTxnResponse::decode(&mut call(&mut s, 3, &end), 3).unwrap().error_code, 0);
+    end.committed = true;
+    assert_eq!(EndTxnResponse::decode(&mut call(&mut s, 3, &end), 3).unwrap().error_code, 48);
+    // a new instance fences epoch 1
+    assert_eq!(init_txn(&mut s, "tx"), (0, pid, 2));
+    add.v3_and_below_producer_epoch = 1;
+    let r = AddPartitionsToTxnResponse::decode(&mut call(&mut s, 3, &add), 3).unwrap();
+    assert_eq!(r.results_by_topic_v3_and_below[0].results_by_partition[0].partition_error_code, 90, "PRODUCER_FENCED");
+    assert_eq!(b.stop(), 0);
+    let (code, out, _) = run(&["verify", "--fail-on", "warning", b.logs.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    // the state is loaded again from __transaction_state
+    let mut again = Broker::start(&dir, &[]);
+    let mut s = again.connect();
+    let mut d = DescribeTransactionsRequest::default();
+    d.transactional_ids = vec![txn_id("tx")];
+    let r = DescribeTransactionsResponse::decode(&mut call(&mut s, 0, &d), 0).unwrap();
+    let st = &r.transaction_states[0];
+    assert_eq!(
+        (st.error_code, st.transaction_state.as_str(), st.producer_id.0, st.producer_epoch),
+        (0, "Empty", pid, 2)
+    );
+    assert_eq!(again.stop(), 0);
+}
+
 /// Every batch of a fetch answer, as (base offset, partition leader epoch).
 fn batches_of(mut records: Bytes) -> Vec<(i64, i32)> {
     let mut out = Vec::new();

@@ -2,6 +2,7 @@
 
   clients.py rdkafka BOOTSTRAP       librdkafka (confluent-kafka's wheel)
   clients.py kafka-python BOOTSTRAP  kafka-python (pure Python)
+  clients.py rdkafka-txn BOOTSTRAP   librdkafka's transactional producer
 
 rdkafka: AdminClient.list_topics() (an all-topics Metadata request), topics
 r-<codec> (2 partitions) made with AdminClient.create_topics, 100 records to
@@ -11,6 +12,13 @@ value and header, and commits; the committed offsets are read back.
 
 kafka-python: topic p-kpy (1 partition) made with KafkaAdminClient, 100
 gzip records, then a consumer of group cg-kpy reads them and commits.
+
+rdkafka-txn: a consume-transform-produce loop: x-in (1 partition, 20
+records) read read_committed by group cg-rdk-txn; transactional producer
+tx-rdk writes the first 10 transformed to x-out (2 partitions) with their
+offsets (send_offsets_to_transaction) and commits, then the next 10 and
+aborts; a read_committed consumer then sees the 10 committed, and the
+group's committed offset is 10.
 
 Prints one "OK" line with the counts; any failure exits 1 with the reason.
 Every loop is bounded in time.
@@ -150,7 +158,78 @@ def kafka_python(bootstrap):
     print(f"KAFKA-PYTHON OK produced={PER_TOPIC} consumed={len(values)} committed={committed}")
 
 
+def rdkafka_txn(bootstrap):
+    from confluent_kafka import Consumer, Producer, TopicPartition
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    for name, f in admin.create_topics([NewTopic("x-in", 1, 1), NewTopic("x-out", 2, 1)]).items():
+        f.result(15)
+    plain = Producer({"bootstrap.servers": bootstrap})
+    for i in range(20):
+        plain.produce("x-in", key=f"k{i}".encode(), value=f"in-{i}".encode())
+    if plain.flush(30) != 0:
+        fail("x-in: records left unsent")
+    p = Producer({"bootstrap.servers": bootstrap, "transactional.id": "tx-rdk"})
+    p.init_transactions(30)
+    c = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": "cg-rdk-txn",
+            "auto.offset.reset": "earliest",
+            "enable.auto.commit": False,
+            "isolation.level": "read_committed",
+        }
+    )
+    c.assign([TopicPartition("x-in", 0)])
+    read = []
+    deadline = time.time() + 30
+    while len(read) < 20 and time.time() < deadline:
+        m = c.poll(1.0)
+        if m is not None and not m.error():
+            read.append(m)
+    if len(read) != 20:
+        fail(f"x-in: read {len(read)} of 20")
+    for batch, commit in ((read[:10], True), (read[10:], False)):
+        p.begin_transaction()
+        for m in batch:
+            p.produce("x-out", key=m.key(), value=b"out-" + m.value())
+        offsets = [TopicPartition("x-in", 0, batch[-1].offset() + 1)]
+        p.send_offsets_to_transaction(offsets, c.consumer_group_metadata(), 30)
+        if commit:
+            p.commit_transaction(30)
+        else:
+            p.abort_transaction(30)
+    c.close()
+    r = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": "cg-rdk-txn-check",
+            "auto.offset.reset": "earliest",
+            "isolation.level": "read_committed",
+            "enable.auto.commit": False,
+        }
+    )
+    r.assign([TopicPartition("x-out", 0), TopicPartition("x-out", 1)])
+    values = []
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        m = r.poll(0.5)
+        if m is not None and not m.error():
+            values.append(m.value().decode())
+    r.close()
+    if sorted(values) != sorted(f"out-in-{i}" for i in range(10)):
+        fail(f"read_committed x-out: {sorted(values)}")
+    g = Consumer({"bootstrap.servers": bootstrap, "group.id": "cg-rdk-txn"})
+    committed = g.committed([TopicPartition("x-in", 0)], timeout=15)[0].offset
+    g.close()
+    if committed != 10:
+        fail(f"cg-rdk-txn committed {committed}, not 10 (the aborted transaction's offsets must not count)")
+    print(f"RDKAFKA-TXN OK committed=10 aborted=10 read_committed={len(values)} offset={committed}")
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[1] not in ("rdkafka", "kafka-python"):
+    modes = {"rdkafka": rdkafka, "kafka-python": kafka_python, "rdkafka-txn": rdkafka_txn}
+    if len(sys.argv) != 3 or sys.argv[1] not in modes:
         sys.exit(__doc__)
-    {"rdkafka": rdkafka, "kafka-python": kafka_python}[sys.argv[1]](sys.argv[2])
+    modes[sys.argv[1]](sys.argv[2])

@@ -34,25 +34,23 @@ fn s(text: impl Into<String>) -> StrBytes {
 /// (session expiry is checked when a group is touched).
 const RECHECK: std::time::Duration = std::time::Duration::from_millis(500);
 
-/// `FindCoordinatorRequest.CoordinatorType`.
+/// `FindCoordinatorRequest.CoordinatorType` of groups.
 const GROUP: i8 = 0;
+/// `FindCoordinatorRequest.CoordinatorType` of transactional ids.
+const TRANSACTION: i8 = 1;
 
-/// FindCoordinator: this node for groups (creating `__consumer_offsets`
-/// first, as Kafka does). Transactions are not served: a transactional id
-/// gets `TRANSACTIONAL_ID_AUTHORIZATION_FAILED`, what Kafka answers a
-/// client not allowed to use it (`KafkaApis.handleFindCoordinatorRequest`),
-/// which a producer's `initTransactions` takes as fatal at once (where
-/// `COORDINATOR_NOT_AVAILABLE` would have it retry until `max.block.ms`).
+/// FindCoordinator: this node for groups and for transactional ids
+/// (creating `__consumer_offsets` or `__transaction_state` first, as
+/// Kafka does: `KafkaApis.handleFindCoordinatorRequest`).
 pub fn find_coordinator(sh: &Shared, version: i16, req: FindCoordinatorRequest) -> FindCoordinatorResponse {
     let keys: Vec<StrBytes> = if version >= 4 { req.coordinator_keys.clone() } else { vec![req.key.clone()] };
     let answer = |key: &StrBytes| -> (i16, Option<String>) {
-        if req.key_type != GROUP {
-            return (
-                E::TransactionalIdAuthorizationFailed.code(),
-                Some("logtool broker has no transaction coordinator: transactions are not served".into()),
-            );
-        }
-        match sh.lock().offsets_partition(key.as_str()) {
+        let found = match req.key_type {
+            GROUP => sh.lock().offsets_partition(key.as_str()),
+            TRANSACTION => sh.lock().transaction_partition(key.as_str()),
+            _ => Err((E::InvalidRequest.code(), format!("unknown coordinator type {}", req.key_type))),
+        };
+        match found {
             Ok(_) => (0, None),
             Err((code, m)) => (code, Some(m)),
         }

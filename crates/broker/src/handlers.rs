@@ -200,16 +200,13 @@ pub fn create_topics(sh: &Shared, _version: i16, req: CreateTopicsRequest) -> Cr
 }
 
 /// InitProducerId: a new producer id (epoch 0) for an idempotent producer;
-/// transactional ids are not served (`TRANSACTIONAL_ID_AUTHORIZATION_FAILED`,
-/// as FindCoordinator answers them).
+/// with a transactional id, the transaction coordinator's answer
+/// (`txn_api`).
 pub fn init_producer_id(sh: &Shared, _version: i16, req: InitProducerIdRequest) -> InitProducerIdResponse {
-    let mut r = InitProducerIdResponse::default();
-    r.producer_id = ProducerId(-1);
-    r.producer_epoch = -1;
     if req.transactional_id.is_some() {
-        r.error_code = E::TransactionalIdAuthorizationFailed.code();
-        return r;
+        return crate::txn_api::init_producer_id(sh, &req);
     }
+    let mut r = InitProducerIdResponse::default();
     r.producer_id = ProducerId(sh.lock().allocate_producer_id());
     r.producer_epoch = 0;
     r
@@ -268,23 +265,7 @@ fn check_records(records: &[u8], max_bytes: usize) -> Result<(), (i16, String)> 
 /// acks=0 (no response is sent).
 pub fn produce(sh: &Shared, _version: i16, req: ProduceRequest) -> Option<ProduceResponse> {
     let mut r = ProduceResponse::default();
-    if req.transactional_id.is_some() {
-        for t in &req.topic_data {
-            let mut tr = TopicProduceResponse::default();
-            tr.name = t.name.clone();
-            for p in &t.partition_data {
-                let mut pr = PartitionProduceResponse::default();
-                pr.index = p.index;
-                pr.error_code = E::TransactionalIdAuthorizationFailed.code();
-                pr.base_offset = -1;
-                pr.log_append_time_ms = -1;
-                pr.log_start_offset = -1;
-                tr.partition_responses.push(pr);
-            }
-            r.responses.push(tr);
-        }
-        return Some(r);
-    }
+    let transactional_id = req.transactional_id.as_ref().map(|t| t.0.to_string());
     let acks_ok = matches!(req.acks, -1..=1);
     let mut appended = false;
     for t in req.topic_data {
@@ -307,17 +288,37 @@ pub fn produce(sh: &Shared, _version: i16, req: ProduceRequest) -> Option<Produc
                     Ok(()) => {
                         let mut batch = bytes.to_vec();
                         let mut store = sh.lock();
-                        match store.append(&topic, p.index, &mut batch) {
-                            AppendResult::Appended { base_offset } => {
-                                let log_start = store.offsets(&topic, p.index).map_or(-1, |o| o.0);
-                                let append_time = store
-                                    .topics()
-                                    .get(&topic)
-                                    .filter(|t| t.config.log_append_time)
-                                    .map(|_| store::now_ms());
-                                Ok((base_offset, log_start, append_time))
-                            }
-                            AppendResult::Error(code, m) => Err((code, m)),
+                        // a transaction's batch: the partition must be in it
+                        let header = logfmt::batch::RecordBatch::parse(&batch, 0).ok().map(|b| *b.header());
+                        let in_txn = match (&header, &transactional_id) {
+                            (Some(h), Some(id)) if h.is_transactional() => crate::txn_api::check_produce(
+                                &store,
+                                id,
+                                h.producer_id,
+                                h.producer_epoch,
+                                &topic,
+                                p.index,
+                            ),
+                            (Some(h), None) if h.is_transactional() => Err((
+                                E::InvalidTxnState.code(),
+                                "a transactional batch without a transactional id".to_string(),
+                            )),
+                            _ => Ok(()),
+                        };
+                        match in_txn.map(|()| store.append(&topic, p.index, &mut batch)) {
+                            Err(e) => Err(e),
+                            Ok(appended) => match appended {
+                                AppendResult::Appended { base_offset } => {
+                                    let log_start = store.offsets(&topic, p.index).map_or(-1, |o| o.0);
+                                    let append_time = store
+                                        .topics()
+                                        .get(&topic)
+                                        .filter(|t| t.config.log_append_time)
+                                        .map(|_| store::now_ms());
+                                    Ok((base_offset, log_start, append_time))
+                                }
+                                AppendResult::Error(code, m) => Err((code, m)),
+                            },
                         }
                     }
                 }

@@ -21,6 +21,8 @@ mod handlers;
 mod server;
 mod sessions;
 mod store;
+mod txn;
+mod txn_api;
 mod versions;
 
 use std::net::SocketAddr;
@@ -35,6 +37,11 @@ pub use versions::SUPPORTED;
 /// Kafka's default `socket.listen.backoff.ms`: how long the acceptor waits
 /// after an accept failed (out of file handles).
 const LISTEN_BACKOFF: std::time::Duration = std::time::Duration::from_millis(1000);
+
+/// How often transactions are checked for their timeout (Kafka's
+/// `transaction.abort.timed.out.transaction.cleanup.interval.ms` is 10 s;
+/// sooner here, for tests).
+const TXN_TIMEOUT_CHECK: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// How often a failing accept is said again.
 const ACCEPT_ERROR_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
@@ -69,6 +76,8 @@ pub struct Config {
     pub auto_create_topics: bool,
     /// `offsets.topic.num.partitions`.
     pub offsets_partitions: i32,
+    /// `transaction.state.log.num.partitions`.
+    pub transaction_partitions: i32,
     /// `group.initial.rebalance.delay.ms`.
     pub initial_rebalance_delay_ms: u64,
     /// Fault rules (`faults`).
@@ -142,6 +151,8 @@ pub fn run(config: &Config, ready: impl FnOnce(SocketAddr)) -> Result<(), Broker
             let store = store::Store::create(dir, config.node_id, config.offsets_partitions)?;
             (store, lock()?)
         };
+        let mut store = store;
+        store.set_transaction_partitions(config.transaction_partitions);
         let advertised = listener.local_addr()?;
         let sh = Arc::new(Shared {
             store: Mutex::new(store),
@@ -163,6 +174,8 @@ pub fn run(config: &Config, ready: impl FnOnce(SocketAddr)) -> Result<(), Broker
         // (throttleForKnownError); said at most once a minute, and that it
         // accepts again once it does
         let mut backoff: Option<std::time::Duration> = None;
+        // the transaction coordinator aborts what has run past its timeout
+        let mut tick = tokio::time::interval(TXN_TIMEOUT_CHECK);
         let mut said: Option<std::time::Instant> = None;
         let mut recovered = true;
         loop {
@@ -196,6 +209,7 @@ pub fn run(config: &Config, ready: impl FnOnce(SocketAddr)) -> Result<(), Broker
                     }
                 },
                 Some(_) = connections.join_next(), if !connections.is_empty() => {}
+                _ = tick.tick() => txn_api::abort_timed_out(&sh),
                 _ = term.recv() => break,
                 _ = tokio::signal::ctrl_c() => break,
             }

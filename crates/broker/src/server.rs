@@ -18,7 +18,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::OwnedSemaphorePermit;
 
-use crate::{Shared, faults, generic, group_api, handlers, versions};
+use crate::{Shared, faults, generic, group_api, handlers, txn_api, versions};
 
 /// Kafka's default `socket.request.max.bytes` (100 MiB).
 pub const MAX_REQUEST_BYTES: usize = 104_857_600;
@@ -218,6 +218,16 @@ async fn handle(sh: &Shared, frame: Bytes, peer: &str) -> Result<Option<Answer>,
         RequestKind::DeleteTopics(r) => ResponseKind::DeleteTopics(handlers::delete_topics(sh, version, r)),
         RequestKind::CreatePartitions(r) => ResponseKind::CreatePartitions(handlers::create_partitions(sh, version, r)),
         RequestKind::ListOffsets(r) => ResponseKind::ListOffsets(handlers::list_offsets(sh, version, r)),
+        RequestKind::AddPartitionsToTxn(r) => {
+            ResponseKind::AddPartitionsToTxn(txn_api::add_partitions_to_txn(sh, version, &r))
+        }
+        RequestKind::AddOffsetsToTxn(r) => ResponseKind::AddOffsetsToTxn(txn_api::add_offsets_to_txn(sh, &r)),
+        RequestKind::TxnOffsetCommit(r) => ResponseKind::TxnOffsetCommit(txn_api::txn_offset_commit(sh, &r)),
+        RequestKind::EndTxn(r) => ResponseKind::EndTxn(txn_api::end_txn(sh, &r)),
+        RequestKind::DescribeTransactions(r) => {
+            ResponseKind::DescribeTransactions(txn_api::describe_transactions(sh, &r))
+        }
+        RequestKind::ListTransactions(r) => ResponseKind::ListTransactions(txn_api::list_transactions(sh, &r)),
         RequestKind::Fetch(r) => {
             let (r, held) = handlers::fetch(sh, version, r).await;
             memory = held;

@@ -34,6 +34,9 @@ pub const OFFSETS_TOPIC: &str = "__consumer_offsets";
 /// The transaction coordinator's topic (served from a log dir Kafka wrote).
 pub const TRANSACTION_TOPIC: &str = "__transaction_state";
 
+/// Kafka's default `transaction.state.log.num.partitions`.
+pub const TRANSACTION_PARTITIONS: i32 = 50;
+
 /// A topic as the broker holds it.
 pub struct TopicState {
     /// Its metadata (id, configs, placements).
@@ -74,6 +77,14 @@ pub struct Store {
     pub groups: BTreeMap<String, crate::groups::Group>,
     /// `offsets.topic.num.partitions`.
     offsets_partitions: i32,
+    /// The transaction coordinator's transactional ids.
+    pub txns: BTreeMap<String, crate::txn::Txn>,
+    /// Offsets committed in open transactions, by producer id: (group,
+    /// topic, partition, offset), made visible by its COMMIT marker
+    /// (`GroupMetadata.pendingTransactionalOffsetCommits`).
+    pub pending_txn_offsets: BTreeMap<i64, Vec<(String, String, i32, crate::groups::Committed)>>,
+    /// `transaction.state.log.num.partitions`.
+    transaction_partitions: i32,
 }
 
 /// 16 random bytes from the system.
@@ -129,6 +140,9 @@ impl Store {
             next_producer_id: 0,
             groups: BTreeMap::new(),
             offsets_partitions,
+            txns: BTreeMap::new(),
+            pending_txn_offsets: BTreeMap::new(),
+            transaction_partitions: TRANSACTION_PARTITIONS,
         })
     }
 
@@ -220,6 +234,10 @@ impl Store {
             .get(OFFSETS_TOPIC)
             .map_or(offsets_partitions, |t| i32::try_from(t.topic.partitions.len()).unwrap_or(offsets_partitions));
         let groups = load_groups(dir, topics.get(OFFSETS_TOPIC), &limits)?;
+        let txns = load_txns(dir, topics.get(TRANSACTION_TOPIC), &limits)?;
+        let transaction_partitions = topics.get(TRANSACTION_TOPIC).map_or(TRANSACTION_PARTITIONS, |t| {
+            i32::try_from(t.topic.partitions.len()).unwrap_or(TRANSACTION_PARTITIONS)
+        });
         Ok(Store {
             node_id,
             cluster_id,
@@ -231,6 +249,9 @@ impl Store {
             next_producer_id: meta.next_producer_id.unwrap_or(0).max(0),
             groups,
             offsets_partitions,
+            txns,
+            pending_txn_offsets: BTreeMap::new(),
+            transaction_partitions,
         })
     }
 
@@ -256,6 +277,14 @@ impl Store {
         self.writer
             .append_metadata(batch, now_ms())
             .map_err(|e| (kafka_protocol::ResponseError::KafkaStorageError.code(), e.to_string()))
+    }
+
+    /// `transaction.state.log.num.partitions` for `__transaction_state`
+    /// when it is made (an existing one keeps its count).
+    pub fn set_transaction_partitions(&mut self, n: i32) {
+        if !self.topics.contains_key(TRANSACTION_TOPIC) {
+            self.transaction_partitions = n.max(1);
+        }
     }
 
     /// The cluster id.
@@ -386,6 +415,128 @@ impl Store {
             self.create_topic_unchecked(OFFSETS_TOPIC, self.offsets_partitions, configs, false)?;
         }
         Ok(logfmt::internal::partition_for_group(group, self.offsets_partitions))
+    }
+
+    /// `__transaction_state`, created as the transaction coordinator
+    /// creates it (`TransactionStateManager`: compacted, uncompressed, 100
+    /// MiB segments, `transaction.state.log.num.partitions`) when a
+    /// transactional id first needs it; the partition that holds
+    /// `transactional_id` (`partitionFor`: its hash modulo the count).
+    pub fn transaction_partition(&mut self, transactional_id: &str) -> Result<i32, (i16, String)> {
+        if !self.topics.contains_key(TRANSACTION_TOPIC) {
+            let configs: BTreeMap<String, String> = [
+                ("cleanup.policy", "compact"),
+                ("compression.type", "uncompressed"),
+                ("min.insync.replicas", "1"),
+                ("segment.bytes", "104857600"),
+                ("unclean.leader.election.enable", "false"),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+            self.create_topic_unchecked(TRANSACTION_TOPIC, self.transaction_partitions, configs, false)?;
+        }
+        Ok(logfmt::internal::partition_for_group(transactional_id, self.transaction_partitions))
+    }
+
+    /// Write a transactional id's state to `__transaction_state`, as the
+    /// coordinator does before it answers.
+    pub fn write_txn(&mut self, transactional_id: &str, txn: &crate::txn::Txn) -> Result<(), (i16, String)> {
+        let p = self.transaction_partition(transactional_id)?;
+        self.append_records(TRANSACTION_TOPIC, p, &[txn.record(transactional_id)])
+            .map_err(|e| (kafka_protocol::ResponseError::KafkaStorageError.code(), e.to_string()))
+    }
+
+    /// The coordinator epoch a marker carries: the leader epoch of the
+    /// `__transaction_state` partition that holds `transactional_id`.
+    pub fn coordinator_epoch(&mut self, transactional_id: &str) -> i32 {
+        let p = logfmt::internal::partition_for_group(transactional_id, self.transaction_partitions);
+        self.leader_epoch(TRANSACTION_TOPIC, p).unwrap_or(0)
+    }
+
+    /// Write a COMMIT or ABORT marker of producer `producer_id` at
+    /// `producer_epoch` to a partition (`WriteTxnMarkers`, as the
+    /// coordinator has each leader write it): the transaction ends there,
+    /// an aborted one gets its `.txnindex` entry, the LSO moves; on a
+    /// `__consumer_offsets` partition the producer's pending offsets
+    /// become committed, or are dropped.
+    pub fn write_marker(
+        &mut self,
+        topic: &str,
+        partition: i32,
+        producer_id: i64,
+        producer_epoch: i16,
+        commit: bool,
+        coordinator_epoch: i32,
+    ) -> Result<(), (i16, String)> {
+        use kafka_protocol::ResponseError as E;
+        let now = now_ms();
+        let marker = logfmt::control::EndTxnMarker { commit, version: 0, coordinator_epoch };
+        let Some(w) = self.writer.partition(topic, partition) else {
+            return Err((E::UnknownTopicOrPartition.code(), format!("no partition {topic}-{partition}")));
+        };
+        let mut b = logdir::end_txn_batch(producer_id, producer_epoch, &marker, now);
+        w.append(&mut b, now, Some(&marker)).map_err(|e| (E::KafkaStorageError.code(), e.to_string()))?;
+        if topic == OFFSETS_TOPIC
+            && let Some(pending) = self.pending_txn_offsets.get_mut(&producer_id)
+        {
+            let (here, rest): (Vec<_>, Vec<_>) = pending.drain(..).partition(|(group, ..)| {
+                logfmt::internal::partition_for_group(group, self.offsets_partitions) == partition
+            });
+            *pending = rest;
+            if pending.is_empty() {
+                self.pending_txn_offsets.remove(&producer_id);
+            }
+            if commit {
+                for (group, t, p, c) in here {
+                    self.groups
+                        .entry(group.clone())
+                        .or_insert_with(|| crate::groups::Group::new(&group))
+                        .offsets
+                        .insert((t, p), c);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Append offset commits made in a transaction to `__consumer_offsets`
+    /// as Kafka's group coordinator does (`GroupMetadataManager.storeOffsets`
+    /// with a producer: a transactional batch of the producer's id and
+    /// epoch, base sequence 0, not checked as a client's batch is); they
+    /// stay pending until the producer's marker.
+    pub fn append_txn_offsets(
+        &mut self,
+        group: &str,
+        producer_id: i64,
+        producer_epoch: i16,
+        offsets: Vec<(String, i32, crate::groups::Committed)>,
+    ) -> Result<(), (i16, String)> {
+        use kafka_protocol::ResponseError as E;
+        use logfmt::write::batch::{BatchBuilder, NewRecord};
+        let partition = self.offsets_partition(group)?;
+        let now = now_ms();
+        let records: Vec<_> = offsets.iter().map(|(t, p, c)| crate::groups::offset_record(group, t, *p, c)).collect();
+        let Some(w) = self.writer.partition(OFFSETS_TOPIC, partition) else {
+            return Err((E::CoordinatorNotAvailable.code(), format!("no partition {OFFSETS_TOPIC}-{partition}")));
+        };
+        let mut b = BatchBuilder::new(0);
+        b.producer_id = producer_id;
+        b.producer_epoch = producer_epoch;
+        b.base_sequence = 0;
+        b.transactional = true;
+        for (k, v) in &records {
+            b.push(&NewRecord { timestamp: now, key: Some(k), value: v.as_deref(), headers: &[] });
+        }
+        if !b.is_empty() {
+            w.append(&mut b, now, None).map_err(|e| (E::KafkaStorageError.code(), e.to_string()))?;
+        }
+        let pending = self.pending_txn_offsets.entry(producer_id).or_default();
+        for (t, p, c) in offsets {
+            pending.retain(|(g, pt, pp, _)| !(g == group && *pt == t && *pp == p));
+            pending.push((group.to_string(), t, p, c));
+        }
+        Ok(())
     }
 
     /// Append records (key, value; a null value is a tombstone) to a
@@ -653,6 +804,41 @@ fn load_groups(
                 leader_epoch: c.leader_epoch,
                 metadata: c.metadata.clone(),
                 commit_timestamp: c.commit_timestamp,
+            },
+        );
+    }
+    Ok(out)
+}
+
+/// The transaction coordinator's state from `__transaction_state`
+/// (`rules::transactions`, as `TransactionStateManager` loads it).
+fn load_txns(
+    dir: &Path,
+    topic: Option<&TopicState>,
+    limits: &logfmt::Limits,
+) -> Result<BTreeMap<String, crate::txn::Txn>, BrokerError> {
+    let mut out = BTreeMap::new();
+    let Some(t) = topic else { return Ok(out) };
+    let mut parts = Vec::new();
+    for p in 0..t.topic.partitions.len() {
+        let p = i32::try_from(p).unwrap_or(i32::MAX);
+        parts.push(logfmt::partition::Partition::open(
+            &dir.join(logdir::partition_dir_name(TRANSACTION_TOPIC, p)),
+            limits,
+        )?);
+    }
+    for (id, m) in logfmt::rules::transactions::load(&parts, limits)? {
+        let Some(status) = crate::txn::Status::from_name(&m.state) else { continue };
+        out.insert(
+            id,
+            crate::txn::Txn {
+                producer_id: m.producer_id,
+                producer_epoch: m.producer_epoch,
+                timeout_ms: i32::try_from(m.timeout_ms).unwrap_or(crate::txn::MAX_TIMEOUT_MS),
+                status,
+                partitions: m.partitions.into_iter().collect(),
+                start_ms: m.start_timestamp,
+                last_update_ms: m.last_update_timestamp,
             },
         );
     }

@@ -46,8 +46,14 @@ pub const SUPPORTED: &[Supported] = &[
     api(ApiKey::DeleteTopics, 0, 6, 1, "DeleteTopicsRequest"),
     api(ApiKey::DeleteRecords, 0, 2, 0, "DeleteRecordsRequest"),
     api(ApiKey::InitProducerId, 0, 5, 0, "InitProducerIdRequest"),
+    api(ApiKey::AddPartitionsToTxn, 0, 5, 0, "AddPartitionsToTxnRequest"),
+    api(ApiKey::AddOffsetsToTxn, 0, 4, 0, "AddOffsetsToTxnRequest"),
+    api(ApiKey::EndTxn, 0, 4, 0, "EndTxnRequest"),
+    api(ApiKey::TxnOffsetCommit, 0, 4, 0, "TxnOffsetCommitRequest"),
     api(ApiKey::DescribeConfigs, 0, 4, 1, "DescribeConfigsRequest"),
     api(ApiKey::CreatePartitions, 0, 3, 0, "CreatePartitionsRequest"),
+    api(ApiKey::DescribeTransactions, 0, 0, 0, "DescribeTransactionsRequest"),
+    api(ApiKey::ListTransactions, 0, 1, 0, "ListTransactionsRequest"),
 ];
 
 /// The entry of `key`, if the broker implements it.

@@ -18,6 +18,7 @@ pub fn run(global: &GlobalOpts, args: &BrokerArgs) -> anyhow::Result<Status> {
         partitions: args.partitions,
         auto_create_topics: args.auto_create_topics,
         offsets_partitions: args.offsets_partitions,
+        transaction_partitions: args.transaction_partitions,
         initial_rebalance_delay_ms: args.group_initial_rebalance_delay_ms,
         faults: args.fault.clone(),
         fault_file: args.fault_file.clone(),
@@ -81,6 +82,10 @@ pub struct BrokerArgs {
     /// needs them.
     #[arg(long, value_name = "N", default_value_t = 50, value_parser = clap::value_parser!(i32).range(1..))]
     pub offsets_partitions: i32,
+    /// transaction.state.log.num.partitions: __transaction_state's partitions, made when a
+    /// transactional id first needs them.
+    #[arg(long, value_name = "N", default_value_t = 50, value_parser = clap::value_parser!(i32).range(1..))]
+    pub transaction_partitions: i32,
     /// group.initial.rebalance.delay.ms: how long a new group's first rebalance waits for
     /// more members.
     #[arg(long, value_name = "MS", default_value_t = 3000)]

@@ -1,0 +1,182 @@
+//! The transaction coordinator's state (`TransactionMetadata`,
+//! `TransactionState`) and its `__transaction_state` records as Kafka 3.9's
+//! coordinator writes them (`TransactionLog`: key v0, value v0, one record
+//! an uncompressed batch, no producer id), so `logtool txns`, Kafka's own
+//! tools and a real Kafka started on the dir read them.
+//!
+//! Transaction version 1 (what a Kafka 3.9 cluster and its clients use): a
+//! producer keeps its epoch across transactions; the epoch is bumped by
+//! InitProducerId, and by the coordinator fencing a producer whose
+//! transaction it aborts (a timeout, or a new InitProducerId while one is
+//! open). Markers are written at once (one node leads every partition), so
+//! a `Prepare*` state is followed by its `Complete*` in the same call.
+
+use std::collections::BTreeSet;
+
+use serde_json::json;
+
+/// `TransactionState` (the id Kafka writes as `TransactionStatus`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// No transaction.
+    Empty,
+    /// Partitions were added; records may be written.
+    Ongoing,
+    /// EndTxn(commit) taken; markers being written.
+    PrepareCommit,
+    /// EndTxn(abort), a timeout or a fence; markers being written.
+    PrepareAbort,
+    /// Committed; markers written.
+    CompleteCommit,
+    /// Aborted; markers written.
+    CompleteAbort,
+    /// Expired (not written here).
+    Dead,
+    /// A fence in progress (not written here).
+    PrepareEpochFence,
+}
+
+impl Status {
+    /// Kafka's id of the state.
+    pub fn id(self) -> i8 {
+        match self {
+            Status::Empty => 0,
+            Status::Ongoing => 1,
+            Status::PrepareCommit => 2,
+            Status::PrepareAbort => 3,
+            Status::CompleteCommit => 4,
+            Status::CompleteAbort => 5,
+            Status::Dead => 6,
+            Status::PrepareEpochFence => 7,
+        }
+    }
+
+    /// The state named as `rules::transactions` names it.
+    pub fn from_name(name: &str) -> Option<Status> {
+        Some(match name {
+            "Empty" => Status::Empty,
+            "Ongoing" => Status::Ongoing,
+            "PrepareCommit" => Status::PrepareCommit,
+            "PrepareAbort" => Status::PrepareAbort,
+            "CompleteCommit" => Status::CompleteCommit,
+            "CompleteAbort" => Status::CompleteAbort,
+            "Dead" => Status::Dead,
+            "PrepareEpochFence" => Status::PrepareEpochFence,
+            _ => return None,
+        })
+    }
+
+    /// The name `DescribeTransactions`/`ListTransactions` answer
+    /// (`TransactionState.name`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Empty => "Empty",
+            Status::Ongoing => "Ongoing",
+            Status::PrepareCommit => "PrepareCommit",
+            Status::PrepareAbort => "PrepareAbort",
+            Status::CompleteCommit => "CompleteCommit",
+            Status::CompleteAbort => "CompleteAbort",
+            Status::Dead => "Dead",
+            Status::PrepareEpochFence => "PrepareEpochFence",
+        }
+    }
+}
+
+/// One transactional id's metadata.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Txn {
+    /// Its producer id.
+    pub producer_id: i64,
+    /// Its producer epoch.
+    pub producer_epoch: i16,
+    /// `transaction.timeout.ms` of its producer.
+    pub timeout_ms: i32,
+    /// Its state.
+    pub status: Status,
+    /// The partitions of the transaction (topic, partition).
+    pub partitions: BTreeSet<(String, i32)>,
+    /// When the transaction started (-1: none).
+    pub start_ms: i64,
+    /// When the metadata last changed.
+    pub last_update_ms: i64,
+}
+
+impl Txn {
+    /// The `TransactionLogKey` and `TransactionLogValue` (v0) record of
+    /// `transactional_id` in this state (`TransactionLog.keyToBytes`,
+    /// `valueToBytes`): an `Empty` state writes no partition list, a
+    /// `Complete*` one an empty list (its partitions were cleared).
+    pub fn record(&self, transactional_id: &str) -> (Vec<u8>, Option<Vec<u8>>) {
+        let key = kmsg::coordinator::encode_versioned(
+            "TransactionLogKey",
+            0,
+            &json!({ "transactionalId": transactional_id }),
+        )
+        .unwrap_or_default();
+        let partitions = if self.status == Status::Empty {
+            serde_json::Value::Null
+        } else {
+            let mut by_topic: std::collections::BTreeMap<&str, Vec<i32>> = std::collections::BTreeMap::new();
+            for (t, p) in &self.partitions {
+                by_topic.entry(t).or_default().push(*p);
+            }
+            by_topic.into_iter().map(|(t, ps)| json!({ "topic": t, "partitionIds": ps })).collect()
+        };
+        let value = json!({
+            "producerId": self.producer_id,
+            "producerEpoch": self.producer_epoch,
+            "transactionTimeoutMs": self.timeout_ms,
+            "transactionStatus": self.status.id(),
+            "transactionPartitions": partitions,
+            "transactionLastUpdateTimestampMs": self.last_update_ms,
+            "transactionStartTimestampMs": self.start_ms,
+        });
+        (key, kmsg::coordinator::encode_versioned("TransactionLogValue", 0, &value).ok())
+    }
+}
+
+/// Kafka's default `transaction.max.timeout.ms` (15 min): the longest
+/// `transaction.timeout.ms` InitProducerId takes.
+pub const MAX_TIMEOUT_MS: i32 = 900_000;
+
+/// The epoch after `epoch`, or `None` when it is exhausted and a new
+/// producer id is due (`TransactionMetadata.prepareIncrementProducerEpoch`:
+/// at `Short.MAX_VALUE - 1`).
+pub fn next_epoch(epoch: i16) -> Option<i16> {
+    (epoch < i16::MAX - 1).then(|| epoch.saturating_add(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The records decode as `logtool dump --decode` shows Kafka's.
+    #[test]
+    fn records_decode_as_kafka_writes_them() {
+        let t = Txn {
+            producer_id: 5,
+            producer_epoch: 0,
+            timeout_ms: 60_000,
+            status: Status::Ongoing,
+            partitions: [("txn".to_string(), 0)].into_iter().collect(),
+            start_ms: 1,
+            last_update_ms: 2,
+        };
+        let (key, value) = t.record("tx-a");
+        let (kv, k) = kmsg::coordinator::decode_versioned(&key, "TransactionLogKey").unwrap();
+        assert_eq!((kv, k["transactionalId"].as_str()), (0, Some("tx-a")));
+        let (vv, v) = kmsg::coordinator::decode_versioned(&value.unwrap(), "TransactionLogValue").unwrap();
+        assert_eq!(vv, 0);
+        assert_eq!(v["transactionStatus"], 1);
+        assert_eq!(v["transactionPartitions"], json!([{"topic": "txn", "partitionIds": [0]}]));
+        let done = Txn { status: Status::CompleteCommit, partitions: BTreeSet::new(), ..t.clone() };
+        let (_, v) =
+            kmsg::coordinator::decode_versioned(&done.record("tx-a").1.unwrap(), "TransactionLogValue").unwrap();
+        assert_eq!(v["transactionPartitions"], json!([]));
+        let empty = Txn { status: Status::Empty, partitions: BTreeSet::new(), ..t };
+        let (_, v) =
+            kmsg::coordinator::decode_versioned(&empty.record("tx-a").1.unwrap(), "TransactionLogValue").unwrap();
+        assert_eq!(v["transactionPartitions"], serde_json::Value::Null);
+        assert_eq!(next_epoch(i16::MAX - 1), None);
+    }
+}

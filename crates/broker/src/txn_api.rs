@@ -1,0 +1,545 @@
+//! The transaction APIs, answered as Kafka 3.9's `TransactionCoordinator`
+//! and `KafkaApis` answer them (transaction version 1, error codes
+//! included): InitProducerId with a transactional id, AddPartitionsToTxn,
+//! AddOffsetsToTxn, TxnOffsetCommit, EndTxn, DescribeTransactions,
+//! ListTransactions, and the coordinator's abort of transactions past
+//! their timeout. State is `store::Store::txns`; every change is written to
+//! `__transaction_state` before it is answered; markers go to every
+//! partition of the transaction at once (`store::Store::write_marker`).
+
+use std::collections::BTreeSet;
+
+use kafka_protocol::ResponseError as E;
+use kafka_protocol::messages::*;
+use kafka_protocol::protocol::StrBytes;
+
+use crate::Shared;
+use crate::store::{self, Store, now_ms};
+use crate::txn::{self, Status, Txn};
+
+type Failed = (i16, String);
+
+/// A topic partition named by a request.
+type TopicPartition = (String, i32);
+
+fn s(text: impl Into<String>) -> StrBytes {
+    StrBytes::from_string(text.into())
+}
+
+/// End the open transaction of `id` (`Ongoing`, or a `Prepare*` left by an
+/// earlier failure): the `Prepare*` state written, a marker on every
+/// partition, then `Complete*` (`TransactionCoordinator.endTransaction`,
+/// the markers as `TransactionMarkerChannelManager` has them written).
+fn end(store: &mut Store, id: &str, commit: bool) -> Result<(), Failed> {
+    let Some(mut t) = store.txns.get(id).cloned() else {
+        return Err((E::InvalidTxnState.code(), format!("no transaction of {id}")));
+    };
+    t.status = if commit { Status::PrepareCommit } else { Status::PrepareAbort };
+    t.last_update_ms = now_ms();
+    store.write_txn(id, &t)?;
+    store.txns.insert(id.to_string(), t.clone());
+    let epoch = store.coordinator_epoch(id);
+    for (topic, p) in &t.partitions {
+        store.write_marker(topic, *p, t.producer_id, t.producer_epoch, commit, epoch)?;
+    }
+    t.status = if commit { Status::CompleteCommit } else { Status::CompleteAbort };
+    t.partitions = BTreeSet::new();
+    t.last_update_ms = now_ms();
+    store.write_txn(id, &t)?;
+    store.txns.insert(id.to_string(), t);
+    Ok(())
+}
+
+/// Abort the open transaction of `id` after bumping its epoch, so the
+/// producer that had it is fenced (`prepareFenceProducerEpoch`): what a
+/// timeout and a new InitProducerId do.
+fn fence_and_abort(store: &mut Store, id: &str) -> Result<(), Failed> {
+    if let Some(t) = store.txns.get_mut(id)
+        && let Some(e) = txn::next_epoch(t.producer_epoch)
+    {
+        t.producer_epoch = e;
+    }
+    end(store, id, false)
+}
+
+/// InitProducerId with a transactional id (`handleInitProducerId`): a new
+/// id starts at epoch 0; a known one gets its epoch bumped (a new producer
+/// id when the epoch is exhausted); an open transaction is first aborted
+/// with the producer fenced, and the client is told
+/// `CONCURRENT_TRANSACTIONS` to retry.
+pub fn init_producer_id(sh: &Shared, req: &InitProducerIdRequest) -> InitProducerIdResponse {
+    let mut r = InitProducerIdResponse::default();
+    r.producer_id = ProducerId(-1);
+    r.producer_epoch = -1;
+    let Some(id) = req.transactional_id.as_ref().map(|t| t.0.to_string()) else { return r };
+    if id.is_empty() {
+        r.error_code = E::InvalidRequest.code();
+        return r;
+    }
+    if req.transaction_timeout_ms <= 0 || req.transaction_timeout_ms > txn::MAX_TIMEOUT_MS {
+        r.error_code = E::InvalidTransactionTimeout.code();
+        return r;
+    }
+    let mut store = sh.lock();
+    if let Err((code, m)) = store.transaction_partition(&id) {
+        eprintln!("logtool broker: transactional id {id}: {m}");
+        r.error_code = code;
+        return r;
+    }
+    let now = now_ms();
+    let next = match store.txns.get(&id).cloned() {
+        None => Txn {
+            producer_id: store.allocate_producer_id(),
+            producer_epoch: 0,
+            timeout_ms: req.transaction_timeout_ms,
+            status: Status::Empty,
+            partitions: BTreeSet::new(),
+            start_ms: -1,
+            last_update_ms: now,
+        },
+        Some(t) => {
+            // KIP-360: a producer naming itself must be the current one
+            if req.producer_id.0 != -1 && (req.producer_id.0 != t.producer_id || req.producer_epoch != t.producer_epoch)
+            {
+                r.error_code = E::ProducerFenced.code();
+                return r;
+            }
+            match t.status {
+                Status::PrepareCommit | Status::PrepareAbort => {
+                    // markers not all written: finish, then have it retry
+                    let _ = end(&mut store, &id, t.status == Status::PrepareCommit);
+                    r.error_code = E::ConcurrentTransactions.code();
+                    return r;
+                }
+                Status::Ongoing => {
+                    if let Err((_, m)) = fence_and_abort(&mut store, &id) {
+                        eprintln!("logtool broker: aborting the transaction of {id}: {m}");
+                    }
+                    r.error_code = E::ConcurrentTransactions.code();
+                    return r;
+                }
+                _ => {}
+            }
+            let (producer_id, producer_epoch) = match txn::next_epoch(t.producer_epoch) {
+                Some(e) => (t.producer_id, e),
+                None => (store.allocate_producer_id(), 0),
+            };
+            Txn {
+                producer_id,
+                producer_epoch,
+                timeout_ms: req.transaction_timeout_ms,
+                status: Status::Empty,
+                partitions: BTreeSet::new(),
+                start_ms: -1,
+                last_update_ms: now,
+            }
+        }
+    };
+    if let Err((code, m)) = store.write_txn(&id, &next) {
+        eprintln!("logtool broker: transactional id {id}: {m}");
+        r.error_code = code;
+        return r;
+    }
+    r.producer_id = ProducerId(next.producer_id);
+    r.producer_epoch = next.producer_epoch;
+    store.txns.insert(id, next);
+    r
+}
+
+/// The checks every call of a transaction's producer passes
+/// (`TransactionCoordinator`, transaction version 1): the producer id it
+/// was given, its current epoch, no markers being written.
+fn check_producer(store: &Store, id: &str, producer_id: i64, producer_epoch: i16) -> Result<Txn, i16> {
+    let Some(t) = store.txns.get(id) else { return Err(E::InvalidProducerIdMapping.code()) };
+    if t.producer_id != producer_id {
+        return Err(E::InvalidProducerIdMapping.code());
+    }
+    if t.producer_epoch != producer_epoch {
+        return Err(E::ProducerFenced.code());
+    }
+    if matches!(t.status, Status::PrepareCommit | Status::PrepareAbort) {
+        return Err(E::ConcurrentTransactions.code());
+    }
+    Ok(t.clone())
+}
+
+/// Add `partitions` to the transaction of `id` (`handleAddPartitionsToTransaction`):
+/// it becomes `Ongoing` (started now if it was not).
+fn add_partitions(
+    store: &mut Store,
+    id: &str,
+    producer_id: i64,
+    producer_epoch: i16,
+    partitions: &[(String, i32)],
+) -> Result<(), i16> {
+    let mut t = check_producer(store, id, producer_id, producer_epoch)?;
+    if t.status == Status::Ongoing && partitions.iter().all(|p| t.partitions.contains(p)) {
+        return Ok(());
+    }
+    let now = now_ms();
+    if t.status != Status::Ongoing {
+        t.start_ms = now;
+        t.partitions = BTreeSet::new();
+    }
+    t.status = Status::Ongoing;
+    t.partitions.extend(partitions.iter().cloned());
+    t.last_update_ms = now;
+    store.write_txn(id, &t).map_err(|(code, m)| {
+        eprintln!("logtool broker: transactional id {id}: {m}");
+        code
+    })?;
+    store.txns.insert(id.to_string(), t);
+    Ok(())
+}
+
+/// The partitions asked for that exist, or the per-partition errors when
+/// one does not (`UNKNOWN_TOPIC_OR_PARTITION` for it,
+/// `OPERATION_NOT_ATTEMPTED` for the rest, as `KafkaApis` answers).
+fn existing(
+    store: &Store,
+    topics: &[add_partitions_to_txn_request::AddPartitionsToTxnTopic],
+) -> Result<Vec<TopicPartition>, Vec<(TopicPartition, i16)>> {
+    let asked: Vec<(String, i32)> =
+        topics.iter().flat_map(|t| t.partitions.iter().map(|p| (t.name.0.to_string(), *p))).collect();
+    let known = |(t, p): &(String, i32)| {
+        store.topics().get(t).is_some_and(|ts| usize::try_from(*p).is_ok_and(|p| p < ts.topic.partitions.len()))
+    };
+    if asked.iter().all(known) {
+        return Ok(asked);
+    }
+    Err(asked
+        .into_iter()
+        .map(|tp| {
+            let code = if known(&tp) { E::OperationNotAttempted.code() } else { E::UnknownTopicOrPartition.code() };
+            (tp, code)
+        })
+        .collect())
+}
+
+fn topic_results(
+    topics: &[add_partitions_to_txn_request::AddPartitionsToTxnTopic],
+    code_of: impl Fn(&str, i32) -> i16,
+) -> Vec<add_partitions_to_txn_response::AddPartitionsToTxnTopicResult> {
+    topics
+        .iter()
+        .map(|t| {
+            let mut tr = add_partitions_to_txn_response::AddPartitionsToTxnTopicResult::default();
+            tr.name = t.name.clone();
+            tr.results_by_partition = t
+                .partitions
+                .iter()
+                .map(|p| {
+                    let mut pr = add_partitions_to_txn_response::AddPartitionsToTxnPartitionResult::default();
+                    pr.partition_index = *p;
+                    pr.partition_error_code = code_of(t.name.0.as_str(), *p);
+                    pr
+                })
+                .collect();
+            tr
+        })
+        .collect()
+}
+
+/// One transaction's AddPartitionsToTxn: its per-topic results.
+fn add_for(
+    store: &mut Store,
+    id: &str,
+    producer_id: i64,
+    producer_epoch: i16,
+    verify_only: bool,
+    topics: &[add_partitions_to_txn_request::AddPartitionsToTxnTopic],
+) -> Vec<add_partitions_to_txn_response::AddPartitionsToTxnTopicResult> {
+    let partitions = match existing(store, topics) {
+        Ok(p) => p,
+        Err(errors) => {
+            return topic_results(topics, |t, p| {
+                errors.iter().find(|((et, ep), _)| et == t && *ep == p).map_or(0, |(_, c)| *c)
+            });
+        }
+    };
+    let code = if verify_only {
+        // a broker asking whether the partitions are in the transaction
+        match check_producer(store, id, producer_id, producer_epoch) {
+            Ok(t) if t.status == Status::Ongoing && partitions.iter().all(|p| t.partitions.contains(p)) => 0,
+            Ok(_) => E::InvalidTxnState.code(),
+            Err(code) => code,
+        }
+    } else {
+        add_partitions(store, id, producer_id, producer_epoch, &partitions).err().unwrap_or(0)
+    };
+    topic_results(topics, |_, _| code)
+}
+
+/// AddPartitionsToTxn: v0-3 from a producer (one transaction), v4-5 a
+/// batch of transactions (from brokers, `verify_only`, or a producer).
+pub fn add_partitions_to_txn(sh: &Shared, version: i16, req: &AddPartitionsToTxnRequest) -> AddPartitionsToTxnResponse {
+    let mut r = AddPartitionsToTxnResponse::default();
+    let mut store = sh.lock();
+    if version <= 3 {
+        r.results_by_topic_v3_and_below = add_for(
+            &mut store,
+            req.v3_and_below_transactional_id.0.as_str(),
+            req.v3_and_below_producer_id.0,
+            req.v3_and_below_producer_epoch,
+            false,
+            &req.v3_and_below_topics,
+        );
+        return r;
+    }
+    for t in &req.transactions {
+        let mut res = add_partitions_to_txn_response::AddPartitionsToTxnResult::default();
+        res.transactional_id = t.transactional_id.clone();
+        res.topic_results = add_for(
+            &mut store,
+            t.transactional_id.0.as_str(),
+            t.producer_id.0,
+            t.producer_epoch,
+            t.verify_only,
+            &t.topics,
+        );
+        r.results_by_transaction.push(res);
+    }
+    r
+}
+
+/// AddOffsetsToTxn: the group's `__consumer_offsets` partition joins the
+/// transaction (`handleAddOffsetsToTxnRequest`).
+pub fn add_offsets_to_txn(sh: &Shared, req: &AddOffsetsToTxnRequest) -> AddOffsetsToTxnResponse {
+    let mut r = AddOffsetsToTxnResponse::default();
+    let mut store = sh.lock();
+    let partition = match store.offsets_partition(req.group_id.0.as_str()) {
+        Ok(p) => p,
+        Err((code, _)) => {
+            r.error_code = code;
+            return r;
+        }
+    };
+    let tp = [(store::OFFSETS_TOPIC.to_string(), partition)];
+    r.error_code =
+        add_partitions(&mut store, req.transactional_id.0.as_str(), req.producer_id.0, req.producer_epoch, &tp)
+            .err()
+            .unwrap_or(0);
+    r
+}
+
+/// TxnOffsetCommit: the offsets are written to `__consumer_offsets` in the
+/// producer's transaction and become the group's committed offsets with its
+/// COMMIT marker (`GroupCoordinator.handleTxnCommitOffsets`). The group's
+/// partition must be in the transaction (AddOffsetsToTxn first).
+pub fn txn_offset_commit(sh: &Shared, req: &TxnOffsetCommitRequest) -> TxnOffsetCommitResponse {
+    let mut r = TxnOffsetCommitResponse::default();
+    let group = req.group_id.0.to_string();
+    let mut store = sh.lock();
+    let code = (|| -> Result<(), i16> {
+        let partition = store.offsets_partition(&group).map_err(|(c, _)| c)?;
+        let t = store.txns.get(req.transactional_id.0.as_str()).ok_or(E::InvalidProducerIdMapping.code())?;
+        if t.producer_id != req.producer_id.0 {
+            return Err(E::InvalidProducerIdMapping.code());
+        }
+        if t.producer_epoch != req.producer_epoch {
+            return Err(E::ProducerFenced.code());
+        }
+        if t.status != Status::Ongoing || !t.partitions.contains(&(store::OFFSETS_TOPIC.to_string(), partition)) {
+            return Err(E::InvalidTxnState.code());
+        }
+        if !req.member_id.is_empty()
+            && let Some(g) = store.groups.get(&group)
+        {
+            g.check_member(req.member_id.as_str(), req.generation_id)?;
+        }
+        let now = now_ms();
+        let offsets = req
+            .topics
+            .iter()
+            .flat_map(|t| {
+                t.partitions.iter().map(move |p| {
+                    (
+                        t.name.0.to_string(),
+                        p.partition_index,
+                        crate::groups::Committed {
+                            offset: p.committed_offset,
+                            leader_epoch: p.committed_leader_epoch,
+                            metadata: p.committed_metadata.as_ref().map(|m| m.to_string()).unwrap_or_default(),
+                            commit_timestamp: now,
+                        },
+                    )
+                })
+            })
+            .collect();
+        store.append_txn_offsets(&group, req.producer_id.0, req.producer_epoch, offsets).map_err(|(c, m)| {
+            eprintln!("logtool broker: transactional offset commit of {group}: {m}");
+            c
+        })
+    })()
+    .err()
+    .unwrap_or(0);
+    for t in &req.topics {
+        let mut tr = txn_offset_commit_response::TxnOffsetCommitResponseTopic::default();
+        tr.name = t.name.clone();
+        tr.partitions = t
+            .partitions
+            .iter()
+            .map(|p| {
+                let mut pr = txn_offset_commit_response::TxnOffsetCommitResponsePartition::default();
+                pr.partition_index = p.partition_index;
+                pr.error_code = code;
+                pr
+            })
+            .collect();
+        r.topics.push(tr);
+    }
+    r
+}
+
+/// EndTxn (`handleEndTransaction`, transaction version 1): an `Ongoing`
+/// transaction is committed or aborted; a retry of a completed one is
+/// answered as it was; anything else is `INVALID_TXN_STATE`.
+pub fn end_txn(sh: &Shared, req: &EndTxnRequest) -> EndTxnResponse {
+    let mut r = EndTxnResponse::default();
+    r.producer_id = ProducerId(-1);
+    r.producer_epoch = -1;
+    let id = req.transactional_id.0.to_string();
+    let mut store = sh.lock();
+    let t = match store.txns.get(&id) {
+        None => {
+            r.error_code = E::InvalidProducerIdMapping.code();
+            return r;
+        }
+        Some(t) => t.clone(),
+    };
+    r.error_code = if t.producer_id != req.producer_id.0 {
+        E::InvalidProducerIdMapping.code()
+    } else if t.producer_epoch != req.producer_epoch {
+        E::ProducerFenced.code()
+    } else {
+        match (t.status, req.committed) {
+            (Status::Ongoing, commit) => match end(&mut store, &id, commit) {
+                Ok(()) => 0,
+                Err((code, m)) => {
+                    eprintln!("logtool broker: ending the transaction of {id}: {m}");
+                    code
+                }
+            },
+            (Status::CompleteCommit, true) | (Status::CompleteAbort, false) => 0,
+            (Status::PrepareCommit, true) | (Status::PrepareAbort, false) => E::ConcurrentTransactions.code(),
+            _ => E::InvalidTxnState.code(),
+        }
+    };
+    r
+}
+
+/// Abort every `Ongoing` transaction past its timeout, fencing its
+/// producer (`TransactionCoordinator.abortTimedOutTransactions`).
+pub fn abort_timed_out(sh: &Shared) {
+    let mut store = sh.lock();
+    let now = now_ms();
+    let due: Vec<String> = store
+        .txns
+        .iter()
+        .filter(|(_, t)| t.status == Status::Ongoing && t.start_ms.saturating_add(i64::from(t.timeout_ms)) < now)
+        .map(|(id, _)| id.clone())
+        .collect();
+    for id in due {
+        if let Err((_, m)) = fence_and_abort(&mut store, &id) {
+            eprintln!("logtool broker: aborting the timed-out transaction of {id}: {m}");
+        }
+    }
+}
+
+/// Whether a transactional producer's batch may be written to
+/// `topic`-`partition`: the partition is in its `Ongoing` transaction
+/// (AddPartitionsToTxn first), and its epoch is the transaction's
+/// (`INVALID_PRODUCER_EPOCH` for a fenced producer).
+pub fn check_produce(
+    store: &Store,
+    transactional_id: &str,
+    producer_id: i64,
+    producer_epoch: i16,
+    topic: &str,
+    partition: i32,
+) -> Result<(), Failed> {
+    let Some(t) = store.txns.get(transactional_id) else {
+        return Err((E::InvalidProducerIdMapping.code(), format!("no transactional id {transactional_id}")));
+    };
+    if t.producer_id != producer_id {
+        return Err((E::InvalidProducerIdMapping.code(), "the producer id is not the transactional id's".into()));
+    }
+    if producer_epoch < t.producer_epoch {
+        return Err((
+            E::InvalidProducerEpoch.code(),
+            format!("producer epoch {producer_epoch} is older than {}", t.producer_epoch),
+        ));
+    }
+    if t.status != Status::Ongoing || !t.partitions.contains(&(topic.to_string(), partition)) {
+        return Err((
+            E::InvalidTxnState.code(),
+            format!("{topic}-{partition} is not in an ongoing transaction of {transactional_id}"),
+        ));
+    }
+    Ok(())
+}
+
+/// DescribeTransactions (`handleDescribeTransactions`).
+pub fn describe_transactions(sh: &Shared, req: &DescribeTransactionsRequest) -> DescribeTransactionsResponse {
+    let mut r = DescribeTransactionsResponse::default();
+    let store = sh.lock();
+    for id in &req.transactional_ids {
+        let mut st = describe_transactions_response::TransactionState::default();
+        st.transactional_id = id.clone();
+        st.producer_id = ProducerId(-1);
+        st.producer_epoch = -1;
+        st.transaction_start_time_ms = -1;
+        match store.txns.get(id.0.as_str()) {
+            None => st.error_code = E::TransactionalIdNotFound.code(),
+            Some(t) => {
+                st.transaction_state = s(t.status.name());
+                st.transaction_timeout_ms = t.timeout_ms;
+                st.transaction_start_time_ms = t.start_ms;
+                st.producer_id = ProducerId(t.producer_id);
+                st.producer_epoch = t.producer_epoch;
+                let mut by_topic: std::collections::BTreeMap<&str, Vec<i32>> = std::collections::BTreeMap::new();
+                for (topic, p) in &t.partitions {
+                    by_topic.entry(topic).or_default().push(*p);
+                }
+                st.topics = by_topic
+                    .into_iter()
+                    .map(|(topic, ps)| {
+                        let mut d = describe_transactions_response::TopicData::default();
+                        d.topic = TopicName(s(topic));
+                        d.partitions = ps;
+                        d
+                    })
+                    .collect();
+            }
+        }
+        r.transaction_states.push(st);
+    }
+    r
+}
+
+/// ListTransactions (`handleListTransactions`): by state, producer id and
+/// (v1) how long they have run.
+pub fn list_transactions(sh: &Shared, req: &ListTransactionsRequest) -> ListTransactionsResponse {
+    let mut r = ListTransactionsResponse::default();
+    let store = sh.lock();
+    let known = |n: &str| Status::from_name(n).is_some();
+    r.unknown_state_filters = req.state_filters.iter().filter(|f| !known(f.as_str())).cloned().collect();
+    let now = now_ms();
+    for (id, t) in &store.txns {
+        if !req.state_filters.is_empty() && !req.state_filters.iter().any(|f| f.as_str() == t.status.name()) {
+            continue;
+        }
+        if !req.producer_id_filters.is_empty() && !req.producer_id_filters.iter().any(|p| p.0 == t.producer_id) {
+            continue;
+        }
+        if req.duration_filter >= 0 && (t.start_ms < 0 || now.saturating_sub(t.start_ms) < req.duration_filter) {
+            continue;
+        }
+        let mut st = list_transactions_response::TransactionState::default();
+        st.transactional_id = TransactionalId(s(id.clone()));
+        st.producer_id = ProducerId(t.producer_id);
+        st.transaction_state = s(t.status.name());
+        r.transaction_states.push(st);
+    }
+    r
+}
