@@ -122,6 +122,14 @@ grep -q "^TXN committed=20 aborted=20 fenced=ProducerFencedException$" "$work/tx
 "$PY" tests/interop/clients.py rdkafka-txn "$lt" >"$work/rdkafka-txn.out" 2>"$work/rdkafka-txn.err" \
   || { tail "$work/rdkafka-txn.out" "$work/rdkafka-txn.err" >&2; die "librdkafka transactions against logtool broker"; }
 log "transactions: $(grep '^TXN' "$work/txn.out"); $(cat "$work/rdkafka-txn.out")"
+# kafka-transactions list and describe (ListTransactions, DescribeTransactions)
+txn_list() { kafka_java org.apache.kafka.tools.TransactionsCommand --bootstrap-server "$1" list 2>/dev/null | awk 'NR > 1 { print $1, $3, $4 }' | sort; }
+txn_list "$lt" >"$work/txns.lt"
+grep -q "^tx-java [0-9]* Empty$" "$work/txns.lt" && grep -q "^tx-rdk [0-9]* CompleteAbort$" "$work/txns.lt" \
+  || { cat "$work/txns.lt" >&2; die "kafka-transactions list against logtool broker"; }
+kafka_java org.apache.kafka.tools.TransactionsCommand --bootstrap-server "$lt" describe --transactional-id tx-rdk \
+  >"$work/txn-describe.lt" 2>&1 || { cat "$work/txn-describe.lt" >&2; die "kafka-transactions describe against logtool broker"; }
+grep -q "CompleteAbort" "$work/txn-describe.lt" || { cat "$work/txn-describe.lt" >&2; die "kafka-transactions describe"; }
 workload "$lt" consume-full read_committed >"$work/served-rc.txt" 2>"$work/served-rc.err" \
   || { tail "$work/served-rc.err" >&2; die "consume-full read_committed from logtool broker failed"; }
 [ "$(grep -c '^t-out ' "$work/served-rc.txt")" = 20 ] || die "read_committed t-out: $(grep -c '^t-out ' "$work/served-rc.txt") records, not the 20 committed"
@@ -186,6 +194,8 @@ workload "$BOOTSTRAP" consume-full read_committed >"$work/kafka-rc.txt" 2>"$work
   || { tail "$work/kafka-rc.err" >&2; die "consume-full read_committed from Kafka failed"; }
 diff <(sort "$work/served-rc.txt") <(sort "$work/kafka-rc.txt") >&2 \
   || die "Kafka serves other records read_committed than logtool broker did (the transactions' markers)"
+txn_list "$BOOTSTRAP" >"$work/txns.kafka"
+diff "$work/txns.lt" "$work/txns.kafka" >&2 || die "Kafka loaded other transactional ids or states from __transaction_state"
 [ "$(grep -c '^console ' "$work/kafka.txt")" = 50 ] || die "Kafka serves $(grep -c '^console ' "$work/kafka.txt") console lines"
 # every API logtool broker advertises, at the versions Kafka 3.9.1 advertises
 kafka_java kafka.admin.BrokerApiVersionsCommand --bootstrap-server "$BOOTSTRAP" >"$work/api-versions.kafka" 2>&1
