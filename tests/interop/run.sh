@@ -16,7 +16,8 @@
 # fixture` writes and checks it serves exactly what the specs produced
 # (tests/interop/fixture.sh); then runs Kafka's clients and tools against
 # `logtool broker` and starts Kafka on the log dir it wrote
-# (tests/interop/broker.sh). Needs java 17+
+# (tests/interop/broker.sh); then runs a Kafka Streams exactly_once_v2
+# application on both and compares (tests/interop/streams.sh). Needs java 17+
 # and mvn; brokers bind 127.0.0.1 only and are stopped by pid.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -36,3 +37,5 @@ tests/interop/repair.sh
 tests/interop/fixture.sh
 # logtool broker against Kafka's clients and tools, then Kafka on its log dir
 tests/interop/broker.sh
+# a Kafka Streams exactly-once application on logtool broker and on Kafka
+tests/interop/streams.sh
