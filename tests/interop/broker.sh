@@ -20,7 +20,8 @@
 #      p-kpy in group cg-kpy (tests/interop/clients.py), all served again by
 #      Kafka in 4; transactions: Java's and librdkafka's consume-transform-
 #      produce loops commit, abort and send offsets; a new Java producer
-#      fences the old;
+#      fences the old; Kafka 4.3.1's kafka-topics, a transactional
+#      producer-perf-test and a read_committed console consumer group;
 #   3. SIGTERM: the broker stops cleanly; `logtool verify --fail-on warning`
 #      finds nothing; DumpLogSegments finds every batch valid; `logtool
 #      groups` reads the same committed offsets and lags;
@@ -130,6 +131,26 @@ grep -q "^tx-java [0-9]* Empty$" "$work/txns.lt" && grep -q "^tx-rdk [0-9]* Comp
 kafka_java org.apache.kafka.tools.TransactionsCommand --bootstrap-server "$lt" describe --transactional-id tx-rdk \
   >"$work/txn-describe.lt" 2>&1 || { cat "$work/txn-describe.lt" >&2; die "kafka-transactions describe against logtool broker"; }
 grep -q "CompleteAbort" "$work/txn-describe.lt" || { cat "$work/txn-describe.lt" >&2; die "kafka-transactions describe"; }
+# Kafka 4.3.1's clients and tools: a topic made, a transactional
+# producer-perf-test (a commit every 100 ms), a console consumer in a group
+# reading read_committed, kafka-consumer-groups describing it
+k4_home=$PWD/target/kafka-4.3.1
+(KAFKA_VERSION=4.3.1 KAFKA_LIBS=$k4_home/libs; kafka_libs)
+k4_java() { java -Xmx512m -cp "$k4_home/libs/*" "$@"; }
+k4_java org.apache.kafka.tools.TopicCommand --bootstrap-server "$lt" --create --topic k4-txn --partitions 2 \
+  >"$work/k4-create.out" 2>&1 || { cat "$work/k4-create.out" >&2; die "Kafka 4.3.1's kafka-topics --create"; }
+k4_java org.apache.kafka.tools.ProducerPerformance --topic k4-txn --num-records 2000 --record-size 50 --throughput -1 \
+  --transactional-id k4-perf --transaction-duration-ms 100 --producer-props bootstrap.servers="$lt" acks=all \
+  >"$work/k4-perf.out" 2>&1 || { tail "$work/k4-perf.out" >&2; die "Kafka 4.3.1's transactional producer-perf-test"; }
+grep -q "^2000 records sent" "$work/k4-perf.out" || die "Kafka 4.3.1's producer-perf-test: $(tail -2 "$work/k4-perf.out")"
+k4_java org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server "$lt" --topic k4-txn --group cg-k4 \
+  --from-beginning --isolation-level read_committed --timeout-ms 8000 >"$work/k4-consumer.out" 2>"$work/k4-consumer.err" || true
+[ "$(wc -l <"$work/k4-consumer.out")" = 2000 ] || die "Kafka 4.3.1's console consumer read $(wc -l <"$work/k4-consumer.out") of 2000 records"
+k4_java org.apache.kafka.tools.consumer.group.ConsumerGroupCommand --bootstrap-server "$lt" --describe --group cg-k4 \
+  >"$work/k4-groups.out" 2>&1
+[ "$(awk '$1 == "cg-k4" && $6 == "0"' "$work/k4-groups.out" | wc -l)" = 2 ] \
+  || { cat "$work/k4-groups.out" >&2; die "Kafka 4.3.1's kafka-consumer-groups: not both partitions committed at the end"; }
+log "Kafka 4.3.1's clients: kafka-topics, a transactional producer-perf-test of 2000 records, a read_committed console consumer group"
 workload "$lt" consume-full read_committed >"$work/served-rc.txt" 2>"$work/served-rc.err" \
   || { tail "$work/served-rc.err" >&2; die "consume-full read_committed from logtool broker failed"; }
 [ "$(grep -c '^t-out ' "$work/served-rc.txt")" = 20 ] || die "read_committed t-out: $(grep -c '^t-out ' "$work/served-rc.txt") records, not the 20 committed"
@@ -150,7 +171,7 @@ describe_groups() { kafka_java org.apache.kafka.tools.consumer.group.ConsumerGro
 # GROUP TOPIC PARTITION CURRENT-OFFSET LOG-END-OFFSET LAG of a describe, sorted
 offsets_table() { awk '$1 ~ /^cg-/ && $3 ~ /^[0-9]+$/ { print $1, $2, $3, $4, $5, $6 }' "$1" | sort; }
 describe_groups "$lt" >"$work/groups.lt"
-[ "$(offsets_table "$work/groups.lt" | wc -l)" = 20 ] || { cat "$work/groups.lt" >&2; die "kafka-consumer-groups --describe against logtool broker"; }
+[ "$(offsets_table "$work/groups.lt" | wc -l)" = 22 ] || { cat "$work/groups.lt" >&2; die "kafka-consumer-groups --describe against logtool broker"; }
 log "consumer groups: a console consumer's, and a pair with a rebalance ($(grep '^PAIR' "$work/pair.out"))"
 
 
