@@ -396,8 +396,16 @@ fn fetch_offsets(store: &Store, group: &str, wanted: Option<Vec<(String, Vec<i32
     }
 }
 
+/// Whether `group` has an offset of `topic`-`partition` committed in a
+/// transaction that has not ended (`GroupMetadata.hasPendingOffsetCommitsForTopicPartition`).
+fn pending(store: &crate::store::Store, group: &str, topic: &str, partition: i32) -> bool {
+    store.pending_txn_offsets.values().flatten().any(|(g, t, p, _)| g == group && t == topic && *p == partition)
+}
+
 /// OffsetFetch: committed offsets (-1 where none), of one group (before
-/// v8) or several.
+/// v8) or several; with `require_stable` (v7+), a partition with an offset
+/// committed in a transaction not yet ended is answered
+/// `UNSTABLE_OFFSET_COMMIT` (the client retries), as Kafka answers it.
 pub fn offset_fetch(sh: &Shared, version: i16, req: OffsetFetchRequest) -> OffsetFetchResponse {
     let store = sh.lock();
     let mut r = OffsetFetchResponse::default();
@@ -411,12 +419,15 @@ pub fn offset_fetch(sh: &Shared, version: i16, req: OffsetFetchRequest) -> Offse
             out.group_id = g.group_id.clone();
             for (topic, parts) in fetch_offsets(&store, g.group_id.as_str(), wanted) {
                 let mut t = OffsetFetchResponseTopics::default();
-                t.name = TopicName(s(topic));
+                t.name = TopicName(s(topic.clone()));
                 t.partitions = parts
                     .into_iter()
                     .map(|(p, c)| {
                         let mut x = OffsetFetchResponsePartitions::default();
                         x.partition_index = p;
+                        let unstable = req.require_stable && pending(&store, g.group_id.as_str(), &topic, p);
+                        let c = if unstable { None } else { c };
+                        x.error_code = if unstable { E::UnstableOffsetCommit.code() } else { 0 };
                         x.committed_offset = c.as_ref().map_or(-1, |c| c.offset);
                         x.committed_leader_epoch = c.as_ref().map_or(-1, |c| c.leader_epoch);
                         x.metadata = Some(s(c.map(|c| c.metadata).unwrap_or_default()));
@@ -434,12 +445,15 @@ pub fn offset_fetch(sh: &Shared, version: i16, req: OffsetFetchRequest) -> Offse
             .map(|ts| ts.iter().map(|t| (t.name.0.to_string(), t.partition_indexes.clone())).collect());
         for (topic, parts) in fetch_offsets(&store, req.group_id.as_str(), wanted) {
             let mut t = OffsetFetchResponseTopic::default();
-            t.name = TopicName(s(topic));
+            t.name = TopicName(s(topic.clone()));
             t.partitions = parts
                 .into_iter()
                 .map(|(p, c)| {
                     let mut x = OffsetFetchResponsePartition::default();
                     x.partition_index = p;
+                    let unstable = req.require_stable && pending(&store, req.group_id.as_str(), &topic, p);
+                    let c = if unstable { None } else { c };
+                    x.error_code = if unstable { E::UnstableOffsetCommit.code() } else { 0 };
                     x.committed_offset = c.as_ref().map_or(-1, |c| c.offset);
                     x.committed_leader_epoch = c.as_ref().map_or(-1, |c| c.leader_epoch);
                     x.metadata = Some(s(c.map(|c| c.metadata).unwrap_or_default()));

@@ -166,7 +166,7 @@ pub enum Command {
     /// HOST:PORT" once it accepts connections. Implemented: topics (create, delete, more
     /// partitions, configs), Produce (idempotent producers), Fetch (sessions, isolation
     /// levels), ListOffsets, DeleteRecords, consumer groups (classic protocol, offsets in
-    /// __consumer_offsets); no transactions (README).
+    /// __consumer_offsets), transactions (a transaction coordinator; README).
     Broker(broker::BrokerArgs),
     /// What partitions hold: sizes, batches, codecs, producers, keys, time, and what
     /// retention or compaction would reclaim, with charts.
