@@ -184,6 +184,9 @@ log "3000 garbage frames: connections closed, the broker still serves"
 kafka_java kafka.admin.BrokerApiVersionsCommand --bootstrap-server "$lt" >"$work/api-versions.lt" 2>&1 \
   || { cat "$work/api-versions.lt" >&2; die "kafka-broker-api-versions against logtool broker failed"; }
 
+# every transactional id as it stands at the stop (Kafka must load the same)
+txn_list "$lt" >"$work/txns.lt"
+
 # ---- 3. a clean stop ------------------------------------------------------
 kafka_stop "$lt_pid"
 [ -f "$logs/.kafka_cleanshutdown" ] || { cat "$work/lt.err" >&2; die "no clean shutdown"; }
