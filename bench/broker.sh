@@ -6,6 +6,8 @@
 #   * kafka-producer-perf-test, 100-byte records, one producer, default
 #     batch settings (the Java default: idempotent), acks=1 and acks=all:
 #     records/s, average and p99 latency;
+#   * the same with transactions (--transaction-duration-ms 100: a commit
+#     every 100 ms, acks=all);
 #   * kafka-consumer-perf-test of what was produced: records/s;
 #   * peak RSS of each broker (VmHWM);
 #   * peak RSS while 6 librdkafka consumers (bench/many_consumers.py) read the
@@ -31,9 +33,11 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/logtool-bench-broker.XXXXXX")
 trap 'kafka_cleanup; rm -rf "$work"' EXIT
 export KRAFT_QUORUM=static
 ms() { date +%s%3N; }
-produce_perf() { # BOOTSTRAP TOPIC ACKS
-  kafka_java org.apache.kafka.tools.ProducerPerformance --topic "$2" --num-records "$records" --record-size 100 \
-    --throughput -1 --producer-props bootstrap.servers="$1" acks="$3" 2>/dev/null | tail -1
+produce_perf() { # BOOTSTRAP TOPIC ACKS [PERF-TEST OPTIONS...]
+  local b=$1 t=$2 acks=$3
+  shift 3
+  kafka_java org.apache.kafka.tools.ProducerPerformance --topic "$t" --num-records "$records" --record-size 100 \
+    --throughput -1 "$@" --producer-props bootstrap.servers="$b" acks="$acks" 2>/dev/null | tail -1
 }
 consume_perf() { # BOOTSTRAP TOPIC
   kafka_java org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$1" --topic "$2" \
@@ -52,6 +56,8 @@ run() { # NAME BOOTSTRAP PID READY_MS
     kafka_java org.apache.kafka.tools.TopicCommand --bootstrap-server "$b" --create --topic "perf-$acks" >/dev/null 2>&1
     echo "$name acks=$acks produce: $(produce_perf "$b" "perf-$acks" "$acks")"
   done
+  kafka_java org.apache.kafka.tools.TopicCommand --bootstrap-server "$b" --create --topic perf-txn >/dev/null 2>&1
+  echo "$name transactional produce: $(produce_perf "$b" perf-txn all --transactional-id perf --transaction-duration-ms 100)"
   echo "$name consume: $(consume_perf "$b" perf-1)"
   echo "$name ready after ${ready} ms; first acknowledged produce (console producer, JVM start included) ${first} ms; peak RSS $(hwm "$pid")"
   many_consumers "$name" "$b" "$pid"
