@@ -427,6 +427,11 @@ fn start_errors_say_what_is_wrong() {
     let stopped: serde_json::Value = serde_json::from_str(rest.trim()).unwrap_or_else(|e| panic!("{rest:?}: {e}"));
     assert_eq!(stopped["type"], "stopped");
     assert_eq!(stopped["clean_shutdown"], true);
+    // its help offers only what it uses (the global --color, -q and
+    // --max-rate are still taken)
+    let (code, help, _) = run(&["broker", "--help"]);
+    assert_eq!(code, 0);
+    assert!(help.contains("--format") && !help.contains("--color") && !help.contains("--quiet"), "{help}");
 }
 
 /// The CPU time (user + system) of process `pid`, in clock ticks.

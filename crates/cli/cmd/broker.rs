@@ -7,7 +7,7 @@ use clap::Args;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 
-use crate::args::{Format, GlobalOpts};
+use crate::args::{ColorWhen, Format, GlobalOpts, parse_size};
 use crate::exit::Status;
 
 pub fn run(global: &GlobalOpts, args: &BrokerArgs) -> anyhow::Result<Status> {
@@ -97,4 +97,12 @@ pub struct BrokerArgs {
     /// A file of fault rules, one per line, re-read whenever it changes.
     #[arg(long, value_name = "FILE")]
     pub fault_file: Option<PathBuf>,
+    // The global options the broker has no use for, taken (so a command
+    // line that gives them still runs) but not offered in its help.
+    #[arg(long = "color", id = "color", value_enum, value_name = "WHEN", default_value_t = ColorWhen::Auto, hide = true)]
+    _color: ColorWhen,
+    #[arg(short, long = "quiet", id = "quiet", hide = true)]
+    _quiet: bool,
+    #[arg(long = "max-rate", id = "max_rate", value_name = "N", value_parser = parse_size, hide = true)]
+    _max_rate: Option<u64>,
 }
