@@ -51,19 +51,6 @@ BROKER_PROPS=("log.retention.ms=-1")
 workload() { kafka_java "$KAFKA_LIB_DIR/Workload.java" "$@"; }
 logs=$work/logs
 
-# start `logtool broker` on LOGDIR; its pid in $lt_pid, its address in $lt
-lt_start() { # LOGDIR NAME
-  local i=0
-  "$LT" broker --log-dir "$1" --listen 127.0.0.1:0 >"$work/$2.out" 2>"$work/$2.err" &
-  lt_pid=$!
-  KAFKA_PIDS+=("$lt_pid")
-  until grep -q '^listening on ' "$work/$2.out"; do
-    kill -0 "$lt_pid" 2>/dev/null || { cat "$work/$2.err" >&2; die "logtool broker ($2) exited"; }
-    [ $i -gt 200 ] && die "logtool broker ($2) did not say where it listens"
-    sleep 0.05; i=$((i + 1))
-  done
-  lt=$(sed -n 's/^listening on //p' "$work/$2.out")
-}
 
 # ---- 1. start -------------------------------------------------------------
 lt_start "$logs" lt

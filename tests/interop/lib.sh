@@ -63,3 +63,19 @@ interop_python() {
   fi
   PY=$venv/bin/python
 }
+
+# Start `logtool broker` on LOGDIR (more broker options may follow); its
+# pid in $lt_pid (stopped on exit), its address in $lt.
+lt_start() { # LOGDIR NAME [OPTIONS...]
+  local i=0 dir=$1 name=$2
+  shift 2
+  "$LT" broker --log-dir "$dir" --listen 127.0.0.1:0 "$@" >"$work/$name.out" 2>"$work/$name.err" &
+  lt_pid=$!
+  KAFKA_PIDS+=("$lt_pid")
+  until grep -q '^listening on ' "$work/$name.out"; do
+    kill -0 "$lt_pid" 2>/dev/null || { cat "$work/$name.err" >&2; die "logtool broker ($name) exited"; }
+    [ $i -gt 200 ] && die "logtool broker ($name) did not say where it listens"
+    sleep 0.05; i=$((i + 1))
+  done
+  lt=$(sed -n 's/^listening on //p' "$work/$name.out")
+}

@@ -39,16 +39,7 @@ run_on() { # BOOTSTRAP NAME
 }
 
 lt_dir=$work/lt-logs
-"$LT" broker --log-dir "$lt_dir" --listen 127.0.0.1:0 --group-initial-rebalance-delay-ms 0 >"$work/lt.out" 2>"$work/lt.err" &
-lt_pid=$!
-KAFKA_PIDS+=("$lt_pid")
-i=0
-until grep -q '^listening on ' "$work/lt.out"; do
-  kill -0 "$lt_pid" 2>/dev/null || { cat "$work/lt.err" >&2; die "logtool broker exited"; }
-  [ $i -gt 200 ] && die "logtool broker did not say where it listens"
-  sleep 0.05; i=$((i + 1))
-done
-lt=$(sed -n 's/^listening on //p' "$work/lt.out")
+lt_start "$lt_dir" lt --group-initial-rebalance-delay-ms 0
 run_on "$lt" logtool
 kafka_stop "$lt_pid"
 "$LT" verify --fail-on warning "$lt_dir" >"$work/verify.out" || { cat "$work/verify.out" >&2; die "verify found problems"; }

@@ -766,6 +766,20 @@ impl Store {
     }
 }
 
+/// Every partition of topic `t` in the log dir `dir`, for reading.
+fn open_partitions(
+    dir: &Path,
+    t: &TopicState,
+    limits: &logfmt::Limits,
+) -> Result<Vec<logfmt::partition::Partition>, BrokerError> {
+    (0..t.topic.partitions.len())
+        .map(|p| {
+            let p = i32::try_from(p).unwrap_or(i32::MAX);
+            Ok(logfmt::partition::Partition::open(&dir.join(logdir::partition_dir_name(&t.topic.name, p)), limits)?)
+        })
+        .collect()
+}
+
 /// The classic groups a coordinator loads from `__consumer_offsets`
 /// (`GroupMetadataManager.loadGroupsAndOffsets`, through
 /// `rules::groups`): generation, protocol and committed offsets; members
@@ -777,12 +791,7 @@ fn load_groups(
 ) -> Result<BTreeMap<String, crate::groups::Group>, BrokerError> {
     let mut out = BTreeMap::new();
     let Some(t) = offsets else { return Ok(out) };
-    let mut parts = Vec::new();
-    for p in 0..t.topic.partitions.len() {
-        let p = i32::try_from(p).unwrap_or(i32::MAX);
-        parts
-            .push(logfmt::partition::Partition::open(&dir.join(logdir::partition_dir_name(OFFSETS_TOPIC, p)), limits)?);
-    }
+    let parts = open_partitions(dir, t, limits)?;
     let loaded = logfmt::rules::groups::Groups::load(&parts, limits)?;
     for (id, g) in &loaded.groups {
         if g.protocol != "classic" {
@@ -819,14 +828,7 @@ fn load_txns(
 ) -> Result<BTreeMap<String, crate::txn::Txn>, BrokerError> {
     let mut out = BTreeMap::new();
     let Some(t) = topic else { return Ok(out) };
-    let mut parts = Vec::new();
-    for p in 0..t.topic.partitions.len() {
-        let p = i32::try_from(p).unwrap_or(i32::MAX);
-        parts.push(logfmt::partition::Partition::open(
-            &dir.join(logdir::partition_dir_name(TRANSACTION_TOPIC, p)),
-            limits,
-        )?);
-    }
+    let parts = open_partitions(dir, t, limits)?;
     for (id, m) in logfmt::rules::transactions::load(&parts, limits)? {
         let Some(status) = crate::txn::Status::from_name(&m.state) else { continue };
         out.insert(
