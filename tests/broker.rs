@@ -185,22 +185,8 @@ fn a_client_creates_produces_fetches_and_the_stop_is_clean() {
     assert_eq!(produce(&mut s, corrupt).0, 2, "CORRUPT_MESSAGE");
 
     // Fetch from 0: the producer's bytes, as sent (its base offset was 0)
-    let mut fp = fetch_request::FetchPartition::default();
-    fp.partition = 0;
-    fp.fetch_offset = 0;
-    fp.partition_max_bytes = 1 << 20;
-    fp.current_leader_epoch = -1;
-    fp.last_fetched_epoch = -1;
-    fp.log_start_offset = -1;
-    let mut ft = fetch_request::FetchTopic::default();
-    ft.topic = name("t");
-    ft.partitions = vec![fp];
-    let mut req = FetchRequest::default();
-    req.replica_id = BrokerId(-1);
-    req.max_wait_ms = 100;
-    req.min_bytes = 1;
-    req.max_bytes = 50 << 20;
-    req.topics = vec![ft];
+    let mut req = fetch_request("t", 0, 0, 1 << 20);
+    (req.max_wait_ms, req.min_bytes, req.max_bytes) = (100, 1, 50 << 20);
     let r = FetchResponse::decode(&mut call(&mut s, 12, &req), 12).unwrap();
     let p = &r.responses[0].partitions[0];
     assert_eq!((p.error_code, p.high_watermark), (0, 8));
@@ -596,9 +582,9 @@ fn fetch(s: &mut TcpStream, topic: &str, partition: i32, offset: i64) -> (i16, i
     fetch_asking(s, topic, partition, offset, 50 << 20)
 }
 
-/// A Fetch of one partition from `offset` asking `max_bytes` (and as much
-/// for the partition): its error, high watermark and records.
-fn fetch_asking(s: &mut TcpStream, topic: &str, partition: i32, offset: i64, max_bytes: i32) -> (i16, i64, Bytes) {
+/// A Fetch request of one partition from `offset` asking `max_bytes` (and
+/// as much for the partition), not waiting.
+fn fetch_request(topic: &str, partition: i32, offset: i64, max_bytes: i32) -> FetchRequest {
     let mut fp = fetch_request::FetchPartition::default();
     fp.partition = partition;
     fp.fetch_offset = offset;
@@ -615,6 +601,13 @@ fn fetch_asking(s: &mut TcpStream, topic: &str, partition: i32, offset: i64, max
     req.min_bytes = 0;
     req.max_bytes = max_bytes;
     req.topics = vec![ft];
+    req
+}
+
+/// A Fetch of one partition from `offset` asking `max_bytes` (and as much
+/// for the partition): its error, high watermark and records.
+fn fetch_asking(s: &mut TcpStream, topic: &str, partition: i32, offset: i64, max_bytes: i32) -> (i16, i64, Bytes) {
+    let req = fetch_request(topic, partition, offset, max_bytes);
     let r = FetchResponse::decode(&mut call(s, 12, &req), 12).unwrap();
     let p = &r.responses[0].partitions[0];
     (p.error_code, p.high_watermark, p.records.clone().unwrap_or_default())
@@ -754,20 +747,8 @@ fn transactions_commit_abort_and_fence() {
     end.committed = false;
     assert_eq!(EndTxnResponse::decode(&mut call(&mut s, 3, &end), 3).unwrap().error_code, 0);
     // read_committed: the aborted transaction is named, the LSO past the marker
-    let mut fp = fetch_request::FetchPartition::default();
-    fp.partition = 0;
-    fp.partition_max_bytes = 1 << 20;
-    fp.current_leader_epoch = -1;
-    fp.last_fetched_epoch = -1;
-    fp.log_start_offset = -1;
-    let mut ft = fetch_request::FetchTopic::default();
-    ft.topic = name("t");
-    ft.partitions = vec![fp];
-    let mut req = FetchRequest::default();
-    req.replica_id = BrokerId(-1);
-    req.max_bytes = 1 << 20;
+    let mut req = fetch_request("t", 0, 0, 1 << 20);
     req.isolation_level = 1;
-    req.topics = vec![ft];
     let r = FetchResponse::decode(&mut call(&mut s, 12, &req), 12).unwrap();
     let p = &r.responses[0].partitions[0];
     assert_eq!(p.last_stable_offset, 4, "3 records and the ABORT marker");

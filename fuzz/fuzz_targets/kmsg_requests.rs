@@ -1,6 +1,6 @@
-//! Request bodies walked by Kafka's own definitions (`kmsg::skim`, what
-//! `logtool broker` runs on every request before decoding it), then
-//! decoded: any API a broker listener takes, any version.
+//! Request bodies walked by Kafka's own definitions (`kmsg::skim_request`,
+//! what `logtool broker` runs on every request before decoding it), then
+//! the walked bytes decoded: any API a broker listener takes, any version.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 
@@ -9,7 +9,7 @@ fuzz_target!(|data: &[u8]| {
     let names: Vec<&str> = kmsg::schema::names().into_iter().filter(|n| n.ends_with("Request")).collect();
     let Some(name) = names.get(usize::from(which) % names.len().max(1)) else { return };
     let version = i16::from(version % 20);
-    if kmsg::skim(name, version, body).is_ok() {
-        let _ = kmsg::decode(name, version, body);
+    if let Ok((_, len)) = kmsg::skim_request(name, version, body) {
+        let _ = kmsg::decode(name, version, body.get(..len).unwrap_or_default());
     }
 });

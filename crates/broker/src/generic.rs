@@ -12,7 +12,7 @@
 //! name shared by fields of different types), only the top level is
 //! answered.
 //!
-//! Invariants: the request is walked (`kmsg::skim`) before it is decoded,
+//! Invariants: the request is walked (`kmsg::skim_request`) before it is decoded,
 //! as for the implemented APIs, so its claimed lengths are backed by bytes.
 
 use kafka_protocol::messages::ApiKey;

@@ -111,7 +111,7 @@ pub fn metadata(sh: &Shared, version: i16, req: MetadataRequest) -> MetadataResp
         t.topic_authorized_operations = i32::MIN;
         match store.topics().get(&name) {
             None => {
-                t.error_code = if store::valid_topic_name(&name).is_ok() {
+                t.error_code = if logfmt::rules::config::validate_topic_name(&name).is_ok() {
                     E::UnknownTopicOrPartition.code()
                 } else {
                     E::InvalidTopicException.code()
@@ -223,8 +223,8 @@ fn max_message_bytes(sh: &Shared, topic: &str) -> usize {
 
 /// Check a partition's produce records as `ProduceRequest.validateRecords`
 /// and `LogValidator` do: exactly one v2 batch, whole, with a valid CRC,
-/// within `max.message.bytes`.
-fn check_records(records: &[u8], max_bytes: usize) -> Result<(), (i16, String)> {
+/// within `max.message.bytes`. Returns its header.
+fn check_records(records: &[u8], max_bytes: usize) -> Result<logfmt::batch::BatchHeader, (i16, String)> {
     use logfmt::spec::batch as layout;
     if records.is_empty() {
         return Err((E::InvalidRecord.code(), "Record batch has no batches at all".into()));
@@ -255,7 +255,7 @@ fn check_records(records: &[u8], max_bytes: usize) -> Result<(), (i16, String)> 
         ));
     }
     match logfmt::batch::RecordBatch::parse(records, 0) {
-        Ok(b) if b.is_valid() => Ok(()),
+        Ok(b) if b.is_valid() => Ok(*b.header()),
         Ok(_) => Err((E::CorruptMessage.code(), "Record is corrupt (stored crc does not match computed crc)".into())),
         Err(e) => Err((E::CorruptMessage.code(), e.to_string())),
     }
@@ -285,41 +285,37 @@ pub fn produce(sh: &Shared, _version: i16, req: ProduceRequest) -> Option<Produc
                 let bytes = p.records.unwrap_or_default();
                 match check_records(&bytes, max) {
                     Err(e) => Err(e),
-                    Ok(()) => {
+                    Ok(header) => {
                         let mut batch = bytes.to_vec();
                         let mut store = sh.lock();
                         // a transaction's batch: the partition must be in it
-                        let header = logfmt::batch::RecordBatch::parse(&batch, 0).ok().map(|b| *b.header());
-                        let in_txn = match (&header, &transactional_id) {
-                            (Some(h), Some(id)) if h.is_transactional() => crate::txn_api::check_produce(
+                        let in_txn = match &transactional_id {
+                            _ if !header.is_transactional() => Ok(()),
+                            Some(id) => crate::txn_api::check_produce(
                                 &store,
                                 id,
-                                h.producer_id,
-                                h.producer_epoch,
+                                header.producer_id,
+                                header.producer_epoch,
                                 &topic,
                                 p.index,
                             ),
-                            (Some(h), None) if h.is_transactional() => Err((
+                            None => Err((
                                 E::InvalidTxnState.code(),
                                 "a transactional batch without a transactional id".to_string(),
                             )),
-                            _ => Ok(()),
                         };
-                        match in_txn.map(|()| store.append(&topic, p.index, &mut batch)) {
-                            Err(e) => Err(e),
-                            Ok(appended) => match appended {
-                                AppendResult::Appended { base_offset } => {
-                                    let log_start = store.offsets(&topic, p.index).map_or(-1, |o| o.0);
-                                    let append_time = store
-                                        .topics()
-                                        .get(&topic)
-                                        .filter(|t| t.config.log_append_time)
-                                        .map(|_| store::now_ms());
-                                    Ok((base_offset, log_start, append_time))
-                                }
-                                AppendResult::Error(code, m) => Err((code, m)),
-                            },
-                        }
+                        in_txn.and_then(|()| match store.append(&topic, p.index, &mut batch) {
+                            AppendResult::Appended { base_offset } => {
+                                let log_start = store.offsets(&topic, p.index).map_or(-1, |o| o.0);
+                                let append_time = store
+                                    .topics()
+                                    .get(&topic)
+                                    .filter(|t| t.config.log_append_time)
+                                    .map(|_| store::now_ms());
+                                Ok((base_offset, log_start, append_time))
+                            }
+                            AppendResult::Error(code, m) => Err((code, m)),
+                        })
                     }
                 }
             };
@@ -409,8 +405,7 @@ pub fn list_offsets(sh: &Shared, _version: i16, req: ListOffsetsRequest) -> List
 /// Fetch, in an incremental fetch session or without (`sessions`): waits
 /// up to `max_wait_ms` for `min_bytes`; read_committed
 /// reads up to the last stable offset and is told the aborted
-/// transactions of what it reads (from the `.txnindex` files of a log dir
-/// Kafka wrote: this broker refuses transactions itself).
+/// transactions of what it reads (from the `.txnindex` files).
 pub async fn fetch(sh: &Shared, version: i16, req: FetchRequest) -> (FetchResponse, Option<OwnedSemaphorePermit>) {
     let plan = sh.fetch_sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner).plan(version, req);
     let (req, id, incremental) = match plan {
@@ -440,8 +435,8 @@ pub const FETCH_MEMORY: usize = 32 << 20;
 /// Read for `req` (every partition it names), waiting up to `max_wait_ms`
 /// for `min_bytes`. Each read first reserves memory from the broker's fetch
 /// budget (waiting for it while other responses hold it) and reads at most
-/// what it reserved; the reservation, shrunk to what was read, goes with the
-/// response until it is sent.
+/// what it reserved; the reservation goes with the response, and is
+/// shrunk to the response's encoded size until it is sent (`server`).
 async fn fetch_reading(sh: &Shared, version: i16, req: &FetchRequest) -> (FetchResponse, Option<OwnedSemaphorePermit>) {
     let deadline =
         tokio::time::Instant::now() + Duration::from_millis(u64::try_from(req.max_wait_ms.max(0)).unwrap_or(0));
@@ -456,27 +451,16 @@ async fn fetch_reading(sh: &Shared, version: i16, req: &FetchRequest) -> (FetchR
     loop {
         // registered before reading, so an append in between wakes us
         let notified = sh.appended.notified();
-        let (r, bytes, mut memory) = read().await;
+        let (r, bytes, memory) = read().await;
         let min = usize::try_from(req.min_bytes.max(0)).unwrap_or(0);
         if bytes >= min.max(1) || tokio::time::Instant::now() >= deadline {
-            shrink(&mut memory, bytes);
             return (r, memory);
         }
         drop((r, memory));
         if tokio::time::timeout_at(deadline, notified).await.is_err() {
-            let (r, bytes, mut memory) = read().await;
-            shrink(&mut memory, bytes);
+            let (r, _, memory) = read().await;
             return (r, memory);
         }
-    }
-}
-
-/// Keep twice `bytes` of a reservation (the records, then their encoding);
-/// give the rest back.
-fn shrink(memory: &mut Option<OwnedSemaphorePermit>, bytes: usize) {
-    if let Some(m) = memory {
-        let keep = bytes.saturating_mul(2).min(m.num_permits());
-        drop(m.split(m.num_permits().saturating_sub(keep)));
     }
 }
 

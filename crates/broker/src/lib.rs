@@ -32,6 +32,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::net::TcpListener;
 use tokio::sync::Notify;
 
+pub use store::TRANSACTION_PARTITIONS;
 pub use versions::SUPPORTED;
 
 /// Kafka's default `socket.listen.backoff.ms`: how long the acceptor waits
@@ -141,7 +142,7 @@ pub fn run(config: &Config, ready: impl FnOnce(SocketAddr)) -> Result<(), Broker
                 .map_err(|e| BrokerError::Refused(format!("{}: cannot lock the log dir: {e:?}", dir.display())))
         };
         let existing = std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some());
-        let (store, _lock) = if existing {
+        let (mut store, _lock) = if existing {
             if !dir.join(logfmt::spec::names::CLEAN_SHUTDOWN).exists() {
                 recover_unclean(dir)?;
             }
@@ -151,7 +152,6 @@ pub fn run(config: &Config, ready: impl FnOnce(SocketAddr)) -> Result<(), Broker
             let store = store::Store::create(dir, config.node_id, config.offsets_partitions)?;
             (store, lock()?)
         };
-        let mut store = store;
         store.set_transaction_partitions(config.transaction_partitions);
         let advertised = listener.local_addr()?;
         let sh = Arc::new(Shared {

@@ -31,7 +31,7 @@ const PRODUCER_ID_BLOCK: i64 = 1000;
 /// The group coordinator's topic.
 pub const OFFSETS_TOPIC: &str = "__consumer_offsets";
 
-/// The transaction coordinator's topic (served from a log dir Kafka wrote).
+/// The transaction coordinator's topic.
 pub const TRANSACTION_TOPIC: &str = "__transaction_state";
 
 /// Kafka's default `transaction.state.log.num.partitions`.
@@ -106,11 +106,6 @@ pub fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
-
-/// Kafka's topic name rule (`rules::config::validate_topic_name`).
-pub fn valid_topic_name(name: &str) -> Result<(), String> {
-    logfmt::rules::config::validate_topic_name(name)
 }
 
 impl Store {
@@ -315,7 +310,7 @@ impl Store {
         validate_only: bool,
     ) -> Result<Uuid, (i16, String)> {
         use kafka_protocol::ResponseError as E;
-        valid_topic_name(name).map_err(|m| (E::InvalidTopicException.code(), m))?;
+        config_rules::validate_topic_name(name).map_err(|m| (E::InvalidTopicException.code(), m))?;
         if name == OFFSETS_TOPIC || name == TRANSACTION_TOPIC {
             return Err((E::InvalidRequest.code(), format!("Creation of internal topic {name} is prohibited.")));
         }

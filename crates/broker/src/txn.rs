@@ -11,59 +11,53 @@
 //! open). Markers are written at once (one node leads every partition), so
 //! a `Prepare*` state is followed by its `Complete*` in the same call.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::json;
 
-/// `TransactionState` (the id Kafka writes as `TransactionStatus`).
+/// `TransactionState`, with the id Kafka writes as `TransactionStatus`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
     /// No transaction.
-    Empty,
+    Empty = 0,
     /// Partitions were added; records may be written.
-    Ongoing,
+    Ongoing = 1,
     /// EndTxn(commit) taken; markers being written.
-    PrepareCommit,
+    PrepareCommit = 2,
     /// EndTxn(abort), a timeout or a fence; markers being written.
-    PrepareAbort,
+    PrepareAbort = 3,
     /// Committed; markers written.
-    CompleteCommit,
+    CompleteCommit = 4,
     /// Aborted; markers written.
-    CompleteAbort,
+    CompleteAbort = 5,
     /// Expired (not written here).
-    Dead,
+    Dead = 6,
     /// A fence in progress (not written here).
-    PrepareEpochFence,
+    PrepareEpochFence = 7,
 }
 
 impl Status {
     /// Kafka's id of the state.
     pub fn id(self) -> i8 {
-        match self {
-            Status::Empty => 0,
-            Status::Ongoing => 1,
-            Status::PrepareCommit => 2,
-            Status::PrepareAbort => 3,
-            Status::CompleteCommit => 4,
-            Status::CompleteAbort => 5,
-            Status::Dead => 6,
-            Status::PrepareEpochFence => 7,
-        }
+        self as i8
     }
 
-    /// The state named as `rules::transactions` names it.
+    /// Every state.
+    const ALL: [Status; 8] = [
+        Status::Empty,
+        Status::Ongoing,
+        Status::PrepareCommit,
+        Status::PrepareAbort,
+        Status::CompleteCommit,
+        Status::CompleteAbort,
+        Status::Dead,
+        Status::PrepareEpochFence,
+    ];
+
+    /// The state named `name` (as `rules::transactions` and Kafka's tools
+    /// name it).
     pub fn from_name(name: &str) -> Option<Status> {
-        Some(match name {
-            "Empty" => Status::Empty,
-            "Ongoing" => Status::Ongoing,
-            "PrepareCommit" => Status::PrepareCommit,
-            "PrepareAbort" => Status::PrepareAbort,
-            "CompleteCommit" => Status::CompleteCommit,
-            "CompleteAbort" => Status::CompleteAbort,
-            "Dead" => Status::Dead,
-            "PrepareEpochFence" => Status::PrepareEpochFence,
-            _ => return None,
-        })
+        Status::ALL.into_iter().find(|s| s.name() == name)
     }
 
     /// The name `DescribeTransactions`/`ListTransactions` answer
@@ -102,6 +96,15 @@ pub struct Txn {
 }
 
 impl Txn {
+    /// The partitions of the transaction, topic by topic.
+    pub fn partitions_by_topic(&self) -> impl Iterator<Item = (&str, Vec<i32>)> {
+        let mut by_topic: BTreeMap<&str, Vec<i32>> = BTreeMap::new();
+        for (t, p) in &self.partitions {
+            by_topic.entry(t).or_default().push(*p);
+        }
+        by_topic.into_iter()
+    }
+
     /// The `TransactionLogKey` and `TransactionLogValue` (v0) record of
     /// `transactional_id` in this state (`TransactionLog.keyToBytes`,
     /// `valueToBytes`): an `Empty` state writes no partition list, a
@@ -116,11 +119,7 @@ impl Txn {
         let partitions = if self.status == Status::Empty {
             serde_json::Value::Null
         } else {
-            let mut by_topic: std::collections::BTreeMap<&str, Vec<i32>> = std::collections::BTreeMap::new();
-            for (t, p) in &self.partitions {
-                by_topic.entry(t).or_default().push(*p);
-            }
-            by_topic.into_iter().map(|(t, ps)| json!({ "topic": t, "partitionIds": ps })).collect()
+            self.partitions_by_topic().map(|(t, ps)| json!({ "topic": t, "partitionIds": ps })).collect()
         };
         let value = json!({
             "producerId": self.producer_id,
@@ -178,5 +177,8 @@ mod tests {
             kmsg::coordinator::decode_versioned(&empty.record("tx-a").1.unwrap(), "TransactionLogValue").unwrap();
         assert_eq!(v["transactionPartitions"], serde_json::Value::Null);
         assert_eq!(next_epoch(i16::MAX - 1), None);
+        for s in Status::ALL {
+            assert_eq!(Status::from_name(s.name()), Some(s));
+        }
     }
 }

@@ -497,12 +497,8 @@ pub fn describe_transactions(sh: &Shared, req: &DescribeTransactionsRequest) -> 
                 st.transaction_start_time_ms = t.start_ms;
                 st.producer_id = ProducerId(t.producer_id);
                 st.producer_epoch = t.producer_epoch;
-                let mut by_topic: std::collections::BTreeMap<&str, Vec<i32>> = std::collections::BTreeMap::new();
-                for (topic, p) in &t.partitions {
-                    by_topic.entry(topic).or_default().push(*p);
-                }
-                st.topics = by_topic
-                    .into_iter()
+                st.topics = t
+                    .partitions_by_topic()
                     .map(|(topic, ps)| {
                         let mut d = describe_transactions_response::TopicData::default();
                         d.topic = TopicName(s(topic));

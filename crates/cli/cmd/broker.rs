@@ -84,7 +84,7 @@ pub struct BrokerArgs {
     pub offsets_partitions: i32,
     /// transaction.state.log.num.partitions: __transaction_state's partitions, made when a
     /// transactional id first needs them.
-    #[arg(long, value_name = "N", default_value_t = 50, value_parser = clap::value_parser!(i32).range(1..))]
+    #[arg(long, value_name = "N", default_value_t = broker::TRANSACTION_PARTITIONS, value_parser = clap::value_parser!(i32).range(1..))]
     pub transaction_partitions: i32,
     /// group.initial.rebalance.delay.ms: how long a new group's first rebalance waits for
     /// more members.

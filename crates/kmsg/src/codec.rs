@@ -482,15 +482,20 @@ mod tests {
         for version in [1i16, 9, 12] {
             let bytes = crate::encode("MetadataRequest", version, &value).unwrap();
             // the root, the array's two elements, and their two structs
-            assert_eq!(crate::skim("MetadataRequest", version, &bytes).unwrap(), 5, "v{version}");
-            assert!(crate::skim("MetadataRequest", version, &bytes[..bytes.len() - 1]).is_err());
+            assert_eq!(
+                crate::skim_request("MetadataRequest", version, &bytes).unwrap(),
+                (5, bytes.len()),
+                "v{version}"
+            );
+            assert!(crate::skim_request("MetadataRequest", version, &bytes[..bytes.len() - 1]).is_err());
         }
         // v1: an array of 2^31 - 1 topics in 4 bytes
         let lie = 0x7fff_ffffi32.to_be_bytes();
-        assert!(crate::skim("MetadataRequest", 1, &lie).is_err());
-        // trailing bytes are not a message
+        assert!(crate::skim_request("MetadataRequest", 1, &lie).is_err());
+        // bytes after the message are not part of it (Kafka ignores them)
         let mut bytes = crate::encode("MetadataRequest", 1, &value).unwrap();
+        let len = bytes.len();
         bytes.push(0);
-        assert!(crate::skim("MetadataRequest", 1, &bytes).is_err());
+        assert_eq!(crate::skim_request("MetadataRequest", 1, &bytes).unwrap(), (5, len));
     }
 }

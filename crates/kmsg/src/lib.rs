@@ -11,7 +11,7 @@
 //! JSON converters shape them. No field list is written by hand.
 //!
 //! The requests `logtool broker` answers are here too, so that a request
-//! can be walked ([`skim`]) before the wire decoder builds it.
+//! can be walked ([`skim_request`]) before the wire decoder builds it.
 //!
 //! Framing ([`metadata`], [`coordinator`]): a metadata record value is
 //! `frame version, apiKey, version` (unsigned varints) then the record
@@ -44,18 +44,6 @@ pub fn decode(name: &str, version: i16, bytes: &[u8]) -> Result<serde_json::Valu
     let schema = schema::by_name(name).ok_or_else(|| Error::Schema(format!("no message {name}")))?;
     let mut r = codec::Reader::new(bytes);
     codec::read(&mut r, schema, version)
-}
-
-/// Walk a message named `name` at `version` over `bytes` (all of them)
-/// without building it: the number of values it holds ([`codec::skim`]).
-pub fn skim(name: &str, version: i16, bytes: &[u8]) -> Result<u64> {
-    let schema = schema::by_name(name).ok_or_else(|| Error::Schema(format!("no message {name}")))?;
-    let mut r = codec::Reader::new(bytes);
-    let items = codec::skim(&mut r, schema, version)?;
-    if r.remaining() > 0 {
-        return Err(Error::Invalid { at: r.position(), what: format!("{} bytes after the message", r.remaining()) });
-    }
-    Ok(items)
 }
 
 /// Walk a request named `name` at `version` as a Kafka broker reads one
