@@ -79,3 +79,33 @@ lt_start() { # LOGDIR NAME [OPTIONS...]
   done
   lt=$(sed -n 's/^listening on //p' "$work/$name.out")
 }
+
+# earliest and latest of every partition outside Kafka's internal topics as a
+# started broker answers them (kafka-get-offsets), "QUERY topic:partition:offset"
+# sorted; asked again until N partitions answer both (a partition has a
+# leader only once the broker is unfenced).
+kafka_answers() { # BOOTSTRAP N
+  local i=0 out q t
+  while :; do
+    out=$(for q in earliest latest; do
+      t=-2; [ $q = latest ] && t=-1
+      kafka_java org.apache.kafka.tools.GetOffsetShell --bootstrap-server "$1" --time $t \
+        --exclude-internal-topics 2>/dev/null | grep -E '^[^:]+:[0-9]+:[0-9]+$' | sed "s/^/$q /" || true
+    done | sort)
+    [ "$(grep -c . <<<"$out")" -ge $(($2 * 2)) ] && break
+    [ $i -gt 60 ] && die "kafka-get-offsets answered only: $out"
+    sleep 1; i=$((i + 1))
+  done
+  printf '%s\n' "$out"
+}
+
+# The same queries answered by `logtool offset-for-time` on LOGDIR (more
+# options may follow), in kafka_answers' form.
+logtool_answers() { # LOGDIR [OPTIONS...]
+  "$LT" offset-for-time --format json "$1" earliest latest "${@:2}" | python3 -c '
+import json, sys
+for l in sys.stdin:
+    v = json.loads(l)
+    if v["type"] == "offset" and not v["topic"].startswith("__") and v["offset"] is not None:
+        print("%s %s:%s:%s" % (v["query"], v["topic"], v["partition"], v["offset"]))' | sort
+}

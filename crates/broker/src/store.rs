@@ -120,6 +120,7 @@ impl Store {
             topics: Vec::new(),
             next_producer_id: None,
             time_ms: now_ms(),
+            kafka_version: logfmt::rules::config::Version::Kafka3_9,
         };
         // the metadata log is kept as a controller keeps it: a SIGKILL
         // leaves a dir Kafka starts on and recovers
@@ -263,6 +264,7 @@ impl Store {
             topics: self.topics.values().map(|t| t.topic.clone()).collect(),
             next_producer_id: None,
             time_ms: now_ms(),
+            kafka_version: logfmt::rules::config::Version::Kafka3_9,
         }
     }
 

@@ -35,7 +35,7 @@ pub fn run(global: &GlobalOpts, args: &FixtureArgs) -> anyhow::Result<Status> {
             .with_context(|| format!("{spec_arg}: not a spec file or a shipped spec (--list)"))?,
     };
     let spec = fixture::spec::parse(&text).with_context(|| spec_arg.clone())?;
-    let opts = fixture::Options { seed: args.seed, replicas: args.replicas };
+    let opts = fixture::Options { seed: args.seed, replicas: args.replicas, kafka_version: args.kafka_version };
     let progress = Progress::records(fixture::total_records(&spec), global.quiet);
     let report = fixture::build_with_progress(&spec, dir, &opts, &mut |n| progress.inc(n))?;
     progress.finish();
@@ -72,6 +72,11 @@ pub struct FixtureArgs {
     /// Write N replicas that diverged (default: the spec's [replicas], else 1).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=9))]
     pub replicas: Option<u32>,
+    /// Write the dir as this Kafka release formats and writes it: 3.9 (3.9.1, the
+    /// default) or 4.3 (4.3.1: its metadata.version and feature levels); topic configs
+    /// are checked against that release (default: the spec's kafka_version).
+    #[arg(long, value_name = "VERSION", value_parser = crate::cmd::verify::parse_version)]
+    pub kafka_version: Option<logfmt::rules::config::Version>,
     /// List the shipped specs.
     #[arg(long, conflicts_with_all = ["spec", "out"])]
     pub list: bool,

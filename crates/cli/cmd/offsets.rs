@@ -24,6 +24,18 @@ pub fn run(global: &GlobalOpts, args: &OffsetForTimeArgs) -> anyhow::Result<Stat
         anyhow::bail!("--topic goes with a log dir; {} is a partition dir", args.path.display());
     }
     let log_dir = targets.log_dir_path().to_path_buf();
+    // what a broker started on the dir knows: its metadata log, here or elsewhere
+    let log_dir_state = match &args.metadata_dir {
+        None => std::sync::Arc::clone(&targets.log_dir),
+        Some(m) => {
+            let mut state = logfmt::partition::LogDir::read(&log_dir, &limits);
+            state.metadata = Some(
+                logfmt::metadata::read_metadata_at(m, &limits)?
+                    .ok_or_else(|| anyhow::anyhow!("{}: no KRaft metadata log there", m.display()))?,
+            );
+            std::sync::Arc::new(state)
+        }
+    };
     let dirs: Vec<PathBuf> = targets
         .partitions
         .iter()
@@ -54,7 +66,9 @@ pub fn run(global: &GlobalOpts, args: &OffsetForTimeArgs) -> anyhow::Result<Stat
     }
     let mut missing = false;
     for dir in &dirs {
-        let p = PartitionOffsets::open(&targets.open(dir)?, &limits)?;
+        let partition = targets.open(dir)?;
+        let mut p = PartitionOffsets::open(&partition, &limits)?;
+        p.after_start(&partition, &log_dir_state, &limits);
         for q in &args.times {
             let a = p.answer(q.spec)?;
             missing |= a.offset.is_none();
@@ -92,6 +106,11 @@ pub struct OffsetForTimeArgs {
     /// With a log dir: only the partitions of this topic.
     #[arg(long, value_name = "TOPIC")]
     pub topic: Option<String>,
+    /// The KRaft metadata log (a __cluster_metadata-0 dir or the log dir holding it),
+    /// when metadata.log.dir is not this log dir: it says which partitions lead
+    /// alone, whose high watermark is the log end once a broker starts.
+    #[arg(long, value_name = "DIR")]
+    pub metadata_dir: Option<PathBuf>,
     #[command(flatten)]
     pub limits: LimitArgs,
 }

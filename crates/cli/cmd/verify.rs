@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use logfmt::logdir::{self, LogDirEntry, Target};
 use logfmt::partition::LogDir;
+use logfmt::rules::config::Version;
 use logfmt::verify::{self, Kind, Options, Report, Severity};
 use rayon::prelude::*;
 
@@ -34,7 +35,9 @@ enum Unit {
     File(PathBuf),
 }
 
-fn plan(path: &Path, opts: &Options, units: &mut Vec<Unit>) {
+/// Expand `path` into units; `versions` gets the Kafka release judged for
+/// each log dir (and what chose it).
+fn plan(path: &Path, opts: &Options, units: &mut Vec<Unit>, versions: &mut Vec<(Version, String)>) {
     let failed = |e: logfmt::Error| {
         let f = verify::Finding {
             file: path.to_path_buf(),
@@ -45,18 +48,22 @@ fn plan(path: &Path, opts: &Options, units: &mut Vec<Unit>) {
             severity: Severity::Error,
             message: e.to_string(),
         };
-        Unit::Done(Report { findings: vec![f], stats: verify::Stats::default() })
+        Unit::Done(Report { findings: vec![f], ..Report::default() })
     };
     match logdir::resolve(path) {
         Err(e) => units.push(failed(e)),
         Ok(Target::File(p)) => units.push(Unit::File(p)),
         Ok(Target::PartitionDir(p)) => match logfmt::partition::Targets::of(&p, &opts.limits) {
             // the parent's checkpoints describe this partition, if it is a log dir
-            Ok(t) => units.push(Unit::Partition(p, t.log_dir)),
+            Ok(t) => {
+                versions.push(version_of(&t.log_dir, opts));
+                units.push(Unit::Partition(p, t.log_dir));
+            }
             Err(e) => units.push(failed(e)),
         },
         Ok(Target::LogDir(p)) => {
             let (log_dir, report) = verify::check_log_dir(&p, opts);
+            versions.push(version_of(&log_dir, opts));
             let log_dir = Arc::new(log_dir);
             units.push(Unit::Done(report));
             match logdir::log_dir_entries(&p) {
@@ -71,6 +78,20 @@ fn plan(path: &Path, opts: &Options, units: &mut Vec<Unit>) {
             }
         }
     }
+}
+
+/// The release judged for `log_dir`, and why that one.
+fn version_of(log_dir: &LogDir, opts: &Options) -> (Version, String) {
+    let v = opts.version_for(log_dir);
+    let why = match (opts.kafka_version, log_dir.metadata.as_ref().and_then(|m| m.metadata_version)) {
+        (Some(_), _) => "--kafka-version".to_string(),
+        (None, Some(level)) => format!(
+            "the dir's metadata.version {}",
+            logfmt::rules::start::metadata_version_name(level).unwrap_or("(unknown)")
+        ),
+        (None, None) => "no metadata.version here: the default".to_string(),
+    };
+    (v, why)
 }
 
 fn size_of(unit: &Unit) -> u64 {
@@ -99,10 +120,16 @@ fn relative(file: &Path, roots: &[PathBuf]) -> String {
 pub fn run(global: &GlobalOpts, args: &VerifyArgs) -> anyhow::Result<Status> {
     let started = Instant::now();
     let threads = args.limits.threads(args.threads);
-    let opts = Options { limits: args.limits.limits_for(threads), max_per_kind: args.max_per_kind, read_ahead: true };
+    let opts = Options {
+        limits: args.limits.limits_for(threads),
+        max_per_kind: args.max_per_kind,
+        read_ahead: true,
+        kafka_version: args.kafka_version,
+    };
     let mut units = Vec::new();
+    let mut versions = Vec::new();
     for p in &args.paths {
-        plan(p, &opts, &mut units);
+        plan(p, &opts, &mut units, &mut versions);
     }
     // Partitions run in parallel; inside one, read-ahead and batch-parallel
     // checking only pay (and only cost memory) when cores would be idle.
@@ -176,8 +203,10 @@ pub fn run(global: &GlobalOpts, args: &VerifyArgs) -> anyhow::Result<Status> {
     };
     let mut out = Output::new(BufWriter::with_capacity(1 << 16, io::stdout().lock()), global.format);
     let mut summary = VerifySummaryLine::default();
+    let mut start = verify::StartTally::default();
     let mut status = Status::Clean;
     for r in &reports {
+        start.add(&r.start);
         summary.files += r.stats.files;
         summary.partitions += r.stats.partitions;
         summary.batches += r.stats.batches;
@@ -203,6 +232,18 @@ pub fn run(global: &GlobalOpts, args: &VerifyArgs) -> anyhow::Result<Status> {
             }
         }
     }
+    if let Some((version, from)) = versions.first() {
+        out.report(&StartPlanLine {
+            kafka_version: version.name(),
+            version_from: from.clone(),
+            refusals: start.refusals,
+            stray_partitions: start.strays,
+            partitions_recovered: start.partitions_recovered,
+            segments_recovered: start.segments_recovered,
+            bytes_recovered: start.bytes_recovered,
+            high_watermark_moves: start.high_watermark_moves,
+        })?;
+    }
     summary.elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     out.report(&(summary))?;
     out.finish()?;
@@ -223,8 +264,61 @@ pub struct VerifyArgs {
     /// Check this many partitions at once (default: one per core).
     #[arg(short = 'j', long, value_name = "N")]
     pub threads: Option<std::num::NonZeroUsize>,
+    /// Judge what this Kafka release does when it starts on the dir (stray partitions,
+    /// configs it refuses): 3.9 or 4.3. Default: the release the dir's metadata.version
+    /// implies (3.9 when it has none).
+    #[arg(long, value_name = "VERSION", value_parser = parse_version)]
+    pub kafka_version: Option<Version>,
     #[command(flatten)]
     pub limits: LimitArgs,
+}
+
+pub fn parse_version(s: &str) -> Result<Version, String> {
+    Version::parse(s).ok_or_else(|| format!("{s:?}: the releases checked are 3.9 (3.9.1) and 4.3 (4.3.1)"))
+}
+
+/// "On start, Kafka V would: ..." (JSON type `start_plan`).
+#[derive(Serialize)]
+pub struct StartPlanLine {
+    pub kafka_version: &'static str,
+    pub version_from: String,
+    pub refusals: u64,
+    pub stray_partitions: u64,
+    pub partitions_recovered: u64,
+    pub segments_recovered: u64,
+    pub bytes_recovered: u64,
+    pub high_watermark_moves: u64,
+}
+
+impl logfmt::report::Report for StartPlanLine {
+    const TYPE: &'static str = "start_plan";
+
+    fn show(&self) -> Shown {
+        let s = self;
+        let mut would = Vec::new();
+        if s.refusals > 0 {
+            would.push(format!("refuse to start ({} start_refused finding(s) above)", s.refusals));
+        }
+        if s.stray_partitions > 0 {
+            would.push(format!(
+                "set aside {} stray partition dir(s) and serve those partitions empty",
+                s.stray_partitions
+            ));
+        }
+        if s.segments_recovered > 0 {
+            would.push(format!(
+                "recover {} segment(s), {} byte(s), of {} partition(s)",
+                s.segments_recovered, s.bytes_recovered, s.partitions_recovered
+            ));
+        }
+        if s.high_watermark_moves > 0 {
+            would.push(format!("move {} high watermark(s) to the log end", s.high_watermark_moves));
+        }
+        if would.is_empty() {
+            would.push("load every partition as it is".into());
+        }
+        Shown::Text(format!("\non start, Kafka {} ({}) would: {}", s.kafka_version, s.version_from, would.join("; ")))
+    }
 }
 
 /// Severity threshold for the exit code.

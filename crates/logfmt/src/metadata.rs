@@ -74,6 +74,13 @@ pub struct ClusterMetadata {
     pub partitions: HashMap<Uuid, BTreeMap<i32, PartitionState>>,
     /// The next producer id the controller hands out (`ProducerIdsRecord`).
     pub next_producer_id: Option<i64>,
+    /// The `metadata.version` feature level (`FeatureLevelRecord`), from the
+    /// log or its snapshot; `None` when neither holds one.
+    pub metadata_version: Option<i16>,
+    /// TopicRecords for a name that already had one with no RemoveTopicRecord
+    /// between: (name, previous id, new id). A controller replaying them
+    /// fails (`ReplicationControlManager.replay(TopicRecord)`).
+    pub duplicate_topics: Vec<(String, Uuid, Uuid)>,
     /// The files replayed.
     pub sources: Vec<PathBuf>,
     /// Records that did not decode (skipped).
@@ -90,6 +97,8 @@ pub struct PartitionState {
     pub leader: i32,
     /// The leader epoch.
     pub leader_epoch: i32,
+    /// The in-sync replicas.
+    pub isr: Vec<i32>,
 }
 
 /// `PartitionChangeRecord.leader` when the leader does not change
@@ -162,8 +171,10 @@ impl ClusterMetadata {
         let text = |k: &str| rec.data.get(k).and_then(serde_json::Value::as_str);
         match rec.name.as_str() {
             "TopicRecord" => {
-                if let (Some(name), Some(id)) = (text("name"), text("topicId").and_then(Uuid::parse)) {
-                    self.topics.insert(name.to_string(), id);
+                if let (Some(name), Some(id)) = (text("name"), text("topicId").and_then(Uuid::parse))
+                    && let Some(previous) = self.topics.insert(name.to_string(), id)
+                {
+                    self.duplicate_topics.push((name.to_string(), previous, id));
                 }
             }
             "RemoveTopicRecord" => {
@@ -186,6 +197,7 @@ impl ClusterMetadata {
                         replicas: int_list(rec.data.get("replicas")),
                         leader: int32(rec.data.get("leader")).unwrap_or(-1),
                         leader_epoch: int32(rec.data.get("leaderEpoch")).unwrap_or(0),
+                        isr: int_list(rec.data.get("isr")),
                     };
                     self.partitions.entry(id).or_default().insert(p, state);
                 }
@@ -201,10 +213,20 @@ impl ClusterMetadata {
                 if let Some(r) = rec.data.get("replicas").filter(|v| v.is_array()) {
                     state.replicas = int_list(Some(r));
                 }
+                if let Some(r) = rec.data.get("isr").filter(|v| v.is_array()) {
+                    state.isr = int_list(Some(r));
+                }
                 let leader = rec.data.get("leader").and_then(serde_json::Value::as_i64).unwrap_or(NO_LEADER_CHANGE);
                 if leader != NO_LEADER_CHANGE {
                     state.leader = i32::try_from(leader).unwrap_or(-1);
                     state.leader_epoch = state.leader_epoch.saturating_add(1);
+                }
+            }
+            "FeatureLevelRecord" => {
+                if text("name") == Some("metadata.version")
+                    && let Some(level) = rec.data.get("featureLevel").and_then(serde_json::Value::as_i64)
+                {
+                    self.metadata_version = i16::try_from(level).ok();
                 }
             }
             "ProducerIdsRecord" => {

@@ -10,7 +10,10 @@
 //!   epoch is the first leader-epoch entry if that starts at or below it.
 //! * **latest** (-1): the high watermark, from `replication-offset-checkpoint`
 //!   (kept within the log start and end, as the broker does on load), or the
-//!   log end offset when none is checkpointed; epoch: the latest in the
+//!   log end offset when none is checkpointed; after
+//!   [`PartitionOffsets::after_start`], the one a broker started on the dir
+//!   has once the partition leads (the log end when the ISR is this node
+//!   alone, `rules::start`); epoch: the latest in the
 //!   leader-epoch cache (a live broker reports the partition's current leader
 //!   epoch, which is higher after elections without writes).
 //! * **a timestamp** T: the first segment whose largest timestamp is at least
@@ -40,8 +43,9 @@ use crate::error::Result;
 use crate::index::{last_time_entry, lookup_offset, lookup_timestamp};
 use crate::limits::Limits;
 use crate::log::{Entry, Item};
-use crate::partition::{self, Partition};
+use crate::partition::{self, LogDir, Partition};
 use crate::rules::log as rules;
+use crate::rules::start::{self, HighWatermarkRule};
 use crate::spec::names as n;
 
 /// What is asked, as `ListOffsets` spells it.
@@ -135,8 +139,11 @@ pub struct PartitionOffsets {
     pub log_start_offset: i64,
     /// The log end offset.
     pub log_end_offset: i64,
-    /// The high watermark from the checkpoint (clamped), if any.
+    /// The high watermark from the checkpoint (clamped), if any; after
+    /// [`PartitionOffsets::after_start`], the one a started broker has.
     pub high_watermark: Option<i64>,
+    /// Which rule gave the high watermark.
+    pub high_watermark_rule: HighWatermarkRule,
     segments: Vec<Segment>,
     epochs: Vec<EpochEntry>,
     limits: Limits,
@@ -169,10 +176,31 @@ impl PartitionOffsets {
             log_start_offset,
             log_end_offset,
             high_watermark,
+            high_watermark_rule: match high_watermark {
+                Some(_) => HighWatermarkRule::Checkpoint,
+                None => HighWatermarkRule::NoCheckpoint,
+            },
             segments,
             epochs,
             limits: *limits,
         })
+    }
+
+    /// Answer as a broker started on the dir does once the partition has a
+    /// leader ([`start::high_watermark_on_start`]): when the metadata in
+    /// `log_dir` says the ISR is this node alone, `latest` is the log end.
+    pub fn after_start(&mut self, p: &Partition, log_dir: &LogDir, limits: &Limits) {
+        let Some(meta) = &log_dir.metadata else { return };
+        let topic_id = p
+            .partition_metadata
+            .as_ref()
+            .and_then(|f| crate::properties::read_partition_metadata(f, limits).ok())
+            .map(|m| m.topic_id);
+        let state = start::partition_state(meta, topic_id, &self.topic, self.partition);
+        let node = log_dir.node_id.as_deref().and_then(|n| n.parse::<i32>().ok());
+        let (hw, rule) = start::high_watermark_on_start(state, node, self.high_watermark, self.log_end_offset);
+        self.high_watermark = Some(hw);
+        self.high_watermark_rule = rule;
     }
 
     /// Call `f` on each entry of `seg` from `position` until it returns true
@@ -229,10 +257,7 @@ impl PartitionOffsets {
                     leader_epoch: self.epochs.last().map(|e| e.epoch),
                     segment: None,
                     position: None,
-                    detail: Some(match self.high_watermark {
-                        Some(_) => "the high watermark (replication-offset-checkpoint)".into(),
-                        None => "the log end offset (no high watermark checkpointed)".into(),
-                    }),
+                    detail: Some(self.high_watermark_rule.describe().into()),
                 });
             }
             Spec::MaxTimestamp => self.max_timestamp()?,

@@ -17,14 +17,21 @@
 use std::collections::BTreeMap;
 
 /// The Kafka release whose rules apply.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash, PartialOrd, Ord)]
 pub enum Version {
-    /// Kafka 3.9 (what logtool writes by default).
+    /// Kafka 3.9 (3.9.1 checked; what logtool writes by default).
     #[default]
     Kafka3_9,
-    /// Kafka 4.x: `segment.bytes` at least 1 MiB (KIP-1030).
+    /// Kafka 4.x (4.3.1 checked): `segment.bytes` at least 1 MiB (KIP-1030);
+    /// `message.format.version`, `message.downconversion.enable` and
+    /// `message.timestamp.difference.max.ms` are gone (KIP-724, KIP-937):
+    /// refused by CreateTopics, ignored when a topic already has them.
     Kafka4,
 }
+
+/// The topic configs Kafka 4.x removed.
+const REMOVED_IN_4: [&str; 3] =
+    ["message.format.version", "message.downconversion.enable", "message.timestamp.difference.max.ms"];
 
 impl Version {
     /// The least `segment.bytes` the version takes.
@@ -34,6 +41,29 @@ impl Version {
             Version::Kafka3_9 => 14,
             Version::Kafka4 => 1024 * 1024,
         }
+    }
+
+    /// The release checked against, as people write it ("3.9", "4.3").
+    pub fn name(self) -> &'static str {
+        match self {
+            Version::Kafka3_9 => "3.9",
+            Version::Kafka4 => "4.3",
+        }
+    }
+
+    /// "3.9", "3.9.1", "4.3", "4.3.1" (the releases checked); `None` for any
+    /// other.
+    pub fn parse(s: &str) -> Option<Version> {
+        match s {
+            "3.9" | "3.9.1" => Some(Version::Kafka3_9),
+            "4.3" | "4.3.1" => Some(Version::Kafka4),
+            _ => None,
+        }
+    }
+
+    /// Whether `name` is a topic config of this version.
+    pub fn has_config(self, name: &str) -> bool {
+        topic_config(name).is_some() && !(self == Version::Kafka4 && REMOVED_IN_4.contains(&name))
     }
 }
 
@@ -307,7 +337,7 @@ fn check(d: &ConfigDef, v: &Value, version: Version) -> Result<(), ConfigError> 
 /// it creates the topic: unknown names, then each value in definition
 /// order, then the checks across values. `Ok` means Kafka takes them.
 pub fn validate(configs: &BTreeMap<String, String>, version: Version) -> Result<(), ConfigError> {
-    if let Some(name) = configs.keys().find(|n| topic_config(n).is_none()) {
+    if let Some(name) = configs.keys().find(|n| !version.has_config(n)) {
         return Err(ConfigError { name: Some(name.clone()), message: format!("Unknown topic config name: {name}") });
     }
     let mut values: BTreeMap<&str, Value> = BTreeMap::new();
@@ -338,6 +368,21 @@ pub fn validate(configs: &BTreeMap<String, String>, version: Version) -> Result<
             name: Some("remote.storage.enable".into()),
             message: "Tiered Storage functionality is disabled in the broker. Topic cannot be configured with remote log storage.".into(),
         });
+    }
+    Ok(())
+}
+
+/// Whether Kafka `version` can load a topic with these configs when it
+/// starts (`LogConfig` built from them, `ConfigDef.parse`): each value it
+/// knows is parsed and validated, in definition order; names it does not
+/// know are ignored, and the checks across values are not made (checked
+/// with Kafka 3.9.1's and 4.3.1's `new LogConfig(map)`). The first value
+/// refused, with Kafka's `ConfigException` message.
+pub fn check_at_start(configs: &BTreeMap<String, String>, version: Version) -> Result<(), ConfigError> {
+    for d in TOPIC_CONFIGS.iter().filter(|d| version.has_config(d.name)) {
+        if let Some(raw) = configs.get(d.name) {
+            check(d, &parse(d, raw)?, version)?;
+        }
     }
     Ok(())
 }

@@ -13,6 +13,7 @@
 //! | which segments are recovered, recovering one, index spacing | [`recovery`] | `LogLoader.recoverLog`, `LogSegment.recover`, `LogSegment.append` |
 //! | what the group coordinator loads: committed offsets, groups, members | [`groups`] | `GroupMetadataManager.loadGroupsAndOffsets`, `GroupCoordinatorShard.replay` |
 //! | which topic configs and names a controller takes, with its messages | [`config`] | `LogConfig.validate`, `ConfigDef`, `Topic.validate`, `ReplicationControlManager.validateNewTopicNames` |
+//! | what a start refuses, which partition dirs it sets aside as stray, the high watermark once the broker leads | [`start`] | `LogManager.isStrayKraftReplica`, `ReplicationControlManager.replay`, `Partition.makeLeader` |
 //! | what the transaction coordinator loads: each transactional id's state | [`transactions`] | `TransactionStateManager.loadTransactionMetadata` |
 //!
 //! Layering: file formats → [`crate::partition`] → these rules → commands.
@@ -24,6 +25,7 @@ pub mod groups;
 pub mod log;
 pub mod producer;
 pub mod recovery;
+pub mod start;
 pub mod transactions;
 
 pub use crate::sanity as header;

@@ -36,6 +36,8 @@ use crate::logdir::{self, LogDirEntry};
 use crate::naming::{self, FileKind, TempSuffix};
 use crate::partition::{LogDir, LogDirCheckpoints, Partition, Segment};
 use crate::rules;
+use crate::rules::config::Version;
+use crate::rules::start;
 use crate::spec::names as n;
 use segment::{PartitionState, SegmentChecker, SegmentSummary};
 
@@ -161,6 +163,9 @@ kinds! {
     MetaPropertiesInvalid => "meta_properties_invalid", Error, "meta.properties without a valid version and node/broker id";
     ForeignDirectory => "foreign_directory", Error, "a directory that is not a partition: Kafka 3.9 refuses to start";
     LogDirLocked => "log_dir_locked", Info, "a live process (a broker) holds the log dir's .lock; files may change while read";
+    StrayPartition => "stray_partition", Warning, "a partition dir Kafka sets aside when it starts (renamed <topic>-<n>.<id>-stray) and then serves empty: no or an unknown topic id, or this node is not a replica";
+    StartRefused => "start_refused", Error, "something in the metadata log that stops the Kafka version checked from starting (a topic config it refuses, a metadata.version it cannot load, a duplicate TopicRecord)";
+    HighWatermarkOnStart => "high_watermark_on_start", Info, "the high watermark moves when Kafka starts: the ISR is this broker alone, so once it leads the high watermark is its log end";
     UncleanShutdown => "unclean_shutdown", Info, "no clean-shutdown marker: Kafka recovers the segments above the recovery point at startup";
     Note => "note", Info, "something worth knowing about the check itself";
     FindingsCapped => "findings_capped", Info, "more findings of one kind in one file than are listed";
@@ -266,6 +271,11 @@ impl Kind {
             Kind::MetaPropertiesInvalid => "`MetaProperties`: version with node.id (or broker.id) and cluster.id",
             Kind::ForeignDirectory => "`LogManager.loadLogs` refuses a directory that is not a partition (3.9)",
             Kind::LogDirLocked => "`FileLock`: a running broker holds `.lock`",
+            Kind::StrayPartition => "`LogManager.isStrayKraftReplica` (3.9), `LogManager.isStrayReplica` (4.x)",
+            Kind::StartRefused => {
+                "`LogManager.startup` (`new LogConfig`), `MetadataVersion.fromFeatureLevel`, `ReplicationControlManager.replay(TopicRecord)`"
+            }
+            Kind::HighWatermarkOnStart => "`Partition.makeLeader` -> `maybeIncrementLeaderHW`",
             Kind::UncleanShutdown => "`LogLoader` recovers above the recovery point without `.kafka_cleanshutdown`",
             Kind::Note => "-",
             Kind::FindingsCapped => "-",
@@ -340,11 +350,52 @@ pub struct Options {
     /// all cores. Worth it when there are fewer partitions than cores; each
     /// segment checked this way holds about four slabs (16 MiB) in memory.
     pub read_ahead: bool,
+    /// The Kafka release whose start is judged (stray partitions, refused
+    /// configs); `None`: the one the dir's `metadata.version` implies.
+    pub kafka_version: Option<Version>,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { limits: Limits::default(), max_per_kind: 100, read_ahead: true }
+        Options { limits: Limits::default(), max_per_kind: 100, read_ahead: true, kafka_version: None }
+    }
+}
+
+impl Options {
+    /// The release judged for a log dir: the one asked for, else the one its
+    /// `metadata.version` implies.
+    pub fn version_for(&self, log_dir: &LogDir) -> Version {
+        self.kafka_version
+            .unwrap_or_else(|| start::implied_version(log_dir.metadata.as_ref().and_then(|m| m.metadata_version)))
+    }
+}
+
+/// What a start of Kafka would do, counted over what was checked.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StartTally {
+    /// Partition dirs set aside as stray.
+    pub strays: u64,
+    /// Things that stop the start.
+    pub refusals: u64,
+    /// Partitions with segments to recover.
+    pub partitions_recovered: u64,
+    /// Segments recovered (above the recovery point, or without an index).
+    pub segments_recovered: u64,
+    /// Their bytes.
+    pub bytes_recovered: u64,
+    /// High watermarks that move to the log end.
+    pub high_watermark_moves: u64,
+}
+
+impl StartTally {
+    /// Add `other` to this.
+    pub fn add(&mut self, o: &StartTally) {
+        self.strays = self.strays.saturating_add(o.strays);
+        self.refusals = self.refusals.saturating_add(o.refusals);
+        self.partitions_recovered = self.partitions_recovered.saturating_add(o.partitions_recovered);
+        self.segments_recovered = self.segments_recovered.saturating_add(o.segments_recovered);
+        self.bytes_recovered = self.bytes_recovered.saturating_add(o.bytes_recovered);
+        self.high_watermark_moves = self.high_watermark_moves.saturating_add(o.high_watermark_moves);
     }
 }
 
@@ -381,6 +432,8 @@ pub struct Report {
     pub findings: Vec<Finding>,
     /// What was read.
     pub stats: Stats,
+    /// What a start of Kafka would do.
+    pub start: StartTally,
 }
 
 /// Collects findings, listing each (file, kind) at most `cap` times.
@@ -417,6 +470,12 @@ impl Findings {
                 message,
             });
         }
+    }
+
+    /// The lowest offset of a finding listed so far whose kind is one of
+    /// `kinds`.
+    fn lowest_offset(&self, kinds: &[Kind]) -> Option<i64> {
+        self.list.iter().filter(|f| kinds.contains(&f.kind)).filter_map(|f| f.offset).min()
     }
 
     fn finish(mut self) -> Vec<Finding> {
@@ -558,7 +617,23 @@ pub fn check_log_dir(dir: &Path, opts: &Options) -> (LogDir, Report) {
             format!("the checkpoints name {topic}-{partition}, which has no directory here"),
         );
     }
-    (log_dir, Report { findings: out.finish(), stats: Stats::default() })
+    let mut tally = StartTally::default();
+    if let Some(meta) = &log_dir.metadata {
+        let version = opts.version_for(&log_dir);
+        let file = dir.join(format!("{}-0", n::CLUSTER_METADATA_TOPIC));
+        for r in start::refusals(meta, version) {
+            tally.refusals = tally.refusals.saturating_add(1);
+            out.push(
+                &file,
+                None,
+                None,
+                None,
+                Kind::StartRefused,
+                format!("Kafka {} refuses to start: {}: {}", version.name(), r.what, r.message),
+            );
+        }
+    }
+    (log_dir, Report { findings: out.finish(), stats: Stats::default(), start: tally })
 }
 
 /// Report what a partition dir holds besides its segments: leftovers and
@@ -609,10 +684,11 @@ pub fn check_partition(dir: &Path, log_dir: &LogDir, opts: &Options, progress: &
         Ok(p) => p,
         Err(e) => {
             out.error(dir, &e, Kind::IoError);
-            return Report { findings: out.finish(), stats };
+            return Report { findings: out.finish(), stats, start: StartTally::default() };
         }
     };
     sort_out(&p, &mut out);
+    let mut tally = recovered_on_start(&p);
     let mut st = PartitionState::new(&p, rules::log::compaction(&p, log_dir), opts);
     let mut prev: Option<(i64, SegmentSummary)> = None;
     let mut unreadable = None;
@@ -709,12 +785,12 @@ pub fn check_partition(dir: &Path, log_dir: &LogDir, opts: &Options, progress: &
     for path in &p.kraft_snapshots {
         kraft_snapshot(path, opts, &mut out, &mut stats, progress);
     }
+    let mut topic_id = None;
     match &p.partition_metadata {
-        Some(f) => {
-            if let Err(e) = crate::properties::read_partition_metadata(f, &opts.limits) {
-                out.error(f, &e, Kind::PartitionMetadataInvalid);
-            }
-        }
+        Some(f) => match crate::properties::read_partition_metadata(f, &opts.limits) {
+            Ok(m) => topic_id = Some(m.topic_id),
+            Err(e) => out.error(f, &e, Kind::PartitionMetadataInvalid),
+        },
         None if !p.segments.is_empty() => out.push(
             &dir.join(n::PARTITION_METADATA),
             None,
@@ -725,7 +801,84 @@ pub fn check_partition(dir: &Path, log_dir: &LogDir, opts: &Options, progress: &
         ),
         None => {}
     }
-    Report { findings: out.finish(), stats }
+    if let Some(meta) = &log_dir.metadata
+        && !p.is_metadata_log()
+    {
+        let node = log_dir.node_id.as_deref().and_then(|n| n.parse::<i32>().ok());
+        let live = naming::parse_partition_dir(&p.dir.file_name().unwrap_or_default().to_string_lossy())
+            .is_some_and(|pd| pd.state == naming::DirState::Live);
+        if let Some(node) = node.filter(|_| live)
+            && let Some(why) = start::stray(topic_id, p.name.partition, meta, node)
+        {
+            tally.strays = 1;
+            out.push(
+                dir,
+                None,
+                None,
+                None,
+                Kind::StrayPartition,
+                format!(
+                    "Kafka {} sets this dir aside at start (renamed {}.<id>-stray) and serves the partition empty: {}",
+                    opts.version_for(log_dir).name(),
+                    format!("{}-{}", p.name.topic, p.name.partition),
+                    why.describe()
+                ),
+            );
+        } else if let Some(log_end) = log_end {
+            let state = start::partition_state(meta, topic_id, &p.name.topic, p.name.partition);
+            // recovery cuts the log at its first invalid batch
+            let log_end = out.lowest_offset(RECOVERY_CUTS).filter(|o| *o < log_end).unwrap_or(log_end);
+            let checkpoint = rules::log::high_watermark(&p, log_start, log_end);
+            let (hw, rule) = start::high_watermark_on_start(state, node, checkpoint, log_end);
+            if rule == start::HighWatermarkRule::IsrIsThisNode
+                && let Some(before) = checkpoint.filter(|c| *c != hw)
+            {
+                tally.high_watermark_moves = 1;
+                out.push(
+                    &p.log_dir.join(n::REPLICATION_OFFSET_CHECKPOINT),
+                    None,
+                    None,
+                    Some(hw),
+                    Kind::HighWatermarkOnStart,
+                    format!(
+                        "{}: on start the high watermark moves from {before} to the log end {hw}: the ISR is this broker alone",
+                        format!("{}-{}", p.name.topic, p.name.partition)
+                    ),
+                );
+            }
+        }
+    }
+    Report { findings: out.finish(), stats, start: tally }
+}
+
+/// Findings where `LogSegment.recover` cuts a segment being recovered.
+const RECOVERY_CUTS: &[Kind] = &[
+    Kind::Corrupt,
+    Kind::CrcMismatch,
+    Kind::RecordInvalid,
+    Kind::RecordCountMismatch,
+    Kind::DecompressionFailed,
+    Kind::BatchLengthInvalid,
+    Kind::MagicInvalid,
+    Kind::ZeroedRegion,
+];
+
+/// The segments of `p` a start recovers (`LogLoader`), counted.
+fn recovered_on_start(p: &Partition) -> StartTally {
+    let mut t = StartTally::default();
+    if p.is_metadata_log() {
+        return t;
+    }
+    let clean = p.log_dir.join(n::CLEAN_SHUTDOWN).exists();
+    let first = rules::recovery::first_to_recover(p, clean, false);
+    for (i, seg) in p.segments.iter().enumerate() {
+        if rules::recovery::needs_recovery(p, i, first) && seg.size > 0 {
+            t.segments_recovered = t.segments_recovered.saturating_add(1);
+            t.bytes_recovered = t.bytes_recovered.saturating_add(seg.size);
+            t.partitions_recovered = 1;
+        }
+    }
+    t
 }
 
 fn checkpoints_of(p: &Partition, log_start: i64, log_end: i64, out: &mut Findings) {
@@ -1008,12 +1161,12 @@ pub fn check_file(path: &Path, opts: &Options, progress: &dyn Fn(u64)) -> Report
                 Ok(p) => p,
                 Err(e) => {
                     out.error(path, &e, Kind::IoError);
-                    return Report { findings: out.finish(), stats };
+                    return Report { findings: out.finish(), stats, start: StartTally::default() };
                 }
             };
             let Some(seg) = p.segments.iter().find(|s| s.base == base) else {
                 out.push(path, None, None, Some(base), Kind::OrphanIndex, "no .log for this index".into());
-                return Report { findings: out.finish(), stats };
+                return Report { findings: out.finish(), stats, start: StartTally::default() };
             };
             let log_dir = dir.parent().map(|d| LogDir::read(d, &opts.limits)).unwrap_or_default();
             let mut st = PartitionState::at_segment(&p, seg, rules::log::compaction(&p, &log_dir), opts);
@@ -1095,7 +1248,7 @@ pub fn check_file(path: &Path, opts: &Options, progress: &dyn Fn(u64)) -> Report
             "not a file of a Kafka log dir (segment, index, snapshot, checkpoint, properties)".into(),
         ),
     }
-    Report { findings: out.finish(), stats }
+    Report { findings: out.finish(), stats, start: StartTally::default() }
 }
 
 /// The table of finding kinds in `docs/findings.md`.

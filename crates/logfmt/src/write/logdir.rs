@@ -41,6 +41,7 @@ use serde_json::{Value, json};
 use crate::checkpoint::OffsetCheckpointEntry;
 use crate::control::EndTxnMarker;
 use crate::error::{Error, Result};
+use crate::rules::config::Version;
 use crate::spec::names as n;
 use crate::uuid::Uuid;
 
@@ -51,6 +52,8 @@ use super::partition::{ClosedPartition, LogConfig, PartitionWriter};
 
 /// The metadata version a Kafka 3.9 cluster is formatted with (3.9-IV0).
 pub const METADATA_VERSION: i16 = 21;
+/// The metadata version a Kafka 4.3 cluster is formatted with (4.3-IV0).
+pub const METADATA_VERSION_4_3: i16 = 30;
 /// The metadata log's topic id (`Uuid.METADATA_TOPIC_ID`).
 pub const METADATA_TOPIC_ID: Uuid = Uuid([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
 /// The node of a static quorum that is its controller (and a broker).
@@ -112,6 +115,52 @@ pub struct Cluster {
     pub next_producer_id: Option<i64>,
     /// The time the metadata records carry (ms).
     pub time_ms: i64,
+    /// The Kafka release whose format is written: its `metadata.version`,
+    /// feature levels and registrations.
+    pub kafka_version: Version,
+}
+
+/// The finalized feature levels `kafka-storage format` of `v` writes by
+/// default (3.9.1: metadata.version 3.9-IV0 only; 4.3.1 as its bootstrap
+/// snapshot holds them, in its order).
+pub fn feature_levels(v: Version) -> &'static [(&'static str, i16)] {
+    match v {
+        Version::Kafka3_9 => &[("metadata.version", METADATA_VERSION)],
+        Version::Kafka4 => &[
+            ("metadata.version", METADATA_VERSION_4_3),
+            ("eligible.leader.replicas.version", 1),
+            ("group.version", 1),
+            ("share.version", 1),
+            ("streams.version", 1),
+            ("transaction.version", 2),
+        ],
+    }
+}
+
+/// The supported feature ranges a node of `v` registers with.
+fn supported_features(v: Version) -> serde_json::Value {
+    let range =
+        |name: &str, min: i16, max: i16| json!({"name": name, "minSupportedVersion": min, "maxSupportedVersion": max});
+    match v {
+        Version::Kafka3_9 => json!([range("kraft.version", 0, 1), range("metadata.version", 1, METADATA_VERSION)]),
+        Version::Kafka4 => json!([
+            range("group.version", 0, 1),
+            range("kraft.version", 0, 1),
+            range("metadata.version", 7, METADATA_VERSION_4_3),
+            range("share.version", 0, 1),
+            range("streams.version", 0, 1),
+            range("transaction.version", 0, 2),
+            range("eligible.leader.replicas.version", 0, 1),
+        ]),
+    }
+}
+
+/// The FeatureLevelRecords of `v`'s bootstrap.
+fn feature_records(v: Version) -> MetadataBatch {
+    feature_levels(v)
+        .iter()
+        .map(|(name, level)| ("FeatureLevelRecord", 0, json!({"name": name, "featureLevel": level})))
+        .collect()
 }
 
 /// How the node stopped.
@@ -157,12 +206,19 @@ pub fn metadata_batches(cluster: &Cluster, clean: bool) -> (Vec<MetadataBatch>, 
 /// every broker's registration; each broker's epoch.
 pub fn registration_batches(cluster: &Cluster) -> (Vec<MetadataBatch>, BTreeMap<i32, i64>) {
     // QuorumController.bootstrap: the bootstrap records in a transaction
-    let bootstrap: MetadataBatch = vec![
-        ("BeginTransactionRecord", 0, json!({"name": "Bootstrap records"})),
-        ("FeatureLevelRecord", 0, json!({"name": "metadata.version", "featureLevel": METADATA_VERSION})),
-        ("ZkMigrationStateRecord", 0, json!({"zkMigrationState": 0})),
-        ("EndTransactionRecord", 0, json!({})),
-    ];
+    let mut bootstrap: MetadataBatch = vec![("BeginTransactionRecord", 0, json!({"name": "Bootstrap records"}))];
+    bootstrap.extend(feature_records(cluster.kafka_version));
+    match cluster.kafka_version {
+        Version::Kafka3_9 => bootstrap.push(("ZkMigrationStateRecord", 0, json!({"zkMigrationState": 0}))),
+        // with eligible leader replicas on, the format pins the cluster-wide
+        // min.insync.replicas (Formatter, KIP-966)
+        Version::Kafka4 => bootstrap.push((
+            "ConfigRecord",
+            0,
+            json!({"resourceType": 4, "resourceName": "", "name": "min.insync.replicas", "value": "1"}),
+        )),
+    }
+    bootstrap.push(("EndTransactionRecord", 0, json!({})));
     // offset 0 is the LeaderChange control batch
     let (registrations, epochs) = registrations(cluster, 1i64.saturating_add(bootstrap.len() as i64));
     let mut batches = vec![bootstrap];
@@ -178,10 +234,7 @@ pub fn registrations(cluster: &Cluster, first_offset: i64) -> (Vec<MetadataBatch
     let mut batches: Vec<MetadataBatch> = Vec::new();
     let next_offset =
         |batches: &[MetadataBatch]| first_offset.saturating_add(batches.iter().map(|b| b.len() as i64).sum());
-    let features = json!([
-        {"name": "kraft.version", "minSupportedVersion": 0, "maxSupportedVersion": 1},
-        {"name": "metadata.version", "minSupportedVersion": 1, "maxSupportedVersion": METADATA_VERSION},
-    ]);
+    let features = supported_features(cluster.kafka_version);
     batches.push(vec![(
         "RegisterControllerRecord",
         0,
@@ -325,24 +378,22 @@ fn records_batch(records: &MetadataBatch, time_ms: i64) -> Result<BatchBuilder> 
 }
 
 /// `bootstrap.checkpoint` as `kafka-storage format` writes it: a snapshot
-/// header, the `metadata.version` feature level, a snapshot footer, at
-/// offsets 0, 1, 2, epoch 0.
-pub fn bootstrap_checkpoint(time_ms: i64) -> Result<Vec<u8>> {
+/// header at offset 0, the version's feature levels from offset 1 in one
+/// batch, a snapshot footer after them; epoch 0.
+pub fn bootstrap_checkpoint(time_ms: i64, version: Version) -> Result<Vec<u8>> {
     let header = kmsg::encode("SnapshotHeaderRecord", 0, &json!({"version": 0, "lastContainedLogTimestamp": 0}))
         .map_err(record_error)?;
     let footer = kmsg::encode("SnapshotFooterRecord", 0, &json!({"version": 0})).map_err(record_error)?;
-    let feature: MetadataBatch =
-        vec![("FeatureLevelRecord", 0, json!({"name": "metadata.version", "featureLevel": METADATA_VERSION}))];
+    let feature = feature_records(version);
     let mut out = Vec::new();
-    for (offset, mut b) in [
-        control_batch(crate::spec::control::SNAPSHOT_HEADER, &header, time_ms),
-        records_batch(&feature, time_ms)?,
-        control_batch(crate::spec::control::SNAPSHOT_FOOTER, &footer, time_ms),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        b.base_offset = offset as i64;
+    let mut offset = 0i64;
+    for (mut b, count) in [
+        (control_batch(crate::spec::control::SNAPSHOT_HEADER, &header, time_ms), 1),
+        (records_batch(&feature, time_ms)?, feature.len() as i64),
+        (control_batch(crate::spec::control::SNAPSHOT_FOOTER, &footer, time_ms), 1),
+    ] {
+        b.base_offset = offset;
+        offset = offset.saturating_add(count);
         out.extend(b.build());
     }
     Ok(out)
@@ -407,7 +458,10 @@ impl LogDirWriter {
             &dir.join(n::META_PROPERTIES),
             &emit::meta_properties(node_id, &cluster.cluster_id, &node.directory_id),
         )?;
-        write_atomic(&dir.join(n::BOOTSTRAP_CHECKPOINT), &bootstrap_checkpoint(cluster.time_ms)?)?;
+        write_atomic(
+            &dir.join(n::BOOTSTRAP_CHECKPOINT),
+            &bootstrap_checkpoint(cluster.time_ms, cluster.kafka_version)?,
+        )?;
         let meta_dir = dir.join(partition_dir_name(n::CLUSTER_METADATA_TOPIC, 0));
         let mut meta = PartitionWriter::create_in_place(&meta_dir, &METADATA_TOPIC_ID, LogConfig::default())?;
         write_atomic(
@@ -458,6 +512,7 @@ impl LogDirWriter {
             topics: Vec::new(),
             next_producer_id: None,
             time_ms,
+            kafka_version: Version::Kafka3_9,
         };
         let (batches, epochs) = registrations(&cluster, meta.log_end_offset());
         for b in &batches {
@@ -586,7 +641,10 @@ impl LogDirWriter {
                 &meta_dir.join(n::QUORUM_STATE),
                 &emit::quorum_state_static(CONTROLLER_ID, METADATA_LEADER_EPOCH, &[CONTROLLER_ID]),
             )?;
-            write_atomic(&self.dir.join(n::BOOTSTRAP_CHECKPOINT), &bootstrap_checkpoint(cluster.time_ms)?)?;
+            write_atomic(
+                &self.dir.join(n::BOOTSTRAP_CHECKPOINT),
+                &bootstrap_checkpoint(cluster.time_ms, cluster.kafka_version)?,
+            )?;
             write_atomic(
                 &self.dir.join(n::META_PROPERTIES),
                 &emit::meta_properties(self.node_id, &cluster.cluster_id, &node.directory_id),
@@ -668,7 +726,7 @@ mod tests {
     fn bootstrap_checkpoint_as_kafka_storage_format_writes_it() {
         let tmp = tempfile::tempdir().unwrap();
         let ours = tmp.path().join("bootstrap.checkpoint");
-        std::fs::write(&ours, bootstrap_checkpoint(1_700_000_000_000).unwrap()).unwrap();
+        std::fs::write(&ours, bootstrap_checkpoint(1_700_000_000_000, Version::Kafka3_9).unwrap()).unwrap();
         // the same batches and records; only the timestamps differ
         assert_eq!(shape(&ours), shape(&real("clean/logs/bootstrap.checkpoint")));
     }
@@ -709,6 +767,7 @@ mod tests {
             topics: vec![topic],
             next_producer_id: None,
             time_ms: 5,
+            kafka_version: Version::Kafka3_9,
         };
         w.finish(&cluster, &Shutdown::clean()).unwrap();
         let ld = crate::partition::LogDir::read(&dir, &crate::Limits::default());

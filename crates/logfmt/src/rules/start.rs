@@ -1,0 +1,307 @@
+//! What a Kafka broker does when it starts on a log dir, per Kafka version:
+//! what it refuses outright, which partition dirs it sets aside as stray,
+//! and each partition's high watermark once it leads again. `verify`
+//! (findings and the "on start" plan) and `offset-for-time` ask these; the
+//! segments a start recovers are [`super::recovery::first_to_recover`]'s.
+//!
+//! | rule | Kafka (3.9.1 source; 4.3.1 checked by its jars and by starting it) |
+//! |---|---|
+//! | the `metadata.version` levels a release loads | `MetadataVersion.fromFeatureLevel`, `MetadataVersion.MINIMUM_VERSION` (4.x) |
+//! | topic configs a release refuses when it loads a log | `LogManager` -> `new LogConfig` (`ConfigDef.parse`): [`config::check_at_start`] |
+//! | two TopicRecords for one name | `ReplicationControlManager.replay(TopicRecord)` |
+//! | a partition dir set aside as stray | `LogManager.isStrayKraftReplica` (3.9), `LogManager.isStrayReplica` (4.x), called by `BrokerMetadataPublisher` |
+//! | the high watermark once the broker leads | `Partition.makeLeader` -> `maybeIncrementLeaderHW` |
+//!
+//! Invariant: nothing here reads files; callers pass what they read.
+
+use std::collections::BTreeMap;
+
+use crate::metadata::{ClusterMetadata, PartitionState, RESOURCE_TOPIC};
+use crate::rules::config::{self, Version};
+use crate::uuid::Uuid;
+
+/// `metadata.version` feature levels and their names (Kafka 4.3.1's
+/// `MetadataVersion.values()`; 3.9.1 has the same up to 4.0-IV1).
+const METADATA_VERSIONS: &[(i16, &str)] = &[
+    (1, "3.0-IV1"),
+    (2, "3.1-IV0"),
+    (3, "3.2-IV0"),
+    (4, "3.3-IV0"),
+    (5, "3.3-IV1"),
+    (6, "3.3-IV2"),
+    (7, "3.3-IV3"),
+    (8, "3.4-IV0"),
+    (9, "3.5-IV0"),
+    (10, "3.5-IV1"),
+    (11, "3.5-IV2"),
+    (12, "3.6-IV0"),
+    (13, "3.6-IV1"),
+    (14, "3.6-IV2"),
+    (15, "3.7-IV0"),
+    (16, "3.7-IV1"),
+    (17, "3.7-IV2"),
+    (18, "3.7-IV3"),
+    (19, "3.7-IV4"),
+    (20, "3.8-IV0"),
+    (21, "3.9-IV0"),
+    (22, "4.0-IV0"),
+    (23, "4.0-IV1"),
+    (24, "4.0-IV2"),
+    (25, "4.0-IV3"),
+    (26, "4.1-IV0"),
+    (27, "4.1-IV1"),
+    (28, "4.2-IV0"),
+    (29, "4.2-IV1"),
+    (30, "4.3-IV0"),
+    (31, "4.4-IV0"),
+];
+
+/// The name of `metadata.version` level `level` ("3.9-IV0"), if known.
+pub fn metadata_version_name(level: i16) -> Option<&'static str> {
+    METADATA_VERSIONS.iter().find(|(l, _)| *l == level).map(|(_, n)| *n)
+}
+
+/// The `metadata.version` levels a release's production build loads:
+/// 3.9.1 knows 1 (3.0-IV1) to 23 but 22 and 23 are unstable there; 4.3.1
+/// knows 7 (3.3-IV3, its `MINIMUM_VERSION`) to 31, 31 unstable.
+pub fn supported_levels(v: Version) -> std::ops::RangeInclusive<i16> {
+    match v {
+        Version::Kafka3_9 => 1..=21,
+        Version::Kafka4 => 7..=30,
+    }
+}
+
+/// The release a dir's `metadata.version` level implies: what formatted it
+/// (a 4.x level means 4.3; anything else, or none, 3.9).
+pub fn implied_version(level: Option<i16>) -> Version {
+    match level {
+        Some(l) if l > *supported_levels(Version::Kafka3_9).end() => Version::Kafka4,
+        _ => Version::Kafka3_9,
+    }
+}
+
+/// Something in the metadata log that stops Kafka from starting.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    /// What is at fault, in words ("topic crashed-txn: segment.bytes").
+    pub what: String,
+    /// What Kafka says (its exception and message).
+    pub message: String,
+}
+
+/// What stops Kafka `version` starting on a log dir whose metadata is `meta`:
+/// a `metadata.version` it cannot load, a topic config it refuses when it
+/// loads the topic's partitions, TopicRecords a controller cannot replay.
+pub fn refusals(meta: &ClusterMetadata, version: Version) -> Vec<Refusal> {
+    let mut out = Vec::new();
+    if let Some(level) = meta.metadata_version
+        && !supported_levels(version).contains(&level)
+    {
+        let name = metadata_version_name(level).unwrap_or("unknown");
+        let message = if metadata_version_name(level).is_none() || (version == Version::Kafka3_9 && level > 23) {
+            format!("IllegalArgumentException: No MetadataVersion with feature level {level}")
+        } else {
+            format!(
+                "metadata.version {name} (level {level}) is outside what Kafka {} loads ({} to {})",
+                version.name(),
+                metadata_version_name(*supported_levels(version).start()).unwrap_or("?"),
+                metadata_version_name(*supported_levels(version).end()).unwrap_or("?"),
+            )
+        };
+        out.push(Refusal { what: format!("metadata.version {name} (feature level {level})"), message });
+    }
+    let mut topics: Vec<(&String, &BTreeMap<String, String>)> = meta
+        .configs
+        .iter()
+        .filter(|((t, name), _)| *t == RESOURCE_TOPIC && meta.topics.contains_key(name))
+        .map(|((_, name), c)| (name, c))
+        .collect();
+    topics.sort();
+    for (topic, configs) in topics {
+        if let Err(e) = config::check_at_start(configs, version) {
+            out.push(Refusal {
+                what: format!("topic {topic}: {}", e.name.as_deref().unwrap_or("configs")),
+                message: format!("Error starting LogManager: ConfigException: {}", e.message),
+            });
+        }
+    }
+    for (name, previous, id) in &meta.duplicate_topics {
+        let message = if previous == id {
+            format!("RuntimeException: Found duplicate TopicRecord for {name} with topic ID {id}")
+        } else {
+            format!(
+                "RuntimeException: Found duplicate TopicRecord for {name} with a different ID than before. Previous ID was {previous} and new ID is {id}"
+            )
+        };
+        out.push(Refusal { what: format!("TopicRecord of {name}"), message });
+    }
+    out
+}
+
+/// Why Kafka sets a partition dir aside as `<topic>-<n>.<uuid>-stray` (and
+/// serves the partition empty, or not at all).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stray {
+    /// No topic id in `partition.metadata` (or no such file).
+    NoTopicId,
+    /// The topic id is not in the metadata (unknown or deleted topic, or an
+    /// edited id), or has no such partition.
+    UnknownTopicId(Uuid),
+    /// The partition's replicas do not include this node.
+    NotAReplica {
+        /// The replicas the metadata assigns.
+        replicas: Vec<i32>,
+        /// This node.
+        node: i32,
+    },
+}
+
+impl Stray {
+    /// Kafka's words (its INFO line at start).
+    pub fn describe(&self) -> String {
+        match self {
+            Stray::NoTopicId => "the topicId does not exist in partition.metadata, treat it as a stray log".into(),
+            Stray::UnknownTopicId(id) => format!("the topicId {id} does not exist in the metadata image"),
+            Stray::NotAReplica { replicas, node } => {
+                let r: Vec<String> = replicas.iter().map(i32::to_string).collect();
+                format!("the current replica assignment [{}] does not contain the local brokerId {node}", r.join(", "))
+            }
+        }
+    }
+}
+
+/// Whether Kafka (3.9 and 4.x alike) marks the partition dir stray: its
+/// topic id (from `partition.metadata`) and partition number looked up in
+/// the metadata image, and this node among its replicas. Asked only of live
+/// partition dirs of a KRaft log dir whose metadata is known.
+pub fn stray(topic_id: Option<Uuid>, partition: i32, meta: &ClusterMetadata, node: i32) -> Option<Stray> {
+    let Some(id) = topic_id else { return Some(Stray::NoTopicId) };
+    match meta.partitions.get(&id).and_then(|ps| ps.get(&partition)) {
+        None => Some(Stray::UnknownTopicId(id)),
+        Some(state) if !state.replicas.contains(&node) => {
+            Some(Stray::NotAReplica { replicas: state.replicas.clone(), node })
+        }
+        Some(_) => None,
+    }
+}
+
+/// Which rule gives a partition's high watermark after a start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HighWatermarkRule {
+    /// The in-sync replicas are this node alone: once it leads, the high
+    /// watermark is its log end.
+    IsrIsThisNode,
+    /// The checkpointed high watermark (within the log start and end) holds
+    /// until other in-sync replicas fetch.
+    Checkpoint,
+    /// No checkpointed high watermark and no metadata to go by: the log end.
+    NoCheckpoint,
+}
+
+impl HighWatermarkRule {
+    /// In words, for output.
+    pub fn describe(self) -> &'static str {
+        match self {
+            HighWatermarkRule::IsrIsThisNode => "the log end: the ISR is this broker alone (it leads once started)",
+            HighWatermarkRule::Checkpoint => "the high watermark (replication-offset-checkpoint)",
+            HighWatermarkRule::NoCheckpoint => "the log end offset (no high watermark checkpointed)",
+        }
+    }
+}
+
+/// A partition's high watermark once a broker has started on the dir and
+/// the partition has a leader (`Partition.makeLeader` ->
+/// `maybeIncrementLeaderHW`: the least log end of the in-sync replicas).
+/// `state` is the partition in the metadata (if known), `node` this broker,
+/// `checkpoint` the checkpointed high watermark already kept within the log
+/// start and end (`UnifiedLog` on load), `log_end` the log end after
+/// recovery.
+pub fn high_watermark_on_start(
+    state: Option<&PartitionState>,
+    node: Option<i32>,
+    checkpoint: Option<i64>,
+    log_end: i64,
+) -> (i64, HighWatermarkRule) {
+    let alone = match (state, node) {
+        (Some(s), Some(n)) => s.isr == [n] && s.replicas.contains(&n),
+        _ => false,
+    };
+    match checkpoint {
+        _ if alone => (log_end, HighWatermarkRule::IsrIsThisNode),
+        Some(hw) => (hw, HighWatermarkRule::Checkpoint),
+        None => (log_end, HighWatermarkRule::NoCheckpoint),
+    }
+}
+
+/// The partition `topic`-`partition` as the metadata holds it: by the topic
+/// id its dir carries, else by name.
+pub fn partition_state<'a>(
+    meta: &'a ClusterMetadata,
+    topic_id: Option<Uuid>,
+    topic: &str,
+    partition: i32,
+) -> Option<&'a PartitionState> {
+    let id = topic_id.or_else(|| meta.topics.get(topic).copied())?;
+    meta.partitions.get(&id)?.get(&partition)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta_with(replicas: Vec<i32>, isr: Vec<i32>) -> (ClusterMetadata, Uuid) {
+        let id = Uuid::parse("r_ZsKbHLR8Odp0xbQ2vbPw").unwrap();
+        let mut m = ClusterMetadata::default();
+        m.topics.insert("t".into(), id);
+        m.partitions.entry(id).or_default().insert(0, PartitionState { replicas, leader: 1, leader_epoch: 0, isr });
+        (m, id)
+    }
+
+    #[test]
+    fn strays_as_kafka_finds_them() {
+        let (m, id) = meta_with(vec![1, 2], vec![1, 2]);
+        assert_eq!(stray(Some(id), 0, &m, 1), None);
+        assert_eq!(stray(None, 0, &m, 1), Some(Stray::NoTopicId));
+        assert_eq!(stray(Some(id), 1, &m, 1), Some(Stray::UnknownTopicId(id)));
+        let other = Uuid::parse("AAAAAAAAAAAAAAAAAAAAAQ").unwrap();
+        assert_eq!(stray(Some(other), 0, &m, 1), Some(Stray::UnknownTopicId(other)));
+        assert_eq!(
+            stray(Some(id), 0, &m, 3).map(|s| s.describe()).as_deref(),
+            Some("the current replica assignment [1, 2] does not contain the local brokerId 3")
+        );
+    }
+
+    #[test]
+    fn the_high_watermark_moves_to_the_log_end_only_when_the_isr_is_this_node() {
+        let (m, id) = meta_with(vec![1], vec![1]);
+        let s = partition_state(&m, Some(id), "t", 0);
+        assert_eq!(high_watermark_on_start(s, Some(1), Some(1496), 1500), (1500, HighWatermarkRule::IsrIsThisNode));
+        let (m, _) = meta_with(vec![1, 2], vec![1, 2]);
+        let s = partition_state(&m, None, "t", 0);
+        assert_eq!(high_watermark_on_start(s, Some(1), Some(1496), 1500), (1496, HighWatermarkRule::Checkpoint));
+        assert_eq!(high_watermark_on_start(None, None, None, 1500), (1500, HighWatermarkRule::NoCheckpoint));
+    }
+
+    #[test]
+    fn refusals_name_the_config_and_kafkas_exception() {
+        let (mut m, _) = meta_with(vec![1], vec![1]);
+        m.configs.insert((RESOURCE_TOPIC, "t".into()), BTreeMap::from([("segment.bytes".into(), "16384".into())]));
+        m.metadata_version = Some(21);
+        assert!(refusals(&m, Version::Kafka3_9).is_empty());
+        let r = refusals(&m, Version::Kafka4);
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[0].what, "topic t: segment.bytes");
+        assert_eq!(
+            r[0].message,
+            "Error starting LogManager: ConfigException: Invalid value 16384 for configuration segment.bytes: Value must be at least 1048576"
+        );
+        m.metadata_version = Some(30);
+        m.configs.clear();
+        assert_eq!(implied_version(m.metadata_version), Version::Kafka4);
+        assert_eq!(
+            refusals(&m, Version::Kafka3_9)[0].message,
+            "IllegalArgumentException: No MetadataVersion with feature level 30"
+        );
+        assert!(refusals(&m, Version::Kafka4).is_empty());
+    }
+}
