@@ -818,9 +818,10 @@ pub fn check_partition(dir: &Path, log_dir: &LogDir, opts: &Options, progress: &
                 None,
                 Kind::StrayPartition,
                 format!(
-                    "Kafka {} sets this dir aside at start (renamed {}.<id>-stray) and serves the partition empty: {}",
+                    "Kafka {} sets this dir aside at start (renamed {}-{}.<id>-stray) and serves the partition empty: {}",
                     opts.version_for(log_dir).name(),
-                    format!("{}-{}", p.name.topic, p.name.partition),
+                    p.name.topic,
+                    p.name.partition,
                     why.describe()
                 ),
             );
@@ -841,8 +842,9 @@ pub fn check_partition(dir: &Path, log_dir: &LogDir, opts: &Options, progress: &
                     Some(hw),
                     Kind::HighWatermarkOnStart,
                     format!(
-                        "{}: on start the high watermark moves from {before} to the log end {hw}: the ISR is this broker alone",
-                        format!("{}-{}", p.name.topic, p.name.partition)
+                        "{}-{}: on start the high watermark moves from {before} to the log end {hw}: the ISR is this broker alone",
+                        p.name.topic,
+                        p.name.partition
                     ),
                 );
             }
