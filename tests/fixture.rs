@@ -226,3 +226,47 @@ fn a_killed_fixture_leaves_nothing_half_written() {
     }
     assert!(killed >= 3, "{killed} crash points");
 }
+
+/// `--kafka-version 4.3`: a spec Kafka 4.3 refuses exits 2 naming the config
+/// and leaves nothing; the kafka4 spec is written as Kafka 4.3.1 formats a
+/// dir (metadata.version 4.3-IV0, which verify then judges by), and verify
+/// finds it clean.
+#[test]
+fn kafka_4_3_dirs_and_what_4_3_refuses() {
+    let tmp = tempfile::tempdir().unwrap();
+    let refused = tmp.path().join("basic-4.3");
+    let (code, _, err) = run(&["fixture", "basic", "--kafka-version", "4.3", "--out", refused.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("Kafka 4.3 refuses its configs: Invalid value 65536 for configuration segment.bytes: Value must be at least 1048576"),
+        "{err}"
+    );
+    assert!(!refused.exists());
+    let out = tmp.path().join("kafka4");
+    write("kafka4", &out, &[]);
+    let (code, lines) = run_json(&["verify", "--fail-on", "warning", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{lines:?}");
+    let plan = of_type(&lines, "start_plan");
+    assert_eq!(plan[0]["version_from"], "the dir's metadata.version 4.3-IV0");
+    let (_, lines) = run_json(&["dump", "--deep", out.join("bootstrap.checkpoint").to_str().unwrap()]);
+    let text = serde_json::to_string(&lines).unwrap();
+    for feature in ["\"featureLevel\":30", "transaction.version", "eligible.leader.replicas.version"] {
+        assert!(text.contains(feature), "bootstrap.checkpoint lacks {feature}");
+    }
+}
+
+/// After an unclean shutdown, `latest` is what Kafka answers once it leads
+/// again: the log end of a partition whose ISR is this broker alone (the
+/// interop suite compares with Kafka 3.9.1 started on the dir).
+#[test]
+fn latest_after_a_crash_is_the_log_end_when_the_isr_is_this_broker() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("crash");
+    write("crash", &out, &[]);
+    let (_, lines) = run_json(&["offset-for-time", out.join("crashed-2").to_str().unwrap(), "latest"]);
+    let a = of_type(&lines, "offset")[0];
+    assert_eq!(a["offset"], 1500);
+    assert_eq!(a["detail"], "the log end: the ISR is this broker alone (it leads once started)");
+    let hw = std::fs::read_to_string(out.join("replication-offset-checkpoint")).unwrap();
+    assert!(hw.lines().any(|l| l == "crashed 2 1496"), "{hw}");
+}

@@ -687,3 +687,84 @@ fn an_unreadable_segment_is_reported_without_knock_on_findings() {
     let kinds: Vec<&str> = of_type(&lines, "finding").iter().map(|f| f["kind"].as_str().unwrap()).collect();
     assert_eq!(kinds, ["io_error", "note"], "{lines:?}");
 }
+
+/// The findings of one kind in `verify --format json` output.
+fn findings_of<'a>(lines: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    of_type(lines, "finding").into_iter().filter(|f| f["kind"] == kind).collect()
+}
+
+/// `verify --kafka-version 4.3` on a dir Kafka 3.9.1 wrote with sub-MiB
+/// segments: an error per topic with Kafka 4.3.1's exception (the interop
+/// suite starts 4.3.1 on it to see it refuse); 3.9 and the 4.3.1 fixture
+/// give none; 3.9 on the 4.3.1 fixture refuses its metadata.version.
+#[test]
+fn verify_says_which_release_refuses_to_start() {
+    let clean = fixtures().join("clean").join("logs");
+    let (code, lines) = run_json(&["verify", "--kafka-version", "4.3", clean.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    let refused = findings_of(&lines, "start_refused");
+    assert!(!refused.is_empty());
+    assert!(refused.iter().all(|f| {
+        f["severity"] == "error"
+            && f["message"].as_str().unwrap().contains("Error starting LogManager: ConfigException: Invalid value")
+            && f["message"]
+                .as_str()
+                .unwrap()
+                .ends_with("for configuration segment.bytes: Value must be at least 1048576")
+    }));
+    let plan = of_type(&lines, "start_plan");
+    assert_eq!(plan[0]["kafka_version"], "4.3");
+    assert_eq!(plan[0]["refusals"].as_u64(), Some(refused.len() as u64));
+
+    let (code, lines) = run_json(&["verify", clean.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(findings_of(&lines, "start_refused").is_empty());
+    assert_eq!(of_type(&lines, "start_plan")[0]["version_from"], "the dir's metadata.version 3.9-IV0");
+
+    let k4 = crate::util::fixtures_4().join("kafka4").join("logs");
+    let (code, lines) = run_json(&["verify", k4.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert_eq!(of_type(&lines, "start_plan")[0]["kafka_version"], "4.3");
+    let (code, lines) = run_json(&["verify", "--kafka-version", "3.9", k4.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    let refused = findings_of(&lines, "start_refused");
+    assert_eq!(refused.len(), 1);
+    assert!(refused[0]["message"].as_str().unwrap().ends_with("No MetadataVersion with feature level 30"));
+}
+
+/// A partition dir whose topic id was edited, one of a topic the metadata
+/// does not know, one without partition.metadata: each a stray_partition
+/// warning (Kafka renames them -stray, `tests/interop/start.sh`); no other.
+#[test]
+fn stray_partitions_are_warnings() {
+    let d = Damaged::new();
+    let (code, lines) = run_json(&["verify", d.logs.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(findings_of(&lines, "stray_partition").is_empty());
+    std::fs::write(d.path("plain-0/partition.metadata"), "version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAQ\n").unwrap();
+    copy_dir(&d.path("plain-1"), &d.path("ghost-0"));
+    std::fs::write(d.path("ghost-0/partition.metadata"), "version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAg\n").unwrap();
+    std::fs::remove_file(d.path("plain-2/partition.metadata")).unwrap();
+    let (code, lines) = run_json(&["verify", "--fail-on", "warning", d.logs.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    let mut strays: Vec<String> = findings_of(&lines, "stray_partition")
+        .iter()
+        .map(|f| Path::new(f["file"].as_str().unwrap()).file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    strays.sort();
+    assert_eq!(strays, ["ghost-0", "plain-0", "plain-2"]);
+    let messages: Vec<&str> =
+        findings_of(&lines, "stray_partition").iter().map(|f| f["message"].as_str().unwrap()).collect();
+    assert!(
+        messages.iter().any(|m| m.ends_with("the topicId AAAAAAAAAAAAAAAAAAAAAQ does not exist in the metadata image"))
+    );
+    assert_eq!(of_type(&lines, "start_plan")[0]["stray_partitions"], 3);
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+    }
+}

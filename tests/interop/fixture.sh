@@ -19,10 +19,17 @@
 #  4. crash (unclean shutdown, torn tail, flipped byte): Kafka's own recovery
 #     and `logtool recover --execute` leave identical segment files, and
 #     verify finds nothing on the recovered dir.
+#     Kafka started on a copy answers earliest and latest (kafka-get-offsets)
+#     as offset-for-time does after recover (the high watermark once the
+#     broker leads again: the log end, the ISR being this broker alone).
 #  5. failover (two replicas, diverged): diff-replicas reports the spec's
 #     divergence point; two real brokers started on the two dirs reconcile
 #     them (the old leader truncates to it) and diff-replicas then finds them
 #     consistent.
+#  6. Every spec again with --kafka-version 4.3: one Kafka 4.3 refuses exits 2
+#     naming the config (and verify --kafka-version 4.3 says 4.3 refuses its
+#     3.9 dir); the others are verified clean and served by Kafka 4.3.1 at
+#     metadata.version 4.3-IV0, every record read back (both isolations).
 #
 # The metadata log is left out of byte comparisons (the controller appends to
 # it whenever it starts). Brokers run with log.retention.ms=-1 (the specs'
@@ -132,13 +139,20 @@ done
 grep "^damage" "$work/crash.written" >&2 || true
 cp -a "$work/crash" "$work/crash-kafka"
 cp -a "$work/crash" "$work/crash-logtool"
+n=$(logtool_answers "$work/crash-kafka" | grep -c '^latest')
 start_on "$work/crash-kafka" crash
 grep -q "Recovering .* logs from .* since no clean shutdown file was found" "$work/crash.broker.log" \
   || die "crash: Kafka did not see an unclean shutdown"
+kafka_answers "$BOOTSTRAP" "$n" >"$work/crash.kafka-answers"
 kafka_stop "$KAFKA_PID"
 "$LT" recover --execute "$work/crash-logtool" >"$work/crash.recover" 2>&1 \
   || { cat "$work/crash.recover" >&2; die "crash: logtool recover failed"; }
 same_segments "$work/crash-kafka" "$work/crash-logtool" "crash: Kafka's recovery and logtool recover"
+# the high watermark once the broker leads again (rules::start)
+logtool_answers "$work/crash-logtool" >"$work/crash.logtool-answers"
+diff "$work/crash.kafka-answers" "$work/crash.logtool-answers" >&2 \
+  || die "crash: Kafka after its start and offset-for-time after recover answer earliest/latest differently"
+log "crash: Kafka after its start and offset-for-time after recover agree on earliest and latest ($n partitions)"
 "$LT" verify --fail-on warning "$work/crash-logtool" >"$work/crash.verify" \
   || { cat "$work/crash.verify" >&2; die "crash: verify found problems after recover"; }
 
@@ -168,4 +182,47 @@ grep -q "Truncating to offset $at" "$work/node-1.broker.log" || die "failover: n
 "$LT" diff-replicas "$f/node-1/failover-0" "$f/node-2/failover-0" >"$work/failover.after" \
   || { cat "$work/failover.after" >&2; die "failover: the replicas still differ after Kafka reconciled them"; }
 log "failover: diverged at $at as the spec says; two Kafka brokers truncated node 1 to it and reconciled the replicas"
+
+# ---- 6. Kafka 4.3.1 on `fixture --kafka-version 4.3` ----------------------------
+# every shipped spec written as Kafka 4.3.1 writes it: a spec 4.3 refuses
+# (sub-MiB segment.bytes) exits 2 naming the config, and verify
+# --kafka-version 4.3 on its 3.9 dir says Kafka 4.3 refuses to start on it;
+# the others are served by a real Kafka 4.3.1 exactly
+K4_LIBS=$PWD/target/kafka-4.3.1/libs
+(KAFKA_VERSION=4.3.1 KAFKA_LIBS=$K4_LIBS; kafka_libs)
+for s in $specs; do
+  d=$work/$s-4.3
+  rc=0; "$LT" -q fixture "$s" --kafka-version 4.3 --out "$d" >"$work/$s-4.3.written" 2>&1 || rc=$?
+  if [ $rc = 2 ]; then
+    grep -q "Kafka 4.3 refuses its configs: Invalid value .* for configuration segment.bytes" "$work/$s-4.3.written" \
+      || { cat "$work/$s-4.3.written" >&2; die "$s: fixture --kafka-version 4.3 failed without naming the config"; }
+    [ ! -e "$d" ] || die "$s: the refused fixture left $d behind"
+    d39=$work/$s; [ -d "$d39/node-1" ] && d39=$d39/node-1
+    "$LT" verify --format json --kafka-version 4.3 "$d39" | grep -q '"kind":"start_refused"' \
+      || die "$s: fixture refuses 4.3, but verify --kafka-version 4.3 on its 3.9 dir gives no start_refused"
+    log "$s: Kafka 4.3 refuses its configs; fixture says so and verify on its 3.9 dir agrees"
+    continue
+  fi
+  [ $rc = 0 ] || { cat "$work/$s-4.3.written" >&2; die "$s: fixture --kafka-version 4.3 failed"; }
+  "$LT" verify --fail-on warning "$d" >"$work/$s-4.3.verify" || { cat "$work/$s-4.3.verify" >&2; die "$s (4.3): verify found problems"; }
+  grep -q "on start, Kafka 4.3 (the dir's metadata.version 4.3-IV0)" "$work/$s-4.3.verify" \
+    || die "$s (4.3): verify does not judge the dir as Kafka 4.3's"
+  "$LT" dump --deep --payload hex --format json "$d" | python3 tests/interop/records.py --full >"$work/$s-4.3.expected"
+  "$LT" dump --deep --payload hex --format json "$d" | python3 tests/interop/records.py --full --committed \
+    >"$work/$s-4.3.expected-committed"
+  KAFKA_LIBS=$K4_LIBS start_on "$d" "$s-4.3"
+  grep -q "Skipping recovery of .* logs from .* since clean shutdown file was found" "$work/$s-4.3.broker.log" \
+    || die "$s (4.3): Kafka 4.3.1 did not honour the clean shutdown"
+  grep -q "metadata.version Optional\[4.3-IV0\]\|metadata.version 4.3-IV0" "$work/$s-4.3.broker.log" \
+    || die "$s (4.3): Kafka 4.3.1 does not run at metadata.version 4.3-IV0"
+  for iso in read_uncommitted read_committed; do
+    exp=$work/$s-4.3.expected; [ $iso = read_committed ] && exp=$work/$s-4.3.expected-committed
+    workload "$BOOTSTRAP" consume-full $iso 2>"$work/$s-4.3.$iso.err" | sort >"$work/$s-4.3.$iso" \
+      || { cat "$work/$s-4.3.$iso.err" >&2; die "$s (4.3): $iso consumer failed"; }
+    diff "$exp" "$work/$s-4.3.$iso" >&2 || die "$s (4.3): the $iso consumer did not read what the spec produced"
+  done
+  kafka_stop "$KAFKA_PID"
+  log "$s: Kafka 4.3.1 started on fixture --kafka-version 4.3 without recovery and served all $(wc -l <"$work/$s-4.3.expected") records ($(wc -l <"$work/$s-4.3.expected-committed") committed)"
+  rm -rf "$d"
+done
 log "fixture interop: all checks passed"

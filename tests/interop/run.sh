@@ -33,6 +33,9 @@ LOGTOOL_FIXTURES="$out" LOGTOOL_FIXTURES_4="$out/4" cargo test --locked -p logfm
 tests/interop/live_lock.sh
 # the repairs against what Kafka itself does
 tests/interop/repair.sh
+# what Kafka 3.9.1 and 4.3.1 do when they start on a dir: strays, refused
+# starts, the high watermark once a partition leads again
+LOGTOOL_FIXTURES="$out" LOGTOOL_FIXTURES_4="$out/4" tests/interop/start.sh
 # log dirs logtool writes (logtool fixture), loaded and served by Kafka
 tests/interop/fixture.sh
 # logtool broker against Kafka's clients and tools, then Kafka on its log dir
