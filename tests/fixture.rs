@@ -28,7 +28,7 @@ fn every_shipped_spec_is_listed() {
     let (code, lines) = run_json(&["fixture", "--list"]);
     assert_eq!(code, 0);
     let names: Vec<&str> = of_type(&lines, "spec").iter().map(|l| l["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["basic", "transactions", "crash", "failover", "compacted", "large"]);
+    assert_eq!(names, ["basic", "transactions", "crash", "failover", "compacted", "large", "kafka4"]);
     for spec in names {
         assert!(Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("fixtures/specs/{spec}.toml")).is_file());
     }

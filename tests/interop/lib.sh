@@ -99,6 +99,17 @@ kafka_answers() { # BOOTSTRAP N
   printf '%s\n' "$out"
 }
 
+# Ask kafka_answers until they equal the file EXPECTED (logtool's), for up to
+# 40 s: markers the transaction coordinator writes after a start come within
+# its 10 s abort interval. Kafka's last answers are left in OUT.
+kafka_agrees() { # BOOTSTRAP N EXPECTED OUT
+  local i=0
+  until kafka_answers "$1" "$2" >"$4" && cmp -s "$3" "$4"; do
+    [ $i -ge 20 ] && return 1
+    sleep 2; i=$((i + 1))
+  done
+}
+
 # The same queries answered by `logtool offset-for-time` on LOGDIR (more
 # options may follow), in kafka_answers' form.
 logtool_answers() { # LOGDIR [OPTIONS...]

@@ -64,11 +64,30 @@ pub fn run(global: &GlobalOpts, args: &OffsetForTimeArgs) -> anyhow::Result<Stat
                 .into(),
         })?;
     }
+    // the transaction coordinator's state (`__transaction_state` of this log
+    // dir): markers it writes once a broker starts
+    let coordinator: Vec<logfmt::partition::Partition> = logfmt::logdir::log_dir_entries(&log_dir)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|e| match e {
+            logfmt::logdir::LogDirEntry::Partition(d) => Some(d),
+            _ => None,
+        })
+        .filter(|d| {
+            d.file_name().and_then(|n| n.to_str()).and_then(logfmt::naming::parse_partition_dir).is_some_and(|pd| {
+                pd.topic == logfmt::internal::TRANSACTION_STATE_TOPIC && pd.state == logfmt::naming::DirState::Live
+            })
+        })
+        .map(|d| targets.open(&d))
+        .collect::<Result<_, _>>()?;
+    let txns = logfmt::rules::transactions::load(&coordinator, &limits)?;
+    let now_ms = jiff::Timestamp::now().as_millisecond();
     let mut missing = false;
     for dir in &dirs {
         let partition = targets.open(dir)?;
         let mut p = PartitionOffsets::open(&partition, &limits)?;
-        p.after_start(&partition, &log_dir_state, &limits);
+        let markers = logfmt::rules::start::markers_on_start(&txns, &p.topic, p.partition, now_ms);
+        p.after_start(&partition, &log_dir_state, &markers, &limits);
         for q in &args.times {
             let a = p.answer(q.spec)?;
             missing |= a.offset.is_none();

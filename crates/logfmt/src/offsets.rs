@@ -144,6 +144,9 @@ pub struct PartitionOffsets {
     pub high_watermark: Option<i64>,
     /// Which rule gave the high watermark.
     pub high_watermark_rule: HighWatermarkRule,
+    /// Transactional ids whose marker a started broker appends (and counts
+    /// in the high watermark).
+    pub markers_on_start: Vec<String>,
     segments: Vec<Segment>,
     epochs: Vec<EpochEntry>,
     limits: Limits,
@@ -180,6 +183,7 @@ impl PartitionOffsets {
                 Some(_) => HighWatermarkRule::Checkpoint,
                 None => HighWatermarkRule::NoCheckpoint,
             },
+            markers_on_start: Vec::new(),
             segments,
             epochs,
             limits: *limits,
@@ -188,8 +192,10 @@ impl PartitionOffsets {
 
     /// Answer as a broker started on the dir does once the partition has a
     /// leader ([`start::high_watermark_on_start`]): when the metadata in
-    /// `log_dir` says the ISR is this node alone, `latest` is the log end.
-    pub fn after_start(&mut self, p: &Partition, log_dir: &LogDir, limits: &Limits) {
+    /// `log_dir` says the ISR is this node alone, `latest` is the log end,
+    /// after the transaction markers the coordinator writes then (`markers`:
+    /// the transactional ids of [`start::markers_on_start`]).
+    pub fn after_start(&mut self, p: &Partition, log_dir: &LogDir, markers: &[&str], limits: &Limits) {
         let Some(meta) = &log_dir.metadata else { return };
         let topic_id = p
             .partition_metadata
@@ -201,6 +207,11 @@ impl PartitionOffsets {
         let (hw, rule) = start::high_watermark_on_start(state, node, self.high_watermark, self.log_end_offset);
         self.high_watermark = Some(hw);
         self.high_watermark_rule = rule;
+        if rule == HighWatermarkRule::IsrIsThisNode && !markers.is_empty() {
+            let n = i64::try_from(markers.len()).unwrap_or(i64::MAX);
+            self.high_watermark = Some(hw.saturating_add(n));
+            self.markers_on_start = markers.iter().map(|s| s.to_string()).collect();
+        }
     }
 
     /// Call `f` on each entry of `seg` from `position` until it returns true
@@ -257,7 +268,14 @@ impl PartitionOffsets {
                     leader_epoch: self.epochs.last().map(|e| e.epoch),
                     segment: None,
                     position: None,
-                    detail: Some(self.high_watermark_rule.describe().into()),
+                    detail: Some(match self.markers_on_start.as_slice() {
+                        [] => self.high_watermark_rule.describe().into(),
+                        ids => format!(
+                            "{}, after the transaction marker(s) the coordinator then writes for {}",
+                            self.high_watermark_rule.describe(),
+                            ids.join(", ")
+                        ),
+                    }),
                 });
             }
             Spec::MaxTimestamp => self.max_timestamp()?,

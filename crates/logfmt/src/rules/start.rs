@@ -11,6 +11,13 @@
 //! | two TopicRecords for one name | `ReplicationControlManager.replay(TopicRecord)` |
 //! | a partition dir set aside as stray | `LogManager.isStrayKraftReplica` (3.9), `LogManager.isStrayReplica` (4.x), called by `BrokerMetadataPublisher` |
 //! | the high watermark once the broker leads | `Partition.makeLeader` -> `maybeIncrementLeaderHW` |
+//! | markers the transaction coordinator writes after a start | `TransactionStateManager.loadTransactionsForTxnTopicPartition`, `TransactionCoordinator.abortTimedOutTransactions` |
+//!
+//! Neither release looks at the directory a partition is assigned to
+//! (`PartitionRecord.directories` against `directory.id` in
+//! `meta.properties`) when it decides a dir is stray, so neither does
+//! [`stray`]. Not modelled yet: a segment whose offsets overflow its base
+//! (Kafka splits it on load), transaction version 2 epoch bumps.
 //!
 //! Invariant: nothing here reads files; callers pass what they read.
 
@@ -18,6 +25,7 @@ use std::collections::BTreeMap;
 
 use crate::metadata::{ClusterMetadata, PartitionState, RESOURCE_TOPIC};
 use crate::rules::config::{self, Version};
+use crate::rules::transactions::TxnMetadata;
 use crate::uuid::Uuid;
 
 /// `metadata.version` feature levels and their names (Kafka 4.3.1's
@@ -233,6 +241,33 @@ pub fn high_watermark_on_start(
     }
 }
 
+/// The transactional ids whose coordinator writes a marker to
+/// `topic`-`partition` soon after a start, at `now_ms`: those it loads in
+/// `PrepareCommit`, `PrepareAbort` or `PrepareEpochFence` (it sends their
+/// markers on load, again if they were written before:
+/// `TransactionStateManager.loadTransactionsForTxnTopicPartition`), and those
+/// `Ongoing` past their timeout (`TransactionCoordinator.abortTimedOutTransactions`,
+/// every `transaction.abort.timed.out.transaction.cleanup.interval.ms`,
+/// 10 s: the epoch is bumped and the transaction aborted). Each appends one
+/// marker at the partition's log end, which a leader alone in its ISR
+/// moves its high watermark past.
+pub fn markers_on_start<'a>(
+    txns: &'a BTreeMap<String, TxnMetadata>,
+    topic: &str,
+    partition: i32,
+    now_ms: i64,
+) -> Vec<&'a str> {
+    txns.values()
+        .filter(|t| t.partitions.iter().any(|(tp, p)| tp == topic && *p == partition))
+        .filter(|t| match t.state.as_str() {
+            "PrepareCommit" | "PrepareAbort" | "PrepareEpochFence" => true,
+            "Ongoing" => t.start_timestamp.saturating_add(t.timeout_ms) < now_ms,
+            _ => false,
+        })
+        .map(|t| t.transactional_id.as_str())
+        .collect()
+}
+
 /// The partition `topic`-`partition` as the metadata holds it: by the topic
 /// id its dir carries, else by name.
 pub fn partition_state<'a>(
@@ -280,6 +315,31 @@ mod tests {
         let s = partition_state(&m, None, "t", 0);
         assert_eq!(high_watermark_on_start(s, Some(1), Some(1496), 1500), (1496, HighWatermarkRule::Checkpoint));
         assert_eq!(high_watermark_on_start(None, None, None, 1500), (1500, HighWatermarkRule::NoCheckpoint));
+    }
+
+    #[test]
+    fn markers_after_start_for_prepared_and_timed_out_transactions() {
+        let txn = |id: &str, state: &str, start: i64| TxnMetadata {
+            transactional_id: id.into(),
+            producer_id: 1,
+            producer_epoch: 0,
+            state: state.into(),
+            partitions: vec![("t".into(), 0)],
+            timeout_ms: 60_000,
+            start_timestamp: start,
+            last_update_timestamp: start,
+        };
+        let txns: BTreeMap<String, TxnMetadata> = [
+            txn("a", "PrepareCommit", 0),
+            txn("b", "Ongoing", 0),
+            txn("c", "Ongoing", 100_000),
+            txn("d", "CompleteCommit", 0),
+        ]
+        .into_iter()
+        .map(|t| (t.transactional_id.clone(), t))
+        .collect();
+        assert_eq!(markers_on_start(&txns, "t", 0, 120_000), ["a", "b"]);
+        assert!(markers_on_start(&txns, "t", 1, 120_000).is_empty());
     }
 
     #[test]
