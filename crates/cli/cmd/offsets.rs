@@ -64,29 +64,17 @@ pub fn run(global: &GlobalOpts, args: &OffsetForTimeArgs) -> anyhow::Result<Stat
                 .into(),
         })?;
     }
-    // the transaction coordinator's state (`__transaction_state` of this log
-    // dir): markers it writes once a broker starts
-    let coordinator: Vec<logfmt::partition::Partition> = logfmt::logdir::log_dir_entries(&log_dir)
-        .unwrap_or_default()
-        .into_iter()
-        .filter_map(|e| match e {
-            logfmt::logdir::LogDirEntry::Partition(d) => Some(d),
-            _ => None,
-        })
-        .filter(|d| {
-            d.file_name().and_then(|n| n.to_str()).and_then(logfmt::naming::parse_partition_dir).is_some_and(|pd| {
-                pd.topic == logfmt::internal::TRANSACTION_STATE_TOPIC && pd.state == logfmt::naming::DirState::Live
-            })
-        })
-        .map(|d| targets.open(&d))
-        .collect::<Result<_, _>>()?;
-    let txns = logfmt::rules::transactions::load(&coordinator, &limits)?;
+    // markers the transaction coordinator (`__transaction_state` of this log
+    // dir) writes once a broker starts
     let now_ms = jiff::Timestamp::now().as_millisecond();
+    let pending = logfmt::rules::start::pending_markers(&log_dir, now_ms, &limits)?;
     let mut missing = false;
     for dir in &dirs {
         let partition = targets.open(dir)?;
         let mut p = PartitionOffsets::open(&partition, &limits)?;
-        let markers = logfmt::rules::start::markers_on_start(&txns, &p.topic, p.partition, now_ms);
+        let markers: Vec<&str> = pending
+            .get(&(p.topic.clone(), p.partition))
+            .map_or_else(Vec::new, |ids| ids.iter().map(String::as_str).collect());
         p.after_start(&partition, &log_dir_state, &markers, &limits);
         for q in &args.times {
             let a = p.answer(q.spec)?;

@@ -104,6 +104,10 @@ pub struct LogDir {
     pub metadata: Option<ClusterMetadata>,
     /// Its node id (`meta.properties`).
     pub node_id: Option<String>,
+    /// The transactional ids whose marker the transaction coordinator of
+    /// this log dir writes to a partition after a start
+    /// (`rules::start::markers_on_start`), when a caller filled it in.
+    pub markers_on_start: std::collections::HashMap<(String, i32), Vec<String>>,
 }
 
 impl LogDir {
@@ -114,6 +118,7 @@ impl LogDir {
             checkpoints: LogDirCheckpoints::read(path, limits),
             metadata: metadata::read_log_dir_metadata(path, limits).ok().flatten(),
             node_id: metadata::node_id(path, limits),
+            markers_on_start: Default::default(),
         }
     }
 

@@ -259,13 +259,44 @@ pub fn markers_on_start<'a>(
 ) -> Vec<&'a str> {
     txns.values()
         .filter(|t| t.partitions.iter().any(|(tp, p)| tp == topic && *p == partition))
-        .filter(|t| match t.state.as_str() {
-            "PrepareCommit" | "PrepareAbort" | "PrepareEpochFence" => true,
-            "Ongoing" => t.start_timestamp.saturating_add(t.timeout_ms) < now_ms,
-            _ => false,
-        })
+        .filter(|t| writes_markers_on_start(t, now_ms))
         .map(|t| t.transactional_id.as_str())
         .collect()
+}
+
+/// Whether the coordinator writes `t`'s markers soon after a start (see
+/// [`markers_on_start`]).
+fn writes_markers_on_start(t: &TxnMetadata, now_ms: i64) -> bool {
+    match t.state.as_str() {
+        "PrepareCommit" | "PrepareAbort" | "PrepareEpochFence" => true,
+        "Ongoing" => t.start_timestamp.saturating_add(t.timeout_ms) < now_ms,
+        _ => false,
+    }
+}
+
+/// [`markers_on_start`] for every partition, from the `__transaction_state`
+/// partitions of the log dir `log_dir`, at `now_ms`: (topic, partition) to
+/// transactional ids.
+pub fn pending_markers(
+    log_dir: &std::path::Path,
+    now_ms: i64,
+    limits: &crate::limits::Limits,
+) -> crate::error::Result<std::collections::HashMap<(String, i32), Vec<String>>> {
+    let checkpoints = crate::partition::LogDirCheckpoints::read(log_dir, limits);
+    let mut coordinator = Vec::new();
+    for (name, dir) in crate::logdir::live_partitions(log_dir)? {
+        if name.topic == crate::internal::TRANSACTION_STATE_TOPIC {
+            coordinator.push(crate::partition::Partition::open_with(&dir, &checkpoints)?);
+        }
+    }
+    let txns = super::transactions::load(&coordinator, limits)?;
+    let mut out: std::collections::HashMap<(String, i32), Vec<String>> = std::collections::HashMap::new();
+    for t in txns.values().filter(|t| writes_markers_on_start(t, now_ms)) {
+        for (topic, partition) in &t.partitions {
+            out.entry((topic.clone(), *partition)).or_default().push(t.transactional_id.clone());
+        }
+    }
+    Ok(out)
 }
 
 /// The partition `topic`-`partition` as the metadata holds it: by the topic

@@ -561,7 +561,23 @@ pub fn check_log_dir(dir: &Path, opts: &Options) -> (LogDir, Report) {
             "no clean-shutdown marker: the broker did not stop cleanly (or is running)".into(),
         );
     }
-    let log_dir = LogDir::read(dir, &opts.limits);
+    let mut log_dir = LogDir::read(dir, &opts.limits);
+    if log_dir.metadata.is_some() {
+        let now_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+        match start::pending_markers(dir, now_ms, &opts.limits) {
+            Ok(m) => log_dir.markers_on_start = m,
+            Err(e) => out.push(
+                dir,
+                None,
+                None,
+                None,
+                Kind::Note,
+                format!("the transaction coordinator's state could not be read ({e}): markers it writes after a start are not counted"),
+            ),
+        }
+    }
     let checkpoints = &log_dir.checkpoints;
     for (path, e) in &checkpoints.unreadable {
         out.error(path, e, Kind::CheckpointMalformed);
@@ -831,9 +847,17 @@ pub fn check_partition(dir: &Path, log_dir: &LogDir, opts: &Options, progress: &
             let log_end = out.lowest_offset(RECOVERY_CUTS).filter(|o| *o < log_end).unwrap_or(log_end);
             let checkpoint = rules::log::high_watermark(&p, log_start, log_end);
             let (hw, rule) = start::high_watermark_on_start(state, node, checkpoint, log_end);
-            if rule == start::HighWatermarkRule::IsrIsThisNode
-                && let Some(before) = checkpoint.filter(|c| *c != hw)
-            {
+            let markers = log_dir.markers_on_start.get(&(p.name.topic.clone(), p.name.partition));
+            let n = markers.map_or(0, |m| i64::try_from(m.len()).unwrap_or(i64::MAX));
+            let alone = rule == start::HighWatermarkRule::IsrIsThisNode;
+            let hw = if alone { hw.saturating_add(n) } else { hw };
+            let after = match markers {
+                Some(ids) if alone => {
+                    format!(", after the transaction marker(s) the coordinator then writes for {}", ids.join(", "))
+                }
+                _ => String::new(),
+            };
+            if alone && let Some(before) = checkpoint.filter(|c| *c != hw) {
                 tally.high_watermark_moves = 1;
                 out.push(
                     &p.log_dir.join(n::REPLICATION_OFFSET_CHECKPOINT),
@@ -842,7 +866,7 @@ pub fn check_partition(dir: &Path, log_dir: &LogDir, opts: &Options, progress: &
                     Some(hw),
                     Kind::HighWatermarkOnStart,
                     format!(
-                        "{}-{}: on start the high watermark moves from {before} to the log end {hw}: the ISR is this broker alone",
+                        "{}-{}: on start the high watermark moves from {before} to the log end {hw}: the ISR is this broker alone{after}",
                         p.name.topic,
                         p.name.partition
                     ),
