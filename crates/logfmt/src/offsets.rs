@@ -204,12 +204,11 @@ impl PartitionOffsets {
             .map(|m| m.topic_id);
         let state = start::partition_state(meta, topic_id, &self.topic, self.partition);
         let node = log_dir.node_id.as_deref().and_then(|n| n.parse::<i32>().ok());
-        let (hw, rule) = start::high_watermark_on_start(state, node, self.high_watermark, self.log_end_offset);
+        let (hw, rule) =
+            start::high_watermark_on_start(state, node, self.high_watermark, self.log_end_offset, markers.len());
         self.high_watermark = Some(hw);
         self.high_watermark_rule = rule;
-        if rule == HighWatermarkRule::IsrIsThisNode && !markers.is_empty() {
-            let n = i64::try_from(markers.len()).unwrap_or(i64::MAX);
-            self.high_watermark = Some(hw.saturating_add(n));
+        if rule == HighWatermarkRule::IsrIsThisNode {
             self.markers_on_start = markers.iter().map(|s| s.to_string()).collect();
         }
     }

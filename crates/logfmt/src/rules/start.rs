@@ -223,19 +223,24 @@ impl HighWatermarkRule {
 /// `state` is the partition in the metadata (if known), `node` this broker,
 /// `checkpoint` the checkpointed high watermark already kept within the log
 /// start and end (`UnifiedLog` on load), `log_end` the log end after
-/// recovery.
+/// recovery, `markers` how many transaction markers the coordinator appends
+/// then ([`markers_on_start`]), which a leader alone in its ISR moves its
+/// high watermark past.
 pub fn high_watermark_on_start(
     state: Option<&PartitionState>,
     node: Option<i32>,
     checkpoint: Option<i64>,
     log_end: i64,
+    markers: usize,
 ) -> (i64, HighWatermarkRule) {
     let alone = match (state, node) {
         (Some(s), Some(n)) => s.isr == [n] && s.replicas.contains(&n),
         _ => false,
     };
     match checkpoint {
-        _ if alone => (log_end, HighWatermarkRule::IsrIsThisNode),
+        _ if alone => {
+            (log_end.saturating_add(i64::try_from(markers).unwrap_or(i64::MAX)), HighWatermarkRule::IsrIsThisNode)
+        }
         Some(hw) => (hw, HighWatermarkRule::Checkpoint),
         None => (log_end, HighWatermarkRule::NoCheckpoint),
     }
@@ -341,11 +346,12 @@ mod tests {
     fn the_high_watermark_moves_to_the_log_end_only_when_the_isr_is_this_node() {
         let (m, id) = meta_with(vec![1], vec![1]);
         let s = partition_state(&m, Some(id), "t", 0);
-        assert_eq!(high_watermark_on_start(s, Some(1), Some(1496), 1500), (1500, HighWatermarkRule::IsrIsThisNode));
+        assert_eq!(high_watermark_on_start(s, Some(1), Some(1496), 1500, 0), (1500, HighWatermarkRule::IsrIsThisNode));
+        assert_eq!(high_watermark_on_start(s, Some(1), Some(1496), 1500, 2), (1502, HighWatermarkRule::IsrIsThisNode));
         let (m, _) = meta_with(vec![1, 2], vec![1, 2]);
         let s = partition_state(&m, None, "t", 0);
-        assert_eq!(high_watermark_on_start(s, Some(1), Some(1496), 1500), (1496, HighWatermarkRule::Checkpoint));
-        assert_eq!(high_watermark_on_start(None, None, None, 1500), (1500, HighWatermarkRule::NoCheckpoint));
+        assert_eq!(high_watermark_on_start(s, Some(1), Some(1496), 1500, 0), (1496, HighWatermarkRule::Checkpoint));
+        assert_eq!(high_watermark_on_start(None, None, None, 1500, 0), (1500, HighWatermarkRule::NoCheckpoint));
     }
 
     #[test]

@@ -846,11 +846,10 @@ pub fn check_partition(dir: &Path, log_dir: &LogDir, opts: &Options, progress: &
             // recovery cuts the log at its first invalid batch
             let log_end = out.lowest_offset(RECOVERY_CUTS).filter(|o| *o < log_end).unwrap_or(log_end);
             let checkpoint = rules::log::high_watermark(&p, log_start, log_end);
-            let (hw, rule) = start::high_watermark_on_start(state, node, checkpoint, log_end);
             let markers = log_dir.markers_on_start.get(&(p.name.topic.clone(), p.name.partition));
-            let n = markers.map_or(0, |m| i64::try_from(m.len()).unwrap_or(i64::MAX));
+            let (hw, rule) =
+                start::high_watermark_on_start(state, node, checkpoint, log_end, markers.map_or(0, Vec::len));
             let alone = rule == start::HighWatermarkRule::IsrIsThisNode;
-            let hw = if alone { hw.saturating_add(n) } else { hw };
             let after = match markers {
                 Some(ids) if alone => {
                     format!(", after the transaction marker(s) the coordinator then writes for {}", ids.join(", "))
