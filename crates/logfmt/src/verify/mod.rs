@@ -163,7 +163,7 @@ kinds! {
     MetaPropertiesInvalid => "meta_properties_invalid", Error, "meta.properties without a valid version and node/broker id";
     ForeignDirectory => "foreign_directory", Error, "a directory that is not a partition: Kafka 3.9 refuses to start";
     LogDirLocked => "log_dir_locked", Info, "a live process (a broker) holds the log dir's .lock; files may change while read";
-    StrayPartition => "stray_partition", Warning, "a partition dir Kafka sets aside when it starts (renamed <topic>-<n>.<id>-stray) and then serves empty: no or an unknown topic id, or this node is not a replica";
+    StrayPartition => "stray_partition", Warning, "a partition dir Kafka sets aside when it starts (renamed with a `-stray` suffix) and then serves empty: no or an unknown topic id, or this node is not a replica";
     StartRefused => "start_refused", Error, "something in the metadata log that stops the Kafka version checked from starting (a topic config it refuses, a metadata.version it cannot load, a duplicate TopicRecord)";
     HighWatermarkOnStart => "high_watermark_on_start", Info, "the high watermark moves when Kafka starts: the ISR is this broker alone, so once it leads the high watermark is its log end";
     UncleanShutdown => "unclean_shutdown", Info, "no clean-shutdown marker: Kafka recovers the segments above the recovery point at startup";
