@@ -23,6 +23,7 @@ fuzz_target!(|data: &[u8]| {
         limits: logfmt::Limits { max_decompressed_size: 1 << 20, ..logfmt::Limits::default() },
         max_per_kind: 10,
         read_ahead: false,
+        kafka_version: None,
     };
     let log_dir = logfmt::partition::LogDir::read(dir.path(), &opts.limits);
     let _ = logfmt::verify::check_partition(&part, &log_dir, &opts, &|_| {});
