@@ -238,7 +238,7 @@ fn kafka_4_3_dirs_and_what_4_3_refuses() {
     let (code, _, err) = run(&["fixture", "basic", "--kafka-version", "4.3", "--out", refused.to_str().unwrap()]);
     assert_eq!(code, 2);
     assert!(
-        err.contains("Kafka 4.3 refuses its configs: Invalid value 65536 for configuration segment.bytes: Value must be at least 1048576"),
+        err.contains("configs \"segment.bytes\": Kafka 4.3 refuses it: Invalid value 65536 for configuration segment.bytes: Value must be at least 1048576"),
         "{err}"
     );
     assert!(!refused.exists());

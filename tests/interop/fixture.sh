@@ -194,7 +194,7 @@ for s in $specs; do
   d=$work/$s-4.3
   rc=0; "$LT" -q fixture "$s" --kafka-version 4.3 --out "$d" >"$work/$s-4.3.written" 2>&1 || rc=$?
   if [ $rc = 2 ]; then
-    grep -q "Kafka 4.3 refuses its configs: Invalid value .* for configuration segment.bytes" "$work/$s-4.3.written" \
+    grep -q "Kafka 4.3 refuses it: Invalid value .* for configuration segment.bytes" "$work/$s-4.3.written" \
       || { cat "$work/$s-4.3.written" >&2; die "$s: fixture --kafka-version 4.3 failed without naming the config"; }
     [ ! -e "$d" ] || die "$s: the refused fixture left $d behind"
     d39=$work/$s; [ -d "$d39/node-1" ] && d39=$d39/node-1

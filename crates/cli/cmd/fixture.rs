@@ -37,8 +37,10 @@ pub fn run(global: &GlobalOpts, args: &FixtureArgs) -> anyhow::Result<Status> {
     let spec = fixture::spec::parse(&text).with_context(|| spec_arg.clone())?;
     let opts = fixture::Options { seed: args.seed, replicas: args.replicas, kafka_version: args.kafka_version };
     let progress = Progress::records(fixture::total_records(&spec), global.quiet);
-    let report = fixture::build_with_progress(&spec, dir, &opts, &mut |n| progress.inc(n))?;
+    let report = fixture::build_with_progress(&spec, dir, &opts, &mut |n| progress.inc(n));
     progress.finish();
+    // an error names the spec it comes from
+    let report = report.with_context(|| spec_arg.clone())?;
     for n in &report.nodes {
         for p in &n.partitions {
             out.report(&(WrittenLine { node_id: n.node_id, log_dir: n.dir.display().to_string(), partition: p }))?;

@@ -176,7 +176,7 @@ impl SegmentLog {
     fn commit(self) -> Result<()> {
         match self {
             SegmentLog::Atomic(f) => f.commit(),
-            SegmentLog::InPlace { path, file } => file.sync_all().map_err(|e| io(e, &path)),
+            SegmentLog::InPlace { path, file } => super::file::sync_file(&file, &path),
         }
     }
 }
@@ -747,7 +747,8 @@ impl PartitionWriter {
             write_atomic(&path, bytes)?;
             let len = round(entry).max(bytes.len());
             let f = std::fs::OpenOptions::new().write(true).open(&path).map_err(|e| io(e, &path))?;
-            f.set_len(len as u64).and_then(|()| f.sync_all()).map_err(|e| io(e, &path))?;
+            f.set_len(len as u64).map_err(|e| io(e, &path))?;
+            super::file::sync_file(&f, &path)?;
         }
         if !txn_index.is_empty() {
             write_atomic(&self.segment_path(base, n::TXN_INDEX_FILE_SUFFIX), &emit::txn_index(&txn_index))?;
