@@ -380,10 +380,16 @@ fn every_kind_of_lock_is_refused() {
         let before = contents(&c.logs);
         let (code, _, err) = run(&["reindex", "--execute", &c.s("")]);
         let (vcode, v) = run_json(&["verify", &c.s("")]);
+        // a dry run says beforehand that --execute will be refused
+        let (_, plan, _) = run(&["recover", &c.s("")]);
         holder.kill().unwrap();
         holder.wait().unwrap();
         assert_eq!(code, 2, "{kind}: {err}");
         assert!(err.contains(&format!("pid {}", holder.id())), "{kind}: the refusal does not name the holder: {err}");
+        assert!(
+            plan.contains("--execute will be refused") && plan.contains(&format!("pid {}", holder.id())),
+            "{kind}: {plan}"
+        );
         assert_eq!(contents(&c.logs), before, "{kind}");
         assert!(!c.quarantine().exists(), "{kind}");
         // verify only reads, and says who holds it

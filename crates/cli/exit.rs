@@ -29,9 +29,37 @@ impl Status {
     }
 }
 
+/// An error in words, each fact once: a cause the message already quotes
+/// (logfmt's "I/O error: ...") is not appended again, and a context that
+/// only names the path its cause names too gives way to the cause.
+pub fn message(err: &anyhow::Error) -> String {
+    let mut message = err.to_string();
+    for cause in err.chain().skip(1).map(ToString::to_string) {
+        if message.contains(&cause) {
+            continue;
+        }
+        if cause.starts_with(&message) {
+            message = cause;
+        } else {
+            message.push_str(": ");
+            message.push_str(&cause);
+        }
+    }
+    message
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_fact_once() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "No such file or directory");
+        let e = anyhow::Error::new(io).context("/tmp/x: No such file or directory").context("/tmp/x");
+        assert_eq!(message(&e), "/tmp/x: No such file or directory");
+        let e = anyhow::anyhow!("inner").context("outer");
+        assert_eq!(message(&e), "outer: inner");
+    }
 
     #[test]
     fn worst_wins() {

@@ -27,15 +27,7 @@ fn main() -> ExitCode {
             {
                 return Status::Clean.code();
             }
-            // each cause once: a message that already quotes its cause
-            // (logfmt's "I/O error: ...") does not get it appended again
-            let mut message = err.to_string();
-            for cause in err.chain().skip(1).map(ToString::to_string) {
-                if !message.contains(&cause) {
-                    message.push_str(": ");
-                    message.push_str(&cause);
-                }
-            }
+            let message = exit::message(&err);
             eprintln!("logtool: error: {message}");
             if format == args::Format::Json {
                 // a script reading stdout sees the failure too (docs/json.md)

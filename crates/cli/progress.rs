@@ -9,7 +9,7 @@
 use std::io::IsTerminal;
 use std::sync::Mutex;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 /// Less than this many bytes is done before a bar would be worth drawing.
 const LONG_BYTES: u64 = 256 << 20;
@@ -19,6 +19,7 @@ const LONG_RECORDS: u64 = 2_000_000;
 /// The bar being shown, if any (one command runs at a time).
 static ACTIVE: Mutex<Option<ProgressBar>> = Mutex::new(None);
 
+#[derive(Clone)]
 pub struct Progress {
     bar: Option<ProgressBar>,
 }
@@ -41,7 +42,18 @@ impl Progress {
             return Progress { bar: None };
         }
         let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-        let style = ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar());
+        // no ETA until there is a rate to base one on (a first frame's
+        // estimate is noise: "ETA 55m")
+        let style = ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()).with_key(
+            "eta",
+            |s: &ProgressState, w: &mut dyn std::fmt::Write| {
+                if s.pos() == 0 || s.elapsed() < std::time::Duration::from_secs(2) {
+                    let _ = w.write_str("…");
+                } else {
+                    let _ = write!(w, "{:#}", indicatif::HumanDuration(s.eta()));
+                }
+            },
+        );
         bar.set_style(style);
         if let Ok(mut a) = ACTIVE.lock() {
             *a = Some(bar.clone());
@@ -57,6 +69,11 @@ impl Progress {
 
     pub fn finish(&self) {
         if let Some(b) = &self.bar {
+            // the last frame is the whole, even where some bytes counted in
+            // the total were skipped rather than read
+            if let Some(len) = b.length() {
+                b.set_position(len);
+            }
             b.finish_and_clear();
             if let Ok(mut a) = ACTIVE.lock() {
                 *a = None;

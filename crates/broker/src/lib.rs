@@ -279,6 +279,7 @@ fn recover_unclean(dir: &std::path::Path) -> Result<(), BrokerError> {
         limits: logfmt::Limits::default(),
         allow_data_loss: false,
         roll: false,
+        progress: logfmt::repair::Progress::default(),
     };
     if let Err(e) = recover(dir, &opts, &mut repair) {
         repair.abandon().map_err(|e| refused(&e))?;

@@ -18,7 +18,7 @@ use serde::Serialize;
 
 use crate::args::{GlobalOpts, LimitArgs};
 use crate::exit::Status;
-use crate::output::{NoteLine, Output};
+use crate::output::{NoteLine, Output, WarningLine};
 use crate::progress::Progress;
 use std::path::PathBuf;
 
@@ -81,7 +81,25 @@ pub fn run(global: &GlobalOpts, args: &GroupsArgs) -> anyhow::Result<Status> {
     names.sort();
     names.dedup();
     let here: Vec<i32> = offsets_topic.iter().map(|p| p.name.partition).collect();
-    for name in names.into_iter().filter(|g| wanted(g)) {
+    let names: Vec<&String> = names.into_iter().filter(|g| wanted(g)).collect();
+    if let Some(group) = &args.group
+        && names.is_empty()
+    {
+        // as kafka-consumer-groups says it: the group does not exist (here)
+        let coordinator = partition_for_group(group, partitions);
+        let place = if here.contains(&coordinator) {
+            format!("its coordinator partition __consumer_offsets-{coordinator} holds no metadata or offsets of it")
+        } else {
+            format!("its coordinator partition __consumer_offsets-{coordinator} is not in these log dirs")
+        };
+        out.report(&WarningLine {
+            file: &dirs_text(args),
+            message: format!("consumer group '{group}' does not exist: {place}"),
+        })?;
+        out.finish()?;
+        return Ok(Status::Problems);
+    }
+    for name in names {
         let coordinator = partition_for_group(name, partitions);
         let g = groups.groups.get(name);
         out.report(

@@ -55,6 +55,28 @@ fn partitions(path: &Path) -> anyhow::Result<Vec<PathBuf>> {
     })
 }
 
+/// A progress bar over the segments of `path` (a log dir, a partition dir
+/// or a segment), and the planners' handle to it.
+fn segment_progress(global: &GlobalOpts, path: &Path) -> (crate::progress::Progress, logfmt::repair::Progress) {
+    let dirs = match logdir::resolve(path) {
+        Ok(Target::File(f)) => f.parent().map(Path::to_path_buf).into_iter().collect(),
+        _ => partitions(path).unwrap_or_default(),
+    };
+    let total: u64 = dirs
+        .iter()
+        .flat_map(|d| logdir::partition_files(d).unwrap_or_default())
+        .filter(|f| {
+            let n =
+                logfmt::naming::classify(&f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
+            n.kind == logfmt::naming::FileKind::Log && n.suffix.is_none()
+        })
+        .filter_map(|f| std::fs::metadata(f).ok().map(|m| m.len()))
+        .sum();
+    let bar = crate::progress::Progress::new(total, global.quiet);
+    let handle = bar.clone();
+    (bar, logfmt::repair::Progress::new(move |n| handle.inc(n)))
+}
+
 fn emit_changes(out: &mut Out, changes: &[Change], notes: &[Note]) -> io::Result<()> {
     for n in notes {
         match n {
@@ -89,6 +111,15 @@ fn run_plan(
         let mut dry = DryRun::default();
         plan(&mut dry, &mut out)?;
         emit_changes(&mut out, &dry.changes, &dry.notes)?;
+        // say now what --execute would meet: a live broker's lock
+        if let logfmt::lock::LockState::Held(holder) = logfmt::lock::log_dir_lock(log_dir) {
+            out.report(&WarningLine {
+                file: &log_dir_s,
+                message: format!(
+                    "{holder} holds this log dir's .lock (a live broker?): --execute will be refused until it stops"
+                ),
+            })?;
+        }
         out.report(
             &(RepairLine {
                 command: command.into(),
@@ -150,6 +181,7 @@ fn partition_line(out: &mut Out, dir: &Path, fields: serde_json::Value) -> io::R
 
 pub fn recover(global: &GlobalOpts, args: &RecoverArgs) -> anyhow::Result<Status> {
     let log_dir = log_dir_of(&args.path)?;
+    let (bar, progress) = segment_progress(global, &args.path);
     let opts = RecoverOptions {
         all: args.all,
         interval: args.interval.index_interval_bytes.map_or(Interval::FromMetadata, Interval::Override),
@@ -157,9 +189,12 @@ pub fn recover(global: &GlobalOpts, args: &RecoverArgs) -> anyhow::Result<Status
         limits: args.limits.limits(),
         allow_data_loss: args.allow_data_loss,
         roll: args.roll,
+        progress,
     };
     run_plan(global, &args.write, &log_dir, "recover", |changes, out| {
-        for r in recover::recover(&args.path, &opts, changes)? {
+        let recovered = recover::recover(&args.path, &opts, changes);
+        bar.finish();
+        for r in recovered? {
             if r.segments_recovered == 0 {
                 continue;
             }
@@ -232,8 +267,12 @@ pub fn reindex(global: &GlobalOpts, args: &ReindexArgs) -> anyhow::Result<Status
     let log_dir = log_dir_of(&args.path)?;
     let interval = args.interval.index_interval_bytes.map_or(Interval::FromMetadata, Interval::Override);
     let limits = args.limits.limits();
+    let (bar, progress) = segment_progress(global, &args.path);
     run_plan(global, &args.write, &log_dir, "reindex", |changes, out| {
-        for r in reindex::reindex(&args.path, &interval, args.interval.metadata_dir.as_deref(), &limits, changes)? {
+        let rebuilt =
+            reindex::reindex(&args.path, &interval, args.interval.metadata_dir.as_deref(), &limits, &progress, changes);
+        bar.finish();
+        for r in rebuilt? {
             partition_line(
                 out,
                 &r.dir,
@@ -288,7 +327,7 @@ pub fn undo(global: &GlobalOpts, args: &UndoArgs) -> anyhow::Result<Status> {
     let m = match journal::undo(&quarantine, &log_dir, args.id.as_deref(), args.write.execute) {
         Ok(m) => m,
         Err(journal::RepairError::NothingToUndo(dir, q)) if args.id.is_none() => {
-            // nothing to do is no error (README: 0 done, or nothing to do)
+            // nothing to do is no error (GUIDE.md: 0 done, or nothing to do)
             let file = dir.display().to_string();
             let message = format!("no repair to undo in {}", q.display());
             out.report(&NoteLine { file: &file, message })?;

@@ -15,6 +15,7 @@ use serde::Serialize;
 use crate::args::{GlobalOpts, LimitArgs, RecordFilterArgs};
 use crate::exit::Status;
 use crate::output::{NoteLine, Output};
+use crate::progress::Progress;
 
 /// `--leader`: a 1-based position or one of the paths.
 fn leader_index(args: &DiffReplicasArgs) -> anyhow::Result<Option<usize>> {
@@ -55,7 +56,7 @@ pub fn diff(global: &GlobalOpts, args: &DiffReplicasArgs) -> anyhow::Result<Stat
                         r.truncate_to.unwrap_or(-1),
                         r.records_lost,
                         r.batches_lost,
-                        r.lost_range.map_or("-".into(), |(a, b)| format!("{a}..{b}")),
+                        r.lost_range.map_or("-".into(), |(a, b)| logfmt::report::offset_range(a, b.saturating_sub(1))),
                         r.lost_epochs,
                         crate::output::fmt_time(r.lost_time_range.0),
                         crate::output::fmt_time(r.lost_time_range.1),
@@ -146,23 +147,62 @@ pub fn digest(global: &GlobalOpts, args: &DigestArgs) -> anyhow::Result<Status> 
     if !args.path.is_dir() {
         anyhow::bail!("{}: a file; give a partition dir", args.path.display());
     }
-    let (info, mut stream) = replica::open(&args.path, &limits)?;
-    let w = repl_check::digest::write(&info, stream.as_mut(), &args.output)?;
-    let mut out = Output::new(BufWriter::new(io::stdout().lock()), global.format);
-    if let Some(why) = stream.stopped_early() {
+    let (info, stream) = replica::open(&args.path, &limits)?;
+    let total: u64 = logfmt::logdir::partition_files(&args.path)
+        .unwrap_or_default()
+        .iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "log"))
+        .filter_map(|f| std::fs::metadata(f).ok().map(|m| m.len()))
+        .sum();
+    let progress = Progress::new(total, global.quiet);
+    let mut stream = WithProgress { inner: stream, progress: &progress };
+    let to_stdout = args.output.as_os_str() == "-";
+    let w = if to_stdout {
+        repl_check::digest::write_to(&info, &mut stream, io::stdout().lock())?
+    } else {
+        repl_check::digest::write(&info, &mut stream, &args.output)?
+    };
+    progress.finish();
+    let line = DigestLine {
+        file: if to_stdout { "-".into() } else { args.output.display().to_string() },
+        source: args.path.display().to_string(),
+        batches: w.batches,
+        bytes: w.bytes,
+    };
+    // with the digest on stdout, what would be said there goes to stderr
+    let mut out: Output<Box<dyn io::Write>> = Output::new(
+        if to_stdout { Box::new(io::stderr().lock()) } else { Box::new(BufWriter::new(io::stdout().lock())) },
+        global.format,
+    );
+    if let Some(why) = stream.inner.stopped_early() {
         let file = args.path.display().to_string();
         out.report(&NoteLine { file: &file, message: why })?;
     }
-    out.report(
-        &(DigestLine {
-            file: args.output.display().to_string(),
-            source: args.path.display().to_string(),
-            batches: w.batches,
-            bytes: w.bytes,
-        }),
-    )?;
+    if !(to_stdout && global.quiet) {
+        out.report(&line)?;
+    }
     out.finish()?;
     Ok(Status::Clean)
+}
+
+/// A replica's batches, counted on the progress bar as they are read.
+struct WithProgress<'a> {
+    inner: Box<dyn replica::BatchStream>,
+    progress: &'a Progress,
+}
+
+impl replica::BatchStream for WithProgress<'_> {
+    fn next_batch(&mut self) -> repl_check::Result<Option<replica::BatchSummary>> {
+        let b = self.inner.next_batch()?;
+        if let Some(b) = &b {
+            self.progress.inc(u64::from(b.size));
+        }
+        Ok(b)
+    }
+
+    fn stopped_early(&self) -> Option<String> {
+        self.inner.stopped_early()
+    }
 }
 
 #[derive(Args, Debug)]
@@ -193,7 +233,7 @@ pub struct DigestArgs {
     /// A partition dir.
     #[arg(value_name = "PARTITION")]
     pub path: PathBuf,
-    /// Where to write the digest.
+    /// Where to write the digest (`-`: standard output).
     #[arg(short, long, value_name = "FILE")]
     pub output: PathBuf,
     #[command(flatten)]
@@ -269,6 +309,12 @@ impl Report for DigestLine {
 
     fn show(&self) -> Shown {
         let d = self;
-        Shown::Text(format!("{}: digest of {} ({} batches) in {} bytes", d.file, d.source, d.batches, d.bytes))
+        Shown::Text(format!(
+            "{}: digest of {} ({} batches) in {}",
+            d.file,
+            d.source,
+            d.batches,
+            logfmt::report::human_bytes(d.bytes)
+        ))
     }
 }

@@ -198,6 +198,10 @@ pub enum ErrorKind {
     /// A command declined to go on (what to do instead is in the message).
     #[error("{0}")]
     Refused(String),
+    /// A path given to a command holds no Kafka log data (a usage error,
+    /// like a missing file: class [`ErrorClass::Io`]).
+    #[error("{0}")]
+    NotKafka(String),
     /// Reading failed.
     #[error("I/O error: {0}")]
     Io(std::io::Error),
@@ -208,7 +212,7 @@ impl ErrorKind {
     pub fn class(&self) -> ErrorClass {
         match self {
             ErrorKind::Truncated { .. } => ErrorClass::Truncated,
-            ErrorKind::Io(_) => ErrorClass::Io,
+            ErrorKind::Io(_) | ErrorKind::NotKafka(_) => ErrorClass::Io,
             ErrorKind::MemoryBudget { .. } => ErrorClass::Memory,
             _ => ErrorClass::Corrupt,
         }

@@ -86,7 +86,14 @@ pub fn resolve(path: &Path) -> Result<Target> {
     let own_name = path.file_name().map(|s| s.to_string_lossy().into_owned());
     let looks_partition = own_name.as_deref().and_then(naming::parse_partition_dir).is_some()
         || names.iter().any(|(name, is_dir)| !is_dir && naming::classify(name).kind == FileKind::Log);
-    if looks_partition { Ok(Target::PartitionDir(path.to_path_buf())) } else { Ok(Target::LogDir(path.to_path_buf())) }
+    if looks_partition { Ok(Target::PartitionDir(path.to_path_buf())) } else { Err(not_kafka(path)) }
+}
+
+/// The error for a directory that holds no Kafka log data.
+fn not_kafka(path: &Path) -> Error {
+    let detail = "holds no Kafka log data (no partition dir such as topic-0, no meta.properties or \
+                  offset checkpoint, no .log segment): give a log dir, a partition dir or a segment";
+    Error::new(crate::error::ErrorKind::NotKafka(detail.into()), None).with_path(path)
 }
 
 fn top_file_rank(name: &str) -> u8 {
@@ -241,6 +248,14 @@ mod tests {
         );
         assert_eq!(resolve(&dir).unwrap(), Target::LogDir(dir.clone()));
         assert_eq!(resolve(&p).unwrap(), Target::PartitionDir(p.clone()));
+        // a directory with no Kafka data is an error, not an empty log dir
+        let other = dir.join("other");
+        std::fs::create_dir(&other).unwrap();
+        std::fs::write(other.join("notes.txt"), b"x").unwrap();
+        let e = resolve(&other).unwrap_err();
+        assert_eq!(e.class(), crate::ErrorClass::Io);
+        assert!(e.to_string().contains("holds no Kafka log data"), "{e}");
+        std::fs::remove_dir_all(&other).unwrap();
         let top = log_dir_entries(&dir).unwrap();
         assert_eq!(top[0], LogDirEntry::File(dir.join("meta.properties")));
         assert_eq!(top[1], LogDirEntry::Partition(dir.join("__cluster_metadata-0")));

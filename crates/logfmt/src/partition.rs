@@ -445,10 +445,11 @@ impl Targets {
                 let ld = p.parent().map(|d| LogDir::read(d, limits)).unwrap_or_default();
                 Ok(Targets { log_dir: std::sync::Arc::new(ld), is_log_dir: false, partitions: vec![p] })
             }
-            Target::File(f) => Err(crate::Error::io(
-                std::io::Error::new(std::io::ErrorKind::InvalidInput, "a file: give a partition dir or a log dir"),
-                Some(&f),
-            )),
+            Target::File(f) => Err(crate::Error::new(
+                crate::error::ErrorKind::NotKafka("is a file: give a partition dir or a log dir".into()),
+                None,
+            )
+            .with_path(&f)),
         }
     }
 

@@ -127,7 +127,7 @@ impl logfmt::report::Report for ReplicaReport {
             let lost = match (self.is_leader, self.records_lost, self.lost_range) {
                 (true, ..) => "-".to_string(),
                 (_, 0, _) => "0".to_string(),
-                (_, n, Some((a, b))) => format!("{n} ({a}..{b})"),
+                (_, n, Some((a, b))) => format!("{n} ({})", logfmt::report::offset_range(a, b.saturating_sub(1))),
                 (_, n, None) => n.to_string(),
             };
             vec![

@@ -118,50 +118,8 @@ pub fn write(info: &ReplicaInfo, stream: &mut dyn BatchStream, out: &Path) -> Re
     ));
     let io = |e| Error::io(out, e);
     let result = (|| -> Result<u64> {
-        let mut f = BufWriter::new(File::create(&tmp).map_err(io)?);
-        f.write_all(MAGIC).map_err(io)?;
-        f.write_all(&VERSION.to_be_bytes()).map_err(io)?;
-        let mut enc = zstd::stream::write::Encoder::new(f, 6).map_err(io)?;
-        enc.include_checksum(true).map_err(io)?;
-        let mut s = Sink { w: enc, crc: 0 };
-        let header = Header {
-            format: "logtool-replica-digest".into(),
-            version: VERSION,
-            topic: info.topic.clone(),
-            partition: info.partition,
-            source: info.path.display().to_string(),
-            log_start_offset: info.log_start_offset,
-            log_end_offset: info.log_end_offset,
-            high_watermark: info.high_watermark,
-            epochs: info.epochs.as_ref().map(|v| v.iter().map(|e| (e.epoch, e.start_offset)).collect()),
-            notes: info.notes.clone(),
-        };
-        let json = serde_json::to_vec(&header).map_err(|e| Error::Input(e.to_string()))?;
-        let len = u32::try_from(json.len()).map_err(|_| Error::Input("digest header too large".into()))?;
-        s.bytes(&len.to_be_bytes()).map_err(io)?;
-        s.bytes(&json).map_err(io)?;
-        let (mut next, mut epoch, mut first_ts, mut count) = (info.log_start_offset, -1i64, 0i64, 0u64);
-        while let Some(b) = stream.next_batch()? {
-            let flags = u8::from(b.is_control) | (u8::from(b.is_transactional) << 1) | (((b.magic & 3) as u8) << 2);
-            s.bytes(&[TAG_BATCH, flags]).map_err(io)?;
-            s.varint(zigzag(b.base_offset.wrapping_sub(next))).map_err(io)?;
-            s.varint(zigzag(b.last_offset.wrapping_sub(b.base_offset))).map_err(io)?;
-            s.varint(zigzag(i64::from(b.epoch).wrapping_sub(epoch))).map_err(io)?;
-            s.bytes(&b.crc.to_be_bytes()).map_err(io)?;
-            s.varint(u64::from(b.size)).map_err(io)?;
-            s.varint(u64::from(b.records)).map_err(io)?;
-            s.varint(zigzag(b.first_timestamp.wrapping_sub(first_ts))).map_err(io)?;
-            s.varint(zigzag(b.max_timestamp.wrapping_sub(b.first_timestamp))).map_err(io)?;
-            next = b.last_offset.wrapping_add(1);
-            epoch = i64::from(b.epoch);
-            first_ts = b.first_timestamp;
-            count = count.saturating_add(1);
-        }
-        s.bytes(&[TAG_END]).map_err(io)?;
-        s.bytes(&count.to_be_bytes()).map_err(io)?;
-        let crc = s.crc;
-        s.w.write_all(&crc.to_be_bytes()).map_err(io)?;
-        let mut f = s.w.finish().map_err(io)?;
+        let f = BufWriter::new(File::create(&tmp).map_err(io)?);
+        let (count, mut f) = encode(info, stream, f, out)?;
         f.flush().map_err(io)?;
         f.get_ref().sync_all().map_err(io)?;
         Ok(count)
@@ -177,6 +135,82 @@ pub fn write(info: &ReplicaInfo, stream: &mut dyn BatchStream, out: &Path) -> Re
             Err(e)
         }
     }
+}
+
+/// Write the digest of `info` and `stream` to `w` (standard output: `-o -`).
+pub fn write_to(info: &ReplicaInfo, stream: &mut dyn BatchStream, w: impl Write) -> Result<Written> {
+    let name = Path::new("<stdout>");
+    let (batches, counted) = encode(info, stream, Counted { w, n: 0 }, name)?;
+    let mut counted = counted;
+    counted.flush().map_err(|e| Error::io(name, e))?;
+    Ok(Written { batches, bytes: counted.n })
+}
+
+/// A writer that counts what goes through it.
+struct Counted<W: Write> {
+    w: W,
+    n: u64,
+}
+
+impl<W: Write> Write for Counted<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let k = self.w.write(buf)?;
+        self.n = self.n.saturating_add(k as u64);
+        Ok(k)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.w.flush()
+    }
+}
+
+/// The digest's bytes into `f`: batches written, and `f` back.
+fn encode<W: Write>(info: &ReplicaInfo, stream: &mut dyn BatchStream, mut f: W, out: &Path) -> Result<(u64, W)> {
+    let io = |e| Error::io(out, e);
+    f.write_all(MAGIC).map_err(io)?;
+    f.write_all(&VERSION.to_be_bytes()).map_err(io)?;
+    let mut enc = zstd::stream::write::Encoder::new(f, 6).map_err(io)?;
+    enc.include_checksum(true).map_err(io)?;
+    let mut s = Sink { w: enc, crc: 0 };
+    let header = Header {
+        format: "logtool-replica-digest".into(),
+        version: VERSION,
+        topic: info.topic.clone(),
+        partition: info.partition,
+        source: info.path.display().to_string(),
+        log_start_offset: info.log_start_offset,
+        log_end_offset: info.log_end_offset,
+        high_watermark: info.high_watermark,
+        epochs: info.epochs.as_ref().map(|v| v.iter().map(|e| (e.epoch, e.start_offset)).collect()),
+        notes: info.notes.clone(),
+    };
+    let json = serde_json::to_vec(&header).map_err(|e| Error::Input(e.to_string()))?;
+    let len = u32::try_from(json.len()).map_err(|_| Error::Input("digest header too large".into()))?;
+    s.bytes(&len.to_be_bytes()).map_err(io)?;
+    s.bytes(&json).map_err(io)?;
+    let (mut next, mut epoch, mut first_ts, mut count) = (info.log_start_offset, -1i64, 0i64, 0u64);
+    while let Some(b) = stream.next_batch()? {
+        let flags = u8::from(b.is_control) | (u8::from(b.is_transactional) << 1) | (((b.magic & 3) as u8) << 2);
+        s.bytes(&[TAG_BATCH, flags]).map_err(io)?;
+        s.varint(zigzag(b.base_offset.wrapping_sub(next))).map_err(io)?;
+        s.varint(zigzag(b.last_offset.wrapping_sub(b.base_offset))).map_err(io)?;
+        s.varint(zigzag(i64::from(b.epoch).wrapping_sub(epoch))).map_err(io)?;
+        s.bytes(&b.crc.to_be_bytes()).map_err(io)?;
+        s.varint(u64::from(b.size)).map_err(io)?;
+        s.varint(u64::from(b.records)).map_err(io)?;
+        s.varint(zigzag(b.first_timestamp.wrapping_sub(first_ts))).map_err(io)?;
+        s.varint(zigzag(b.max_timestamp.wrapping_sub(b.first_timestamp))).map_err(io)?;
+        next = b.last_offset.wrapping_add(1);
+        epoch = i64::from(b.epoch);
+        first_ts = b.first_timestamp;
+        count = count.saturating_add(1);
+    }
+    s.bytes(&[TAG_END]).map_err(io)?;
+    s.bytes(&count.to_be_bytes()).map_err(io)?;
+    let crc = s.crc;
+    s.w.write_all(&crc.to_be_bytes()).map_err(io)?;
+    let f = s.w.finish().map_err(io)?;
+    Ok((count, f))
 }
 
 /// The batches of a digest.
@@ -307,16 +341,24 @@ pub fn open(path: &Path) -> Result<(ReplicaInfo, DigestStream)> {
     let io = |e| Error::io(path, e);
     let mut f = BufReader::new(File::open(path).map_err(io)?);
     let mut head = [0u8; 10];
-    let bad =
-        |m: &str| Error::Digest { path: path.to_path_buf(), position: 0, class: Class::Corrupt, message: m.into() };
-    f.read_exact(&mut head).map_err(|_| bad("not a logtool replica digest (too short)"))?;
+    // a file that is not a digest at all is a usage error, said in words
+    let not_digest = || {
+        Error::Input(format!(
+            "{}: neither a partition dir nor a replica digest (`logtool digest` writes those)",
+            path.display()
+        ))
+    };
+    f.read_exact(&mut head).map_err(|_| not_digest())?;
     let [m0, m1, m2, m3, m4, m5, m6, m7, v0, v1] = head;
     if [m0, m1, m2, m3, m4, m5, m6, m7] != *MAGIC {
-        return Err(bad("not a logtool replica digest (no LTDIGEST magic)"));
+        return Err(not_digest());
     }
     let version = u16::from_be_bytes([v0, v1]);
     if version != VERSION {
-        return Err(bad(&format!("digest format version {version}; this logtool reads version {VERSION}")));
+        return Err(Error::Input(format!(
+            "{}: a replica digest of format version {version}; this logtool reads version {VERSION}",
+            path.display()
+        )));
     }
     let r = zstd::stream::read::Decoder::with_buffer(f).map_err(io)?;
     let mut s = DigestStream {

@@ -12,6 +12,15 @@ pub enum Class {
     Corrupt,
 }
 
+impl std::fmt::Display for Class {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Class::Truncated => "truncated",
+            Class::Corrupt => "corrupt",
+        })
+    }
+}
+
 /// What went wrong.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -19,7 +28,7 @@ pub enum Error {
     #[error(transparent)]
     Format(#[from] logfmt::Error),
     /// A digest file is damaged or not a digest.
-    #[error("{path}: at byte {position} of the decompressed digest: {message} ({class:?})")]
+    #[error("{path}: at byte {position} of the decompressed digest: {message} ({class})")]
     Digest {
         /// The digest file.
         path: PathBuf,

@@ -141,13 +141,12 @@ impl crate::report::Report for Loss {
         use crate::report::iso_time;
         let epochs = self.epochs.iter().map(i32::to_string).collect::<Vec<_>>().join(",");
         let mut s = format!(
-            "  {}: loses offsets {}..{} ({} record(s) in {} batch(es), {} bytes; leader epoch(s) {}; {} to {})",
+            "  {}: loses offsets {} ({} record(s) in {} batch(es), {}; leader epoch(s) {}; {} to {})",
             self.partition.display(),
-            self.from_offset,
-            self.to_offset,
+            crate::report::offset_range(self.from_offset, self.to_offset.saturating_sub(1)),
             self.records,
             self.batches,
-            self.bytes,
+            crate::report::human_bytes(self.bytes),
             if epochs.is_empty() { "-".into() } else { epochs },
             iso_time(self.first_timestamp),
             iso_time(self.last_timestamp)
@@ -342,4 +341,30 @@ pub(crate) fn write_if_changed(changes: &mut dyn Changes, file: &Path, content: 
     }
     changes.write(file, content, why)?;
     Ok(true)
+}
+
+/// Told the bytes of each segment once a planner has read it or passed it
+/// over, from any thread (a progress bar); [`Progress::default`] ignores
+/// them.
+#[derive(Clone, Default)]
+pub struct Progress(Option<std::sync::Arc<dyn Fn(u64) + Send + Sync>>);
+
+impl Progress {
+    /// Report to `f`.
+    pub fn new(f: impl Fn(u64) + Send + Sync + 'static) -> Progress {
+        Progress(Some(std::sync::Arc::new(f)))
+    }
+
+    /// `bytes` more are done.
+    pub fn done(&self, bytes: u64) {
+        if let Some(f) = &self.0 {
+            f(bytes);
+        }
+    }
+}
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() { "Progress(reported)" } else { "Progress(ignored)" })
+    }
 }

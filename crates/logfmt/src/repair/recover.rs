@@ -86,6 +86,8 @@ pub struct RecoverOptions {
     pub allow_data_loss: bool,
     /// Roll and flush each recovered partition at its log end (module docs).
     pub roll: bool,
+    /// Told each segment's size once it is recovered or passed over.
+    pub progress: super::Progress,
 }
 
 /// What recovery found in one partition.
@@ -220,6 +222,7 @@ fn recover_partition(
     let mut txn: Option<ProducerState> = None;
     let mut log_end = None;
     for (i, seg) in p.segments.iter().enumerate() {
+        opts.progress.done(seg.size);
         if !recovery::needs_recovery(p, i, first) {
             continue;
         }
@@ -282,8 +285,9 @@ fn recover_partition(
             }
             if later > 0 {
                 let message = format!(
-                    "the damage is in a rolled segment: cutting there removes the {later} segment(s) after it too ({} record(s), offsets {}..{})",
-                    loss.records, loss.from_offset, loss.to_offset
+                    "the damage is in a rolled segment: cutting there removes the {later} segment(s) after it too ({} record(s), offsets {})",
+                    loss.records,
+                    crate::report::offset_range(loss.from_offset, loss.to_offset.saturating_sub(1))
                 );
                 if changes.executing() && !opts.allow_data_loss {
                     return Err(crate::Error::refused(format!(

@@ -38,6 +38,7 @@ pub fn reindex(
     interval: &Interval,
     metadata_dir: Option<&Path>,
     limits: &Limits,
+    progress: &super::Progress,
     changes: &mut dyn Changes,
 ) -> Result<Vec<PartitionReindex>> {
     let (log_dir, partitions, only): (PathBuf, Vec<PathBuf>, Option<i64>) = match logdir::resolve(path)? {
@@ -77,6 +78,7 @@ pub fn reindex(
         let mut txn = None;
         let mut latest_epoch = None;
         for seg in &p.segments {
+            progress.done(seg.size);
             if only.is_some_and(|b| b != seg.base) {
                 continue;
             }

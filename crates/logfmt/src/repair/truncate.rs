@@ -81,8 +81,8 @@ pub fn truncate_partition(
                     changes.note(Note::Warning {
                         path: seg.log.clone(),
                         message: format!(
-                            "offset {target} is inside the batch {}..={} at byte {}: the whole batch goes, the log ends at {}",
-                            cut.base_offset, cut.last_offset, cut.position, cut.base_offset
+                            "offset {target} is inside the batch of offsets {} at byte {}: the whole batch goes, the log ends at {}",
+                            crate::report::offset_range(cut.base_offset, cut.last_offset), cut.position, cut.base_offset
                         ),
                     });
                     new_end = cut.base_offset;
