@@ -345,7 +345,7 @@ fn the_table_is_for_people() {
     let (code, out, _) = run(&["dump", "--deep", s(&fixtures().join("clean/logs/txn-1"))]);
     assert_eq!(code, 0);
     for want in
-        ["POSITION", "OFFSETS", "txn control", "control {\"coordinator_epoch\"", "LAST STABLE OFFSET", "PRODUCER"]
+        ["POSITION", "OFFSETS", "txn control", "control commit coordinator_epoch=", "LAST STABLE OFFSET", "PRODUCER"]
     {
         assert!(out.contains(want), "missing {want:?} in\n{out}");
     }

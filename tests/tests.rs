@@ -12,6 +12,8 @@ mod incident;
 mod hostile;
 // `logtool dump` against Kafka's DumpLogSegments on the real-Kafka fixtures
 mod kafka_oracle;
+// what a new user meets first: errors, exit codes, widths, units, specs
+mod newcomer;
 // `logtool offset-for-time` against a live broker's ListOffsets answers
 mod offsets;
 // `logtool diff-replicas` and `digest` against Kafka's own reconciliation

@@ -19,7 +19,13 @@ const VERSION: &str = concat!(
 ///
 /// Exit codes: 0 clean, 1 problems found in the data, 2 usage or I/O error.
 #[derive(Parser, Debug)]
-#[command(name = "logtool", version = VERSION, max_term_width = 100, propagate_version = true)]
+#[command(
+    name = "logtool",
+    version = VERSION,
+    max_term_width = 100,
+    propagate_version = true,
+    disable_help_subcommand = true
+)]
 pub struct Cli {
     #[command(flatten)]
     pub global: GlobalOpts,
@@ -261,11 +267,21 @@ pub fn parse_time_query(s: &str) -> Result<TimeQuery, String> {
     Ok(TimeQuery { text: s.to_string(), spec })
 }
 
+/// The global `--max-rate`, taken (a command line that gives it still
+/// runs) but not offered in the help of commands that read no segments.
+#[derive(Args, Debug, Clone)]
+pub struct ReadsNothing {
+    #[arg(long = "max-rate", id = "max_rate", value_name = "N", value_parser = parse_size, hide = true)]
+    _max_rate: Option<u64>,
+}
+
 #[derive(Args, Debug)]
 pub struct CompletionsArgs {
     /// The shell.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
+    #[command(flatten)]
+    pub reads_nothing: ReadsNothing,
 }
 
 #[derive(Args, Debug)]
@@ -273,6 +289,17 @@ pub struct ManArgs {
     /// Where to write the pages (created if missing).
     #[arg(value_name = "DIR")]
     pub out: PathBuf,
+    #[command(flatten)]
+    pub reads_nothing: ReadsNothing,
+}
+
+#[derive(Args, Debug)]
+pub struct HelpArgs {
+    /// The command (and subcommand) whose help to print.
+    #[arg(value_name = "COMMAND")]
+    pub command: Vec<String>,
+    #[command(flatten)]
+    pub reads_nothing: ReadsNothing,
 }
 
 /// The memory budget and the ceilings on what one batch may cost.

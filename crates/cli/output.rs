@@ -279,7 +279,7 @@ impl<W: Write> Output<W> {
                 })
             }
             Format::Table => match r.show() {
-                Shown::Text(t) => self.push_text(&t),
+                Shown::Text(t) => self.push_wrapped(&t),
                 Shown::Row(columns, mut cells) => {
                     // severities in colour (when asked)
                     if let Some(i) = columns.iter().position(|c| *c == "SEVERITY")
@@ -330,19 +330,61 @@ impl<W: Write> Output<W> {
         if self.table.rows.is_empty() {
             return Ok(());
         }
+        let layout = terminal_width().map(|w| (w, column_widths(&self.table.header, &self.table.rows, w)));
+        if let Some((width, None)) = layout {
+            return self.flush_expanded(width);
+        }
+        let widths = layout.and_then(|(_, w)| w);
         let mut b = Builder::default();
         b.push_record(self.table.header.iter().map(|s| s.to_string()));
-        for row in self.table.rows.drain(..) {
+        for mut row in self.table.rows.drain(..) {
+            // the terminal's width: each cell wrapped to its column's share,
+            // at words (JSON keeps every value whole)
+            if let Some(widths) = &widths {
+                for (cell, w) in row.iter_mut().zip(widths) {
+                    if let Some(w) = w {
+                        *cell = wrap_cell(cell, *w);
+                    }
+                }
+            }
             b.push_record(row);
         }
         let mut t = b.build();
         t.with(Style::sharp());
-        if self.table.header.last() == Some(&"MESSAGE") {
+        if widths.is_some() {
+            // fitted above
+        } else if self.table.header.last() == Some(&"MESSAGE") {
             let last = self.table.header.len() - 1;
             t.with(Modify::new(Columns::one(last)).with(Width::wrap(70).keep_words(true)));
             t.with(Modify::new(Columns::one(2)).with(Width::wrap(50)));
         }
         self.write_out(|out| writeln!(out, "{t}"))
+    }
+
+    /// The rows one below the other, `COLUMN  value` per line (empty cells
+    /// left out): a table too wide for the terminal even with every column
+    /// wrapped to its header (as `psql`'s expanded mode).
+    fn flush_expanded(&mut self, width: usize) -> io::Result<()> {
+        let header = std::mem::take(&mut self.table.header);
+        let label = header.iter().map(|h| shown_width(h)).max().unwrap_or(0);
+        let value_width = width.saturating_sub(label.saturating_add(2)).max(10);
+        let mut text = String::new();
+        for (n, row) in self.table.rows.drain(..).enumerate() {
+            let title = format!("─[ {} ]", n.saturating_add(1));
+            let rule = "─".repeat(width.saturating_sub(shown_width(&title)).min(40));
+            text.push_str(&format!("{title}{rule}\n"));
+            for (h, cell) in header.iter().zip(row) {
+                if cell.trim().is_empty() {
+                    continue;
+                }
+                for (i, line) in wrap_cell(cell.trim(), value_width).split('\n').enumerate() {
+                    let name = if i == 0 { *h } else { "" };
+                    text.push_str(&format!("{name:<label$}  {line}\n"));
+                }
+            }
+        }
+        self.table.header = header;
+        self.write_out(|out| write!(out, "{text}"))
     }
 
     fn push_row(&mut self, header: &[&'static str], row: Vec<String>) -> io::Result<()> {
@@ -361,6 +403,29 @@ impl<W: Write> Output<W> {
         self.flush_table()?;
         self.write_out(|out| writeln!(out, "{s}"))
     }
+
+    /// Text in sentences, wrapped at words to the terminal's width (charts
+    /// go through [`Output::prose`], unwrapped).
+    fn push_wrapped(&mut self, s: &str) -> io::Result<()> {
+        match terminal_width() {
+            Some(w) => {
+                let wrapped: Vec<String> = s.split('\n').map(|l| wrap_line(l, w)).collect();
+                self.push_text(&wrapped.join("\n"))
+            }
+            None => self.push_text(s),
+        }
+    }
+}
+
+/// A line of text wrapped to `width`, continuation lines indented as the
+/// line is (so "  note: ..." stays readable).
+fn wrap_line(line: &str, width: usize) -> String {
+    if shown_width(line) <= width {
+        return line.to_string();
+    }
+    let indent: String = line.chars().take_while(|c| *c == ' ').collect();
+    let inner = width.saturating_sub(indent.len()).max(10);
+    wrap_cell(line.trim_start(), inner).split('\n').map(|l| format!("{indent}{l}")).collect::<Vec<_>>().join("\n")
 }
 
 impl<W: Write> TableSink for Output<W> {
@@ -369,8 +434,128 @@ impl<W: Write> TableSink for Output<W> {
     }
 
     fn text(&mut self, s: &str) -> io::Result<()> {
-        self.push_text(s)
+        self.push_wrapped(s)
     }
+}
+
+/// The width tables fit: the terminal's (stdout's), else `COLUMNS`; `None`
+/// when neither is known (a pipe: rows stay whole, for grep).
+pub fn terminal_width() -> Option<usize> {
+    static WIDTH: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+    *WIDTH.get_or_init(|| {
+        if let Some((terminal_size::Width(w), _)) = terminal_size::terminal_size_of(io::stdout()) {
+            return Some(usize::from(w)).filter(|&w| w >= 20);
+        }
+        std::env::var("COLUMNS").ok()?.trim().parse().ok().filter(|&w: &usize| w >= 20)
+    })
+}
+
+/// How wide `s` shows: characters, less colour escapes.
+fn shown_width(s: &str) -> usize {
+    let mut n = 0usize;
+    let mut escape = false;
+    for c in s.chars() {
+        match (escape, c) {
+            (false, '\x1b') => escape = true,
+            (true, 'm') => escape = false,
+            (true, _) => {}
+            (false, _) => n = n.saturating_add(1),
+        }
+    }
+    n
+}
+
+/// The widest line of a cell.
+fn cell_width(s: &str) -> usize {
+    s.lines().map(shown_width).max().unwrap_or(0)
+}
+
+/// Each column's width in a table `width` characters wide (`None`: as wide
+/// as its widest cell); `None` when even each column at its floor is too
+/// wide (then the rows are shown one below the other). Borders and padding take 3 per column and 1; each
+/// column keeps at least its header (or its natural width, if narrower); the
+/// rest is shared out narrowest-first (max-min fairness), so short columns
+/// stay whole and the wide ones split what is left. A table that fits is
+/// left alone.
+fn column_widths(header: &[&str], rows: &[Vec<String>], width: usize) -> Option<Vec<Option<usize>>> {
+    let n = header.len();
+    let mut natural: Vec<usize> = header.iter().map(|h| shown_width(h)).collect();
+    for row in rows {
+        for (w, cell) in natural.iter_mut().zip(row) {
+            *w = (*w).max(cell_width(cell));
+        }
+    }
+    let available = width.saturating_sub(n.saturating_mul(3).saturating_add(1));
+    if natural.iter().sum::<usize>() <= available {
+        return Some(vec![None; n]);
+    }
+    let floor: Vec<usize> = header.iter().zip(&natural).map(|(h, &nat)| nat.min(shown_width(h).max(6))).collect();
+    if floor.iter().sum::<usize>() > available {
+        return None;
+    }
+    let mut alloc = floor.clone();
+    let mut rest = available.saturating_sub(floor.iter().sum());
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&i| natural.get(i).copied().unwrap_or(0).saturating_sub(floor.get(i).copied().unwrap_or(0)));
+    for (k, &i) in order.iter().enumerate() {
+        let want = natural.get(i).copied().unwrap_or(0).saturating_sub(floor.get(i).copied().unwrap_or(0));
+        let share = rest / (n - k).max(1);
+        let give = want.min(share);
+        if let Some(a) = alloc.get_mut(i) {
+            *a = a.saturating_add(give);
+        }
+        rest = rest.saturating_sub(give);
+    }
+    Some(alloc.into_iter().zip(natural).map(|(a, nat)| (a < nat).then_some(a.max(1))).collect())
+}
+
+/// `s` wrapped to lines of at most `width` characters: at spaces, and a
+/// word longer than a line after a `/`, `_`, `-`, `.` or `,` where it has
+/// one (a path, a Kafka name), else where it must. Coloured cells are left
+/// whole (a severity, one word).
+fn wrap_cell(s: &str, width: usize) -> String {
+    if s.contains('\x1b') || cell_width(s) <= width {
+        return s.to_string();
+    }
+    let mut out: Vec<String> = Vec::new();
+    for para in s.lines() {
+        let mut line = String::new();
+        for word in para.split(' ').filter(|w| !w.is_empty()) {
+            let mut word = word.to_string();
+            loop {
+                let len = word.chars().count();
+                let used = line.chars().count();
+                let sep = usize::from(used > 0);
+                if used + sep + len <= width {
+                    if sep == 1 {
+                        line.push(' ');
+                    }
+                    line.push_str(&word);
+                    break;
+                }
+                if used > 0 {
+                    out.push(std::mem::take(&mut line));
+                    continue;
+                }
+                // a word longer than a line: cut it after a separator
+                let chars: Vec<char> = word.chars().collect();
+                let limit = width.min(chars.len());
+                let cut = (1..limit)
+                    .rev()
+                    .find(|&i| chars.get(i - 1).is_some_and(|c| matches!(c, '/' | '_' | '-' | '.' | ',')))
+                    .filter(|&i| i * 3 >= limit)
+                    .unwrap_or(limit)
+                    .max(1);
+                out.push(chars.iter().take(cut).collect());
+                word = chars.iter().skip(cut).collect();
+                if word.is_empty() {
+                    break;
+                }
+            }
+        }
+        out.push(line);
+    }
+    out.join("\n")
 }
 
 /// Whether tables are coloured (`--color`, set once at start).
@@ -434,6 +619,29 @@ pub fn decoded_text(d: &serde_json::Value) -> String {
     out.join(" ")
 }
 
+/// A control record in words: `control commit coordinator_epoch=3`
+/// (its JSON object's `type`, then its other fields).
+pub fn control_text(c: &serde_json::Value) -> String {
+    let mut out = vec!["control".to_string()];
+    match c {
+        serde_json::Value::Object(o) => {
+            if let Some(t) = o.get("type") {
+                out.push(t.as_str().map_or_else(|| t.to_string(), str::to_string));
+            }
+            for (k, v) in o.iter().filter(|(k, _)| *k != "type") {
+                out.push(match v {
+                    serde_json::Value::String(s) => format!("{k}={}", clip(s)),
+                    serde_json::Value::Array(a) => format!("{k}=[{}]", a.len()),
+                    serde_json::Value::Object(_) => format!("{k}={{…}}"),
+                    other => format!("{k}={other}"),
+                });
+            }
+        }
+        other => out.push(other.to_string()),
+    }
+    out.join(" ")
+}
+
 pub fn clip(s: &str) -> Cow<'_, str> {
     const MAX: usize = 60;
     let long = s.chars().nth(MAX).is_some();
@@ -458,6 +666,17 @@ pub fn fmt_time(ms: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cells_wrap_at_words_and_separators() {
+        assert_eq!(wrap_cell("no clean-shutdown marker: the broker", 14), "no\nclean-shutdown\nmarker: the\nbroker");
+        assert_eq!(wrap_cell("kill-lz4-0/00000000000000000775.index", 16), "kill-lz4-0/\n0000000000000000\n0775.index");
+        assert_eq!(wrap_cell("short", 10), "short");
+        let widths = column_widths(&["A", "MESSAGE"], &[vec!["x".into(), "word ".repeat(40)]], 40);
+        assert_eq!(widths, Some(vec![None, Some(40 - 7 - 1)]));
+        // too many columns for the width: rows one below the other
+        assert_eq!(column_widths(&["POSITION"; 9], &[], 80), None);
+    }
 
     #[test]
     fn clipping() {

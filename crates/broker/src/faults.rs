@@ -2,7 +2,7 @@
 //! with a Kafka error, wait, or lose their connection — what a mock broker
 //! is for and a real Kafka cannot do on demand.
 //!
-//! A rule is `API:ACTION[:WHEN]` (syntax in README, "Broker mode"):
+//! A rule is `API:ACTION[:WHEN]` (syntax in GUIDE.md, "Broker mode"):
 //! * API: a Kafka API name in any case, with or without `-`/`_`
 //!   (`produce`, `Fetch`, `list-offsets`, `OFFSET_COMMIT`), or `*`;
 //! * ACTION: a Kafka error name (`NOT_LEADER_OR_FOLLOWER`) or code (`6`):

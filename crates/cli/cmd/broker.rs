@@ -91,7 +91,7 @@ pub struct BrokerArgs {
     #[arg(long, value_name = "MS", default_value_t = 3000)]
     pub group_initial_rebalance_delay_ms: u64,
     /// A fault rule, API:ACTION[:WHEN] (repeatable): e.g. produce:NOT_LEADER_OR_FOLLOWER:every=5,
-    /// fetch:drop:nth=3, *:delay=200:fraction=0.1 (README, "Broker mode").
+    /// fetch:drop:nth=3, *:delay=200:fraction=0.1 (GUIDE.md, "Broker mode").
     #[arg(long, value_name = "RULE")]
     pub fault: Vec<String>,
     /// A file of fault rules, one per line, re-read whenever it changes.

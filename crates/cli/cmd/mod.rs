@@ -23,20 +23,6 @@ use crate::exit::Status;
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Which partition Kafka's default partitioner puts a key in.
-    ///
-    /// The Java producer's partitioner for a record with a key and no partition of its
-    /// own: murmur2 of the key's bytes, made positive, modulo the partition count
-    /// (BuiltInPartitioner.partitionForKey). So "where is key K?" is `logtool dump
-    /// --deep --key K <topic>-<this partition>`. Keys are taken as UTF-8 text, or as hex
-    /// with --hex (what a key serializer wrote).
-    PartitionOf(partition_of::PartitionOfArgs),
-    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
-    ///
-    /// For example: `logtool completions bash > /etc/bash_completion.d/logtool`.
-    Completions(CompletionsArgs),
-    /// Write logtool's man pages (logtool.1 and one per command) into a directory.
-    Man(ManArgs),
     /// Print the contents of log files, partition dirs or whole log dirs.
     ///
     /// PATH may be any file of a Kafka log dir (segment .log, .index, .timeindex,
@@ -57,6 +43,61 @@ pub enum Command {
     /// when a live broker holds the log dir (it says so). Partitions are checked in
     /// parallel. Exit code 1 when a finding is at or above --fail-on.
     Verify(verify::VerifyArgs),
+    /// What partitions hold: sizes, batches, codecs, producers, keys, time, and what
+    /// retention or compaction would reclaim, with charts.
+    ///
+    /// Per partition and in total: records, batches and bytes; batch sizes and records
+    /// per batch (log2 histograms); compression ratio per codec; the top producers by
+    /// bytes; distinct keys (a HyperLogLog estimate); null keys, tombstones, headers; the
+    /// timestamp range and records whose timestamp goes backwards in append order;
+    /// control records and aborted transactions; and what retention (the topic's
+    /// retention.ms / retention.bytes from the metadata log) or compaction would remove
+    /// now. Tables show histograms and a records-over-time sparkline; --chart writes a
+    /// PNG or SVG for an incident report. Read-only.
+    Stats(stats::StatsArgs),
+    /// The offset for a time, from the files: Kafka's ListOffsets answer, offline.
+    ///
+    /// For each TIME, what a broker answers a read_uncommitted client: the first offset
+    /// whose record's timestamp is at or after TIME (none when no record qualifies);
+    /// earliest = the log start offset; latest = the high watermark from
+    /// replication-offset-checkpoint (the log end offset when none is checkpointed);
+    /// max-timestamp = the first record with the largest timestamp. Answers at or above
+    /// the high watermark are none, as for a live broker. Uses the time and offset
+    /// indexes to read only where the answer is. Exit code 1 when a query has no answer.
+    OffsetForTime(offsets::OffsetForTimeArgs),
+    /// Consumer groups from __consumer_offsets: committed offsets, state, members, lag.
+    ///
+    /// Replays every __consumer_offsets partition in the log dirs as the group coordinator
+    /// loads it (last commit wins; tombstones of deleted groups and expired offsets remove;
+    /// transactional commits count once their transaction commits). The lag is measured
+    /// against each partition's high watermark and log end when the partition is in one of
+    /// the log dirs (kafka-consumer-groups --describe's LOG-END-OFFSET is the high watermark).
+    Groups(groups::GroupsArgs),
+    /// Open transactions, the last stable offsets they hold back, and hanging ones.
+    ///
+    /// For each partition: its open transactions (producer id and epoch, first offset, the
+    /// time of the producer's last batch), its last stable offset (where read_committed
+    /// consumers stop) and how far it lags the high watermark. With __transaction_state in
+    /// the log dirs, the transactional id and its coordinator state. A transaction is hanging
+    /// as kafka-transactions find-hanging decides: older than --max-timeout-ms and not one the
+    /// coordinator will still write a marker for. Exit code 1 when one hangs.
+    Txns(txns::TxnsArgs),
+    /// Compare replicas of one partition: divergence, and what Kafka will truncate.
+    ///
+    /// Each REPLICA is a partition dir (copied from a broker, ideally with its log dir's
+    /// checkpoints around it) or a digest written by `logtool digest`. Batches are
+    /// compared by offsets, leader epoch, CRC and size in one pass; the leader (the
+    /// highest latest leader epoch, or --leader) is compared with each follower; Kafka's
+    /// leader-epoch truncation (KIP-101/279) is replayed from the epoch caches to say
+    /// where each follower will be truncated and which records it loses. Exit code 1
+    /// when the replicas diverged.
+    DiffReplicas(replicas::DiffReplicasArgs),
+    /// Write a compact fingerprint of a replica, for diff-replicas on another host.
+    ///
+    /// Per batch: offsets, leader epoch, CRC, size, record count, timestamps; plus the
+    /// leader-epoch checkpoint, log start and end and high watermark. Format:
+    /// docs/digest.md (versioned, zstd-compressed: a 1 GiB replica takes well under 1 MiB).
+    Digest(replicas::DigestArgs),
     /// Recover a log dir or partition as Kafka's recovery would after an unclean shutdown.
     ///
     /// For every partition, the segments from the one holding its recovery point
@@ -102,32 +143,6 @@ pub enum Command {
     /// Whole segments go, oldest first; the active segment stays. Plan only, unless
     /// --execute.
     Retain(repair::RetainArgs),
-    /// The offset for a time, from the files: Kafka's ListOffsets answer, offline.
-    ///
-    /// For each TIME, what a broker answers a read_uncommitted client: the first offset
-    /// whose record's timestamp is at or after TIME (none when no record qualifies);
-    /// earliest = the log start offset; latest = the high watermark from
-    /// replication-offset-checkpoint (the log end offset when none is checkpointed);
-    /// max-timestamp = the first record with the largest timestamp. Answers at or above
-    /// the high watermark are none, as for a live broker. Uses the time and offset
-    /// indexes to read only where the answer is. Exit code 1 when a query has no answer.
-    OffsetForTime(offsets::OffsetForTimeArgs),
-    /// Compare replicas of one partition: divergence, and what Kafka will truncate.
-    ///
-    /// Each REPLICA is a partition dir (copied from a broker, ideally with its log dir's
-    /// checkpoints around it) or a digest written by `logtool digest`. Batches are
-    /// compared by offsets, leader epoch, CRC and size in one pass; the leader (the
-    /// highest latest leader epoch, or --leader) is compared with each follower; Kafka's
-    /// leader-epoch truncation (KIP-101/279) is replayed from the epoch caches to say
-    /// where each follower will be truncated and which records it loses. Exit code 1
-    /// when the replicas diverged.
-    DiffReplicas(replicas::DiffReplicasArgs),
-    /// Write a compact fingerprint of a replica, for diff-replicas on another host.
-    ///
-    /// Per batch: offsets, leader epoch, CRC, size, record count, timestamps; plus the
-    /// leader-epoch checkpoint, log start and end and high watermark. Format:
-    /// docs/digest.md (versioned, zstd-compressed: a 1 GiB replica takes well under 1 MiB).
-    Digest(replicas::DigestArgs),
     /// Put back what a repair changed, from its quarantine.
     ///
     /// Without --id, the latest repair of the log dir. Plan only, unless --execute.
@@ -140,23 +155,6 @@ pub enum Command {
     /// With replicas, OUT holds one log dir per broker: node-1, node-2, ... The same spec and
     /// seed give the same bytes.
     Fixture(fixture::FixtureArgs),
-    /// Consumer groups from __consumer_offsets: committed offsets, state, members, lag.
-    ///
-    /// Replays every __consumer_offsets partition in the log dirs as the group coordinator
-    /// loads it (last commit wins; tombstones of deleted groups and expired offsets remove;
-    /// transactional commits count once their transaction commits). The lag is measured
-    /// against each partition's high watermark and log end when the partition is in one of
-    /// the log dirs (kafka-consumer-groups --describe's LOG-END-OFFSET is the high watermark).
-    Groups(groups::GroupsArgs),
-    /// Open transactions, the last stable offsets they hold back, and hanging ones.
-    ///
-    /// For each partition: its open transactions (producer id and epoch, first offset, the
-    /// time of the producer's last batch), its last stable offset (where read_committed
-    /// consumers stop) and how far it lags the high watermark. With __transaction_state in
-    /// the log dirs, the transactional id and its coordinator state. A transaction is hanging
-    /// as kafka-transactions find-hanging decides: older than --max-timeout-ms and not one the
-    /// coordinator will still write a marker for. Exit code 1 when one hangs.
-    Txns(txns::TxnsArgs),
     /// A minimal Kafka broker on loopback that Kafka clients produce to and fetch from.
     ///
     /// Writes a new log dir as a Kafka 3.9 broker does (through logtool's writer): stop it
@@ -166,20 +164,39 @@ pub enum Command {
     /// HOST:PORT" once it accepts connections. Implemented: topics (create, delete, more
     /// partitions, configs), Produce (idempotent producers), Fetch (sessions, isolation
     /// levels), ListOffsets, DeleteRecords, consumer groups (classic protocol, offsets in
-    /// __consumer_offsets), transactions (a transaction coordinator; README).
+    /// __consumer_offsets), transactions (a transaction coordinator; GUIDE.md).
     Broker(broker::BrokerArgs),
-    /// What partitions hold: sizes, batches, codecs, producers, keys, time, and what
-    /// retention or compaction would reclaim, with charts.
+    /// Which partition Kafka's default partitioner puts a key in.
     ///
-    /// Per partition and in total: records, batches and bytes; batch sizes and records
-    /// per batch (log2 histograms); compression ratio per codec; the top producers by
-    /// bytes; distinct keys (a HyperLogLog estimate); null keys, tombstones, headers; the
-    /// timestamp range and records whose timestamp goes backwards in append order;
-    /// control records and aborted transactions; and what retention (the topic's
-    /// retention.ms / retention.bytes from the metadata log) or compaction would remove
-    /// now. Tables show histograms and a records-over-time sparkline; --chart writes a
-    /// PNG or SVG for an incident report. Read-only.
-    Stats(stats::StatsArgs),
+    /// The Java producer's partitioner for a record with a key and no partition of its
+    /// own: murmur2 of the key's bytes, made positive, modulo the partition count
+    /// (BuiltInPartitioner.partitionForKey). So "where is key K?" is `logtool dump
+    /// --deep --key K <topic>-<this partition>`. Keys are taken as UTF-8 text, or as hex
+    /// with --hex (what a key serializer wrote).
+    PartitionOf(partition_of::PartitionOfArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    ///
+    /// For example: `logtool completions bash > /etc/bash_completion.d/logtool`.
+    Completions(CompletionsArgs),
+    /// Write logtool's man pages (logtool.1 and one per command) into a directory.
+    Man(ManArgs),
+    /// Print the help of logtool, or of a command: `logtool help dump`.
+    Help(HelpArgs),
+}
+
+/// `logtool help [COMMAND...]`: the long help of logtool or of a command.
+fn help(path: &[String]) -> anyhow::Result<Status> {
+    let mut cmd = <Cli as clap::CommandFactory>::command();
+    cmd.build();
+    let mut at = &mut cmd;
+    for name in path {
+        at = match at.find_subcommand_mut(name) {
+            Some(c) => c,
+            None => anyhow::bail!("no command {name:?}: `logtool --help` lists them"),
+        };
+    }
+    at.print_long_help()?;
+    Ok(Status::Clean)
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<Status> {
@@ -195,8 +212,20 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
         Command::Man(args) => {
             std::fs::create_dir_all(&args.out)?;
             clap_mangen::generate_to(<Cli as clap::CommandFactory>::command(), &args.out)?;
+            let pages = std::fs::read_dir(&args.out)?
+                .filter_map(Result::ok)
+                .filter(|e| e.file_name().to_string_lossy().ends_with(".1"))
+                .count();
+            if !cli.global.quiet {
+                println!(
+                    "wrote {pages} man page(s) to {} (read one with: man {}/logtool.1)",
+                    args.out.display(),
+                    args.out.display()
+                );
+            }
             Ok(Status::Clean)
         }
+        Command::Help(args) => help(&args.command),
         Command::Dump(args) => dump::run(&cli.global, &args),
         Command::Verify(args) => verify::run(&cli.global, &args),
         Command::Recover(args) => repair::recover(&cli.global, &args),

@@ -49,6 +49,8 @@ pub struct PartitionOfArgs {
     /// The keys.
     #[arg(required = true, value_name = "KEY")]
     pub keys: Vec<String>,
+    #[command(flatten)]
+    pub reads_nothing: crate::args::ReadsNothing,
 }
 
 /// `partition-of`: a key and the partition Kafka's default partitioner gives it.

@@ -69,6 +69,10 @@ pub fn run(global: &GlobalOpts, args: &StatsArgs) -> anyhow::Result<Status> {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
     let opts = stats::Options { top_producers: args.top, now_ms, limits };
+    // a chart that cannot be written is refused before any reading
+    if let Some(file) = &args.chart {
+        chart::check(file, args.chart_font.as_deref())?;
+    }
     let mut groups = Vec::new();
     for path in &args.paths {
         let t = Targets::of(path, &limits).with_context(|| path.display().to_string())?.live();
@@ -76,9 +80,14 @@ pub fn run(global: &GlobalOpts, args: &StatsArgs) -> anyhow::Result<Status> {
     }
     let work: Vec<(Arc<LogDir>, &PathBuf)> =
         groups.iter().flat_map(|g| g.dirs.iter().map(|d| (Arc::clone(&g.log_dir), d))).collect();
+    // the bar counts what is read: the segments
     let total_bytes: u64 = work
         .iter()
         .flat_map(|(_, d)| logfmt::logdir::partition_files(d).unwrap_or_default())
+        .filter(|f| {
+            let n = f.file_name().map(|n| logfmt::naming::classify(&n.to_string_lossy())).map(|n| (n.kind, n.suffix));
+            matches!(n, Some((logfmt::naming::FileKind::Log, None)))
+        })
         .filter_map(|f| std::fs::metadata(f).ok().map(|m| m.len()))
         .sum();
     let progress = Progress::new(total_bytes, global.quiet);
@@ -140,8 +149,7 @@ pub fn run(global: &GlobalOpts, args: &StatsArgs) -> anyhow::Result<Status> {
     }
     out.finish()?;
     if let Some(file) = &args.chart {
-        chart::draw(file, args.chart_font.as_deref(), &summary, &partitions)
-            .with_context(|| format!("chart {}", file.display()))?;
+        chart::draw(file, args.chart_font.as_deref(), &summary, &partitions)?;
         eprintln!("chart written to {}", file.display());
     }
     let damaged = summary.damaged_bytes > 0 || summary.bad_crc_batches > 0 || summary.undecodable_batches > 0;
@@ -234,22 +242,25 @@ fn details(s: &Stats) -> String {
         let recs = if records > 0 { format!(", {} records", grouped(records)) } else { String::new() };
         out.push_str(&format!("  {name:>22}  {:<40} {pct:5.1}% {}{recs}\n", bar(bytes, all, 40), human_bytes(bytes)));
     }
+    let headers = if s.headers == 0 {
+        "no headers".to_string()
+    } else {
+        format!("{} header(s) on {} record(s)", grouped(s.headers), grouped(s.records_with_headers))
+    };
     out.push_str(&format!(
-        "keys: ≈{} distinct, {} null; {} tombstones; {} records with {} headers\n",
+        "keys: ≈{} distinct, {} null; {} tombstones; {headers}\n",
         grouped(s.distinct_keys),
         grouped(s.null_keys),
         grouped(s.tombstones),
-        grouped(s.records_with_headers),
-        grouped(s.headers)
     ));
     if let (Some(a), Some(b)) = (s.min_timestamp, s.max_timestamp) {
         let order = if s.out_of_order_records == 0 {
             "every record at or after the ones appended before it".to_string()
         } else {
             format!(
-                "{} record(s) older than one appended before them (by up to {} ms)",
+                "{} record(s) older than one appended before them (by up to {})",
                 grouped(s.out_of_order_records),
-                grouped(u64::try_from(s.max_timestamp_lag_ms).unwrap_or(0))
+                logfmt::report::human_duration(s.max_timestamp_lag_ms)
             )
         };
         out.push_str(&format!("timestamps: {} .. {}; {order}\n", stats::utc(a), stats::utc(b)));
@@ -336,21 +347,88 @@ mod chart {
         .map_err(|e| anyhow!(e))
     }
 
+    /// The chart's kind, from its file name.
+    #[derive(Clone, Copy)]
+    enum Kind {
+        Png,
+        Svg,
+    }
+
+    fn kind(file: &Path) -> anyhow::Result<Kind> {
+        match file.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+            Some("png") => Ok(Kind::Png),
+            Some("svg") => Ok(Kind::Svg),
+            _ => bail!("--chart {}: the file name must end in .png or .svg", file.display()),
+        }
+    }
+
+    /// Whether the chart can be drawn into `file`: its kind, a directory to
+    /// write it into, a font. Asked before any partition is read.
+    pub fn check(file: &Path, font: Option<&Path>) -> anyhow::Result<()> {
+        kind(file)?;
+        let dir = match file.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        if !dir.is_dir() {
+            bail!("--chart {}: no such directory: {}", file.display(), dir.display());
+        }
+        if file.is_dir() {
+            bail!("--chart {}: is a directory", file.display());
+        }
+        load_font(font)
+    }
+
     pub fn draw(file: &Path, font: Option<&Path>, summary: &Stats, parts: &[Stats]) -> anyhow::Result<()> {
         load_font(font)?;
+        let kind = kind(file)?;
+        // drawn beside the target under a temporary name (same extension:
+        // the PNG encoder picks its format by it), renamed when complete; a
+        // failed drawing leaves nothing behind
+        let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let temp = file.with_file_name(format!(
+            ".{name}.logtool-partial.{}",
+            if matches!(kind, Kind::Png) { "png" } else { "svg" }
+        ));
+        let drawn = draw_into(&temp, kind, summary, parts)
+            .and_then(|()| std::fs::rename(&temp, file).map_err(|e| anyhow!("cannot write {}: {e}", file.display())));
+        if drawn.is_err() {
+            let _ = std::fs::remove_file(&temp);
+        }
+        drawn
+    }
+
+    fn draw_into(file: &Path, kind: Kind, summary: &Stats, parts: &[Stats]) -> anyhow::Result<()> {
+        use plotters::drawing::DrawingAreaErrorKind as Area;
+        use plotters_backend::DrawingErrorKind;
+        use plotters_bitmap::BitMapBackendError as Bitmap;
         let size = (1600, 1100);
-        match file.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
-            Some("png") => {
+        match kind {
+            Kind::Png => {
                 let root = BitMapBackend::new(file, size).into_drawing_area();
                 panels(&root, summary, parts)?;
-                root.present().map_err(|e| anyhow!("{e:?}"))
+                // plotters' bitmap errors show only as nested debug forms:
+                // the I/O or image error underneath, in words
+                root.present().map_err(|e| match e {
+                    Area::BackendError(DrawingErrorKind::DrawingError(Bitmap::IOError(e))) => {
+                        anyhow!("cannot write {}: {e}", file.display())
+                    }
+                    Area::BackendError(DrawingErrorKind::DrawingError(Bitmap::ImageError(e))) => {
+                        anyhow!("cannot write {}: {e}", file.display())
+                    }
+                    other => anyhow!("cannot write {}: {other}", file.display()),
+                })
             }
-            Some("svg") => {
+            Kind::Svg => {
                 let root = SVGBackend::new(file, size).into_drawing_area();
                 panels(&root, summary, parts)?;
-                root.present().map_err(|e| anyhow!("{e:?}"))
+                root.present().map_err(|e| match e {
+                    Area::BackendError(DrawingErrorKind::DrawingError(e)) => {
+                        anyhow!("cannot write {}: {e}", file.display())
+                    }
+                    other => anyhow!("cannot write {}: {other}", file.display()),
+                })
             }
-            _ => bail!("the chart file must end in .png or .svg"),
         }
     }
 
@@ -550,7 +628,7 @@ mod chart {
         let ymax = buckets.iter().map(|b| b.count).max().unwrap_or(1).max(1);
         let labels: Vec<String> = buckets.iter().map(|b| human_bytes(b.from.max(1))).collect();
         let mut chart = ChartBuilder::on(area)
-            .caption("batch sizes (batches per size range, from)", ("sans-serif", 20))
+            .caption("batch sizes: batches per size range (labels: its lower bound)", ("sans-serif", 20))
             .margin(12)
             .x_label_area_size(36)
             .y_label_area_size(70)

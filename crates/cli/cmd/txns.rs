@@ -94,7 +94,13 @@ pub fn run(global: &GlobalOpts, args: &TxnsArgs) -> anyhow::Result<Status> {
             let expects = meta.map(|m| m.expects_marker(&p.name.topic, p.name.partition));
             // TransactionsCommand.FindHangingTransactionsCommand
             let (is_hanging, why) = if age_ms <= args.max_timeout_ms {
-                (false, format!("its producer wrote within the last {} ms", args.max_timeout_ms))
+                (
+                    false,
+                    format!(
+                        "its producer wrote within the last {}",
+                        logfmt::report::human_duration(args.max_timeout_ms)
+                    ),
+                )
             } else {
                 match (&coordinator, meta, expects) {
                     (_, Some(_), Some(true)) => (false, "the coordinator will still write its marker".to_string()),
@@ -231,7 +237,7 @@ impl Report for OpenTxnLine {
                 t.producer_epoch.to_string(),
                 t.first_offset.to_string(),
                 crate::output::fmt_time(t.last_timestamp),
-                format!("{}s", t.age_ms / 1000),
+                logfmt::report::human_duration(t.age_ms),
                 t.transactional_id.clone().unwrap_or_else(|| "-".into()),
                 t.coordinator_state.clone().unwrap_or_else(|| "-".into()),
                 if t.hanging { format!("YES: {}", t.why) } else { format!("no: {}", t.why) },

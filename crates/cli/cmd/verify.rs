@@ -307,8 +307,10 @@ impl logfmt::report::Report for StartPlanLine {
         }
         if s.segments_recovered > 0 {
             would.push(format!(
-                "recover {} segment(s), {} byte(s), of {} partition(s)",
-                s.segments_recovered, s.bytes_recovered, s.partitions_recovered
+                "recover {} segment(s), {}, of {} partition(s)",
+                s.segments_recovered,
+                logfmt::report::human_bytes(s.bytes_recovered),
+                s.partitions_recovered
             ));
         }
         if s.high_watermark_moves > 0 {
@@ -353,12 +355,12 @@ impl logfmt::report::Report for VerifySummaryLine {
             format!("{} error(s), {} warning(s), {} info", s.errors, s.warnings, s.infos)
         };
         Shown::Text(format!(
-            "\nchecked {} partition(s), {} segment file(s), {} batch(es), {} record(s), {} byte(s) in {:.2} s: {verdict}",
+            "\nchecked {} partition(s), {} segment file(s), {} batch(es), {} record(s), {} in {:.2} s: {verdict}",
             s.partitions,
             s.files,
             s.batches,
             s.records,
-            s.bytes,
+            logfmt::report::human_bytes(s.bytes),
             s.elapsed_ms as f64 / 1000.0
         ))
     }

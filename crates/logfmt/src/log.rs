@@ -696,8 +696,9 @@ impl<R: Read + Seek> LogReader<R> {
                     self.pending = None;
                     let detail = match insane.field {
                         HeaderField::BaseOffset => format!(
-                            "offsets {}..={} do not fit between the batches around it (the next one starts at offset {})",
-                            pend.facts.first_offset, pend.facts.last_offset, facts.first_offset
+                            "offsets {} do not fit between the batches around it (the next one starts at offset {})",
+                            crate::report::offset_range(pend.facts.first_offset, pend.facts.last_offset),
+                            facts.first_offset
                         ),
                         _ => format!(
                             "{} is above the epochs of the batches around it (the next one has {})",

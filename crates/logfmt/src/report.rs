@@ -94,9 +94,58 @@ pub fn human_bytes(n: u64) -> String {
     format!("{v:.1} {unit}")
 }
 
+/// Offsets `first` to `last`, both included, as tables and messages write
+/// them: `95-101`, or `95` alone. (Only the `--offsets A..B` argument uses
+/// `..`, with B excluded; GUIDE.md says so once, in "Conventions".)
+pub fn offset_range(first: i64, last: i64) -> String {
+    if first == last { first.to_string() } else { format!("{first}-{last}") }
+}
+
+/// A duration in a table cell, to the two largest units that matter:
+/// `850 ms`, `12.5 s`, `15 min`, `2h 5min`, `1d 14h`. Negative: `-` and the
+/// same form.
+pub fn human_duration(ms: i64) -> String {
+    let sign = if ms < 0 { "-" } else { "" };
+    let ms = ms.unsigned_abs();
+    const S: u64 = 1000;
+    const MIN: u64 = 60 * S;
+    const H: u64 = 60 * MIN;
+    const D: u64 = 24 * H;
+    let text = if ms < S {
+        format!("{ms} ms")
+    } else if ms < MIN {
+        let tenths = ms / 100;
+        if tenths.is_multiple_of(10) { format!("{} s", tenths / 10) } else { format!("{}.{} s", tenths / 10, tenths % 10) }
+    } else if ms < H {
+        let (m, s) = (ms / MIN, ms % MIN / S);
+        if s == 0 { format!("{m} min") } else { format!("{m} min {s} s") }
+    } else if ms < D {
+        let (h, m) = (ms / H, ms % H / MIN);
+        if m == 0 { format!("{h}h") } else { format!("{h}h {m}min") }
+    } else {
+        let (d, h) = (ms / D, ms % D / H);
+        if h == 0 { format!("{d}d") } else { format!("{d}d {h}h") }
+    };
+    format!("{sign}{text}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ranges_and_durations() {
+        assert_eq!(offset_range(95, 101), "95-101");
+        assert_eq!(offset_range(7, 7), "7");
+        assert_eq!(human_duration(900), "900 ms");
+        assert_eq!(human_duration(12_500), "12.5 s");
+        assert_eq!(human_duration(900_000), "15 min");
+        assert_eq!(human_duration(65_000), "1 min 5 s");
+        assert_eq!(human_duration(7_500_000), "2h 5min");
+        assert_eq!(human_duration(139_775_000), "1d 14h");
+        assert_eq!(human_duration(-2_000), "-2 s");
+        assert_eq!(human_duration(i64::MIN).chars().next(), Some('-'));
+    }
 
     #[test]
     fn cells() {

@@ -262,7 +262,8 @@ impl Emit for Line<'_> {
             &["POSITION", "OFFSETS", "COUNT", "SIZE", "EPOCH", "CODEC", "TIME", "PRODUCER", "CRC", "FLAGS"];
         match self {
             Line::File(f) => {
-                let mut s = format!("\n{} ({}, {} bytes", f.file, f.kind.replace('_', " "), f.size);
+                let mut s =
+                    format!("\n{} ({}, {}", f.file, f.kind.replace('_', " "), logfmt::report::human_bytes(f.size));
                 if let Some(sfx) = f.suffix {
                     s.push_str(&format!(", .{sfx}"));
                 }
@@ -271,14 +272,13 @@ impl Emit for Line<'_> {
             }
             Line::Batch(b) => {
                 let offsets = match b.base_offset {
-                    Some(base) if base != b.last_offset => format!("{base}..{}", b.last_offset),
-                    Some(base) => base.to_string(),
-                    None => format!("?..{}", b.last_offset),
+                    Some(base) => logfmt::report::offset_range(base, b.last_offset),
+                    None => format!("?-{}", b.last_offset),
                 };
                 let producer = match (b.producer_id, b.base_sequence) {
                     (id, _) if id < 0 => "-".to_string(),
                     (id, seq) if seq < 0 => format!("{id} e{}", b.producer_epoch),
-                    (id, seq) => format!("{id} e{} seq {seq}..{}", b.producer_epoch, b.last_sequence),
+                    (id, seq) => format!("{id} e{} seq {seq}-{}", b.producer_epoch, b.last_sequence),
                 };
                 let mut flags = Vec::new();
                 if b.magic != 2 {
@@ -313,7 +313,7 @@ impl Emit for Line<'_> {
             Line::Record(r) => {
                 let mut detail = Vec::new();
                 if let Some(c) = &r.control {
-                    detail.push(format!("control {c}"));
+                    detail.push(crate::output::control_text(c));
                 } else if let Some(d) = &r.decoded {
                     detail.push(decoded_text(d));
                 } else {
@@ -383,7 +383,7 @@ impl Emit for Line<'_> {
                     p.coordinator_epoch.to_string(),
                     p.current_txn_first_offset.map_or("-".into(), |o| o.to_string()),
                     match p.first_sequence {
-                        Some(f) => format!("{f}..{}", p.last_sequence),
+                        Some(f) => format!("{f}-{}", p.last_sequence),
                         None => "-".into(),
                     },
                     p.last_offset.to_string(),
@@ -419,8 +419,12 @@ impl Emit for Line<'_> {
             }
             Line::Note(n) => sink.text(&format!("  note: {}: {}", n.file, n.message)),
             Line::Summary(s) => sink.text(&format!(
-                "\n{} file(s), {} batch(es), {} record(s), {} byte(s); {} problem(s)",
-                s.files, s.batches, s.records, s.bytes, s.problems
+                "\n{} file(s), {} batch(es), {} record(s), {}; {} problem(s)",
+                s.files,
+                s.batches,
+                s.records,
+                logfmt::report::human_bytes(s.bytes),
+                s.problems
             )),
         }
     }

@@ -58,6 +58,8 @@ enum Work {
     },
     /// A directory in a log dir that is not a partition.
     Foreign(PathBuf),
+    /// A partition dir none of whose records the offsets asked for reach.
+    NoneInRange { dir: PathBuf, message: String },
     /// A path that could not be listed or opened.
     Failed { path: PathBuf, error: Error },
 }
@@ -111,6 +113,10 @@ pub fn run(global: &GlobalOpts, args: &DumpArgs) -> anyhow::Result<Status> {
             Work::Failed { path, error } => {
                 let file = path.display().to_string();
                 d.error(&file, &error, None)?;
+            }
+            Work::NoneInRange { dir, message } => {
+                let file = dir.display().to_string();
+                d.out.emit(&Line::Note(NoteLine { file: &file, message }))?;
             }
         }
     }
@@ -259,6 +265,12 @@ fn plan_partition(dir: &Path, args: &DumpArgs, limits: &Limits, work: &mut Vec<W
         }
     };
     let bases = segment_bases(&files);
+    if let Some(range) = offsets
+        && let Some(message) = none_in_range(dir, range, args, limits)
+    {
+        work.push(Work::NoneInRange { dir: dir.to_path_buf(), message });
+        return;
+    }
     // --aborted: every aborted transaction the partition's .txnindex files list
     let aborted = args.filter.aborted.then(|| {
         let mut all = Vec::new();
@@ -285,6 +297,33 @@ fn plan_partition(dir: &Path, args: &DumpArgs, limits: &Limits, work: &mut Vec<W
         let next = next_base(&n, &bases);
         push_file_with(f, false, next, offsets, aborted.clone(), work);
     }
+}
+
+/// Why no record of partition `dir` is in `range`, when none is: the range
+/// is empty (`--since`/`--until` resolved to one offset) or lies outside the
+/// log's offsets. `None`: some may be (or the log's ends cannot be read;
+/// the dump says why then).
+fn none_in_range(dir: &Path, range: OffsetRange, args: &DumpArgs, limits: &Limits) -> Option<String> {
+    let p = logfmt::partition::Partition::open_with(dir, &logfmt::partition::LogDirCheckpoints::default()).ok()?;
+    let end = logfmt::rules::log::log_end_offset(&p, limits).ok()?;
+    let start = p.first_base().unwrap_or(0);
+    let asked = if args.filter.since.is_some() || args.filter.until.is_some() {
+        "no records between --since and --until"
+    } else {
+        "no records in --offsets"
+    };
+    if range.start >= range.end {
+        return Some(format!("{asked}: they resolve to no offset (log end {end})"));
+    }
+    if range.start >= end || range.end <= start {
+        let holds = if end > start {
+            format!("the log holds offsets {}", logfmt::report::offset_range(start, end.saturating_sub(1)))
+        } else {
+            "the log is empty".to_string()
+        };
+        return Some(format!("{asked}: {holds} (log end {end})"));
+    }
+    None
 }
 
 fn encode<'a>(payload: Payload, redact: Option<&crate::redact::Redactor>, bytes: Option<&'a [u8]>) -> Field<'a> {

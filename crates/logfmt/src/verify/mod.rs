@@ -755,7 +755,10 @@ pub fn check_partition(dir: &Path, log_dir: &LogDir, opts: &Options, progress: &
                     None,
                     Some(seg.base),
                     kind,
-                    format!("offsets {}..{} are in no segment", prev_last.saturating_add(1), seg.base),
+                    format!(
+                        "offsets {} are in no segment",
+                        crate::report::offset_range(prev_last.saturating_add(1), seg.base.saturating_sub(1))
+                    ),
                 );
             }
         }

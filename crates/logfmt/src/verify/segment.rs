@@ -134,7 +134,11 @@ fn describe(e: &IndexEntry) -> String {
     match e {
         IndexEntry::Offset(e) => format!("(offset {}, position {})", e.offset, e.position),
         IndexEntry::Time(e) => format!("(timestamp {}, offset {})", e.timestamp, e.offset),
-        IndexEntry::Txn(e) => format!("(producer {}, offsets {}..={})", e.producer_id, e.first_offset, e.last_offset),
+        IndexEntry::Txn(e) => format!(
+            "(producer {}, offsets {})",
+            e.producer_id,
+            crate::report::offset_range(e.first_offset, e.last_offset)
+        ),
     }
 }
 
@@ -788,7 +792,11 @@ impl<'a> SegmentChecker<'a> {
                 Some(end),
                 Some(h.base_offset),
                 Kind::RecordCountMismatch,
-                format!("{} records cannot fit offsets {}..={}", h.records_count, h.base_offset, h.last_offset()),
+                format!(
+                    "{} records cannot fit offsets {}",
+                    h.records_count,
+                    crate::report::offset_range(h.base_offset, h.last_offset())
+                ),
             );
         } else if i64::from(h.records_count) < i64::from(h.last_offset_delta).saturating_add(1)
             && !self.st.compacted
@@ -801,10 +809,9 @@ impl<'a> SegmentChecker<'a> {
                 Some(h.base_offset),
                 Kind::OffsetGapInBatch,
                 format!(
-                    "{} records for offsets {}..={} in a partition the log cleaner has not compacted",
+                    "{} records for offsets {} in a partition the log cleaner has not compacted",
                     h.records_count,
-                    h.base_offset,
-                    h.last_offset()
+                    crate::report::offset_range(h.base_offset, h.last_offset())
                 ),
             );
         }

@@ -1,0 +1,276 @@
+//! What a new user meets first: errors in words with the right exit code,
+//! output that fits the terminal, human units, fixture specs checked field
+//! by field (issue 27). Each test failed before its fix.
+
+use std::path::Path;
+
+use crate::util::*;
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// (code, stdout, stderr) of logtool with the environment `env` added.
+fn run_env(env: &[(&str, &str)], args: &[&str]) -> (i32, String, String) {
+    let mut c = logtool();
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let o = c.args(args).output().unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8(o.stdout).unwrap(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// A chart that cannot be written is refused before anything is read, in
+/// words (no nested debug form, also not in JSON), and leaves nothing.
+#[test]
+fn a_chart_that_cannot_be_written_is_refused_first_in_words() {
+    let part = fixtures().join("clean/logs/plain-0");
+    let (code, out, err) = run(&["stats", "--chart", "/no/such/dir/x.png", s(&part)]);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty(), "the table was printed before the refusal: {out}");
+    assert!(err.contains("no such directory: /no/such/dir"), "{err}");
+    assert!(!err.contains("Error(") && !err.contains("Os {"), "{err}");
+    let (code, lines) = run_json(&["stats", "--chart", "/no/such/dir/x.png", s(&part)]);
+    assert_eq!(code, 2);
+    let m = of_type(&lines, "command_error")[0]["message"].as_str().unwrap().to_string();
+    assert!(!m.contains("Error(") && m.contains("no such directory"), "{m}");
+    let tmp = tempfile::tempdir().unwrap();
+    let jpg = tmp.path().join("x.jpg");
+    let (code, out, err) = run(&["stats", "--chart", s(&jpg), s(&part)]);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(err.contains("must end in .png or .svg"), "{err}");
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+}
+
+/// A directory without Kafka data is a usage error (2) for every command
+/// that reads a path, with one message.
+#[test]
+fn a_path_without_kafka_data_is_an_error_for_every_command() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("etc");
+    std::fs::create_dir_all(dir.join("ssl")).unwrap();
+    std::fs::write(dir.join("hosts"), b"127.0.0.1 localhost\n").unwrap();
+    let d = s(&dir);
+    for args in [
+        vec!["dump", d],
+        vec!["stats", d],
+        vec!["verify", d],
+        vec!["offset-for-time", d, "latest"],
+        vec!["recover", d],
+        vec!["reindex", d],
+        vec!["retain", "--log-start", "5", d],
+    ] {
+        let (code, out, err) = run(&args);
+        let all = format!("{out}{err}");
+        assert_eq!(code, 2, "{args:?}: {all}");
+        assert!(all.contains("holds no Kafka log data"), "{args:?}: {all}");
+        assert!(!all.contains("(unknown,"), "{args:?} listed files: {all}");
+    }
+}
+
+/// `groups --group` for a group that is not there says so, exit 1.
+#[test]
+fn a_group_that_does_not_exist_is_said() {
+    let logs = fixtures().join("incident/logs");
+    let (code, out, err) = run(&["groups", s(&logs), "--group", "nosuch"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("consumer group 'nosuch' does not exist"), "{out}");
+    assert!(out.contains("__consumer_offsets-"), "{out}");
+}
+
+/// Errors say what is wrong once, without the library's internals.
+#[test]
+fn messages_do_not_leak_internals() {
+    let readme = root().join("README.md");
+    let (code, _, err) = run(&["diff-replicas", s(&readme), s(&readme)]);
+    assert_eq!(code, 2);
+    assert!(err.contains("neither a partition dir nor a replica digest"), "{err}");
+    assert!(!err.contains("Corrupt") && !err.contains("decompressed"), "{err}");
+    let (code, _, err) = run(&["offset-for-time", s(&readme), "latest"]);
+    assert_eq!(code, 2);
+    assert!(!err.contains("I/O error") && err.contains("is a file"), "{err}");
+    let (code, _, err) = run(&["stats", "/tmp/logtool-no-such-path"]);
+    assert_eq!(code, 2);
+    assert_eq!(err.matches("/tmp/logtool-no-such-path").count(), 1, "{err}");
+}
+
+/// One notation for offset ranges: `first-last`, both included.
+#[test]
+fn offset_ranges_read_first_dash_last() {
+    let logs = fixtures().join("clean/logs");
+    let (_, lines) = run_json(&["dump", s(&logs.join("plain-0"))]);
+    let b = of_type(&lines, "batch").into_iter().find(|b| b["base_offset"] != b["last_offset"]).unwrap().clone();
+    let (base, last) = (b["base_offset"].as_i64().unwrap(), b["last_offset"].as_i64().unwrap());
+    let (_, table, _) = run(&["dump", s(&logs.join("plain-0"))]);
+    assert!(table.contains(&format!(" {base}-{last} ")), "{table}");
+    assert!(!table.contains(&format!("{base}..{last}")), "{table}");
+    let (_, plan, _) = run(&["truncate", "--to", &(base + 1).to_string(), s(&logs.join("plain-0"))]);
+    assert!(plan.contains(&format!("batch of offsets {base}-{last}")), "{plan}");
+    assert!(!plan.contains("..="), "{plan}");
+    // control records in words, not JSON
+    let (_, table, _) = run(&["dump", "--deep", s(&logs.join("txn-0"))]);
+    assert!(table.contains("control commit coordinator_epoch=") || table.contains("control abort"), "{table}");
+    assert!(!table.contains("control {"), "{table}");
+}
+
+/// A selection that reaches no record says so instead of printing empty
+/// headers.
+#[test]
+fn an_empty_selection_is_said() {
+    let part = fixtures().join("clean/logs/plain-0");
+    let (code, out, _) = run(&["dump", "--offsets", "100000..100100", s(&part)]);
+    assert_eq!(code, 0);
+    assert!(out.contains("no records in --offsets: the log holds offsets 0-"), "{out}");
+    assert!(!out.contains(".log ("), "{out}");
+    let (_, lines) = run_json(&["dump", "--deep", s(&part)]);
+    let t = of_type(&lines, "record")[3]["timestamp"].as_i64().unwrap().to_string();
+    let (_, out, _) = run(&["dump", "--since", &t, "--until", &t, s(&part)]);
+    assert!(out.contains("no records between --since and --until"), "{out}");
+}
+
+/// Tables fit 80 and 200 columns (COLUMNS, as a terminal would give), and
+/// --help wraps.
+#[test]
+fn tables_fit_the_terminal() {
+    let logs = fixtures().join("sigkill/logs");
+    let clean = fixtures().join("clean/logs");
+    for width in [80usize, 200] {
+        let w = width.to_string();
+        for args in [
+            vec!["verify", s(&logs)],
+            vec!["dump", "--deep", s(&clean.join("txn-0"))],
+            vec!["stats", "--no-charts", s(&clean)],
+            vec!["txns", s(&fixtures().join("incident/logs"))],
+        ] {
+            let (_, out, err) = run_env(&[("COLUMNS", &w)], &args);
+            for l in out.lines() {
+                assert!(l.chars().count() <= width, "{args:?} at {width}: {} chars: {l}\n{err}", l.chars().count());
+            }
+            // words stay whole where they fit (no "unclean_shutdo / wn")
+            if args[0] == "verify" {
+                assert!(out.contains("unclean_shutdown") || out.contains("│ shutdown "), "{out}");
+            }
+        }
+    }
+    for args in [vec!["--help"], vec!["dump", "--help"], vec!["verify", "--help"]] {
+        let (code, out, _) = run(&args);
+        assert_eq!(code, 0);
+        let longest = out.lines().map(|l| l.chars().count()).max().unwrap();
+        assert!(longest <= 100, "{args:?}: a {longest}-character line");
+    }
+}
+
+/// Durations and sizes in tables are for people; JSON keeps numbers.
+#[test]
+fn units_for_people() {
+    let logs = fixtures().join("incident/logs");
+    let (_, out, _) = run(&["txns", s(&logs), "--at", "2026-11-23T14:09:50.495Z"]);
+    assert!(!out.contains("900000 ms") && !out.contains("0000s"), "{out}");
+    let (_, lines) = run_json(&["txns", s(&logs), "--at", "2026-11-23T14:09:50.495Z"]);
+    assert!(of_type(&lines, "open_transaction").iter().all(|t| t["age_ms"].is_i64()), "{lines:?}");
+    let (_, out, _) = run(&["verify", s(&fixtures().join("clean/logs"))]);
+    let summary = out.lines().find(|l| l.starts_with("checked ")).unwrap();
+    assert!(summary.contains("KiB") || summary.contains("MiB"), "{summary}");
+    assert!(!summary.contains("byte(s)"), "{summary}");
+    let (_, out, _) = run(&["stats", s(&fixtures().join("clean/logs/plain-0"))]);
+    assert!(!out.contains("0 records with 0 headers"), "{out}");
+}
+
+/// The small things: help for everything, commands in the order people
+/// use them, no --max-rate where nothing is read, man says what it did,
+/// digest to stdout.
+#[test]
+fn the_small_things() {
+    for cmd in ["completions", "man", "partition-of", "help"] {
+        let (code, out, _) = run(&[cmd, "--help"]);
+        assert_eq!(code, 0, "{cmd} --help");
+        assert!(!out.contains("--max-rate"), "{cmd}: {out}");
+    }
+    let (code, out, _) = run(&["help", "dump"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("Usage: logtool dump"), "{out}");
+    let (code, _, err) = run(&["help", "nosuch"]);
+    assert_eq!(code, 2, "{err}");
+    let (_, out, _) = run(&["--help"]);
+    let at = |c: &str| out.find(&format!("\n  {c} ")).unwrap_or_else(|| panic!("{c} not listed: {out}"));
+    assert!(at("dump") < at("verify") && at("verify") < at("stats") && at("stats") < at("partition-of"), "{out}");
+    assert!(at("broker") < at("completions") && at("completions") < at("man"), "{out}");
+    let tmp = tempfile::tempdir().unwrap();
+    let (code, out, _) = run(&["man", s(&tmp.path().join("man"))]);
+    assert_eq!(code, 0);
+    assert!(out.contains("man page(s)"), "{out}");
+    let part = fixtures().join("clean/logs/plain-0");
+    let o = logtool().args(["digest", s(&part), "-o", "-"]).output().unwrap();
+    assert!(o.status.success());
+    assert!(o.stdout.starts_with(b"LTDIGEST"), "{:?}", &o.stdout.get(..16));
+    let file = tmp.path().join("d");
+    std::fs::write(&file, &o.stdout).unwrap();
+    let (code, out, err) = run(&["diff-replicas", s(&part), s(&file)]);
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+/// Write `spec` into a file and run fixture on it.
+fn fixture_of(spec: &str) -> (i32, String, String, tempfile::TempDir) {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("my-spec.toml");
+    std::fs::write(&file, spec).unwrap();
+    let out = tmp.path().join("out");
+    let (code, o, e) = run(&["fixture", s(&file), "--out", s(&out)]);
+    (code, o, e, tmp)
+}
+
+/// Every spec value is checked; the error names the spec file, the field
+/// and the rule; nothing is left behind.
+#[test]
+fn fixture_specs_are_checked_field_by_field() {
+    for (spec, field) in [
+        ("[[topic]]\nname = \"t\"\nconfigs = { \"segment.byte\" = 65536 }\n", "segment.byte"),
+        ("[[topic]]\nname = \"t\"\nconfigs = { \"retention.ms\" = \"abc\" }\n", "retention.ms"),
+        ("[[topic]]\nname = \"..\"\n", "name = \"..\""),
+        ("[[topic]]\nname = \"t\"\n[topic.workload]\nlog_start_offset = -5\n", "workload.log_start_offset = -5"),
+        ("[[topic]]\nname = \"t\"\n[topic.workload]\nlog_start_offset = 5000\n", "workload.log_start_offset = 5000"),
+        ("[[topic]]\nname = \"t\"\n[topic.workload.key]\nsize = [10, 2]\n", "workload.key.size = [10, 2]"),
+        ("[[topic]]\nname = \"t\"\n[topic.workload.timestamps]\nstart = -1000\n", "workload.timestamps.start = -1000"),
+        (
+            "[[topic]]\nname = \"t\"\n[topic.workload]\nleader_epochs = [{ offset = 10, epoch = 5 }, { offset = 50, epoch = 3 }]\n",
+            "epoch 3 from offset 50 follows epoch 5 from offset 10",
+        ),
+    ] {
+        let (code, out, err, tmp) = fixture_of(spec);
+        assert_eq!(code, 2, "{spec}: {out}{err}");
+        assert!(err.contains("my-spec.toml") && err.contains(field), "{spec}: {err}");
+        assert!(!err.contains("logtool-fixture-partial"), "{err}");
+        let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(left, ["my-spec.toml"], "{spec}: left behind");
+    }
+    let (code, _, err, _) = {
+        let tmp = tempfile::tempdir().unwrap();
+        let (c, o, e) = run(&["fixture", "basic", "--out", s(&tmp.path().join("no/such/out"))]);
+        (c, o, e, tmp)
+    };
+    assert_eq!(code, 2);
+    assert!(err.contains("no such directory") && !err.contains("partial"), "{err}");
+}
+
+/// `[replicas]` takes its documented default; leader elections may be given
+/// in any order.
+#[test]
+fn fixture_defaults_and_order() {
+    let (code, out, err, _tmp) = fixture_of("[[topic]]\nname = \"t\"\n[replicas]\ncount = 2\n");
+    assert_eq!(code, 0, "{out}{err}");
+    let epochs = |order: &str| {
+        let (code, out, err, tmp) =
+            fixture_of(&format!("[[topic]]\nname = \"t\"\n[topic.workload]\nleader_epochs = [{order}]\n"));
+        assert_eq!(code, 0, "{out}{err}");
+        std::fs::read_to_string(tmp.path().join("out/t-0/leader-epoch-checkpoint")).unwrap()
+    };
+    let sorted = epochs("{ offset = 20, epoch = 2 }, { offset = 60, epoch = 4 }");
+    let reversed = epochs("{ offset = 60, epoch = 4 }, { offset = 20, epoch = 2 }");
+    assert_eq!(sorted, reversed);
+    assert!(sorted.contains("2 20") && sorted.contains("4 60"), "{sorted}");
+}
