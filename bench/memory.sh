@@ -5,7 +5,7 @@
 # 200 MiB in every codec, a 24 MiB record. The inputs are written by the
 # test helpers of tests/hostile.rs (the same ones the tests assert on);
 # times are GNU time's, RSS its maximum resident set size. Prints a
-# Markdown table (README, "Robustness").
+# Markdown table (docs/robustness.md).
 #
 #   bench/memory.sh
 set -euo pipefail

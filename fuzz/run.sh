@@ -3,7 +3,7 @@
 # into target/tools the first time), seeded with the real-Kafka fixtures'
 # files, the corpus kept under target/fuzz/corpus between runs. A crash
 # stops the run: its input is in target/fuzz/artifacts/TARGET/; make it a
-# regression test (README, "Robustness").
+# regression test (docs/robustness.md).
 #
 #   fuzz/run.sh SECONDS [TARGET...]
 set -euo pipefail

@@ -351,7 +351,7 @@ fn a_segment_name_that_is_not_utf8() {
     );
 }
 
-/// The README's target for decompression: memory of `dump --deep` and
+/// The target (docs/robustness.md) for decompression: memory of `dump --deep` and
 /// `verify` whatever a batch inflates to, at any `-j`.
 const STREAMING_KIB: i64 = 64 * 1024;
 

@@ -332,7 +332,7 @@ log "header damage in a rolled segment: refused without --allow-data-loss, cut a
 d=$work/excl
 cp -a "$work/in-a" "$d"
 # (the broker's metadata log in a dir of its own: with the metadata log in the
-# log dir, a combined broker loads it before it locks the log dir, see README)
+# log dir, a combined broker loads it before it locks the log dir, see GUIDE.md)
 mkdir -p "$work/excl-meta"
 mv "$d/__cluster_metadata-0" "$work/excl-meta/"
 cp -a "$d/meta.properties" "$work/excl-meta/"
