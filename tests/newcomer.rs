@@ -274,3 +274,34 @@ fn fixture_defaults_and_order() {
     assert_eq!(sorted, reversed);
     assert!(sorted.contains("2 20") && sorted.contains("4 60"), "{sorted}");
 }
+
+/// Long commands show a progress bar on a terminal - recover, reindex and
+/// digest too - and its first frame gives no ETA (there is no rate yet).
+/// On a pseudo-terminal (script(1)); LOGTOOL_TEST_PROGRESS shows the bar
+/// for work of any size.
+#[test]
+fn progress_bars_on_a_terminal() {
+    if std::process::Command::new("script").arg("--version").output().is_err() {
+        eprintln!("no script(1): skipped");
+        return;
+    }
+    let (_tmp, logs) = copy_tree(&fixtures().join("sigkill/logs"));
+    let digest = logs.parent().unwrap().join("d");
+    let bin = env!("CARGO_BIN_EXE_logtool");
+    for args in [
+        format!("recover --all {}", s(&logs)),
+        format!("reindex {}", s(&logs)),
+        format!("digest {} -o {}", s(&logs.join("kill-plain-0")), s(&digest)),
+        format!("stats --no-charts {}", s(&logs)),
+    ] {
+        let o = std::process::Command::new("script")
+            .args(["-qec", &format!("{bin} {args} >/dev/null"), "/dev/null"])
+            .env("LOGTOOL_TEST_PROGRESS", "1")
+            .output()
+            .unwrap();
+        let screen = String::from_utf8_lossy(&o.stdout);
+        assert!(screen.contains("ETA"), "{args}: no progress bar on the terminal: {screen:?}");
+        let first = screen.split("ETA").nth(1).unwrap_or_default();
+        assert!(first.trim_start().starts_with('…'), "{args}: the first frame guesses an ETA: {screen:?}");
+    }
+}

@@ -37,6 +37,9 @@ impl Progress {
     }
 
     fn with_template(total: u64, long: bool, quiet: bool, template: &str) -> Progress {
+        // LOGTOOL_TEST_PROGRESS: a bar for work of any size (tests, on a
+        // pseudo-terminal)
+        let long = long || std::env::var_os("LOGTOOL_TEST_PROGRESS").is_some();
         let show = !quiet && long && std::io::stderr().is_terminal();
         if !show {
             return Progress { bar: None };
@@ -58,6 +61,8 @@ impl Progress {
         if let Ok(mut a) = ACTIVE.lock() {
             *a = Some(bar.clone());
         }
+        // the first frame at once (then at most 20 a second)
+        bar.tick();
         Progress { bar: Some(bar) }
     }
 
