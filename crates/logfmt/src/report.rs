@@ -115,7 +115,11 @@ pub fn human_duration(ms: i64) -> String {
         format!("{ms} ms")
     } else if ms < MIN {
         let tenths = ms / 100;
-        if tenths.is_multiple_of(10) { format!("{} s", tenths / 10) } else { format!("{}.{} s", tenths / 10, tenths % 10) }
+        if tenths.is_multiple_of(10) {
+            format!("{} s", tenths / 10)
+        } else {
+            format!("{}.{} s", tenths / 10, tenths % 10)
+        }
     } else if ms < H {
         let (m, s) = (ms / MIN, ms % MIN / S);
         if s == 0 { format!("{m} min") } else { format!("{m} min {s} s") }
