@@ -74,11 +74,6 @@ impl Progress {
 
     pub fn finish(&self) {
         if let Some(b) = &self.bar {
-            // the last frame is the whole, even where some bytes counted in
-            // the total were skipped rather than read
-            if let Some(len) = b.length() {
-                b.set_position(len);
-            }
             b.finish_and_clear();
             if let Ok(mut a) = ACTIVE.lock() {
                 *a = None;

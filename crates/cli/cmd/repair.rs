@@ -62,16 +62,7 @@ fn segment_progress(global: &GlobalOpts, path: &Path) -> (crate::progress::Progr
         Ok(Target::File(f)) => f.parent().map(Path::to_path_buf).into_iter().collect(),
         _ => partitions(path).unwrap_or_default(),
     };
-    let total: u64 = dirs
-        .iter()
-        .flat_map(|d| logdir::partition_files(d).unwrap_or_default())
-        .filter(|f| {
-            let n =
-                logfmt::naming::classify(&f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
-            n.kind == logfmt::naming::FileKind::Log && n.suffix.is_none()
-        })
-        .filter_map(|f| std::fs::metadata(f).ok().map(|m| m.len()))
-        .sum();
+    let total: u64 = dirs.iter().map(|d| logdir::segment_bytes(d)).sum();
     let bar = crate::progress::Progress::new(total, global.quiet);
     let handle = bar.clone();
     (bar, logfmt::repair::Progress::new(move |n| handle.inc(n)))

@@ -148,13 +148,7 @@ pub fn digest(global: &GlobalOpts, args: &DigestArgs) -> anyhow::Result<Status> 
         anyhow::bail!("{}: a file; give a partition dir", args.path.display());
     }
     let (info, stream) = replica::open(&args.path, &limits)?;
-    let total: u64 = logfmt::logdir::partition_files(&args.path)
-        .unwrap_or_default()
-        .iter()
-        .filter(|f| f.extension().is_some_and(|e| e == "log"))
-        .filter_map(|f| std::fs::metadata(f).ok().map(|m| m.len()))
-        .sum();
-    let progress = Progress::new(total, global.quiet);
+    let progress = Progress::new(logfmt::logdir::segment_bytes(&args.path), global.quiet);
     let mut stream = WithProgress { inner: stream, progress: &progress };
     let to_stdout = args.output.as_os_str() == "-";
     let w = if to_stdout {

@@ -81,15 +81,7 @@ pub fn run(global: &GlobalOpts, args: &StatsArgs) -> anyhow::Result<Status> {
     let work: Vec<(Arc<LogDir>, &PathBuf)> =
         groups.iter().flat_map(|g| g.dirs.iter().map(|d| (Arc::clone(&g.log_dir), d))).collect();
     // the bar counts what is read: the segments
-    let total_bytes: u64 = work
-        .iter()
-        .flat_map(|(_, d)| logfmt::logdir::partition_files(d).unwrap_or_default())
-        .filter(|f| {
-            let n = f.file_name().map(|n| logfmt::naming::classify(&n.to_string_lossy())).map(|n| (n.kind, n.suffix));
-            matches!(n, Some((logfmt::naming::FileKind::Log, None)))
-        })
-        .filter_map(|f| std::fs::metadata(f).ok().map(|m| m.len()))
-        .sum();
+    let total_bytes: u64 = work.iter().map(|(_, d)| logfmt::logdir::segment_bytes(d)).sum();
     let progress = Progress::new(total_bytes, global.quiet);
     let one = |(ld, dir): &(Arc<LogDir>, &PathBuf)| -> anyhow::Result<Stats> {
         let p = Partition::open_with(dir, &ld.checkpoints).with_context(|| dir.display().to_string())?;

@@ -190,6 +190,21 @@ pub fn partition_files(dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(files.into_iter().map(|(_, _, raw)| dir.join(raw)).collect())
 }
 
+/// The bytes of a partition dir's segments (live `.log` files): what a
+/// command that reads them all has to read, for its progress bar. An
+/// unreadable dir or file counts as 0.
+pub fn segment_bytes(dir: &Path) -> u64 {
+    partition_files(dir)
+        .unwrap_or_default()
+        .iter()
+        .filter(|f| {
+            let n = naming::classify(&f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
+            n.kind == FileKind::Log && n.suffix.is_none()
+        })
+        .filter_map(|f| std::fs::metadata(f).ok().map(|m| m.len()))
+        .fold(0u64, u64::saturating_add)
+}
+
 /// The live partition dirs of the log dir `dir` (no `-delete`, `-future`
 /// or `-stray` dir), each with its topic and partition, in walking order.
 pub fn live_partitions(dir: &Path) -> Result<Vec<(crate::naming::PartitionDir, PathBuf)>> {
