@@ -168,14 +168,21 @@ fn tables_fit_the_terminal() {
 /// Durations and sizes in tables are for people; JSON keeps numbers.
 #[test]
 fn units_for_people() {
-    let logs = fixtures().join("incident/logs");
-    let (_, out, _) = run(&["txns", s(&logs), "--at", "2026-11-23T14:09:50.495Z"]);
-    assert!(out.contains("│ 4.1 s ") && out.contains("within the last 15 min"), "{out}");
-    assert!(!out.contains(" ms") && !out.contains("4s "), "{out}");
-    let (_, lines) = run_json(&["txns", s(&logs), "--at", "2026-11-23T14:09:50.495Z"]);
+    // the fixture's own wall clock (CI may run on freshly generated fixtures)
+    let inc = fixtures().join("incident");
+    let wall = std::fs::read_to_string(inc.join("wall.txt")).unwrap();
+    let logs = inc.join("logs");
+    let (_, lines) = run_json(&["txns", s(&logs), "--at", wall.trim()]);
     let open = of_type(&lines, "open_transaction");
     assert_eq!(open.len(), 1, "{lines:?}");
-    assert_eq!(open[0]["age_ms"], 4109, "JSON keeps the exact number: {lines:?}");
+    let age = open[0]["age_ms"].as_i64().unwrap();
+    let want = wall.trim().parse::<i64>().unwrap() - open[0]["last_timestamp"].as_i64().unwrap();
+    assert_eq!(age, want, "JSON keeps the exact number: {lines:?}");
+    // 4109 ms reads "4.1 s" in the table, never "4109 ms"
+    let at = (open[0]["last_timestamp"].as_i64().unwrap() + 4109).to_string();
+    let (_, out, _) = run(&["txns", s(&logs), "--at", &at]);
+    assert!(out.contains("│ 4.1 s ") && out.contains("within the last 15 min"), "{out}");
+    assert!(!out.contains(" ms") && !out.contains("4s "), "{out}");
     let (_, out, _) = run(&["verify", s(&fixtures().join("clean/logs"))]);
     let summary = out.lines().find(|l| l.starts_with("checked ")).unwrap();
     assert!(summary.contains("KiB") || summary.contains("MiB"), "{summary}");
