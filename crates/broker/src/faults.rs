@@ -165,7 +165,7 @@ impl Faults {
             r.seen = r.seen.saturating_add(1);
             let fire = match r.when {
                 When::Always => true,
-                When::Every(n) => r.seen % n == 0,
+                When::Every(n) => r.seen.checked_rem(n) == Some(0),
                 When::Nth(n) => r.seen == n,
                 When::Fraction(f) => {
                     rng ^= rng << 13;

@@ -196,7 +196,7 @@ pub async fn join_group(
             deadline
         };
         // woken by a change, the deadline, or a recheck (expiry is lazy)
-        let recheck = tokio::time::Instant::now() + RECHECK;
+        let recheck = tokio::time::Instant::from_std(crate::after(std::time::Instant::now(), RECHECK));
         let until = deadline.map_or(recheck, |d| tokio::time::Instant::from_std(d).min(recheck));
         let _ = tokio::time::timeout_at(until, notified).await;
     }

@@ -176,7 +176,7 @@ impl Group {
         for m in self.members.values_mut() {
             m.joined = false;
         }
-        self.deadline = Some(now + self.max_rebalance_timeout());
+        self.deadline = Some(crate::after(now, self.max_rebalance_timeout()));
     }
 
     /// JoinGroup, the part before waiting: the member (re)joins. Returns its
@@ -247,12 +247,13 @@ impl Group {
             self.prepare_rebalance(now);
             if was_empty {
                 // InitialDelayedJoin: wait for more members first
-                self.deadline = Some(now + initial_delay.min(self.max_rebalance_timeout()));
+                self.deadline = Some(crate::after(now, initial_delay.min(self.max_rebalance_timeout())));
             }
         } else if let Some(d) = self.deadline {
             // a new member during the initial delay extends it (up to the rebalance timeout)
             if self.generation == 0 || self.results.is_empty() {
-                self.deadline = Some(d.max(now + initial_delay).min(now + self.max_rebalance_timeout()));
+                self.deadline =
+                    Some(d.max(crate::after(now, initial_delay)).min(crate::after(now, self.max_rebalance_timeout())));
             }
         }
         if let Some(m) = self.members.get_mut(&id) {
@@ -307,7 +308,8 @@ impl Group {
         let mut votes: BTreeMap<&str, usize> = BTreeMap::new();
         for m in self.members.values() {
             if let Some((p, _)) = m.protocols.iter().find(|(p, _)| candidates.contains(p)) {
-                *votes.entry(p.as_str()).or_default() += 1;
+                let n = votes.entry(p.as_str()).or_default();
+                *n = n.saturating_add(1);
             }
         }
         let protocol = candidates.iter().max_by_key(|p| votes.get(p.as_str()).copied().unwrap_or(0)).cloned();

@@ -438,8 +438,8 @@ pub const FETCH_MEMORY: usize = 32 << 20;
 /// what it reserved; the reservation goes with the response, and is
 /// shrunk to the response's encoded size until it is sent (`server`).
 async fn fetch_reading(sh: &Shared, version: i16, req: &FetchRequest) -> (FetchResponse, Option<OwnedSemaphorePermit>) {
-    let deadline =
-        tokio::time::Instant::now() + Duration::from_millis(u64::try_from(req.max_wait_ms.max(0)).unwrap_or(0));
+    let wait = Duration::from_millis(u64::try_from(req.max_wait_ms.max(0)).unwrap_or(0));
+    let deadline = tokio::time::Instant::from_std(crate::after(std::time::Instant::now(), wait));
     let asked = if version < 3 { usize::MAX } else { usize::try_from(req.max_bytes.max(0)).unwrap_or(0) };
     let limit = asked.min(FETCH_MAX_BYTES).min(FETCH_MEMORY / 2);
     let reserve = u32::try_from(limit.saturating_mul(2)).unwrap_or(u32::MAX);

@@ -373,11 +373,11 @@ impl Store {
             configs,
             partitions: (0..partitions).map(|_| placement.clone()).collect(),
         };
-        let mut made = 0;
+        let mut made: i32 = 0;
         let mut failed = None;
         for p in 0..partitions {
             match self.writer.add_partition(&topic, p, config) {
-                Ok(_) => made += 1,
+                Ok(_) => made = made.saturating_add(1),
                 Err(e) => {
                     failed = Some(e.to_string());
                     break;

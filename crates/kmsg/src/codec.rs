@@ -81,9 +81,9 @@ impl<'a> Reader<'a> {
     /// An unsigned varint (at most 5 bytes, as Kafka's `ByteUtils.readUnsignedVarint`).
     pub fn uvarint(&mut self) -> Result<u32> {
         let mut v: u32 = 0;
-        for i in 0..5u32 {
+        for (i, shift) in [0u32, 7, 14, 21, 28].into_iter().enumerate() {
             let b = self.i8()? as u8;
-            v |= u32::from(b & 0x7f).checked_shl(i * 7).unwrap_or(0);
+            v |= u32::from(b & 0x7f).checked_shl(shift).unwrap_or(0);
             if b & 0x80 == 0 {
                 if i == 4 && b > 0x0f {
                     return Err(Error::Invalid { at: self.pos, what: "unsigned varint overflows".into() });

@@ -17,17 +17,7 @@
 //! `frame version, apiKey, version` (unsigned varints) then the record
 //! (`MetadataRecordSerde`); a coordinator record's key and value each start
 //! with an int16 version (`CoordinatorRecordSerde`).
-#![deny(
-    clippy::indexing_slicing,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::unreachable,
-    clippy::todo,
-    clippy::unimplemented,
-    missing_docs
-)]
-#![cfg_attr(test, allow(clippy::indexing_slicing, clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+#![cfg_attr(test, allow(clippy::arithmetic_side_effects))]
 
 pub mod codec;
 pub mod coordinator;

@@ -5,6 +5,14 @@
 //! Batches of ~16 KiB (a Java producer's default batch.size), keys
 //! `key-<n>`, printable values of VALUE_BYTES (default 100), one header on
 //! every tenth record, CreateTime timestamps one millisecond apart.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    missing_docs
+)] // test code (Cargo.toml [workspace.lints])
 
 use std::io::{BufWriter, Write};
 

@@ -46,27 +46,7 @@
 //! }
 //! # Ok::<(), logfmt::Error>(())
 //! ```
-#![deny(
-    clippy::indexing_slicing,
-    clippy::arithmetic_side_effects,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::unreachable,
-    clippy::todo,
-    clippy::unimplemented,
-    missing_docs
-)]
-#![cfg_attr(
-    test,
-    allow(
-        clippy::indexing_slicing,
-        clippy::arithmetic_side_effects,
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic
-    )
-)]
+#![cfg_attr(test, allow(clippy::arithmetic_side_effects))]
 
 pub mod batch;
 pub mod budget;

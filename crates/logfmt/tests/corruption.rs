@@ -3,6 +3,14 @@
 //!
 //! Inputs are the committed fixtures (fixtures/kafka-3.9.1), read into memory
 //! and cut or flipped there.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    missing_docs
+)] // test code (Cargo.toml [workspace.lints])
 
 use std::io::Cursor;
 use std::path::PathBuf;

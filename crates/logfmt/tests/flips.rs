@@ -8,6 +8,14 @@
 //! which topics are compacted). A proptest picks the partition, segment,
 //! byte and the change; `exhaustive_header_sweep` (ignored by default; the
 //! CI run includes it in release mode) tries every byte of every batch.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    missing_docs
+)] // test code (Cargo.toml [workspace.lints])
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

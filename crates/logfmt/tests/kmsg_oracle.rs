@@ -5,6 +5,14 @@
 //! encodes back to the same bytes; every `__consumer_offsets` and
 //! `__transaction_state` record decodes to what `--offsets-decoder` and
 //! `--transaction-log-decoder` printed.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    missing_docs
+)] // test code (Cargo.toml [workspace.lints])
 
 use std::path::{Path, PathBuf};
 
