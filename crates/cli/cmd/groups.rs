@@ -9,7 +9,8 @@ use std::io::{self, BufWriter};
 use logfmt::internal::{CONSUMER_OFFSETS_TOPIC, partition_for_group};
 use logfmt::partition::{Partition, open_log_dirs};
 use logfmt::rules::groups::Groups;
-use logfmt::rules::log::{high_watermark, log_end_offset, log_start_offset};
+use logfmt::rules::groups::lag;
+use logfmt::rules::log::Offsets;
 
 use clap::Args;
 
@@ -133,9 +134,8 @@ pub fn run(global: &GlobalOpts, args: &GroupsArgs) -> anyhow::Result<Status> {
     for ((group, topic, partition), c) in groups.offsets.iter().filter(|((g, _, _), _)| wanted(g)) {
         let (high_watermark, log_end_offset) = match data.get(&(topic.clone(), *partition)) {
             Some(p) => {
-                let end = log_end_offset(p, &limits)?;
-                let hw = high_watermark(p, log_start_offset(p), end).unwrap_or(end);
-                (Some(hw), Some(end))
+                let o = Offsets::of(p, &limits)?;
+                (Some(o.high_watermark), Some(o.log_end))
             }
             None => (None, None),
         };
@@ -151,7 +151,7 @@ pub fn run(global: &GlobalOpts, args: &GroupsArgs) -> anyhow::Result<Status> {
                 expire_timestamp: c.expire_timestamp,
                 high_watermark,
                 log_end_offset,
-                lag: high_watermark.map(|hw| hw.saturating_sub(c.offset).max(0)),
+                lag: high_watermark.map(|hw| lag(c.offset, hw)),
                 coordinator_partition: c.at.0,
                 record_offset: c.at.1,
             }),

@@ -226,7 +226,7 @@ pub fn truncate_to_hw(global: &GlobalOpts, args: &TruncateToHwArgs) -> anyhow::R
             if p.is_metadata_log() {
                 continue;
             }
-            let Some(hw) = args.hw.or(p.checkpoints.high_watermark) else {
+            let Some(hw) = logfmt::rules::log::truncation_point(&p, args.hw) else {
                 changes.note(Note::Warning {
                     path: dir.clone(),
                     message: "no high watermark in replication-offset-checkpoint: left alone (Kafka would use 0)"

@@ -8,7 +8,7 @@ use std::io::{self, BufWriter};
 
 use logfmt::internal::TRANSACTION_STATE_TOPIC;
 use logfmt::partition::{Partition, open_log_dirs};
-use logfmt::rules::log::{high_watermark, log_end_offset, log_start_offset};
+use logfmt::rules::log::Offsets;
 use logfmt::rules::producer::ProducerState;
 use logfmt::rules::transactions::{self, TxnMetadata};
 
@@ -58,10 +58,8 @@ pub fn run(global: &GlobalOpts, args: &TxnsArgs) -> anyhow::Result<Status> {
         coordinator.iter().flat_map(|c| c.values()).map(|m| (m.producer_id, m)).collect();
     let (mut open, mut hanging) = (0usize, 0usize);
     for p in &data {
-        let end = log_end_offset(p, &limits)?;
-        let start = log_start_offset(p);
-        let hw = high_watermark(p, start, end).unwrap_or(end);
-        let state = ProducerState::at(p, end, &limits)?;
+        let offsets = Offsets::of(p, &limits)?;
+        let state = ProducerState::at(p, offsets.log_end, &limits)?;
         progress.inc(p.segments.iter().map(|s| s.size).sum());
         let txns: Vec<_> = state.open_transactions().collect();
         if !state.is_complete() {
@@ -73,17 +71,16 @@ pub fn run(global: &GlobalOpts, args: &TxnsArgs) -> anyhow::Result<Status> {
         if txns.is_empty() {
             continue;
         }
-        // UnifiedLog.lastStableOffset: the first unstable offset, capped by the high watermark
-        let lso = state.last_stable_offset(end).min(hw);
+        let lso = offsets.last_stable_offset(&state);
         out.report(
             &(TxnPartitionLine {
                 topic: p.name.topic.clone(),
                 partition: p.name.partition,
-                log_start_offset: start,
-                high_watermark: hw,
-                log_end_offset: end,
+                log_start_offset: offsets.log_start,
+                high_watermark: offsets.high_watermark,
+                log_end_offset: offsets.log_end,
                 last_stable_offset: lso,
-                held_back: hw.saturating_sub(lso),
+                held_back: offsets.high_watermark.saturating_sub(lso),
                 open_transactions: txns.len(),
             }),
         )?;
@@ -91,28 +88,15 @@ pub fn run(global: &GlobalOpts, args: &TxnsArgs) -> anyhow::Result<Status> {
             open += 1;
             let age_ms = as_of.saturating_sub(t.last_timestamp);
             let meta = by_producer.get(&producer_id);
-            let expects = meta.map(|m| m.expects_marker(&p.name.topic, p.name.partition));
-            // TransactionsCommand.FindHangingTransactionsCommand
-            let (is_hanging, why) = if age_ms <= args.max_timeout_ms {
-                (
-                    false,
-                    format!(
-                        "its producer wrote within the last {}",
-                        logfmt::report::human_duration(args.max_timeout_ms)
-                    ),
-                )
-            } else {
-                match (&coordinator, meta, expects) {
-                    (_, Some(_), Some(true)) => (false, "the coordinator will still write its marker".to_string()),
-                    (_, Some(m), _) => {
-                        (true, format!("the coordinator's transaction ({}) does not include this partition", m.state))
-                    }
-                    (Some(_), None, _) => (true, "no transactional id has this producer id".to_string()),
-                    (None, None, _) => {
-                        (true, "no transactional id known for this producer (no __transaction_state here)".to_string())
-                    }
-                }
-            };
+            let verdict = transactions::find_hanging(
+                age_ms,
+                args.max_timeout_ms,
+                coordinator.is_some(),
+                meta.copied(),
+                &p.name.topic,
+                p.name.partition,
+            );
+            let is_hanging = verdict.hanging;
             hanging += usize::from(is_hanging);
             out.report(
                 &(OpenTxnLine {
@@ -125,9 +109,9 @@ pub fn run(global: &GlobalOpts, args: &TxnsArgs) -> anyhow::Result<Status> {
                     age_ms,
                     transactional_id: meta.map(|m| m.transactional_id.clone()),
                     coordinator_state: meta.map(|m| m.state.clone()),
-                    coordinator_expects_marker: expects,
+                    coordinator_expects_marker: verdict.coordinator_expects_marker,
                     hanging: is_hanging,
-                    why,
+                    why: verdict.why,
                 }),
             )?;
         }

@@ -312,11 +312,6 @@ impl<'a> RecordBatch<'a> {
         self.size() >= layout::RECORD_BATCH_OVERHEAD as u64 && self.compute_crc() == self.header.crc
     }
 
-    /// The records region (possibly compressed), when in memory.
-    pub fn records_payload(&self) -> Option<&'a [u8]> {
-        self.in_memory().map(|b| b.get(layout::RECORDS_OFFSET..).unwrap_or_default())
-    }
-
     /// Bytes of the records region (possibly compressed).
     pub fn payload_size(&self) -> u64 {
         self.size().saturating_sub(layout::RECORDS_OFFSET as u64)

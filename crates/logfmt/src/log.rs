@@ -351,11 +351,6 @@ impl<R: Read + Seek> LogReader<R> {
         }
     }
 
-    /// Name the file in errors.
-    pub fn set_path(&mut self, path: &Path) {
-        self.path = Some(path.to_path_buf());
-    }
-
     /// The offsets the entries must lie in (the segment's base offset and the
     /// next segment's); entries outside them are damage.
     pub fn set_bounds(&mut self, bounds: Bounds) {

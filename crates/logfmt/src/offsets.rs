@@ -242,7 +242,7 @@ impl PartitionOffsets {
 
     /// The offset a fetch can reach: the high watermark, else the log end.
     pub fn last_fetchable(&self) -> i64 {
-        self.high_watermark.unwrap_or(self.log_end_offset)
+        rules::high_watermark_or_end(self.high_watermark, self.log_end_offset)
     }
 
     /// Answer one query.

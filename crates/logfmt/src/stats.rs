@@ -447,14 +447,6 @@ impl Stats {
         Stats { path: path.to_path_buf(), scope, other_producers, ..Stats::default() }
     }
 
-    /// Compression ratio over all compressed batches.
-    pub fn compression_ratio(&self) -> Option<f64> {
-        let (p, u) = self.codecs.iter().filter(|c| c.codec != "none").fold((0u64, 0u64), |(p, u), c| {
-            (p.saturating_add(c.payload_bytes), u.saturating_add(c.uncompressed_bytes))
-        });
-        (p > 0).then(|| u as f64 / p as f64)
-    }
-
     /// Add another partition's (or sum's) numbers.
     pub fn merge(&mut self, o: &Stats, top: usize) {
         let add = |a: &mut u64, b: u64| *a = a.saturating_add(b);

@@ -196,10 +196,7 @@ impl Input {
         if let Some(b) = &b {
             self.batches = self.batches.saturating_add(1);
             self.records = self.records.saturating_add(u64::from(b.records));
-            // Kafka's append path: a batch of a higher epoch starts it
-            if b.epoch >= 0 && self.derived.latest_epoch().is_none_or(|l| b.epoch > l) {
-                self.derived.assign(b.epoch, b.base_offset);
-            }
+            self.derived.observe(b.epoch, b.base_offset);
         }
         Ok(b)
     }
@@ -211,22 +208,15 @@ fn batch_lineage(path: &std::path::Path, limits: &Limits) -> Result<Vec<EpochEnt
     let (_, mut s) = replica::open(path, limits)?;
     let mut c = EpochCache::default();
     while let Some(b) = s.next_batch()? {
-        if b.epoch >= 0 && c.latest_epoch().is_none_or(|l| b.epoch > l) {
-            c.assign(b.epoch, b.base_offset);
-        }
+        c.observe(b.epoch, b.base_offset);
     }
     Ok(c.entries().to_vec())
 }
 
-/// Does a checkpoint agree with the batches? Entries assigned at or after
-/// the log end (an election without writes) and a first entry moved to the
-/// log start are Kafka's normal doing.
+/// A note when a checkpoint disagrees with the batches
+/// ([`logfmt::rules::epochs::checkpoint_agrees`]).
 fn lineage_note(checkpoint: &[EpochEntry], batches: &[EpochEntry], info: &ReplicaInfo) -> Option<String> {
-    let kept: Vec<EpochEntry> = checkpoint.iter().copied().filter(|e| e.start_offset < info.log_end_offset).collect();
-    let same = kept.len() == batches.len()
-        && kept.iter().zip(batches).enumerate().all(|(i, (c, b))| {
-            c.epoch == b.epoch && (c.start_offset == b.start_offset || (i == 0 && c.start_offset <= b.start_offset))
-        });
+    let same = logfmt::rules::epochs::checkpoint_agrees(checkpoint, batches, info.log_end_offset);
     let show =
         |v: &[EpochEntry]| v.iter().map(|e| format!("{}@{}", e.epoch, e.start_offset)).collect::<Vec<_>>().join(" ");
     (!same).then(|| {

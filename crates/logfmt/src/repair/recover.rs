@@ -258,7 +258,7 @@ fn recover_partition(
             write_if_changed(changes, &txn_path, &rebuilt.txn_index_bytes(), why)?;
         }
         if rebuilt.valid_bytes < rebuilt.size {
-            let new_end = rebuilt.next_offset.unwrap_or(seg.base);
+            let new_end = crate::rules::log::segment_end(rebuilt.next_offset, seg.base);
             let field = match &rebuilt.stop {
                 Some(Stop::Invalid { field, .. }) => *field,
                 _ => None,
@@ -315,7 +315,7 @@ fn recover_partition(
             log_end = Some(new_end);
             break;
         }
-        log_end = rebuilt.next_offset.or(Some(seg.base)).map(|e| e.max(seg.base));
+        log_end = Some(crate::rules::log::segment_end(rebuilt.next_offset, seg.base));
     }
     if out.segments_recovered == 0 {
         out.log_end = crate::rules::log::log_end_offset(p, limits)?;

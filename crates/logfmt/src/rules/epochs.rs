@@ -64,6 +64,25 @@ impl EpochCache {
         self.entries.push(EpochEntry { epoch, start_offset });
     }
 
+    /// Whether a batch of leader epoch `epoch` starts a cache entry after
+    /// one whose latest epoch is `latest`: Kafka's append and recovery paths
+    /// (`UnifiedLog.append`, `LogSegment.recover`) assign only a batch's
+    /// epoch above the latest one (`latestEpoch.forall(_ < epoch)`).
+    pub fn starts_entry(latest: Option<i32>, epoch: i32) -> bool {
+        epoch >= 0 && latest.is_none_or(|l| epoch > l)
+    }
+
+    /// A batch appended or recovered: assign its epoch at its base offset
+    /// when it starts an entry ([`EpochCache::starts_entry`]). Returns
+    /// whether it did.
+    pub fn observe(&mut self, epoch: i32, base_offset: i64) -> bool {
+        let starts = Self::starts_entry(self.latest_epoch(), epoch);
+        if starts {
+            self.assign(epoch, base_offset);
+        }
+        starts
+    }
+
     /// `truncateFromEnd`: drop entries starting at or after `end_offset`.
     pub fn truncate_from_end(&mut self, end_offset: i64) {
         if end_offset >= 0 {
@@ -114,6 +133,20 @@ impl EpochCache {
     pub fn to_checkpoint(&self) -> Vec<u8> {
         crate::write::emit::epoch_checkpoint(&self.entries)
     }
+}
+
+/// Whether a replica's `leader-epoch-checkpoint` agrees with the lineage
+/// its batches carry (`batches`, as [`EpochCache::observe`] builds it):
+/// entries at or after the log end (an election without writes assigns
+/// the new epoch at the log end) and a first entry moved up to the log
+/// start (`truncateFromStart`) are Kafka's normal doing; anything else
+/// differs.
+pub fn checkpoint_agrees(checkpoint: &[EpochEntry], batches: &[EpochEntry], log_end: i64) -> bool {
+    let kept: Vec<&EpochEntry> = checkpoint.iter().filter(|e| e.start_offset < log_end).collect();
+    kept.len() == batches.len()
+        && kept.iter().zip(batches).enumerate().all(|(i, (c, b))| {
+            c.epoch == b.epoch && (c.start_offset == b.start_offset || (i == 0 && c.start_offset <= b.start_offset))
+        })
 }
 
 /// Where the batches' epochs disagree with a leader-epoch cache.

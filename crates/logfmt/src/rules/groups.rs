@@ -36,6 +36,14 @@ use crate::partition::Partition;
 /// hostile log, not a coordinator's state.
 pub const MAX_KEYS: usize = 10_000_000;
 
+/// A group's lag on a partition, as `kafka-consumer-groups --describe`
+/// shows it (`ConsumerGroupCommand`: the partition's latest offset for a
+/// read_uncommitted reader, the high watermark, less the committed offset;
+/// never negative).
+pub fn lag(committed: i64, high_watermark: i64) -> i64 {
+    high_watermark.saturating_sub(committed).max(0)
+}
+
 /// A committed offset.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Commit {

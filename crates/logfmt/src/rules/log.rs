@@ -126,14 +126,20 @@ pub fn for_each_record(
 }
 
 /// The log end offset from the last batch seen (`last_offset`) and the active
-/// segment's base.
+/// segment's base ([`segment_end`]; 0 for a log without segments).
 pub fn log_end_from(last_offset: Option<i64>, active_base: Option<i64>) -> i64 {
-    match (last_offset, active_base) {
-        (Some(last), Some(base)) => last.wrapping_add(1).max(base),
-        (Some(last), None) => last.wrapping_add(1),
-        (None, Some(base)) => base,
-        (None, None) => 0,
+    let next = last_offset.map(|last| last.wrapping_add(1));
+    match active_base {
+        Some(base) => segment_end(next, base),
+        None => next.unwrap_or(0),
     }
+}
+
+/// Where a segment ends that is read (or recovered) up to `next_offset`,
+/// the offset after its last valid batch (`LogSegment.readNextOffset`): the
+/// segment's base offset when it holds no batch, and never below it.
+pub fn segment_end(next_offset: Option<i64>, base: i64) -> i64 {
+    next_offset.map_or(base, |n| n.max(base))
 }
 
 /// The log end offset of `p`: the active segment is read from its last
@@ -175,6 +181,51 @@ fn last_offset_from(seg: &Segment, position: u64, limits: &Limits) -> Result<Opt
 /// start and end.
 pub fn high_watermark(p: &Partition, log_start: i64, log_end: i64) -> Option<i64> {
     p.checkpoints.high_watermark.map(|hw| hw.max(log_start).min(log_end))
+}
+
+/// The offset readers are bounded by: the checkpointed high watermark, or
+/// the log end when none is checkpointed (a partition this broker was the
+/// only replica of; `ListOffsets` latest then answers the log end).
+pub fn high_watermark_or_end(checkpointed: Option<i64>, log_end: i64) -> i64 {
+    checkpointed.unwrap_or(log_end)
+}
+
+/// A partition's log start, high watermark and log end as a broker loads
+/// them ([`log_start_offset`], [`high_watermark`] or the log end by
+/// [`high_watermark_or_end`], [`log_end_offset`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Offsets {
+    /// `UnifiedLog.logStartOffset`.
+    pub log_start: i64,
+    /// The high watermark (the log end when none is checkpointed).
+    pub high_watermark: i64,
+    /// `UnifiedLog.logEndOffset`.
+    pub log_end: i64,
+}
+
+impl Offsets {
+    /// Read them from `p`'s files and its log dir's checkpoints.
+    pub fn of(p: &Partition, limits: &Limits) -> Result<Offsets> {
+        let log_end = log_end_offset(p, limits)?;
+        let log_start = log_start_offset(p);
+        let high_watermark = high_watermark_or_end(high_watermark(p, log_start, log_end), log_end);
+        Ok(Offsets { log_start, high_watermark, log_end })
+    }
+
+    /// `UnifiedLog.lastStableOffset`: the first offset of an open
+    /// transaction (else the log end), capped by the high watermark.
+    pub fn last_stable_offset(&self, producers: &super::producer::ProducerState) -> i64 {
+        producers.last_stable_offset(self.log_end).min(self.high_watermark)
+    }
+}
+
+/// Where `truncate-to-hw` cuts `p`: the given offset, else the checkpointed
+/// high watermark. None when neither is known: Kafka would take 0 (a
+/// missing entry of `replication-offset-checkpoint` loads as 0 and a
+/// follower truncates to it), which would remove the whole log, so the
+/// partition is left alone and said.
+pub fn truncation_point(p: &Partition, given: Option<i64>) -> Option<i64> {
+    given.or(p.checkpoints.high_watermark)
 }
 
 /// What cutting `p` at `new_end` does besides the segments.

@@ -31,6 +31,7 @@ use crate::partition::{Partition, Segment};
 use crate::sanity::HeaderField;
 use crate::spec::index as layout;
 
+use super::epochs::EpochCache;
 use super::producer::{Marker, ProducerState, end_txn_marker};
 
 /// Kafka's offset and time index spacing, batch by batch.
@@ -280,7 +281,7 @@ pub fn recover_active_segment(
         out.next_offset = Some(last.wrapping_add(1));
         if let Entry::V2(b) = &entry {
             let h = *b.header();
-            if h.partition_leader_epoch >= 0 && epoch.is_none_or(|e| h.partition_leader_epoch > e) {
+            if EpochCache::starts_entry(epoch, h.partition_leader_epoch) {
                 epoch = Some(h.partition_leader_epoch);
                 out.epochs.push((h.partition_leader_epoch, h.base_offset));
             }

@@ -47,6 +47,51 @@ impl TxnMetadata {
     }
 }
 
+/// Whether an open transaction hangs, as `kafka-transactions find-hanging`
+/// decides (`TransactionsCommand.FindHangingTransactionsCommand`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hanging {
+    /// It hangs: no marker will close it.
+    pub hanging: bool,
+    /// Why, in words.
+    pub why: String,
+    /// Whether the coordinator will still write its marker (None: no
+    /// transactional id has its producer id).
+    pub coordinator_expects_marker: Option<bool>,
+}
+
+/// find-hanging's decision for the open transaction of a producer that last
+/// wrote `age_ms` ago in `topic`-`partition`: a producer that wrote within
+/// `max_timeout_ms` (the largest `transaction.max.timeout.ms`) does not
+/// hang; else it hangs unless the coordinator (`coordinator`: the loaded
+/// `__transaction_state`, None when there is none) holds its producer id
+/// (`meta`) in a transaction that includes the partition.
+pub fn find_hanging(
+    age_ms: i64,
+    max_timeout_ms: i64,
+    coordinator_loaded: bool,
+    meta: Option<&TxnMetadata>,
+    topic: &str,
+    partition: i32,
+) -> Hanging {
+    let expects = meta.map(|m| m.expects_marker(topic, partition));
+    let (hanging, why) = if age_ms <= max_timeout_ms {
+        (false, format!("its producer wrote within the last {}", crate::report::human_duration(max_timeout_ms)))
+    } else {
+        match (coordinator_loaded, meta, expects) {
+            (_, Some(_), Some(true)) => (false, "the coordinator will still write its marker".to_string()),
+            (_, Some(m), _) => {
+                (true, format!("the coordinator's transaction ({}) does not include this partition", m.state))
+            }
+            (true, None, _) => (true, "no transactional id has this producer id".to_string()),
+            (false, None, _) => {
+                (true, "no transactional id known for this producer (no __transaction_state here)".to_string())
+            }
+        }
+    };
+    Hanging { hanging, why, coordinator_expects_marker: expects }
+}
+
 /// Transactional ids held at most (see [`super::groups::MAX_KEYS`]).
 pub const MAX_IDS: usize = super::groups::MAX_KEYS;
 

@@ -115,11 +115,6 @@ impl BatchBuilder {
         self.max_timestamp
     }
 
-    /// Bytes of the records so far (uncompressed).
-    pub fn records_size(&self) -> usize {
-        self.records.len()
-    }
-
     /// Room for `bytes` of records without reallocating.
     pub fn reserve(&mut self, bytes: usize) {
         self.records.reserve(bytes);

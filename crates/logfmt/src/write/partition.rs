@@ -574,7 +574,7 @@ impl PartitionWriter {
         }
         let segment = a.base;
         self.active = Some(a);
-        self.epochs.assign(header.partition_leader_epoch, header.base_offset);
+        self.epochs.observe(header.partition_leader_epoch, header.base_offset);
         self.next_offset = last_offset.saturating_add(1);
         self.last_batch_base = Some(header.base_offset);
         Ok(Appended {
