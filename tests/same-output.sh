@@ -57,6 +57,7 @@ outputs() {
       local f=(--quiet --format "$fmt")
       one "${f[@]}" dump "$l"
       one "${f[@]}" dump --deep "$l"
+      one "${f[@]}" dump --aborted "$l"
       one "${f[@]}" verify "$l"
       one "${f[@]}" verify --kafka-version 4.3 "$l"
       one "${f[@]}" stats --no-charts "$l"

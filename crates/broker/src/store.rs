@@ -590,7 +590,7 @@ impl Store {
     pub fn aborted_transactions(&mut self, topic: &str, partition: i32, from: i64, upper: i64) -> Vec<(i64, i64)> {
         let Some(w) = self.writer.partition(topic, partition) else { return Vec::new() };
         w.aborted_transactions(from, upper)
-            .map(|v| v.iter().map(|e| (e.producer_id, e.first_offset)).collect())
+            .map(|v| v.entries().iter().map(|e| (e.producer_id, e.first_offset)).collect())
             .unwrap_or_default()
     }
 

@@ -31,7 +31,7 @@ use crate::metadata::{CLEANUP_POLICY, RETENTION_BYTES, RETENTION_MS};
 use crate::partition::{LogDir, Partition};
 use crate::report::{Report, grouped, human_bytes};
 use crate::rules::log::{Compaction, compaction, log_start_offset};
-use crate::rules::producer::end_txn_marker;
+use crate::rules::producer::{Marker, ProducerState, end_txn_marker};
 
 /// HyperLogLog precision: 2^14 registers (16 KiB, standard error 0.8%).
 const HLL_PRECISION: u32 = 14;
@@ -572,8 +572,9 @@ struct Pass<'o> {
     opts: &'o Options,
     s: Stats,
     producers: HashMap<i64, ProducerStats>,
-    /// Open transactions: records and bytes so far, by producer.
-    open: HashMap<i64, (u64, u64)>,
+    /// Open transactions (with their records and bytes so far), as
+    /// Kafka's producer state keeps them.
+    txns: ProducerState,
     /// For compaction: the latest record's size by key hash (None once
     /// there are too many keys).
     keys: Option<HashMap<u64, u32>>,
@@ -680,20 +681,15 @@ impl Pass<'_> {
             let mut scratch = std::mem::take(&mut self.scratch);
             let marker = end_txn_marker(b, &mut scratch, &self.opts.limits);
             self.scratch = scratch;
-            if let Some(m) = marker {
-                let (records, bytes) = self.open.remove(&h.producer_id).unwrap_or((0, 0));
-                if !m.commit {
-                    self.s.aborted_records = self.s.aborted_records.saturating_add(records);
-                    self.s.aborted_bytes = self.s.aborted_bytes.saturating_add(bytes);
-                }
+            if let Some(Marker::Completed(t)) = self.txns.apply(&h, marker.as_ref())
+                && t.aborted
+            {
+                self.s.aborted_records = self.s.aborted_records.saturating_add(t.records);
+                self.s.aborted_bytes = self.s.aborted_bytes.saturating_add(t.bytes);
             }
             return;
         }
-        if h.is_transactional() {
-            let e = self.open.entry(h.producer_id).or_insert((0, 0));
-            e.0 = e.0.saturating_add(count);
-            e.1 = e.1.saturating_add(size);
-        }
+        self.txns.apply(&h, None);
         let mut scratch = std::mem::take(&mut self.scratch);
         match b.records(&mut scratch, &self.opts.limits) {
             Err(e) => self.undecodable(e),
@@ -771,7 +767,7 @@ pub fn partition_stats(p: &Partition, log_dir: &LogDir, opts: &Options, done: &m
         opts,
         s: Stats::empty(&p.dir, "partition"),
         producers: HashMap::new(),
-        open: HashMap::new(),
+        txns: ProducerState::default(),
         keys: compacted.then(HashMap::new),
         superseded: (0, 0),
         max_record_ts: None,

@@ -39,7 +39,7 @@ use crate::progress::Progress;
 use lines::*;
 
 /// A partition's aborted transactions (`--aborted`), from its `.txnindex` files.
-type Aborted = Arc<Vec<logfmt::index::TxnIndexEntry>>;
+type Aborted = Arc<logfmt::rules::log::AbortedTransactions>;
 
 /// One unit of work, in output order.
 enum Work {
@@ -272,18 +272,27 @@ fn plan_partition(dir: &Path, args: &DumpArgs, limits: &Limits, work: &mut Vec<W
         return;
     }
     // --aborted: every aborted transaction the partition's .txnindex files list
-    let aborted = args.filter.aborted.then(|| {
-        let mut all = Vec::new();
-        for f in &files {
-            let n = name_of(f);
-            if let (FileKind::TxnIndex, None, Some(base)) = (n.kind, n.suffix, n.offset)
-                && let Ok(r) = IndexReader::open(f, IndexKind::Txn, base)
-            {
-                all.extend(r.filter_map(|e| if let Ok(IndexEntry::Txn(t)) = e { Some(t) } else { None }));
+    let aborted = if args.filter.aborted {
+        let txn_indexes: Vec<(i64, PathBuf)> = files
+            .iter()
+            .filter_map(|f| {
+                let n = name_of(f);
+                match (n.kind, n.suffix, n.offset) {
+                    (FileKind::TxnIndex, None, Some(base)) => Some((base, f.clone())),
+                    _ => None,
+                }
+            })
+            .collect();
+        match logfmt::rules::log::aborted_transactions(&txn_indexes, None, i64::MIN, i64::MAX, limits) {
+            Ok(a) => Some(Arc::new(a)),
+            Err(error) => {
+                work.push(Work::Failed { path: dir.to_path_buf(), error });
+                return;
             }
         }
-        Arc::new(all)
-    });
+    } else {
+        None
+    };
     for f in files {
         let n = name_of(&f);
         if let (Some(range), true) = (offsets, is_segment_file(&n)) {
@@ -682,11 +691,7 @@ impl<W: Write> Dumper<'_, W> {
         // whether a record is printed (with a record filter)
         let wanted = |filter: &crate::args::FilterArgs, r: &logfmt::batch::Record<'_>| {
             range.is_none_or(|g| g.contains(r.offset))
-                && aborted.as_ref().is_none_or(|a| {
-                    a.iter().any(|t| {
-                        t.producer_id == h.producer_id && t.first_offset <= r.offset && r.offset <= t.last_offset
-                    })
-                })
+                && aborted.as_ref().is_none_or(|a| a.contains(h.producer_id, r.offset))
                 && filter.record(r.key, r.value, r.headers.iter().map(|hd| (hd.key, hd.value)))
         };
         // with a record filter, the batch is printed when one of its records

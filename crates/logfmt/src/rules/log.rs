@@ -228,6 +228,81 @@ pub fn truncation_point(p: &Partition, given: Option<i64>) -> Option<i64> {
     given.or(p.checkpoints.high_watermark)
 }
 
+/// Aborted transactions, held within the memory budget
+/// ([`aborted_transactions`]).
+#[derive(Debug)]
+pub struct AbortedTransactions {
+    entries: Vec<crate::index::TxnIndexEntry>,
+    _grant: crate::budget::Grant,
+}
+
+impl AbortedTransactions {
+    /// The entries, in file order.
+    pub fn entries(&self) -> &[crate::index::TxnIndexEntry] {
+        &self.entries
+    }
+
+    /// Whether `producer_id`'s record at `offset` is in an aborted
+    /// transaction (`first_offset <= offset <= last_offset`).
+    pub fn contains(&self, producer_id: i64, offset: i64) -> bool {
+        self.entries.iter().any(|t| t.producer_id == producer_id && t.first_offset <= offset && offset <= t.last_offset)
+    }
+}
+
+/// The aborted transactions a read of `[from, upper)` is told of
+/// (`LocalLog.collectAbortedTransactions`): the entries of the `.txnindex`
+/// files of the segment holding `from` and every later one that overlap the
+/// range. `segments` are every segment's base offset and `.txnindex` path
+/// (a missing file: no aborted transaction ended in it); `extra` are a
+/// segment's entries not yet in a file (a writer's active segment: its base
+/// and entries). The entries are held within the memory budget of
+/// `limits`; a file that cannot be read, or entries the budget cannot
+/// hold, are an error.
+pub fn aborted_transactions(
+    segments: &[(i64, PathBuf)],
+    extra: Option<(i64, &[crate::index::TxnIndexEntry])>,
+    from: i64,
+    upper: i64,
+    limits: &Limits,
+) -> Result<AbortedTransactions> {
+    use crate::index::{IndexEntry, IndexKind, IndexReader, TxnIndexEntry};
+    let bases = segments.iter().map(|(b, _)| *b).chain(extra.map(|(b, _)| b));
+    let first = bases.clone().filter(|b| *b <= from).max().or_else(|| bases.min()).unwrap_or(0);
+    let each = u64::try_from(std::mem::size_of::<TxnIndexEntry>()).unwrap_or(u64::MAX);
+    let mut out = AbortedTransactions { entries: Vec::new(), _grant: limits.budget.grant() };
+    let mut keep = |e: TxnIndexEntry, path: Option<&std::path::Path>, slot: u64| -> Result<()> {
+        if e.last_offset >= from && e.first_offset < upper {
+            let want = out._grant.bytes().saturating_add(each);
+            if !out._grant.try_resize(want) {
+                let at = slot.saturating_mul(crate::spec::index::TXN_INDEX_ENTRY_SIZE as u64);
+                let err = limits.budget.short("aborted transactions", want).error(at);
+                return Err(match path {
+                    Some(p) => err.with_path(p),
+                    None => err,
+                });
+            }
+            out.entries.push(e);
+        }
+        Ok(())
+    };
+    for (base, path) in segments.iter().filter(|(b, _)| *b >= first) {
+        if !path.exists() {
+            continue;
+        }
+        for (slot, entry) in (0u64..).zip(IndexReader::open(path, IndexKind::Txn, *base)?) {
+            if let IndexEntry::Txn(e) = entry? {
+                keep(e, Some(path), slot)?;
+            }
+        }
+    }
+    if let Some((_, entries)) = extra.filter(|(b, _)| *b >= first) {
+        for (slot, e) in (0u64..).zip(entries) {
+            keep(*e, None, slot)?;
+        }
+    }
+    Ok(out)
+}
+
 /// What cutting `p` at `new_end` does besides the segments.
 #[derive(Clone, Debug)]
 pub struct Truncation {

@@ -64,6 +64,11 @@ pub struct CompletedTxn {
     pub aborted: bool,
     /// The last stable offset when the marker was appended.
     pub last_stable_offset: i64,
+    /// Records and bytes of its data batches in the replay (0: a
+    /// transaction a snapshot held open).
+    pub records: u64,
+    /// See `records`.
+    pub bytes: u64,
 }
 
 impl CompletedTxn {
@@ -106,6 +111,94 @@ pub struct OpenTxn {
     /// The maxTimestamp of the producer's last batch (`lastTimestamp`, what
     /// `kafka-transactions find-hanging` measures a transaction's age from).
     pub last_timestamp: i64,
+    /// Records of its data batches replayed (0 for what a snapshot held).
+    pub records: u64,
+    /// Bytes of its data batches replayed, whole batches.
+    pub bytes: u64,
+}
+
+/// `ProducerAppendInfo.inSequence`: whether `base_sequence` follows
+/// `last_sequence` (wrapping from `i32::MAX` to 0).
+pub fn follows(last_sequence: i32, base_sequence: i32) -> bool {
+    base_sequence == crate::batch::increment_sequence(last_sequence, 1)
+}
+
+/// A producer's last batch in a log, for sequence continuity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LastBatch {
+    /// Its producer epoch.
+    pub epoch: i16,
+    /// Its last sequence.
+    pub last_sequence: i32,
+    /// Its last offset.
+    pub last_offset: i64,
+}
+
+/// What a producer's batch is to its previous one in the log
+/// ([`SequenceTracker::observe`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Continuity {
+    /// Not an idempotent or transactional data batch (no producer id or no
+    /// sequence, or a control batch): nothing to check.
+    NoSequence,
+    /// The producer's first batch seen (or one not tracked).
+    First,
+    /// Same epoch, the next sequence ([`follows`]).
+    InSequence,
+    /// A later epoch: sequences start again (not checked; a bumped epoch
+    /// need not start at 0 in every client's history).
+    NewEpoch,
+    /// Same epoch, a sequence that does not follow the previous batch's.
+    Gap(LastBatch),
+    /// An epoch below the producer's previous one.
+    EpochRegression(LastBatch),
+    /// The producer is new and [`SequenceTracker`] already tracks its
+    /// maximum: it and later new ones are not checked (said once).
+    CapReached,
+}
+
+/// Sequence continuity along a log, batch after batch, as the
+/// `ProducerAppendInfo` of the leader that appended them checked it
+/// (`checkSequence`, `checkProducerEpoch`); what a reader of the log can
+/// check: a gap within an epoch, an epoch going back. At most `max`
+/// producers are tracked (bounded memory).
+#[derive(Clone, Debug)]
+pub struct SequenceTracker {
+    producers: HashMap<i64, LastBatch>,
+    max: usize,
+    capped: bool,
+}
+
+impl SequenceTracker {
+    /// Track at most `max` producers.
+    pub fn new(max: usize) -> SequenceTracker {
+        SequenceTracker { producers: HashMap::new(), max, capped: false }
+    }
+
+    /// The next batch of the log.
+    pub fn observe(&mut self, h: &BatchHeader) -> Continuity {
+        if h.producer_id < 0 || h.base_sequence < 0 || h.is_control() {
+            return Continuity::NoSequence;
+        }
+        let verdict = match self.producers.get(&h.producer_id).copied() {
+            Some(p) if h.producer_epoch == p.epoch && follows(p.last_sequence, h.base_sequence) => {
+                Continuity::InSequence
+            }
+            Some(p) if h.producer_epoch == p.epoch => Continuity::Gap(p),
+            Some(p) if h.producer_epoch < p.epoch => Continuity::EpochRegression(p),
+            Some(_) => Continuity::NewEpoch,
+            None => Continuity::First,
+        };
+        let last =
+            LastBatch { epoch: h.producer_epoch, last_sequence: h.last_sequence(), last_offset: h.last_offset() };
+        if self.producers.len() < self.max || self.producers.contains_key(&h.producer_id) {
+            self.producers.insert(h.producer_id, last);
+        } else if !self.capped {
+            self.capped = true;
+            return Continuity::CapReached;
+        }
+        verdict
+    }
 }
 
 /// What [`ProducerState::check_append`] decided.
@@ -173,8 +266,13 @@ impl ProducerState {
         for e in &s.entries {
             if let Some(first) = e.open_transaction() {
                 t.ongoing.insert(first, e.producer_id);
-                let txn =
-                    OpenTxn { first_offset: first, producer_epoch: e.producer_epoch, last_timestamp: e.timestamp };
+                let txn = OpenTxn {
+                    first_offset: first,
+                    producer_epoch: e.producer_epoch,
+                    last_timestamp: e.timestamp,
+                    records: 0,
+                    bytes: 0,
+                };
                 t.by_producer.insert(e.producer_id, txn);
             }
         }
@@ -277,9 +375,7 @@ impl ProducerState {
             return AppendCheck::Append;
         }
         let last = e.last_sequence;
-        let in_sequence =
-            i64::from(first_seq) == i64::from(last).saturating_add(1) || (first_seq == 0 && last == i32::MAX);
-        if e.producer_epoch == NO_PRODUCER_EPOCH || last == NO_SEQUENCE || in_sequence {
+        if e.producer_epoch == NO_PRODUCER_EPOCH || last == NO_SEQUENCE || follows(last, first_seq) {
             AppendCheck::Append
         } else {
             AppendCheck::OutOfOrderSequence { expected: last.wrapping_add(1) }
@@ -296,7 +392,8 @@ impl ProducerState {
             let m = marker?;
             self.record_entry(h, Some(m));
             let commit = m.commit;
-            let Some(OpenTxn { first_offset: first, .. }) = self.by_producer.remove(&h.producer_id) else {
+            let Some(OpenTxn { first_offset: first, records, bytes, .. }) = self.by_producer.remove(&h.producer_id)
+            else {
                 return Some(if self.complete { Marker::Empty } else { Marker::Unknown { aborted: !commit } });
             };
             // the earliest other open transaction, or after the marker
@@ -312,6 +409,8 @@ impl ProducerState {
                 last_offset: h.last_offset(),
                 aborted: !commit,
                 last_stable_offset: lso,
+                records,
+                bytes,
             }));
         }
         self.record_entry(h, None);
@@ -322,10 +421,14 @@ impl ProducerState {
                     first_offset: h.base_offset,
                     producer_epoch: h.producer_epoch,
                     last_timestamp: h.max_timestamp,
+                    records: 0,
+                    bytes: 0,
                 }
             });
             txn.producer_epoch = h.producer_epoch;
             txn.last_timestamp = h.max_timestamp;
+            txn.records = txn.records.saturating_add(u64::try_from(h.records_count).unwrap_or(0));
+            txn.bytes = txn.bytes.saturating_add(u64::try_from(h.size_in_bytes()).unwrap_or(0));
         }
         None
     }

@@ -13,11 +13,11 @@
 //! what Kafka writes into a `.txnindex` comes from
 //! [`crate::rules::producer`].
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
 use super::{Findings, Kind, Options, Stats};
-use crate::batch::{RecordBatch, TimestampType, increment_sequence};
+use crate::batch::{RecordBatch, TimestampType};
 use crate::control::{self, ControlRecord};
 use crate::error::{Error, ErrorKind};
 use crate::index::{IndexEntry, IndexKind, IndexReader, IndexTail, TxnIndexEntry};
@@ -26,20 +26,12 @@ use crate::limits::Limits;
 use crate::log::{Damage, Entry, Slab, SlabItem};
 use crate::partition::{Partition, Segment};
 use crate::rules::log::Compaction;
-use crate::rules::producer::{Marker, ProducerState};
+use crate::rules::producer::{Continuity, Marker, ProducerState, SequenceTracker};
 use crate::sanity::{Bounds, HeaderField};
 use rayon::prelude::*;
 
 /// Producers tracked for sequence continuity; beyond this, new ones are not.
 const MAX_TRACKED_PRODUCERS: usize = 100_000;
-
-/// A producer's last batch, for sequence continuity.
-#[derive(Clone, Copy)]
-struct ProducerSeq {
-    epoch: i16,
-    last_sequence: i32,
-    last_offset: i64,
-}
 
 /// Where the batches' leader epoch rose.
 #[derive(Clone, Debug)]
@@ -61,8 +53,8 @@ pub(crate) struct PartitionState {
     compaction: Compaction,
     /// Batches with gaps are expected (the log cleaner has run on this partition).
     compacted: bool,
-    producers: HashMap<i64, ProducerSeq>,
-    producers_capped: bool,
+    /// Sequence continuity of idempotent producers.
+    sequences: SequenceTracker,
     /// Open transactions, as Kafka's producer state keeps them.
     transactions: ProducerState,
     /// Each time the batches' leader epoch rose.
@@ -75,8 +67,7 @@ impl PartitionState {
             last_offset: None,
             compaction,
             compacted: compaction == Compaction::Compacted,
-            producers: HashMap::new(),
-            producers_capped: false,
+            sequences: SequenceTracker::new(MAX_TRACKED_PRODUCERS),
             transactions,
             lineage: Vec::new(),
         }
@@ -844,62 +835,35 @@ impl<'a> SegmentChecker<'a> {
     }
 
     fn sequence(&mut self, h: &crate::batch::BatchHeader, pos: u64, end: u64) {
-        // idempotent or transactional data batches; markers carry no sequence,
-        // and the group coordinator writes sequences without a producer id
-        if h.producer_id < 0 || h.base_sequence < 0 || h.is_control() {
-            return;
-        }
-        let seg = self.seg;
-        let log = &seg.log;
-        match self.st.producers.get(&h.producer_id).copied() {
-            Some(p) if h.producer_epoch == p.epoch => {
-                let expected = increment_sequence(p.last_sequence, 1);
-                if h.base_sequence != expected {
-                    let kind = if self.st.compacted { Kind::SequenceGapCompacted } else { Kind::SequenceGap };
-                    self.out.push(
-                        log,
-                        Some(pos),
-                        Some(end),
-                        Some(h.base_offset),
-                        kind,
-                        format!(
-                            "producer {} epoch {}: sequence {} follows {} (at offset {})",
-                            h.producer_id, h.producer_epoch, h.base_sequence, p.last_sequence, p.last_offset
-                        ),
-                    );
-                }
-            }
-            Some(p) if h.producer_epoch < p.epoch => {
+        let log = &self.seg.log;
+        let (kind, message) = match self.st.sequences.observe(h) {
+            Continuity::Gap(p) => (
+                if self.st.compacted { Kind::SequenceGapCompacted } else { Kind::SequenceGap },
+                format!(
+                    "producer {} epoch {}: sequence {} follows {} (at offset {})",
+                    h.producer_id, h.producer_epoch, h.base_sequence, p.last_sequence, p.last_offset
+                ),
+            ),
+            Continuity::EpochRegression(p) => (
+                Kind::ProducerEpochRegression,
+                format!("producer {} writes with epoch {} after epoch {}", h.producer_id, h.producer_epoch, p.epoch),
+            ),
+            Continuity::CapReached => {
                 self.out.push(
                     log,
                     Some(pos),
-                    Some(end),
-                    Some(h.base_offset),
-                    Kind::ProducerEpochRegression,
+                    None,
+                    None,
+                    Kind::Note,
                     format!(
-                        "producer {} writes with epoch {} after epoch {}",
-                        h.producer_id, h.producer_epoch, p.epoch
+                        "more than {MAX_TRACKED_PRODUCERS} producers: sequences of further producers are not checked"
                     ),
                 );
+                return;
             }
-            _ => {}
-        }
-        if self.st.producers.len() < MAX_TRACKED_PRODUCERS || self.st.producers.contains_key(&h.producer_id) {
-            self.st.producers.insert(
-                h.producer_id,
-                ProducerSeq { epoch: h.producer_epoch, last_sequence: h.last_sequence(), last_offset: h.last_offset() },
-            );
-        } else if !self.st.producers_capped {
-            self.st.producers_capped = true;
-            self.out.push(
-                log,
-                Some(pos),
-                None,
-                None,
-                Kind::Note,
-                format!("more than {MAX_TRACKED_PRODUCERS} producers: sequences of further producers are not checked"),
-            );
-        }
+            Continuity::NoSequence | Continuity::First | Continuity::InSequence | Continuity::NewEpoch => return,
+        };
+        self.out.push(log, Some(pos), Some(end), Some(h.base_offset), kind, message);
     }
 
     /// Merge the offset index with the batch at `pos`.

@@ -60,6 +60,7 @@ use crate::index::TxnIndexEntry;
 use crate::metadata::{self, ConfigKey};
 use crate::naming::segment_file_name;
 use crate::rules::epochs::EpochCache;
+use crate::rules::log::AbortedTransactions;
 use crate::rules::producer::{Marker, ProducerState};
 use crate::rules::recovery::IndexBuilder;
 use crate::spec::{batch as layout, index as index_layout, names as n};
@@ -626,31 +627,16 @@ impl PartitionWriter {
     /// (`LocalLog.collectAbortedTransactions`): the `.txnindex` entries, of
     /// the segment holding `from` and every later one, that overlap the
     /// range.
-    pub fn aborted_transactions(&self, from: i64, upper: i64) -> Result<Vec<TxnIndexEntry>> {
-        let first = self.segments.iter().rev().find(|b| **b <= from).or(self.segments.first()).copied().unwrap_or(0);
-        let mut out = Vec::new();
-        let mut keep = |e: &TxnIndexEntry| {
-            if e.last_offset >= from && e.first_offset < upper {
-                out.push(*e);
-            }
-        };
-        for &base in self.segments.iter().filter(|b| **b >= first) {
-            match self.active.as_ref().filter(|a| a.base == base) {
-                Some(a) => a.txn_index.iter().for_each(&mut keep),
-                None => {
-                    let path = self.segment_path(base, n::TXN_INDEX_FILE_SUFFIX);
-                    if !path.exists() {
-                        continue;
-                    }
-                    for entry in crate::index::IndexReader::open(&path, crate::index::IndexKind::Txn, base)? {
-                        if let crate::index::IndexEntry::Txn(e) = entry? {
-                            keep(&e);
-                        }
-                    }
-                }
-            }
-        }
-        Ok(out)
+    pub fn aborted_transactions(&self, from: i64, upper: i64) -> Result<AbortedTransactions> {
+        let active = self.active.as_ref();
+        let files: Vec<(i64, PathBuf)> = self
+            .segments
+            .iter()
+            .filter(|b| active.is_none_or(|a| a.base != **b))
+            .map(|&b| (b, self.segment_path(b, n::TXN_INDEX_FILE_SUFFIX)))
+            .collect();
+        let extra = active.map(|a| (a.base, a.txn_index.as_slice()));
+        crate::rules::log::aborted_transactions(&files, extra, from, upper, &crate::Limits::default())
     }
 
     /// The active segment's largest timestamp so far and its offset.
