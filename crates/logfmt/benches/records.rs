@@ -95,7 +95,7 @@ fn bench(c: &mut Criterion) {
     let index = dir.path().join("00000000000000000000.index");
     let mut bytes = Vec::new();
     for i in 0..262_144i32 {
-        logfmt::write::emit::offset_index_entry(&mut bytes, i * 37, i * 4096);
+        logfmt::emit::offset_index_entry(&mut bytes, i * 37, i * 4096);
     }
     std::fs::write(&index, &bytes).unwrap();
     let mut g = c.benchmark_group("index");

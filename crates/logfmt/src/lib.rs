@@ -54,6 +54,7 @@ pub mod checkpoint;
 pub mod compression;
 pub mod control;
 pub mod cursor;
+pub mod emit;
 pub mod error;
 pub mod index;
 pub mod internal;

@@ -830,7 +830,7 @@ fn reclaimable(
     keys_tracked: bool,
     superseded: (u64, u64),
 ) -> Result<Reclaimable> {
-    use crate::repair::retain::{Rule, retain_partition};
+    use crate::rules::retention::{Outcome, Rule, plan};
     let mut r = Reclaimable::default();
     if compacted && keys_tracked {
         r.superseded_records = Some(superseded.0);
@@ -855,9 +855,7 @@ fn reclaimable(
         r.retention_bytes.and_then(|b| u64::try_from(b).ok()).map(Rule::MaxBytes),
     ];
     for rule in rules.into_iter().flatten() {
-        let mut plan = crate::repair::DryRun::default();
-        let mut lim = crate::repair::checkpoints::CheckpointLimits::default();
-        if let Some(loss) = retain_partition(p, rule, &opts.limits, &mut lim, &mut plan)?
+        if let Outcome::Plan(crate::rules::retention::Plan { loss: Some(loss), .. }) = plan(p, rule, &opts.limits)?
             && loss.bytes > best.0
         {
             best = (loss.bytes, loss.records);

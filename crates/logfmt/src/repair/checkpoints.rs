@@ -88,7 +88,7 @@ pub fn adjust_checkpoints(
             } else {
                 "values above the new log end lowered to it"
             };
-            write_if_changed(changes, &path, &crate::write::emit::offset_checkpoint(&entries), why)?;
+            write_if_changed(changes, &path, &crate::emit::offset_checkpoint(&entries), why)?;
         }
     }
     Ok(())

@@ -23,7 +23,6 @@ pub mod truncate;
 use std::path::{Path, PathBuf};
 
 use crate::error::Result;
-use crate::partition::BatchInfo;
 
 /// What a change does to a file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,100 +64,7 @@ pub struct Change {
     pub why: String,
 }
 
-/// What a truncation loses, for the operator to judge before executing.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Loss {
-    /// The partition directory.
-    pub partition: PathBuf,
-    /// First offset lost.
-    pub from_offset: i64,
-    /// Offset after the last one lost (the old log end).
-    pub to_offset: i64,
-    /// Records lost.
-    pub records: u64,
-    /// Batches lost.
-    pub batches: u64,
-    /// Bytes lost.
-    pub bytes: u64,
-    /// Leader epochs of the lost batches.
-    pub epochs: Vec<i32>,
-    /// Earliest timestamp among the lost batches (-1 if none).
-    pub first_timestamp: i64,
-    /// Latest timestamp among the lost batches (-1 if none).
-    pub last_timestamp: i64,
-    /// The lost batches include ones written in the partition's latest
-    /// leader epoch: they may have been acknowledged (KIP-101).
-    pub latest_epoch_lost: bool,
-}
-
-impl Loss {
-    /// Account a lost batch.
-    pub fn add(&mut self, b: &BatchInfo) {
-        if self.batches == 0 || b.base_offset < self.from_offset {
-            self.from_offset = b.base_offset;
-        }
-        self.to_offset = self.to_offset.max(b.last_offset.wrapping_add(1));
-        self.records = self.records.saturating_add(b.records);
-        self.batches = self.batches.saturating_add(1);
-        self.bytes = self.bytes.saturating_add(b.size);
-        if b.epoch >= 0 && !self.epochs.contains(&b.epoch) {
-            self.epochs.push(b.epoch);
-            self.epochs.sort_unstable();
-        }
-        if b.first_timestamp >= 0 && (self.first_timestamp < 0 || b.first_timestamp < self.first_timestamp) {
-            self.first_timestamp = b.first_timestamp;
-        }
-        self.last_timestamp = self.last_timestamp.max(b.max_timestamp);
-    }
-
-    /// An empty loss for `partition`.
-    pub fn new(partition: &Path) -> Loss {
-        Loss { partition: partition.to_path_buf(), first_timestamp: -1, last_timestamp: -1, ..Loss::default() }
-    }
-}
-
-impl serde::Serialize for Loss {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let mut st = s.serialize_struct("Loss", 10)?;
-        st.serialize_field("partition", &self.partition.display().to_string())?;
-        st.serialize_field("from_offset", &self.from_offset)?;
-        st.serialize_field("to_offset", &self.to_offset)?;
-        st.serialize_field("records", &self.records)?;
-        st.serialize_field("batches", &self.batches)?;
-        st.serialize_field("bytes", &self.bytes)?;
-        st.serialize_field("epochs", &self.epochs)?;
-        st.serialize_field("first_timestamp", &self.first_timestamp)?;
-        st.serialize_field("last_timestamp", &self.last_timestamp)?;
-        st.serialize_field("latest_epoch_lost", &self.latest_epoch_lost)?;
-        st.end()
-    }
-}
-
-impl crate::report::Report for Loss {
-    const TYPE: &'static str = "loss";
-    fn show(&self) -> crate::report::Shown {
-        use crate::report::iso_time;
-        let epochs = self.epochs.iter().map(i32::to_string).collect::<Vec<_>>().join(",");
-        let mut s = format!(
-            "  {}: loses offsets {} ({} record(s) in {} batch(es), {}; leader epoch(s) {}; {} to {})",
-            self.partition.display(),
-            crate::report::offset_range(self.from_offset, self.to_offset.saturating_sub(1)),
-            self.records,
-            self.batches,
-            crate::report::human_bytes(self.bytes),
-            if epochs.is_empty() { "-".into() } else { epochs },
-            iso_time(self.first_timestamp),
-            iso_time(self.last_timestamp)
-        );
-        if self.latest_epoch_lost {
-            s.push_str(
-                "\n  WARNING: these records were written in the latest leader epoch: they may have been acknowledged (KIP-101)",
-            );
-        }
-        crate::report::Shown::Text(s)
-    }
-}
+pub use crate::rules::log::Loss;
 
 impl serde::Serialize for Change {
     fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {

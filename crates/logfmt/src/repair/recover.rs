@@ -384,7 +384,7 @@ fn roll(
     if !snapshot.exists()
         && let Some(state) = state
     {
-        let bytes = crate::write::emit::producer_snapshot(&state.snapshot_entries());
+        let bytes = crate::emit::producer_snapshot(&state.snapshot_entries());
         changes.write(&snapshot, &bytes, "the producer snapshot Kafka takes when it rolls")?;
     }
     changes.note(Note::Info {

@@ -131,7 +131,7 @@ impl EpochCache {
 
     /// The `leader-epoch-checkpoint` text.
     pub fn to_checkpoint(&self) -> Vec<u8> {
-        crate::write::emit::epoch_checkpoint(&self.entries)
+        crate::emit::epoch_checkpoint(&self.entries)
     }
 }
 

@@ -74,7 +74,7 @@ impl IndexBuilder {
         let (ts, offset) = self.max_ts;
         if ts > self.time_last {
             let rel = self.relative(offset);
-            crate::write::emit::time_index_entry(&mut self.time_index, ts, rel);
+            crate::emit::time_index_entry(&mut self.time_index, ts, rel);
             self.time_last = ts;
         }
     }
@@ -88,7 +88,7 @@ impl IndexBuilder {
         if self.valid_bytes.saturating_sub(self.last_index_entry) > self.interval {
             let rel = self.relative(last_offset);
             let position = i32::try_from(self.valid_bytes).unwrap_or(i32::MAX);
-            crate::write::emit::offset_index_entry(&mut self.offset_index, rel, position);
+            crate::emit::offset_index_entry(&mut self.offset_index, rel, position);
             self.time_append();
             self.last_index_entry = self.valid_bytes;
         }
@@ -201,7 +201,7 @@ pub struct Rebuilt {
 impl Rebuilt {
     /// The `.txnindex` bytes.
     pub fn txn_index_bytes(&self) -> Vec<u8> {
-        crate::write::emit::txn_index(&self.txn_index)
+        crate::emit::txn_index(&self.txn_index)
     }
 }
 

@@ -46,9 +46,9 @@ use crate::spec::names as n;
 use crate::uuid::Uuid;
 
 use super::batch::{BatchBuilder, NewRecord};
-use super::emit;
 use super::file::write_atomic;
 use super::partition::{ClosedPartition, LogConfig, PartitionWriter};
+use crate::emit;
 
 /// The metadata version a Kafka 3.9 cluster is formatted with (3.9-IV0).
 pub const METADATA_VERSION: i16 = 21;

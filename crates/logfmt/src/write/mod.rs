@@ -3,11 +3,8 @@
 //! * [`batch`]: record batches (v2), as Kafka's `MemoryRecordsBuilder`
 //!   writes them, with the four codecs framed as the Java producer frames
 //!   them.
-//! * [`emit`]: the bytes of every file Kafka writes that is not a segment's
-//!   log: index entries, checkpoints, the leader-epoch cache, producer
-//!   snapshots, `partition.metadata`, `meta.properties`, the clean-shutdown
-//!   marker, `quorum-state`. Repairs and the writer both take their bytes from
-//!   here; the readers (`dump`, `verify`) never import this module.
+//! * [`emit`] (`crate::emit`, the format layer's encoder, re-exported): the
+//!   bytes of every file Kafka writes that is not a segment's log.
 //! * [`file`]: how files reach the disk: a temporary file, fsync, rename,
 //!   fsync of the directory.
 //! * [`partition`]: [`partition::PartitionWriter`] appends batches to a
@@ -19,7 +16,7 @@
 //!   the metadata log with its topics, and what a clean shutdown leaves.
 
 pub mod batch;
-pub mod emit;
+pub use crate::emit;
 pub mod file;
 pub mod logdir;
 pub mod partition;

@@ -67,8 +67,8 @@ use crate::spec::{batch as layout, index as index_layout, names as n};
 use crate::uuid::Uuid;
 
 use super::batch::BatchBuilder;
-use super::emit;
 use super::file::{AtomicFile, write_atomic};
+use crate::emit;
 
 /// The topic configs the writer obeys, with Kafka 3.9's defaults.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
