@@ -13,7 +13,7 @@ use std::process::{Child, Command, Stdio};
 use bytes::{Bytes, BytesMut};
 use kafka_protocol::messages::*;
 use kafka_protocol::protocol::{Decodable, Encodable, HeaderVersion, Request, StrBytes};
-use logfmt::write::batch::{BatchBuilder, NewRecord};
+use logfmt::builder::{BatchBuilder, NewRecord};
 
 use crate::util::run;
 

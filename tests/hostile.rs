@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use logfmt::write::batch::{BatchBuilder, NewRecord};
+use logfmt::builder::{BatchBuilder, NewRecord};
 use serde_json::Value;
 
 /// Peak RSS allowed to logtool on any of these inputs.
@@ -517,7 +517,7 @@ fn eight_bombs_at_eight_threads() {
 /// `codec` a record at a time (gzip members, zstd frames, lz4 64 KiB blocks,
 /// snappy 32 KiB chunks), so that making them holds one record.
 fn expanded(codec: Compression, n: usize, size: usize) -> Vec<u8> {
-    use logfmt::write::batch::{BatchBuilder, NewRecord};
+    use logfmt::builder::{BatchBuilder, NewRecord};
     let value: Vec<u8> = (0..size).map(|i| (i % 251) as u8).collect();
     let mut out = match codec {
         Compression::Lz4 => vec![0x04, 0x22, 0x4d, 0x18, 0x60, 0x40, 0x82],
@@ -539,10 +539,10 @@ fn expanded(codec: Compression, n: usize, size: usize) -> Vec<u8> {
         };
         let body = &rec[len_bytes..];
         let mut new_body = vec![body[0], body[1]];
-        logfmt::write::batch::put_varint(&mut new_body, i as i32);
+        logfmt::builder::put_varint(&mut new_body, i as i32);
         new_body.extend(&body[3..]);
         rec.clear();
-        logfmt::write::batch::put_varint(&mut rec, new_body.len() as i32);
+        logfmt::builder::put_varint(&mut rec, new_body.len() as i32);
         rec.extend(new_body);
         match codec {
             Compression::Gzip => {
@@ -603,7 +603,7 @@ fn a_batch_that_inflates_to_200_mib() {
 /// prints the records around it; with a larger budget dump prints it.
 #[test]
 fn a_record_larger_than_the_memory_budget() {
-    use logfmt::write::batch::{BatchBuilder, NewRecord};
+    use logfmt::builder::{BatchBuilder, NewRecord};
     let big = vec![7u8; 24 << 20];
     let mut b = BatchBuilder::new(0);
     b.compression = Compression::Gzip;
@@ -656,16 +656,11 @@ fn memory_inputs() {
         fix_crc(&mut b);
         write(out.join(format!("expanded-{name}/t-0")), b);
     }
-    let mut b = logfmt::write::batch::BatchBuilder::new(0);
+    let mut b = logfmt::builder::BatchBuilder::new(0);
     b.compression = Compression::Gzip;
     let big = vec![7u8; 24 << 20];
     for v in [&b"small"[..], &big, b"after"] {
-        b.push(&logfmt::write::batch::NewRecord {
-            timestamp: 1_800_000_000_000,
-            key: None,
-            value: Some(v),
-            headers: &[],
-        });
+        b.push(&logfmt::builder::NewRecord { timestamp: 1_800_000_000_000, key: None, value: Some(v), headers: &[] });
     }
     write(out.join("record-24m/t-0"), b.build());
 }

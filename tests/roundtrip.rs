@@ -4,8 +4,8 @@
 //! each case is one logtool process).
 
 use base64::Engine;
+use logfmt::builder::{BatchBuilder, NewRecord};
 use logfmt::compression::Compression;
-use logfmt::write::batch::{BatchBuilder, NewRecord};
 use proptest::prelude::*;
 
 use crate::util::{of_type, run_json};

@@ -4,7 +4,7 @@
 use libfuzzer_sys::fuzz_target;
 use logfmt::batch::RecordBatch;
 use logfmt::compression::Compression;
-use logfmt::write::batch::{BatchBuilder, NewRecord};
+use logfmt::builder::{BatchBuilder, NewRecord};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&codec, rest)) = data.split_first() else { return };

@@ -119,11 +119,11 @@ impl Shared {
 /// Run the broker until SIGTERM or SIGINT, then stop cleanly. `ready` is
 /// told the address it listens on once it accepts connections.
 pub fn run(config: &Config, ready: impl FnOnce(SocketAddr)) -> Result<(), BrokerError> {
-    if config.node_id != logfmt::write::logdir::CONTROLLER_ID {
+    if config.node_id != logwrite::write::logdir::CONTROLLER_ID {
         return Err(BrokerError::Refused(format!(
             "node id {}: logtool broker is node {} (the controller of its static quorum)",
             config.node_id,
-            logfmt::write::logdir::CONTROLLER_ID
+            logwrite::write::logdir::CONTROLLER_ID
         )));
     }
     if !config.listen.ip().is_loopback() {
@@ -261,13 +261,13 @@ fn check_log_dir(dir: &std::path::Path) -> Result<(), BrokerError> {
 }
 
 /// What Kafka's log loading does after an unclean shutdown
-/// (`logfmt::repair::recover`, as `logtool recover --execute` runs it):
+/// (`logwrite::repair::recover`, as `logtool recover --execute` runs it):
 /// every byte it removes goes to the quarantine beside the log dir, with a
 /// manifest `logtool undo` reads. A recovery that would cut a rolled
 /// segment (losing later ones) is refused: the operator decides.
 fn recover_unclean(dir: &std::path::Path) -> Result<(), BrokerError> {
-    use logfmt::repair::journal::{Repair, default_quarantine};
-    use logfmt::repair::recover::{Interval, RecoverOptions, recover};
+    use logwrite::repair::journal::{Repair, default_quarantine};
+    use logwrite::repair::recover::{Interval, RecoverOptions, recover};
     let refused = |e: &dyn std::fmt::Display| {
         BrokerError::Refused(format!(
             "{}: recovery after an unclean shutdown: {e} (see `logtool recover {}`)",
@@ -284,7 +284,7 @@ fn recover_unclean(dir: &std::path::Path) -> Result<(), BrokerError> {
         limits: logfmt::Limits::default(),
         allow_data_loss: false,
         roll: false,
-        progress: logfmt::repair::Progress::default(),
+        progress: logwrite::repair::Progress::default(),
     };
     if let Err(e) = recover(dir, &opts, &mut repair) {
         repair.abandon().map_err(|e| refused(&e))?;

@@ -19,8 +19,8 @@ use std::path::{Path, PathBuf};
 use logfmt::rules::config as config_rules;
 use logfmt::rules::producer::AppendCheck;
 use logfmt::uuid::Uuid;
-use logfmt::write::logdir::{self, Cluster, LogDirWriter, Node, Placement, Shutdown, Topic};
-use logfmt::write::partition::LogConfig;
+use logwrite::write::logdir::{self, Cluster, LogDirWriter, Node, Placement, Shutdown, Topic};
+use logwrite::write::partition::LogConfig;
 
 use crate::BrokerError;
 
@@ -510,7 +510,7 @@ impl Store {
         offsets: Vec<(String, i32, crate::groups::Committed)>,
     ) -> Result<(), (i16, String)> {
         use kafka_protocol::ResponseError as E;
-        use logfmt::write::batch::{BatchBuilder, NewRecord};
+        use logfmt::builder::{BatchBuilder, NewRecord};
         let partition = self.offsets_partition(group)?;
         let now = now_ms();
         let records: Vec<_> = offsets.iter().map(|(t, p, c)| crate::groups::offset_record(group, t, *p, c)).collect();
@@ -544,7 +544,7 @@ impl Store {
         partition: i32,
         records: &[(Vec<u8>, Option<Vec<u8>>)],
     ) -> Result<(), BrokerError> {
-        use logfmt::write::batch::{BatchBuilder, NewRecord};
+        use logfmt::builder::{BatchBuilder, NewRecord};
         let now = now_ms();
         let Some(w) = self.writer.partition(topic, partition) else {
             return Err(BrokerError::Refused(format!("no partition {topic}-{partition}")));
@@ -846,7 +846,7 @@ fn load_txns(
 
 /// A read of the segment at `base` from `position` to its end now (the
 /// active one's: what is appended so far).
-fn segment_plan(w: &logfmt::write::partition::PartitionWriter, base: i64, position: u64) -> ReadPlan {
+fn segment_plan(w: &logwrite::write::partition::PartitionWriter, base: i64, position: u64) -> ReadPlan {
     let log = w.segment_log(base);
     let active = w.segments().last().copied() == Some(base);
     let end = if active { w.active_size() } else { std::fs::metadata(&log).map(|m| m.len()).unwrap_or(0) };

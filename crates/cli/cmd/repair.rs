@@ -1,7 +1,7 @@
 //! The commands that write: `recover`, `truncate-to-hw`, `truncate`,
 //! `reindex`, `retain`, `undo`.
 //!
-//! Each plans its work as changes on files (`logfmt::repair`). Without
+//! Each plans its work as changes on files (`logwrite::repair`). Without
 //! `--execute` the plan is printed and nothing changes (exit 1 when there is
 //! something to change, 0 when not). With it, the changes are staged in a
 //! quarantine outside the log dir, then committed; a log dir a live broker
@@ -12,11 +12,11 @@ use std::path::{Path, PathBuf};
 
 use logfmt::logdir::{self, LogDirEntry, Target};
 use logfmt::partition::{Partition, Targets};
-use logfmt::repair::checkpoints::{CheckpointLimits, adjust_checkpoints};
-use logfmt::repair::journal::{self, Repair};
-use logfmt::repair::recover::{self, Interval, RecoverOptions};
-use logfmt::repair::retain::{self, Rule};
-use logfmt::repair::{Change, Changes, DryRun, Note, reindex, truncate};
+use logwrite::repair::checkpoints::{CheckpointLimits, adjust_checkpoints};
+use logwrite::repair::journal::{self, Repair};
+use logwrite::repair::recover::{self, Interval, RecoverOptions};
+use logwrite::repair::retain::{self, Rule};
+use logwrite::repair::{Change, Changes, DryRun, Note, reindex, truncate};
 use serde_json::json;
 
 use clap::Args;
@@ -57,7 +57,7 @@ fn partitions(path: &Path) -> anyhow::Result<Vec<PathBuf>> {
 
 /// A progress bar over the segments of `path` (a log dir, a partition dir
 /// or a segment), and the planners' handle to it.
-fn segment_progress(global: &GlobalOpts, path: &Path) -> (crate::progress::Progress, logfmt::repair::Progress) {
+fn segment_progress(global: &GlobalOpts, path: &Path) -> (crate::progress::Progress, logwrite::repair::Progress) {
     let dirs = match logdir::resolve(path) {
         Ok(Target::File(f)) => f.parent().map(Path::to_path_buf).into_iter().collect(),
         _ => partitions(path).unwrap_or_default(),
@@ -65,7 +65,7 @@ fn segment_progress(global: &GlobalOpts, path: &Path) -> (crate::progress::Progr
     let total: u64 = dirs.iter().map(|d| logdir::segment_bytes(d)).sum();
     let bar = crate::progress::Progress::new(total, global.quiet);
     let handle = bar.clone();
-    (bar, logfmt::repair::Progress::new(move |n| handle.inc(n)))
+    (bar, logwrite::repair::Progress::new(move |n| handle.inc(n)))
 }
 
 fn emit_changes(out: &mut Out, changes: &[Change], notes: &[Note]) -> io::Result<()> {

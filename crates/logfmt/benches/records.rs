@@ -17,8 +17,8 @@
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use logfmt::Limits;
 use logfmt::batch::{BatchHeader, RecordBatch};
+use logfmt::builder::{BatchBuilder, NewRecord};
 use logfmt::cursor::{Cursor, End};
-use logfmt::write::batch::{BatchBuilder, NewRecord};
 
 /// 64 batches of ~16 KiB: 100-byte values, a header on every tenth record.
 fn batches() -> (Vec<Vec<u8>>, u64) {

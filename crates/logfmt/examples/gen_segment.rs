@@ -16,7 +16,7 @@
 
 use std::io::{BufWriter, Write};
 
-use logfmt::write::batch::{BatchBuilder, NewRecord};
+use logfmt::builder::{BatchBuilder, NewRecord};
 
 fn main() -> std::io::Result<()> {
     let mut args = std::env::args().skip(1);

@@ -1133,7 +1133,7 @@ mod tests {
 
     /// `bytes` (an uncompressed batch) with its records region compressed by `codec`.
     fn recompressed(bytes: &[u8], codec: Compression) -> Vec<u8> {
-        let payload = crate::write::batch::compress(codec, &bytes[61..]);
+        let payload = crate::builder::compress(codec, &bytes[61..]);
         let mut out = bytes[..61].to_vec();
         out.extend(&payload);
         let len = (out.len() - 12) as i32;
@@ -1149,7 +1149,7 @@ mod tests {
     /// valid and damaged records, in every codec.
     #[test]
     fn summarize_agrees_with_reading_record_by_record() {
-        use crate::write::batch::{BatchBuilder, NewRecord};
+        use crate::builder::{BatchBuilder, NewRecord};
         let mut x: u64 = 0x2545_f491_4f6c_dd1d;
         let mut next = move || {
             x ^= x << 13;
@@ -1205,7 +1205,7 @@ mod tests {
     /// walked as they stream past.
     #[test]
     fn records_larger_than_the_window() {
-        use crate::write::batch::{BatchBuilder, NewRecord};
+        use crate::builder::{BatchBuilder, NewRecord};
         let sizes = [10, WINDOW_SIZE - 20, WINDOW_SIZE + 7, 3 * WINDOW_SIZE, 50, 2 << 20, 9];
         let mut b = BatchBuilder::new(7);
         let values: Vec<Vec<u8>> =

@@ -32,7 +32,11 @@
 //! | a partition dir with its log dir's checkpoints | [`partition`] |
 //! | Kafka's rules (producer state, epochs, log start/end, recovery, header sanity) | [`rules`], [`sanity`] |
 //! | finding problems | [`verify`], [`lock`] |
-//! | writing every file above (partitions, log dirs, repairs' output) | [`write`] |
+//! | encoding: record batches, the bytes of the small files | [`builder`], [`emit`] |
+//!
+//! Writing files (partitions, log dirs) and repairs live in the `logwrite`
+//! crate, which depends on this one: nothing here can name them, so reading
+//! never writes.
 //!
 //! ```no_run
 //! use logfmt::log::{Entry, Item, LogReader};
@@ -50,6 +54,7 @@
 
 pub mod batch;
 pub mod budget;
+pub mod builder;
 pub mod checkpoint;
 pub mod compression;
 pub mod control;
@@ -69,7 +74,6 @@ pub mod naming;
 pub mod offsets;
 pub mod partition;
 pub mod properties;
-pub mod repair;
 pub mod report;
 pub mod rules;
 pub mod sanity;
@@ -78,7 +82,6 @@ pub mod spec;
 pub mod stats;
 pub mod uuid;
 pub mod verify;
-pub mod write;
 
 #[cfg(test)]
 mod test_util;

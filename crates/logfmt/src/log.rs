@@ -1353,9 +1353,9 @@ mod tests {
 
     /// A batch of one record whose value is `size` bytes.
     fn big(base: i64, size: usize) -> Vec<u8> {
-        let mut b = crate::write::batch::BatchBuilder::new(base);
+        let mut b = crate::builder::BatchBuilder::new(base);
         let value: Vec<u8> = (0..size).map(|i| (i / 251) as u8).collect();
-        b.push(&crate::write::batch::NewRecord { timestamp: 1, key: None, value: Some(&value), headers: &[] });
+        b.push(&crate::builder::NewRecord { timestamp: 1, key: None, value: Some(&value), headers: &[] });
         b.build()
     }
 
@@ -1515,10 +1515,10 @@ mod tests {
             .collect();
         let limits = Limits::default();
         for codec in [Compression::Gzip, Compression::Snappy, Compression::Lz4, Compression::Zstd] {
-            let mut b = crate::write::batch::BatchBuilder::new(0);
+            let mut b = crate::builder::BatchBuilder::new(0);
             b.compression = codec;
             for v in [&value[..], b"after"] {
-                b.push(&crate::write::batch::NewRecord { timestamp: 1, key: Some(b"k"), value: Some(v), headers: &[] });
+                b.push(&crate::builder::NewRecord { timestamp: 1, key: Some(b"k"), value: Some(v), headers: &[] });
             }
             let bytes = b.build();
             assert!(bytes.len() > SPILL_OVER, "{codec:?}: {} bytes", bytes.len());

@@ -11,7 +11,7 @@
 //! [`MAX_PRODUCERS`], [`MAX_TRACKED_KEYS`], [`TIMELINE_BUCKETS`]), never by
 //! the data; what cannot be computed within them is reported as unknown
 //! (`None`), never guessed. The rules come from the one model of Kafka's
-//! behaviour: retention is [`crate::repair::retain`]'s plan (as
+//! behaviour: retention is [`crate::rules::retention`]'s plan (as
 //! `UnifiedLog.deleteOldSegments`), compaction from
 //! [`crate::rules::log::compaction`], markers from [`crate::control`].
 

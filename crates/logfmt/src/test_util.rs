@@ -1,6 +1,6 @@
 //! Builders for synthetic test data.
 
-use crate::write::batch::{BatchBuilder, NewRecord};
+use crate::builder::{BatchBuilder, NewRecord};
 
 /// An uncompressed batch of `n` records starting at `base_offset`.
 pub fn batch(base_offset: i64, n: i32) -> Vec<u8> {

@@ -1,5 +1,5 @@
 //! `reindex`: rebuild `.index`, `.timeindex` and `.txnindex` files exactly as
-//! Kafka's recovery writes them (see [`crate::rules::recovery`]), without touching
+//! Kafka's recovery writes them (see [`logfmt::rules::recovery`]), without touching
 //! the `.log`. A segment with bytes Kafka would reject gets indexes for its
 //! valid part and a warning: cutting the log is `recover`'s job.
 
@@ -7,15 +7,15 @@ use std::path::{Path, PathBuf};
 
 use super::recover::{Interval, index_interval};
 use super::{Changes, Note, write_if_changed};
-use crate::error::Result;
-use crate::limits::Limits;
-use crate::logdir::{self, LogDirEntry, Target};
-use crate::metadata;
-use crate::naming::{self, FileKind};
-use crate::partition::{LogDirCheckpoints, Partition};
-use crate::rules::producer::ProducerState;
-use crate::rules::recovery::{Stop, recover_segment};
-use crate::spec::names as n;
+use logfmt::error::Result;
+use logfmt::limits::Limits;
+use logfmt::logdir::{self, LogDirEntry, Target};
+use logfmt::metadata;
+use logfmt::naming::{self, FileKind};
+use logfmt::partition::{LogDirCheckpoints, Partition};
+use logfmt::rules::producer::ProducerState;
+use logfmt::rules::recovery::{Stop, recover_segment};
+use logfmt::spec::names as n;
 
 /// What reindexing one partition did.
 #[derive(Clone, Debug, Default)]
@@ -58,7 +58,7 @@ pub fn reindex(
                     (dir.parent().map(Path::to_path_buf).unwrap_or_default(), vec![dir], Some(base))
                 }
                 _ => {
-                    return Err(crate::Error::malformed(
+                    return Err(logfmt::Error::malformed(
                         0,
                         "reindex target",
                         format!("{} is not a segment file", f.display()),
@@ -92,8 +92,8 @@ pub fn reindex(
             r.segments = r.segments.saturating_add(1);
             match &rebuilt.stop {
                 Some(Stop::OverLimit { position, size, .. }) => {
-                    let need = (*size).max(crate::log::largest_entry(&seg.log, *position)?);
-                    return Err(crate::Error::refused(format!(
+                    let need = (*size).max(logfmt::log::largest_entry(&seg.log, *position)?);
+                    return Err(logfmt::Error::refused(format!(
                         "{}: the batch at byte {position} is {size} bytes, more than --max-batch-size allows; rerun with --max-batch-size {need} (the largest batch from there on in this segment; nothing was changed)",
                         seg.log.display()
                     )));

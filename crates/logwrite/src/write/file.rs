@@ -7,7 +7,7 @@ use std::fs::{self, File};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Result};
+use logfmt::error::{Error, Result};
 
 fn io(e: std::io::Error, path: &Path) -> Error {
     Error::io(e, Some(path))
@@ -76,7 +76,7 @@ pub fn fsync_dir(dir: &Path) -> Result<()> {
 /// checkpoints (`LogLoader` removes leftovers of that kind).
 pub fn temp_path(path: &Path) -> PathBuf {
     let mut name = path.file_name().map(|s| s.to_os_string()).unwrap_or_default();
-    name.push(crate::spec::names::TMP_FILE_SUFFIX);
+    name.push(logfmt::spec::names::TMP_FILE_SUFFIX);
     path.with_file_name(name)
 }
 

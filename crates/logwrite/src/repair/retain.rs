@@ -1,5 +1,5 @@
 //! `retain`: the retention clean-ups Kafka's log manager does, offline:
-//! what [`crate::rules::retention`] deletes, done. The log start offset
+//! what [`logfmt::rules::retention`] deletes, done. The log start offset
 //! becomes the first remaining offset (or the one asked for),
 //! `log-start-offset-checkpoint` records it, and the leader-epoch cache is
 //! truncated from the start. Producer snapshots stay: Kafka prunes those
@@ -7,12 +7,12 @@
 
 use super::checkpoints::CheckpointLimits;
 use super::{Changes, Loss, Note, write_if_changed};
-use crate::error::Result;
-use crate::limits::Limits;
-use crate::partition::Partition;
-use crate::rules::log as rules;
-pub use crate::rules::retention::Rule;
-use crate::rules::retention::{Outcome, plan};
+use logfmt::error::Result;
+use logfmt::limits::Limits;
+use logfmt::partition::Partition;
+use logfmt::rules::log as rules;
+pub use logfmt::rules::retention::Rule;
+use logfmt::rules::retention::{Outcome, plan};
 
 /// Plan a retention clean-up of partition `p`. Returns what is deleted.
 pub fn retain_partition(

@@ -1,8 +1,8 @@
 //! Writing v2 record batches, byte-compatible with Kafka's
 //! `MemoryRecordsBuilder` for the fields it sets.
 //!
-//! The partition writer ([`super::partition`]) builds every batch it appends
-//! here; tests make synthetic segments with it. Compression framing is the one Kafka's Java
+//! The partition writer (`logwrite::write::partition`) builds every batch it
+//! appends here; tests make synthetic segments with it. Compression framing is the one Kafka's Java
 //! producer writes: gzip members, xerial-framed snappy (32 KiB blocks), the
 //! LZ4 frame with Kafka's descriptor (`60 40 82`, 64 KiB blocks, no
 //! checksums), zstd frames.

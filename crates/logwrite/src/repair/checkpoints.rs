@@ -8,10 +8,10 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::{Changes, Note, write_if_changed};
-use crate::checkpoint::{self, OffsetCheckpointEntry};
-use crate::error::Result;
-use crate::limits::Limits;
-use crate::spec::names as n;
+use logfmt::checkpoint::{self, OffsetCheckpointEntry};
+use logfmt::error::Result;
+use logfmt::limits::Limits;
+use logfmt::spec::names as n;
 
 /// New log-dir checkpoint values, by (topic, partition).
 #[derive(Clone, Debug, Default)]
@@ -88,7 +88,7 @@ pub fn adjust_checkpoints(
             } else {
                 "values above the new log end lowered to it"
             };
-            write_if_changed(changes, &path, &crate::emit::offset_checkpoint(&entries), why)?;
+            write_if_changed(changes, &path, &logfmt::emit::offset_checkpoint(&entries), why)?;
         }
     }
     Ok(())

@@ -47,9 +47,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::{Change, Changes, Note, Op, describe};
-use crate::error::{Error, Result};
-use crate::lock::{DirLock, Holder, LockError};
 use crate::write::file::{fsync_dir, write_atomic};
+use logfmt::error::{Error, Result};
+use logfmt::lock::{DirLock, Holder, LockError};
 
 /// The suffix of the default quarantine directory beside a log dir.
 pub const QUARANTINE_SUFFIX: &str = ".logtool-quarantine";
@@ -319,7 +319,7 @@ fn resolve_nonexistent(path: &Path) -> Result<PathBuf> {
 fn lock(log_dir: &Path) -> std::result::Result<DirLock, RepairError> {
     DirLock::acquire(log_dir).map_err(|e| match e {
         LockError::Held(h) => RepairError::Locked(log_dir.to_path_buf(), h),
-        LockError::Io(e) => RepairError::Io(io(e, &log_dir.join(crate::spec::names::LOCK))),
+        LockError::Io(e) => RepairError::Io(io(e, &log_dir.join(logfmt::spec::names::LOCK))),
     })
 }
 

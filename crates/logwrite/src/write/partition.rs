@@ -53,22 +53,22 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::checkpoint::EpochEntry;
-use crate::control::EndTxnMarker;
-use crate::error::{Error, Result};
-use crate::index::TxnIndexEntry;
-use crate::metadata::{self, ConfigKey};
-use crate::naming::segment_file_name;
-use crate::rules::epochs::EpochCache;
-use crate::rules::log::AbortedTransactions;
-use crate::rules::producer::{Marker, ProducerState};
-use crate::rules::recovery::IndexBuilder;
-use crate::spec::{batch as layout, index as index_layout, names as n};
-use crate::uuid::Uuid;
+use logfmt::checkpoint::EpochEntry;
+use logfmt::control::EndTxnMarker;
+use logfmt::error::{Error, Result};
+use logfmt::index::TxnIndexEntry;
+use logfmt::metadata::{self, ConfigKey};
+use logfmt::naming::segment_file_name;
+use logfmt::rules::epochs::EpochCache;
+use logfmt::rules::log::AbortedTransactions;
+use logfmt::rules::producer::{Marker, ProducerState};
+use logfmt::rules::recovery::IndexBuilder;
+use logfmt::spec::{batch as layout, index as index_layout, names as n};
+use logfmt::uuid::Uuid;
 
-use super::batch::BatchBuilder;
 use super::file::{AtomicFile, write_atomic};
-use crate::emit;
+use logfmt::builder::BatchBuilder;
+use logfmt::emit;
 
 /// The topic configs the writer obeys, with Kafka 3.9's defaults.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -330,16 +330,16 @@ impl PartitionWriter {
     pub fn open_in_place(
         dir: &Path,
         config: LogConfig,
-        checkpoints: &crate::partition::LogDirCheckpoints,
-        limits: &crate::Limits,
+        checkpoints: &logfmt::partition::LogDirCheckpoints,
+        limits: &logfmt::Limits,
     ) -> Result<PartitionWriter> {
-        let p = crate::partition::Partition::open_with(dir, checkpoints)?;
+        let p = logfmt::partition::Partition::open_with(dir, checkpoints)?;
         let Some(seg) = p.segments.last() else {
             return Err(Error::refused(format!("{}: no segment to append to", dir.display())));
         };
         let mut producers = ProducerState::at_with_entries(&p, seg.base, limits)?;
         let mut epochs = EpochCache::load(p.epochs(limits));
-        let (rebuilt, index) = crate::rules::recovery::recover_active_segment(
+        let (rebuilt, index) = logfmt::rules::recovery::recover_active_segment(
             seg,
             config.index_interval_bytes,
             &mut producers,
@@ -360,15 +360,15 @@ impl PartitionWriter {
         // `rollingBasedTimestamp`: the first batch's maxTimestamp
         let mut first_batch_timestamp = None;
         let mut r = seg.reader(limits)?;
-        if let Some(crate::log::Item::Entry(e)) = r.next_item()? {
+        if let Some(logfmt::log::Item::Entry(e)) = r.next_item()? {
             first_batch_timestamp = Some(match &e {
-                crate::log::Entry::V2(b) => b.header().max_timestamp,
-                crate::log::Entry::Legacy(m) => m.timestamp,
+                logfmt::log::Entry::V2(b) => b.header().max_timestamp,
+                logfmt::log::Entry::Legacy(m) => m.timestamp,
             });
         }
         let file = std::fs::OpenOptions::new().append(true).open(&seg.log).map_err(|e| io(e, &seg.log))?;
         let next_offset = rebuilt.next_offset.map_or(seg.base, |n| n.max(seg.base));
-        let log_start_offset = crate::rules::log::log_start_offset(&p);
+        let log_start_offset = logfmt::rules::log::log_start_offset(&p);
         Ok(PartitionWriter {
             dir: dir.to_path_buf(),
             config,
@@ -518,7 +518,7 @@ impl PartitionWriter {
     /// `partitionLeaderEpoch` (outside the CRC), and for a LogAppendTime
     /// topic the timestamp type and `maxTimestamp` (then the CRC).
     pub fn append_raw(&mut self, batch: &mut [u8], append_time: i64) -> Result<Appended> {
-        let header = crate::batch::RecordBatch::parse(batch, 0)?.header().to_owned();
+        let header = logfmt::batch::RecordBatch::parse(batch, 0)?.header().to_owned();
         put(batch, layout::BASE_OFFSET_OFFSET, &self.next_offset.to_be_bytes())?;
         put(batch, layout::PARTITION_LEADER_EPOCH_OFFSET, &self.leader_epoch().to_be_bytes())?;
         let control = header.is_control();
@@ -529,14 +529,14 @@ impl PartitionWriter {
             let crc = crc32c::crc32c(batch.get(layout::ATTRIBUTES_OFFSET..).unwrap_or_default());
             put(batch, layout::CRC_OFFSET, &crc.to_be_bytes())?;
         }
-        let header = crate::batch::RecordBatch::parse(batch, 0)?.header().to_owned();
+        let header = logfmt::batch::RecordBatch::parse(batch, 0)?.header().to_owned();
         let marker = if control {
-            let rb = crate::batch::RecordBatch::parse(batch, 0)?;
+            let rb = logfmt::batch::RecordBatch::parse(batch, 0)?;
             let mut scratch = Vec::new();
-            let mut records = rb.records(&mut scratch, &crate::Limits::default())?;
+            let mut records = rb.records(&mut scratch, &logfmt::Limits::default())?;
             let rec = records.next_record().transpose()?;
-            match rec.map(|r| crate::control::parse(&r, 0)).transpose()? {
-                Some(crate::control::ControlRecord::EndTxn(m)) => Some(m),
+            match rec.map(|r| logfmt::control::parse(&r, 0)).transpose()? {
+                Some(logfmt::control::ControlRecord::EndTxn(m)) => Some(m),
                 _ => None,
             }
         } else {
@@ -549,7 +549,7 @@ impl PartitionWriter {
     /// needed, then the indexes, producer state and epoch cache.
     fn place(
         &mut self,
-        header: crate::batch::BatchHeader,
+        header: logfmt::batch::BatchHeader,
         size: u64,
         write: impl FnOnce(&mut SegmentLog) -> std::io::Result<()>,
         marker: Option<&EndTxnMarker>,
@@ -611,7 +611,7 @@ impl PartitionWriter {
         let active = self.active.as_ref().filter(|a| a.base == base);
         let position = match active {
             Some(a) => a.index.lookup(offset).map_or(0, |(_, p)| p),
-            None => crate::index::lookup_offset(&self.segment_path(base, n::INDEX_FILE_SUFFIX), base, offset)?
+            None => logfmt::index::lookup_offset(&self.segment_path(base, n::INDEX_FILE_SUFFIX), base, offset)?
                 .map_or(0, |e| u64::try_from(e.position).unwrap_or(0)),
         };
         Ok(Some((base, position)))
@@ -636,7 +636,7 @@ impl PartitionWriter {
             .map(|&b| (b, self.segment_path(b, n::TXN_INDEX_FILE_SUFFIX)))
             .collect();
         let extra = active.map(|a| (a.base, a.txn_index.as_slice()));
-        crate::rules::log::aborted_transactions(&files, extra, from, upper, &crate::Limits::default())
+        logfmt::rules::log::aborted_transactions(&files, extra, from, upper, &logfmt::Limits::default())
     }
 
     /// The active segment's largest timestamp so far and its offset.
@@ -750,10 +750,10 @@ pub const NO_TIMESTAMP: i64 = layout::NO_TIMESTAMP;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::partition::Partition;
-    use crate::rules::producer::AppendCheck;
-    use crate::rules::recovery::recover_segment;
-    use crate::write::batch::NewRecord;
+    use logfmt::builder::NewRecord;
+    use logfmt::partition::Partition;
+    use logfmt::rules::producer::AppendCheck;
+    use logfmt::rules::recovery::recover_segment;
 
     fn batch(n: usize, ts: i64, value: usize) -> BatchBuilder {
         let mut b = BatchBuilder::new(0);
@@ -770,7 +770,7 @@ mod tests {
 
     /// Every segment's indexes equal what Kafka's recovery rebuilds.
     fn indexes_as_recovery_builds(dir: &Path, interval: u64) {
-        let limits = crate::Limits::default();
+        let limits = logfmt::Limits::default();
         let p = Partition::open(dir, &limits).unwrap();
         let mut state = ProducerState::default();
         for seg in &p.segments {
@@ -855,7 +855,7 @@ mod tests {
             assert_eq!(raw.locate(raw.log_end_offset()).unwrap(), None);
             built.close().unwrap();
             raw.close().unwrap();
-            for f in crate::logdir::partition_files(&a).unwrap() {
+            for f in logfmt::logdir::partition_files(&a).unwrap() {
                 let name = f.file_name().unwrap();
                 assert_eq!(std::fs::read(&f).unwrap(), std::fs::read(b.join(name)).unwrap(), "{}", f.display());
             }
@@ -876,8 +876,8 @@ mod tests {
             x.base_sequence = seq;
             x.build()
         };
-        let checkpoints = crate::partition::LogDirCheckpoints::default();
-        let limits = crate::Limits::default();
+        let checkpoints = logfmt::partition::LogDirCheckpoints::default();
+        let limits = logfmt::Limits::default();
         for i in 0..20 {
             once.append_raw(&mut idempotent(i * 7), 0).unwrap();
             twice.append_raw(&mut idempotent(i * 7), 0).unwrap();
@@ -886,12 +886,12 @@ mod tests {
                 twice = PartitionWriter::open_in_place(&b, cfg, &checkpoints, &limits).unwrap();
                 assert_eq!(twice.log_end_offset(), once.log_end_offset());
                 // the producer's last batch is still known: a retry is a duplicate
-                let h = *crate::batch::RecordBatch::parse(&idempotent(i * 7), 0).unwrap().header();
+                let h = *logfmt::batch::RecordBatch::parse(&idempotent(i * 7), 0).unwrap().header();
                 assert!(matches!(twice.producers().check_append(&h), AppendCheck::Duplicate { .. }));
             }
         }
         assert_eq!(once.close().unwrap().segments, twice.close().unwrap().segments);
-        for f in crate::logdir::partition_files(&a).unwrap() {
+        for f in logfmt::logdir::partition_files(&a).unwrap() {
             let name = f.file_name().unwrap();
             assert_eq!(std::fs::read(&f).unwrap(), std::fs::read(b.join(name)).unwrap(), "{}", f.display());
         }
@@ -913,10 +913,12 @@ mod tests {
         let c = w.close().unwrap();
         assert_eq!((c.log_start_offset, c.log_end_offset, c.leader_epoch), (1, 5, 4));
         assert_eq!(std::fs::read_to_string(dir.join("leader-epoch-checkpoint")).unwrap(), "0\n2\n0 1\n4 3\n");
-        let p = Partition::open(&dir, &crate::Limits::default()).unwrap();
+        let p = Partition::open(&dir, &logfmt::Limits::default()).unwrap();
         let mut epochs = Vec::new();
-        crate::partition::scan(&p.segments[0], &crate::Limits::default(), |b| epochs.push((b.epoch, b.max_timestamp)))
-            .unwrap();
+        logfmt::partition::scan(&p.segments[0], &logfmt::Limits::default(), |b| {
+            epochs.push((b.epoch, b.max_timestamp))
+        })
+        .unwrap();
         assert_eq!(epochs, [(0, 99), (4, 100)]);
     }
 
@@ -951,7 +953,7 @@ mod tests {
         let want = TxnIndexEntry { version: 0, producer_id: 1, first_offset: 0, last_offset: 4, last_stable_offset: 2 };
         assert_eq!(txn, emit::txn_index(&[want]));
         let snap =
-            crate::snapshot::read(&dir.join(segment_file_name(7, ".snapshot")), &crate::Limits::default()).unwrap();
+            logfmt::snapshot::read(&dir.join(segment_file_name(7, ".snapshot")), &logfmt::Limits::default()).unwrap();
         assert_eq!(snap.entries, entries);
         indexes_as_recovery_builds(&dir, 4096);
     }

@@ -22,7 +22,7 @@ pub mod truncate;
 
 use std::path::{Path, PathBuf};
 
-use crate::error::Result;
+use logfmt::error::Result;
 
 /// What a change does to a file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,7 +64,7 @@ pub struct Change {
     pub why: String,
 }
 
-pub use crate::rules::log::Loss;
+pub use logfmt::rules::log::Loss;
 
 impl serde::Serialize for Change {
     fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
@@ -79,9 +79,9 @@ impl serde::Serialize for Change {
     }
 }
 
-impl crate::report::Report for Change {
+impl logfmt::report::Report for Change {
     const TYPE: &'static str = "change";
-    fn show(&self) -> crate::report::Shown {
+    fn show(&self) -> logfmt::report::Shown {
         let cells = {
             vec![
                 self.op.name().to_string(),
@@ -91,7 +91,7 @@ impl crate::report::Report for Change {
                 self.why.clone(),
             ]
         };
-        crate::report::Shown::Row(&["CHANGE", "FILE", "BYTES BEFORE", "BYTES AFTER", "WHY"], cells)
+        logfmt::report::Shown::Row(&["CHANGE", "FILE", "BYTES BEFORE", "BYTES AFTER", "WHY"], cells)
     }
 }
 

@@ -8,8 +8,8 @@
 //!   offset 0; any segment whose `.index` is missing is recovered regardless
 //!   (`--all`: every segment);
 //! * recovering a segment rebuilds its `.index`, `.timeindex` and `.txnindex`
-//!   ([`crate::rules::recovery`]), and cuts the `.log` at the first batch
-//!   Kafka rejects or whose header does not fit ([`crate::sanity`]); a cut
+//!   ([`logfmt::rules::recovery`]), and cuts the `.log` at the first batch
+//!   Kafka rejects or whose header does not fit ([`logfmt::sanity`]); a cut
 //!   segment ends the recovery: every later segment is removed;
 //! * then the leader-epoch cache gets the epochs of the recovered batches and
 //!   loses entries at or after the new log end, producer snapshots past the
@@ -20,14 +20,14 @@
 //! same segments again, and the active segment (which holds all unflushed
 //! data when segments are large) always. With `roll`, each recovered
 //! partition (not the metadata log) is left as Kafka leaves it after rolling
-//! and flushing at the recovered log end ([`crate::rules::log`]): its
+//! and flushing at the recovered log end ([`logfmt::rules::log`]): its
 //! recovered files are fsynced, a new empty segment and a producer snapshot
 //! are made at the log end, and the recovery point is raised to it. The
 //! broker's next start then recovers nothing but the empty segment. No
 //! partition is rolled when the recovery removed segments after a cut.
 //!
 //! The index interval is the topic's `index.interval.bytes`, from the KRaft
-//! metadata log of the same log dir ([`crate::metadata`]).
+//! metadata log of the same log dir ([`logfmt::metadata`]).
 //!
 //! **Where Kafka fails.** A batch whose CRC is valid but whose header does not
 //! fit its position (a flipped `baseOffset`, `partitionLeaderEpoch`, `magic`)
@@ -48,19 +48,19 @@ use super::checkpoints::{CheckpointLimits, adjust_checkpoints};
 use rayon::prelude::*;
 
 use super::{Changes, Loss, Note, Recorded, write_if_changed};
-use crate::batch::BatchHeader;
-use crate::cursor::{Cursor, End};
-use crate::error::Result;
-use crate::limits::Limits;
-use crate::log::Item;
-use crate::logdir::{self, LogDirEntry, Target};
-use crate::metadata::{self, ClusterMetadata, ConfigSource};
-use crate::partition::{BatchInfo, LogDirCheckpoints, Partition, Segment, batch_info, scan};
-use crate::rules::epochs::EpochCache;
-use crate::rules::producer::ProducerState;
-use crate::rules::recovery::{self, Stop, recover_segment};
-use crate::sanity::HeaderField;
-use crate::spec::names as n;
+use logfmt::batch::BatchHeader;
+use logfmt::cursor::{Cursor, End};
+use logfmt::error::Result;
+use logfmt::limits::Limits;
+use logfmt::log::Item;
+use logfmt::logdir::{self, LogDirEntry, Target};
+use logfmt::metadata::{self, ClusterMetadata, ConfigSource};
+use logfmt::partition::{BatchInfo, LogDirCheckpoints, Partition, Segment, batch_info, scan};
+use logfmt::rules::epochs::EpochCache;
+use logfmt::rules::producer::ProducerState;
+use logfmt::rules::recovery::{self, Stop, recover_segment};
+use logfmt::sanity::HeaderField;
+use logfmt::spec::names as n;
 
 /// Where the index interval comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -156,7 +156,7 @@ pub fn recover(path: &Path, opts: &RecoverOptions, changes: &mut dyn Changes) ->
         }
         Target::PartitionDir(p) => (p.parent().map(Path::to_path_buf).unwrap_or_default(), vec![p]),
         Target::File(f) => {
-            return Err(crate::Error::malformed(
+            return Err(logfmt::Error::malformed(
                 0,
                 "recover target",
                 format!("{} is a file; give a partition or log dir", f.display()),
@@ -240,9 +240,9 @@ fn recover_partition(
             // advice names a limit that reads every batch of the partition
             let mut need = *size;
             for (j, s) in p.segments.iter().enumerate().skip(i) {
-                need = need.max(crate::log::largest_entry(&s.log, if j == i { *position } else { 0 })?);
+                need = need.max(logfmt::log::largest_entry(&s.log, if j == i { *position } else { 0 })?);
             }
-            return Err(crate::Error::refused(format!(
+            return Err(logfmt::Error::refused(format!(
                 "{}: the batch at byte {position} is {size} bytes, more than --max-batch-size allows; rerun with --max-batch-size {need} to check it (the largest batch from there on; nothing was changed)",
                 seg.log.display()
             )));
@@ -258,7 +258,7 @@ fn recover_partition(
             write_if_changed(changes, &txn_path, &rebuilt.txn_index_bytes(), why)?;
         }
         if rebuilt.valid_bytes < rebuilt.size {
-            let new_end = crate::rules::log::segment_end(rebuilt.next_offset, seg.base);
+            let new_end = logfmt::rules::log::segment_end(rebuilt.next_offset, seg.base);
             let field = match &rebuilt.stop {
                 Some(Stop::Invalid { field, .. }) => *field,
                 _ => None,
@@ -287,10 +287,10 @@ fn recover_partition(
                 let message = format!(
                     "the damage is in a rolled segment: cutting there removes the {later} segment(s) after it too ({} record(s), offsets {})",
                     loss.records,
-                    crate::report::offset_range(loss.from_offset, loss.to_offset.saturating_sub(1))
+                    logfmt::report::offset_range(loss.from_offset, loss.to_offset.saturating_sub(1))
                 );
                 if changes.executing() && !opts.allow_data_loss {
-                    return Err(crate::Error::refused(format!(
+                    return Err(logfmt::Error::refused(format!(
                         "{}: {message}; nothing was changed: rerun with --allow-data-loss to cut anyway",
                         seg.log.display()
                     )));
@@ -315,10 +315,10 @@ fn recover_partition(
             log_end = Some(new_end);
             break;
         }
-        log_end = Some(crate::rules::log::segment_end(rebuilt.next_offset, seg.base));
+        log_end = Some(logfmt::rules::log::segment_end(rebuilt.next_offset, seg.base));
     }
     if out.segments_recovered == 0 {
-        out.log_end = crate::rules::log::log_end_offset(p, limits)?;
+        out.log_end = logfmt::rules::log::log_end_offset(p, limits)?;
         return Ok(out);
     }
     let end = log_end.unwrap_or(0);
@@ -328,7 +328,7 @@ fn recover_partition(
     if epochs_path.exists() || !cache.entries().is_empty() {
         write_if_changed(changes, &epochs_path, &cache.to_checkpoint(), "leader epochs of the recovered log")?;
     }
-    for path in crate::rules::log::snapshots_past(p, end) {
+    for path in logfmt::rules::log::snapshots_past(p, end) {
         changes.remove(&path, "a producer snapshot past the new log end (Kafka deletes it)")?;
     }
     if let Some(hw) = p.checkpoints.high_watermark.filter(|&hw| hw > end) {
@@ -370,11 +370,11 @@ fn roll(
         // (the files the repair rewrites are made durable by the journal)
         for seg in recovered.iter().filter(|s| s.base <= end) {
             for f in seg.files() {
-                std::fs::File::open(&f).and_then(|h| h.sync_all()).map_err(|e| crate::Error::io(e, Some(&f)))?;
+                std::fs::File::open(&f).and_then(|h| h.sync_all()).map_err(|e| logfmt::Error::io(e, Some(&f)))?;
             }
         }
     }
-    let (files, snapshot) = crate::rules::log::roll_files(&p.dir, end);
+    let (files, snapshot) = logfmt::rules::log::roll_files(&p.dir, end);
     let why = "a new segment at the recovered log end, as Kafka rolls";
     if !p.segments.iter().any(|s| s.base == end) {
         for f in &files {
@@ -384,7 +384,7 @@ fn roll(
     if !snapshot.exists()
         && let Some(state) = state
     {
-        let bytes = crate::emit::producer_snapshot(&state.snapshot_entries());
+        let bytes = logfmt::emit::producer_snapshot(&state.snapshot_entries());
         changes.write(&snapshot, &bytes, "the producer snapshot Kafka takes when it rolls")?;
     }
     changes.note(Note::Info {
@@ -457,7 +457,7 @@ fn header_at(log: &Path, position: u64) -> Option<BatchHeader> {
     use std::io::{Read, Seek, SeekFrom};
     let mut f = std::fs::File::open(log).ok()?;
     f.seek(SeekFrom::Start(position)).ok()?;
-    let mut buf = [0u8; crate::spec::batch::RECORD_BATCH_OVERHEAD];
+    let mut buf = [0u8; logfmt::spec::batch::RECORD_BATCH_OVERHEAD];
     f.read_exact(&mut buf).ok()?;
     BatchHeader::read(&mut Cursor::new(&buf, position, End::File)).ok()
 }

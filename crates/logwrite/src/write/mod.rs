@@ -1,11 +1,9 @@
 //! Writing the files of a Kafka log dir: the one write layer.
 //!
-//! * [`batch`]: record batches (v2), as Kafka's `MemoryRecordsBuilder`
-//!   writes them, with the four codecs framed as the Java producer frames
-//!   them.
-//! * [`emit`] (`crate::emit`, the format layer's encoder, re-exported): the
-//!   bytes of every file Kafka writes that is not a segment's log.
-//! * [`file`]: how files reach the disk: a temporary file, fsync, rename,
+//! * record batches come from `logfmt::builder` (as Kafka's
+//!   `MemoryRecordsBuilder` writes them), the bytes of the small files from
+//!   `logfmt::emit` (the format layer encodes; this layer puts files on disk).
+//! * [`mod@file`]: how files reach the disk: a temporary file, fsync, rename,
 //!   fsync of the directory.
 //! * [`partition`]: [`partition::PartitionWriter`] appends batches to a
 //!   partition dir exactly as a Kafka 3.9 broker's `UnifiedLog.append` does
@@ -15,8 +13,6 @@
 //!   broker accepts as its own: `meta.properties`, `bootstrap.checkpoint`,
 //!   the metadata log with its topics, and what a clean shutdown leaves.
 
-pub mod batch;
-pub use crate::emit;
 pub mod file;
 pub mod logdir;
 pub mod partition;

@@ -20,14 +20,14 @@ use std::path::Path;
 
 use super::checkpoints::{CheckpointLimits, adjust_checkpoints};
 use super::{Changes, Loss, Note, write_if_changed};
-use crate::error::Result;
-use crate::index::{IndexEntry, IndexKind, IndexReader};
-use crate::limits::Limits;
-use crate::naming::segment_file_name;
-use crate::partition::{BatchInfo, Partition, scan};
-use crate::rules::epochs::EpochCache;
-use crate::rules::log as rules;
-use crate::spec::names as n;
+use logfmt::error::Result;
+use logfmt::index::{IndexEntry, IndexKind, IndexReader};
+use logfmt::limits::Limits;
+use logfmt::naming::segment_file_name;
+use logfmt::partition::{BatchInfo, Partition, scan};
+use logfmt::rules::epochs::EpochCache;
+use logfmt::rules::log as rules;
+use logfmt::spec::names as n;
 
 /// The kept prefix of an index file: whole entries while `keep` holds.
 fn index_prefix(
@@ -39,7 +39,7 @@ fn index_prefix(
     if !path.exists() {
         return Ok(None);
     }
-    let bytes = std::fs::read(path).map_err(|e| crate::Error::io(e, Some(path)))?;
+    let bytes = std::fs::read(path).map_err(|e| logfmt::Error::io(e, Some(path)))?;
     let mut kept = 0usize;
     for e in IndexReader::open(path, kind, base)? {
         match e {
@@ -82,7 +82,7 @@ pub fn truncate_partition(
                         path: seg.log.clone(),
                         message: format!(
                             "offset {target} is inside the batch of offsets {} at byte {}: the whole batch goes, the log ends at {}",
-                            crate::report::offset_range(cut.base_offset, cut.last_offset), cut.position, cut.base_offset
+                            logfmt::report::offset_range(cut.base_offset, cut.last_offset), cut.position, cut.base_offset
                         ),
                     });
                     new_end = cut.base_offset;

@@ -38,17 +38,17 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::checkpoint::OffsetCheckpointEntry;
-use crate::control::EndTxnMarker;
-use crate::error::{Error, Result};
-use crate::rules::config::Version;
-use crate::spec::names as n;
-use crate::uuid::Uuid;
+use logfmt::checkpoint::OffsetCheckpointEntry;
+use logfmt::control::EndTxnMarker;
+use logfmt::error::{Error, Result};
+use logfmt::rules::config::Version;
+use logfmt::spec::names as n;
+use logfmt::uuid::Uuid;
 
-use super::batch::{BatchBuilder, NewRecord};
 use super::file::write_atomic;
 use super::partition::{ClosedPartition, LogConfig, PartitionWriter};
-use crate::emit;
+use logfmt::builder::{BatchBuilder, NewRecord};
+use logfmt::emit;
 
 /// The metadata version a Kafka 3.9 cluster is formatted with (3.9-IV0).
 pub const METADATA_VERSION: i16 = 21;
@@ -354,7 +354,7 @@ fn leader_change(time_ms: i64) -> Result<BatchBuilder> {
         &json!({"version": 0, "leaderId": CONTROLLER_ID, "voters": voter, "grantingVoters": voter}),
     )
     .map_err(record_error)?;
-    Ok(control_batch(crate::spec::control::LEADER_CHANGE, &value, time_ms))
+    Ok(control_batch(logfmt::spec::control::LEADER_CHANGE, &value, time_ms))
 }
 
 /// A control batch of one record: key (version 0, `kind`), `value`.
@@ -388,9 +388,9 @@ pub fn bootstrap_checkpoint(time_ms: i64, version: Version) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     let mut offset = 0i64;
     for (mut b, count) in [
-        (control_batch(crate::spec::control::SNAPSHOT_HEADER, &header, time_ms), 1),
+        (control_batch(logfmt::spec::control::SNAPSHOT_HEADER, &header, time_ms), 1),
         (records_batch(&feature, time_ms)?, feature.len() as i64),
-        (control_batch(crate::spec::control::SNAPSHOT_FOOTER, &footer, time_ms), 1),
+        (control_batch(logfmt::spec::control::SNAPSHOT_FOOTER, &footer, time_ms), 1),
     ] {
         b.base_offset = offset;
         offset = offset.saturating_add(count);
@@ -488,9 +488,9 @@ impl LogDirWriter {
     /// is removed, as Kafka removes it once its logs are loaded, so a crash
     /// from now on is seen as one.
     pub fn open_live(dir: &Path, node: &Node, controller_incarnation_id: Uuid, time_ms: i64) -> Result<LogDirWriter> {
-        let limits = crate::Limits::default();
+        let limits = logfmt::Limits::default();
         let meta_dir = dir.join(partition_dir_name(n::CLUSTER_METADATA_TOPIC, 0));
-        let checkpoints = crate::partition::LogDirCheckpoints::read(dir, &limits);
+        let checkpoints = logfmt::partition::LogDirCheckpoints::read(dir, &limits);
         let mut meta = PartitionWriter::open_in_place(&meta_dir, LogConfig::default(), &checkpoints, &limits)?;
         let quorum_epoch = std::fs::read(meta_dir.join(n::QUORUM_STATE))
             .ok()
@@ -535,9 +535,9 @@ impl LogDirWriter {
     /// Open a partition of `topic` that the log dir holds (see
     /// [`PartitionWriter::open_in_place`]).
     pub fn open_partition(&mut self, topic: &Topic, partition: i32, config: LogConfig) -> Result<&mut PartitionWriter> {
-        let limits = crate::Limits::default();
+        let limits = logfmt::Limits::default();
         let name = partition_dir_name(&topic.name, partition);
-        let checkpoints = crate::partition::LogDirCheckpoints::read(&self.dir, &limits);
+        let checkpoints = logfmt::partition::LogDirCheckpoints::read(&self.dir, &limits);
         let w = PartitionWriter::open_in_place(&self.dir.join(&name), config, &checkpoints, &limits)?;
         Ok(self.partitions.entry(name).or_insert(w))
     }
@@ -680,7 +680,7 @@ impl LogDirWriter {
 
 /// An end-transaction marker batch for `producer_id`/`producer_epoch`.
 pub fn end_txn_batch(producer_id: i64, producer_epoch: i16, marker: &EndTxnMarker, time_ms: i64) -> BatchBuilder {
-    let kind = if marker.commit { crate::spec::control::COMMIT } else { crate::spec::control::ABORT };
+    let kind = if marker.commit { logfmt::spec::control::COMMIT } else { logfmt::spec::control::ABORT };
     let mut value = marker.version.to_be_bytes().to_vec();
     value.extend(marker.coordinator_epoch.to_be_bytes());
     let mut b = control_batch(kind, &value, time_ms);
@@ -693,13 +693,13 @@ pub fn end_txn_batch(producer_id: i64, producer_epoch: i16, marker: &EndTxnMarke
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::log::{Entry, Item, LogReader};
+    use logfmt::log::{Entry, Item, LogReader};
 
     /// (offset, attributes, epoch, producer id, records' key and value) of every batch.
     type Shape = Vec<(i64, i16, i32, i64, Vec<(Option<Vec<u8>>, Option<Vec<u8>>)>)>;
 
     fn shape(path: &Path) -> Shape {
-        let limits = crate::Limits::default();
+        let limits = logfmt::Limits::default();
         let mut r = LogReader::open(path, limits).unwrap();
         let mut out = Vec::new();
         let mut scratch = Vec::new();
@@ -770,8 +770,8 @@ mod tests {
             kafka_version: Version::Kafka3_9,
         };
         w.finish(&cluster, &Shutdown::clean()).unwrap();
-        let ld = crate::partition::LogDir::read(&dir, &crate::Limits::default());
-        let (v, _) = ld.topic_config("t", crate::metadata::SEGMENT_BYTES).unwrap();
+        let ld = logfmt::partition::LogDir::read(&dir, &logfmt::Limits::default());
+        let (v, _) = ld.topic_config("t", logfmt::metadata::SEGMENT_BYTES).unwrap();
         assert_eq!(v, "4096");
         assert_eq!(std::fs::read_to_string(dir.join("replication-offset-checkpoint")).unwrap(), "0\n1\nt 0 1\n");
         assert_eq!(std::fs::read_to_string(dir.join("log-start-offset-checkpoint")).unwrap(), "0\n0\n");
