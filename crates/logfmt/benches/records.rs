@@ -5,14 +5,7 @@
 //! the binary's).
 //!
 //! `cargo bench -p logfmt --bench records`
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    clippy::arithmetic_side_effects,
-    missing_docs
-)] // test code (Cargo.toml [workspace.lints])
+#![allow(clippy::restriction, missing_docs)] // test code: [workspace.lints] is for library code
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use logfmt::Limits;

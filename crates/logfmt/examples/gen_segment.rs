@@ -5,14 +5,7 @@
 //! Batches of ~16 KiB (a Java producer's default batch.size), keys
 //! `key-<n>`, printable values of VALUE_BYTES (default 100), one header on
 //! every tenth record, CreateTime timestamps one millisecond apart.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    clippy::arithmetic_side_effects,
-    missing_docs
-)] // test code (Cargo.toml [workspace.lints])
+#![allow(clippy::restriction, missing_docs)] // test code: [workspace.lints] is for library code
 
 use std::io::{BufWriter, Write};
 

@@ -3,14 +3,7 @@
 //!
 //! Inputs are the committed fixtures (fixtures/kafka-3.9.1), read into memory
 //! and cut or flipped there.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    clippy::arithmetic_side_effects,
-    missing_docs
-)] // test code (Cargo.toml [workspace.lints])
+#![allow(clippy::restriction, missing_docs)] // test code: [workspace.lints] is for library code
 
 use std::io::Cursor;
 use std::path::PathBuf;

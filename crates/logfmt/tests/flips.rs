@@ -8,14 +8,7 @@
 //! which topics are compacted). A proptest picks the partition, segment,
 //! byte and the change; `exhaustive_header_sweep` (ignored by default; the
 //! CI run includes it in release mode) tries every byte of every batch.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    clippy::arithmetic_side_effects,
-    missing_docs
-)] // test code (Cargo.toml [workspace.lints])
+#![allow(clippy::restriction, missing_docs)] // test code: [workspace.lints] is for library code
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

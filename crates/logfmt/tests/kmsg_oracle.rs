@@ -5,14 +5,7 @@
 //! encodes back to the same bytes; every `__consumer_offsets` and
 //! `__transaction_state` record decodes to what `--offsets-decoder` and
 //! `--transaction-log-decoder` printed.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    clippy::arithmetic_side_effects,
-    missing_docs
-)] // test code (Cargo.toml [workspace.lints])
+#![allow(clippy::restriction, missing_docs)] // test code: [workspace.lints] is for library code
 
 use std::path::{Path, PathBuf};
 

@@ -3,14 +3,7 @@
 //! cut, exactly; a cut on a batch boundary leaves no damage at all. Inputs:
 //! segments of the committed clean fixture (a real Kafka 3.9.1), every codec,
 //! transactions; a proptest picks the segment and the cut.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    clippy::arithmetic_side_effects,
-    missing_docs
-)] // test code (Cargo.toml [workspace.lints])
+#![allow(clippy::restriction, missing_docs)] // test code: [workspace.lints] is for library code
 
 use std::path::PathBuf;
 
