@@ -9,6 +9,8 @@ use std::process::{Command, Stdio};
 use logfmt::builder::{BatchBuilder, NewRecord};
 use serde_json::Value;
 
+use crate::util::fix_crc;
+
 /// Peak RSS allowed to logtool on any of these inputs.
 const CEILING_KIB: i64 = 128 * 1024;
 
@@ -85,12 +87,6 @@ fn batch(base: i64, n: usize) -> Vec<u8> {
         b.push(&NewRecord { timestamp: 1_800_000_000_000, key: None, value: Some(v.as_bytes()), headers: &[] });
     }
     b.build()
-}
-
-/// Recompute a v2 batch's CRC-32C (it covers attributes to the end).
-fn fix_crc(b: &mut [u8]) {
-    let crc = crc32c::crc32c(&b[21..]);
-    b[17..21].copy_from_slice(&crc.to_be_bytes());
 }
 
 /// A batch whose records region is `records` (count `count`), CRC valid.

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::util::{copy_tree, fixtures, of_type, run, run_json};
+use crate::util::{copy_dir, copy_tree, fix_crc, fixtures, of_type, run, run_json};
 
 /// A copy of the clean fixture log dir to damage.
 struct Damaged {
@@ -527,13 +527,6 @@ fn the_table_says_what_and_where() {
     }
 }
 
-/// Recompute a v2 batch's CRC-32C after editing it.
-fn fix_crc(x: &mut [u8], pos: u64, size: u64) {
-    let (p, e) = (pos as usize, (pos + size) as usize);
-    let crc = crc32c::crc32c(&x[p + 21..e]);
-    x[p + 17..p + 21].copy_from_slice(&crc.to_be_bytes());
-}
-
 #[test]
 fn forged_batch_headers_are_checked_against_their_records() {
     // codec-none-0: idempotent producer, so sequences are checked too
@@ -545,17 +538,17 @@ fn forged_batch_headers_are_checked_against_their_records() {
         let p = b[1].position as usize;
         let n = i32::from_be_bytes(x[p + 57..p + 61].try_into().unwrap());
         x[p + 57..p + 61].copy_from_slice(&(n + 1).to_be_bytes());
-        fix_crc(x, b[1].position, b[1].size);
+        fix_crc(&mut x[b[1].position as usize..(b[1].position + b[1].size) as usize]);
         // maxTimestamp off by one second
         let p = b[2].position as usize;
         let t = i64::from_be_bytes(x[p + 35..p + 43].try_into().unwrap());
         x[p + 35..p + 43].copy_from_slice(&(t + 1000).to_be_bytes());
-        fix_crc(x, b[2].position, b[2].size);
+        fix_crc(&mut x[b[2].position as usize..(b[2].position + b[2].size) as usize]);
         // baseSequence jumps by 5
         let p = b[4].position as usize;
         let s = i32::from_be_bytes(x[p + 53..p + 57].try_into().unwrap());
         x[p + 53..p + 57].copy_from_slice(&(s + 5).to_be_bytes());
-        fix_crc(x, b[4].position, b[4].size);
+        fix_crc(&mut x[b[4].position as usize..(b[4].position + b[4].size) as usize]);
     });
     let (code, f) = d.verify(&["--fail-on", "warning"]);
     assert_eq!(code, 1);
@@ -579,7 +572,7 @@ fn a_damaged_compressed_payload_does_not_decompress() {
         for i in 0..8 {
             x[(b.position + 61 + 20 + i) as usize] ^= 0x5a;
         }
-        fix_crc(x, b.position, b.size);
+        fix_crc(&mut x[b.position as usize..(b.position + b.size) as usize]);
     });
     let (code, f) = d.verify(&[]);
     assert_eq!(code, 1);
@@ -759,12 +752,4 @@ fn stray_partitions_are_warnings() {
         messages.iter().any(|m| m.ends_with("the topicId AAAAAAAAAAAAAAAAAAAAAQ does not exist in the metadata image"))
     );
     assert_eq!(of_type(&lines, "start_plan")[0]["stray_partitions"], 3);
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-    }
 }

@@ -355,9 +355,7 @@ pub fn node_id(log_dir: &Path, limits: &Limits) -> Option<String> {
 mod tests {
     use super::*;
 
-    fn fixtures() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/kafka-3.9.1")
-    }
+    use test_support::committed_fixtures as fixtures;
 
     /// Every CONFIG_RECORD and TOPIC_RECORD Kafka's own decoder printed for the
     /// clean fixture's metadata log ends up in the replayed state.

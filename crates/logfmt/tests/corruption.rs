@@ -14,13 +14,13 @@ use logfmt::log::{Entry, Item, LogReader};
 use logfmt::{ErrorClass, Limits};
 
 fn fixture(rel: &str) -> Vec<u8> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/kafka-3.9.1").join(rel);
+    let p = test_support::committed_fixtures().join(rel);
     std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
 /// Pick a small segment of a partition (the first `.log` under `max` bytes).
 fn small_log(partition: &str, max: usize) -> (String, Vec<u8>) {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/kafka-3.9.1").join(partition);
+    let dir = test_support::committed_fixtures().join(partition);
     let mut logs: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -261,7 +261,7 @@ fn index_snapshot_and_checkpoint_files_never_panic() {
 
 #[test]
 fn truncated_producer_snapshots_are_reported_as_truncated() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/kafka-3.9.1/clean/logs/txn-1");
+    let dir = test_support::committed_fixtures().join("clean/logs/txn-1");
     let snap = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())

@@ -10,7 +10,7 @@
 //! CI run includes it in release mode) tries every byte of every batch.
 #![allow(clippy::restriction, missing_docs)] // test code: [workspace.lints] is for library code
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use logfmt::log::{Item, LogReader};
@@ -34,28 +34,15 @@ struct Fixture {
     compaction: Vec<Compaction>,
 }
 
-fn copy_dir(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).unwrap();
-    for e in std::fs::read_dir(src).unwrap() {
-        let e = e.unwrap();
-        let to = dst.join(e.file_name());
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &to)
-        } else {
-            std::fs::copy(e.path(), to).unwrap();
-        }
-    }
-}
-
 /// A copy of the clean fixture per test process (the proptest cases of one
 /// test run one after another; each restores what it changed).
 fn fixture() -> &'static std::sync::Mutex<Fixture> {
     static F: OnceLock<std::sync::Mutex<Fixture>> = OnceLock::new();
     F.get_or_init(|| {
-        let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/kafka-3.9.1/clean/logs");
+        let src = test_support::committed_fixtures().join("clean/logs");
         let logs = std::env::temp_dir().join(format!("logfmt-flips-{}", std::process::id())).join("logs");
         let _ = std::fs::remove_dir_all(&logs);
-        copy_dir(&src, &logs);
+        test_support::copy_dir(&src, &logs);
         let opts = Options::default();
         let log_dir = LogDir::read(&logs, &opts.limits);
         let mut segments = Vec::new();

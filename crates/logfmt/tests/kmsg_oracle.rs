@@ -12,12 +12,7 @@ use std::path::{Path, PathBuf};
 use logfmt::Limits;
 use logfmt::log::{Entry, Item, LogReader};
 
-fn fixtures() -> PathBuf {
-    match std::env::var_os("LOGTOOL_FIXTURES") {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/kafka-3.9.1"),
-    }
-}
+use test_support::fixtures;
 
 /// Every scenario dir: the 3.9.1 fixtures and the Kafka 4.3.1 one
 /// (committed, or fresh ones: `$LOGTOOL_FIXTURES`, `$LOGTOOL_FIXTURES_4`).

@@ -18,7 +18,7 @@ type Seg = (PathBuf, Vec<u8>, Vec<(u64, u64)>);
 fn segments() -> &'static [Seg] {
     static S: std::sync::OnceLock<Vec<Seg>> = std::sync::OnceLock::new();
     S.get_or_init(|| {
-        let logs = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/kafka-3.9.1/clean/logs");
+        let logs = test_support::committed_fixtures().join("clean/logs");
         let mut out = Vec::new();
         for part in ["plain-0", "txn-0", "codec-gzip-0", "codec-lz4-0", "codec-zstd-0", "codec-snappy-0", "compacted-0"]
         {

@@ -342,11 +342,8 @@ pub fn needs_recovery(p: &Partition, i: usize, first: Option<usize>) -> bool {
 mod tests {
     use super::*;
     use crate::partition::LogDirCheckpoints;
-    use std::path::{Path, PathBuf};
 
-    fn fixtures() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/kafka-3.9.1")
-    }
+    use test_support::committed_fixtures as fixtures;
 
     /// A segment the broker rolled and closed was indexed on append; rebuilt
     /// by recovery it must give the same files when nothing made the broker's

@@ -719,7 +719,7 @@ mod tests {
     }
 
     fn real(path: &str) -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/kafka-3.9.1").join(path)
+        test_support::committed_fixtures().join(path)
     }
 
     #[test]

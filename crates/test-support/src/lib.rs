@@ -1,0 +1,78 @@
+//! What logtool's tests share (a dev-dependency only): where the fixtures
+//! are, copies of them to damage, and the CRC of a forged batch. Test code:
+//! it panics on what it cannot do.
+#![allow(clippy::restriction)] // test code: [workspace.lints] is for library code
+
+use std::path::{Path, PathBuf};
+
+/// The workspace root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The committed Kafka 3.9.1 fixtures (`fixtures/kafka-3.9.1`), whatever
+/// the environment says: for tests of exact bytes of one file.
+pub fn committed_fixtures() -> PathBuf {
+    root().join("fixtures").join("kafka-3.9.1")
+}
+
+/// The Kafka 3.9.1 fixtures: the committed ones, or `$LOGTOOL_FIXTURES`
+/// (the interop suite's fresh ones).
+pub fn fixtures() -> PathBuf {
+    match std::env::var_os("LOGTOOL_FIXTURES") {
+        Some(dir) => PathBuf::from(dir),
+        None => committed_fixtures(),
+    }
+}
+
+/// The Kafka 4.3.1 fixtures: the committed ones, or `$LOGTOOL_FIXTURES_4`.
+pub fn fixtures_4() -> PathBuf {
+    match std::env::var_os("LOGTOOL_FIXTURES_4") {
+        Some(dir) => PathBuf::from(dir),
+        None => root().join("fixtures").join("kafka-4.3.1"),
+    }
+}
+
+/// Every file under `dir`, sorted.
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Copy the tree `src` to `dst` (created).
+pub fn copy_dir(src: &Path, dst: &Path) {
+    std::fs::create_dir_all(dst).unwrap();
+    for f in files_under(src) {
+        let to = dst.join(f.strip_prefix(src).unwrap());
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(&f, &to).unwrap();
+    }
+}
+
+/// Copy a directory tree into a fresh temp dir; returns the guard and the copy.
+pub fn copy_tree(src: &Path) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dst = tmp.path().join(src.file_name().unwrap());
+    copy_dir(src, &dst);
+    (tmp, dst)
+}
+
+/// Recompute the CRC-32C of the v2 batch that `batch` holds (from its first
+/// byte), after editing it: the CRC covers the attributes to the end.
+pub fn fix_crc(batch: &mut [u8]) {
+    use logfmt::spec::batch::{ATTRIBUTES_OFFSET, CRC_OFFSET};
+    let crc = crc32c::crc32c(&batch[ATTRIBUTES_OFFSET..]);
+    batch[CRC_OFFSET..CRC_OFFSET + 4].copy_from_slice(&crc.to_be_bytes());
+}
