@@ -23,30 +23,8 @@ use serde_json::json;
 /// `group.min.session.timeout.ms` / `group.max.session.timeout.ms`.
 pub const SESSION_TIMEOUT_RANGE: (i32, i32) = (6000, 1_800_000);
 
-/// A group's state.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum State {
-    /// No members.
-    Empty,
-    /// Waiting for members to (re)join.
-    PreparingRebalance,
-    /// Joined: waiting for the leader's assignments.
-    CompletingRebalance,
-    /// Assigned.
-    Stable,
-}
-
-impl State {
-    /// Kafka's name for it.
-    pub fn name(self) -> &'static str {
-        match self {
-            State::Empty => "Empty",
-            State::PreparingRebalance => "PreparingRebalance",
-            State::CompletingRebalance => "CompletingRebalance",
-            State::Stable => "Stable",
-        }
-    }
-}
+/// A group's state (one enum with `logfmt::rules::groups`).
+pub use logfmt::rules::groups::GroupState as State;
 
 /// A member.
 #[derive(Clone, Debug)]

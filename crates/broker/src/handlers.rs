@@ -229,10 +229,10 @@ fn check_records(records: &[u8], max_bytes: usize) -> Result<logfmt::batch::Batc
     if records.is_empty() {
         return Err((E::InvalidRecord.code(), "Record batch has no batches at all".into()));
     }
-    let Some(len) = records.get(layout::LENGTH_OFFSET..layout::LENGTH_OFFSET + 4) else {
+    let Some(size) = logfmt::batch::Framing::entry_size(records) else {
         return Err((E::CorruptMessage.code(), "a record batch shorter than its header".into()));
     };
-    let size = usize::try_from(i32::from_be_bytes(len.try_into().unwrap_or_default())).unwrap_or(0).saturating_add(12);
+    let size = usize::try_from(size).unwrap_or(usize::MAX);
     if records.get(layout::MAGIC_OFFSET) != Some(&2) {
         return Err((
             E::InvalidRecord.code(),

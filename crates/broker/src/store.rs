@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
+use logfmt::batch::Framing;
 use logfmt::rules::config as config_rules;
 use logfmt::rules::producer::AppendCheck;
 use logfmt::uuid::Uuid;
@@ -827,7 +828,7 @@ fn load_txns(
     let Some(t) = topic else { return Ok(out) };
     let parts = open_partitions(dir, t, limits)?;
     for (id, m) in logfmt::rules::transactions::load(&parts, limits)? {
-        let Some(status) = crate::txn::Status::from_name(&m.state) else { continue };
+        let Some(status) = m.state else { continue };
         out.insert(
             id,
             crate::txn::Txn {
@@ -855,18 +856,10 @@ fn segment_plan(w: &logwrite::write::partition::PartitionWriter, base: i64, posi
 
 /// The offset after the last batch of `data` (whole batches as read).
 pub fn end_of_batches(mut data: &[u8]) -> Option<i64> {
-    use logfmt::spec::batch as layout;
     let mut end = None;
-    while let (Some(base), Some(len), Some(delta)) = (
-        data.get(..8).and_then(|b| b.try_into().ok()).map(i64::from_be_bytes),
-        data.get(8..12).and_then(|b| b.try_into().ok()).map(i32::from_be_bytes),
-        data.get(layout::LAST_OFFSET_DELTA_OFFSET..layout::LAST_OFFSET_DELTA_OFFSET + 4)
-            .and_then(|b| b.try_into().ok())
-            .map(i32::from_be_bytes),
-    ) {
-        end = Some(base.saturating_add(i64::from(delta)).saturating_add(1));
-        let size = usize::try_from(len).unwrap_or(0).saturating_add(12);
-        data = data.get(size..).unwrap_or_default();
+    while let Some(b) = Framing::read(data) {
+        end = Some(b.next_offset());
+        data = data.get(usize::try_from(b.size()).unwrap_or(usize::MAX)..).unwrap_or_default();
     }
     end
 }
@@ -880,19 +873,17 @@ pub fn read_batches(plan: &ReadPlan, offset: i64, max_bytes: usize, stable: i64)
     let mut pos = plan.position;
     let mut start: Option<u64> = None;
     let mut stop = pos;
-    let mut head = [0u8; layout::LAST_OFFSET_DELTA_OFFSET + 4];
+    let mut head = [0u8; Framing::SIZE];
     let mut reached_end = true;
     while pos.saturating_add(head.len() as u64) <= plan.end {
         f.seek(SeekFrom::Start(pos))?;
         f.read_exact(&mut head)?;
-        let base = i64::from_be_bytes(head[..8].try_into().unwrap_or_default());
-        let len = i32::from_be_bytes(head[8..12].try_into().unwrap_or_default());
-        let delta = i32::from_be_bytes(head[layout::LAST_OFFSET_DELTA_OFFSET..].try_into().unwrap_or_default());
-        let size = u64::try_from(len).unwrap_or(0).saturating_add(12);
+        let Some(b) = Framing::read(&head) else { break };
+        let (base, size) = (b.base_offset, b.size());
         if size < layout::RECORD_BATCH_OVERHEAD as u64 || pos.saturating_add(size) > plan.end {
             break;
         }
-        let last = base.saturating_add(i64::from(delta));
+        let last = b.next_offset().saturating_sub(1);
         if base >= stable {
             reached_end = false;
             break;

@@ -15,66 +15,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::json;
 
-/// `TransactionState`, with the id Kafka writes as `TransactionStatus`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Status {
-    /// No transaction.
-    Empty = 0,
-    /// Partitions were added; records may be written.
-    Ongoing = 1,
-    /// EndTxn(commit) taken; markers being written.
-    PrepareCommit = 2,
-    /// EndTxn(abort), a timeout or a fence; markers being written.
-    PrepareAbort = 3,
-    /// Committed; markers written.
-    CompleteCommit = 4,
-    /// Aborted; markers written.
-    CompleteAbort = 5,
-    /// Expired (not written here).
-    Dead = 6,
-    /// A fence in progress (not written here).
-    PrepareEpochFence = 7,
-}
-
-impl Status {
-    /// Kafka's id of the state.
-    pub fn id(self) -> i8 {
-        self as i8
-    }
-
-    /// Every state.
-    const ALL: [Status; 8] = [
-        Status::Empty,
-        Status::Ongoing,
-        Status::PrepareCommit,
-        Status::PrepareAbort,
-        Status::CompleteCommit,
-        Status::CompleteAbort,
-        Status::Dead,
-        Status::PrepareEpochFence,
-    ];
-
-    /// The state named `name` (as `rules::transactions` and Kafka's tools
-    /// name it).
-    pub fn from_name(name: &str) -> Option<Status> {
-        Status::ALL.into_iter().find(|s| s.name() == name)
-    }
-
-    /// The name `DescribeTransactions`/`ListTransactions` answer
-    /// (`TransactionState.name`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Status::Empty => "Empty",
-            Status::Ongoing => "Ongoing",
-            Status::PrepareCommit => "PrepareCommit",
-            Status::PrepareAbort => "PrepareAbort",
-            Status::CompleteCommit => "CompleteCommit",
-            Status::CompleteAbort => "CompleteAbort",
-            Status::Dead => "Dead",
-            Status::PrepareEpochFence => "PrepareEpochFence",
-        }
-    }
-}
+/// `TransactionState` (one enum with `logfmt::rules::transactions` and the
+/// `__transaction_state` decoder).
+pub use logfmt::rules::transactions::TransactionState as Status;
 
 /// One transactional id's metadata.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use std::io::{self, BufWriter};
 use logfmt::internal::{CONSUMER_OFFSETS_TOPIC, partition_for_group};
 use logfmt::partition::{Partition, open_log_dirs};
 use logfmt::rules::groups::Groups;
-use logfmt::rules::groups::lag;
+use logfmt::rules::groups::{GroupState, lag};
 use logfmt::rules::log::Offsets;
 
 use clap::Args;
@@ -110,7 +110,7 @@ pub fn run(global: &GlobalOpts, args: &GroupsArgs) -> anyhow::Result<Status> {
                 protocol: g.map(|g| g.protocol),
                 protocol_type: g.and_then(|g| g.protocol_type.clone()),
                 assignor: g.and_then(|g| g.assignor.clone()),
-                state: g.map_or("Empty", |g| g.state()),
+                state: g.map_or(GroupState::Empty, |g| g.state()).name(),
                 generation: g.map(|g| g.generation),
                 leader: g.and_then(|g| g.leader.clone()),
                 members: g

@@ -108,7 +108,7 @@ pub fn run(global: &GlobalOpts, args: &TxnsArgs) -> anyhow::Result<Status> {
                     last_timestamp: t.last_timestamp,
                     age_ms,
                     transactional_id: meta.map(|m| m.transactional_id.clone()),
-                    coordinator_state: meta.map(|m| m.state.clone()),
+                    coordinator_state: meta.map(|m| m.state_name().to_string()),
                     coordinator_expects_marker: verdict.coordinator_expects_marker,
                     hanging: is_hanging,
                     why: verdict.why,

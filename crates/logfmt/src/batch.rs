@@ -68,6 +68,55 @@ pub fn decrement_sequence(sequence: i32, decrement: i32) -> i32 {
     }
 }
 
+/// The fields that frame a v2 batch in a log - base offset, batch length,
+/// last offset delta - from its first [`Framing::SIZE`] bytes, unchecked
+/// (no CRC, no magic): what steps from batch to batch through bytes known
+/// to be whole batches (`FileLogInputStream`'s framing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Framing {
+    /// baseOffset.
+    pub base_offset: i64,
+    /// batchLength: the bytes after the length field.
+    pub batch_length: i32,
+    /// lastOffsetDelta.
+    pub last_offset_delta: i32,
+}
+
+impl Framing {
+    /// Bytes it is read from: up to the end of lastOffsetDelta.
+    pub const SIZE: usize = layout::LAST_OFFSET_DELTA_OFFSET + 4;
+
+    /// Read from the start of `bytes`; None when fewer than [`Framing::SIZE`].
+    pub fn read(bytes: &[u8]) -> Option<Framing> {
+        let i64_at = |at: usize| bytes.get(at..at.checked_add(8)?)?.try_into().ok().map(i64::from_be_bytes);
+        let i32_at = |at: usize| bytes.get(at..at.checked_add(4)?)?.try_into().ok().map(i32::from_be_bytes);
+        Some(Framing {
+            base_offset: i64_at(layout::BASE_OFFSET_OFFSET)?,
+            batch_length: i32_at(layout::LENGTH_OFFSET)?,
+            last_offset_delta: i32_at(layout::LAST_OFFSET_DELTA_OFFSET)?,
+        })
+    }
+
+    /// The size of the log entry starting at `bytes` (any format: offset and
+    /// size fields, then `size` bytes), from its size field alone; None
+    /// when `bytes` does not reach past it. A negative size counts as 0.
+    pub fn entry_size(bytes: &[u8]) -> Option<u64> {
+        use crate::spec::log::{LOG_OVERHEAD, SIZE_OFFSET};
+        let size = i32::from_be_bytes(bytes.get(SIZE_OFFSET..SIZE_OFFSET.checked_add(4)?)?.try_into().ok()?);
+        Some(u64::try_from(size).unwrap_or(0).saturating_add(LOG_OVERHEAD as u64))
+    }
+
+    /// The whole batch's size, length field included (0 for a negative length).
+    pub fn size(&self) -> u64 {
+        u64::try_from(self.batch_length).unwrap_or(0).saturating_add(crate::spec::log::LOG_OVERHEAD as u64)
+    }
+
+    /// The offset after its last record.
+    pub fn next_offset(&self) -> i64 {
+        self.base_offset.saturating_add(i64::from(self.last_offset_delta)).saturating_add(1)
+    }
+}
+
 /// The 61-byte header of a v2 batch, field by field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BatchHeader {

@@ -37,18 +37,6 @@ pub const CONSUMER_OFFSETS_TOPIC: &str = "__consumer_offsets";
 /// `__transaction_state`.
 pub const TRANSACTION_STATE_TOPIC: &str = "__transaction_state";
 
-/// `TransactionState.fromId`.
-pub const TRANSACTION_STATES: [&str; 8] = [
-    "Empty",
-    "Ongoing",
-    "PrepareCommit",
-    "PrepareAbort",
-    "CompleteCommit",
-    "CompleteAbort",
-    "Dead",
-    "PrepareEpochFence",
-];
-
 impl Decoder {
     /// The decoder for a topic's records, if it is an internal topic.
     pub fn for_topic(topic: &str) -> Option<Decoder> {
@@ -159,7 +147,8 @@ fn transaction_state(key: Option<&[u8]>, value: Option<&[u8]>) -> Value {
             let state = v
                 .get("transactionStatus")
                 .and_then(Value::as_u64)
-                .and_then(|s| TRANSACTION_STATES.get(usize::try_from(s).ok()?));
+                .and_then(|s| crate::rules::transactions::TransactionState::from_id(i64::try_from(s).ok()?))
+                .map(crate::rules::transactions::TransactionState::name);
             if let (Some(state), Some(o)) = (state, v.as_object_mut()) {
                 o.insert("state".into(), json!(state));
             }

@@ -36,6 +36,32 @@ use crate::partition::Partition;
 /// hostile log, not a coordinator's state.
 pub const MAX_KEYS: usize = 10_000_000;
 
+/// A classic group's state (`GroupState`): one enum for the coordinator's
+/// load here and `logtool broker`'s group coordinator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GroupState {
+    /// No members.
+    Empty,
+    /// Waiting for members to (re)join.
+    PreparingRebalance,
+    /// Joined: waiting for the leader's assignments.
+    CompletingRebalance,
+    /// Assigned.
+    Stable,
+}
+
+impl GroupState {
+    /// Kafka's name for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            GroupState::Empty => "Empty",
+            GroupState::PreparingRebalance => "PreparingRebalance",
+            GroupState::CompletingRebalance => "CompletingRebalance",
+            GroupState::Stable => "Stable",
+        }
+    }
+}
+
 /// A group's lag on a partition, as `kafka-consumer-groups --describe`
 /// shows it (`ConsumerGroupCommand`: the partition's latest offset for a
 /// read_uncommitted reader, the high watermark, less the committed offset;
@@ -99,8 +125,8 @@ pub struct Group {
 
 impl Group {
     /// The state the coordinator loads it in.
-    pub fn state(&self) -> &'static str {
-        if self.members.is_empty() { "Empty" } else { "Stable" }
+    pub fn state(&self) -> GroupState {
+        if self.members.is_empty() { GroupState::Empty } else { GroupState::Stable }
     }
 }
 

@@ -272,9 +272,10 @@ pub fn markers_on_start<'a>(
 /// Whether the coordinator writes `t`'s markers soon after a start (see
 /// [`markers_on_start`]).
 fn writes_markers_on_start(t: &TxnMetadata, now_ms: i64) -> bool {
-    match t.state.as_str() {
-        "PrepareCommit" | "PrepareAbort" | "PrepareEpochFence" => true,
-        "Ongoing" => t.start_timestamp.saturating_add(t.timeout_ms) < now_ms,
+    use super::transactions::TransactionState as S;
+    match t.state {
+        Some(S::PrepareCommit | S::PrepareAbort | S::PrepareEpochFence) => true,
+        Some(S::Ongoing) => t.start_timestamp.saturating_add(t.timeout_ms) < now_ms,
         _ => false,
     }
 }
@@ -360,7 +361,7 @@ mod tests {
             transactional_id: id.into(),
             producer_id: 1,
             producer_epoch: 0,
-            state: state.into(),
+            state: super::super::transactions::TransactionState::from_name(state),
             partitions: vec![("t".into(), 0)],
             timeout_ms: 60_000,
             start_timestamp: start,

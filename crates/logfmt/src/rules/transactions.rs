@@ -18,6 +18,85 @@ use crate::internal::Decoder;
 use crate::limits::Limits;
 use crate::partition::Partition;
 
+/// `TransactionState`, with the id Kafka writes as `TransactionStatus`:
+/// one enum for the coordinator's rules here, the `__transaction_state`
+/// decoder and `logtool broker`'s coordinator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TransactionState {
+    /// No transaction.
+    Empty = 0,
+    /// Partitions were added; records may be written.
+    Ongoing = 1,
+    /// EndTxn(commit) taken; markers being written.
+    PrepareCommit = 2,
+    /// EndTxn(abort), a timeout or a fence; markers being written.
+    PrepareAbort = 3,
+    /// Committed; markers written.
+    CompleteCommit = 4,
+    /// Aborted; markers written.
+    CompleteAbort = 5,
+    /// Expired.
+    Dead = 6,
+    /// A fence in progress.
+    PrepareEpochFence = 7,
+}
+
+impl TransactionState {
+    /// Every state, by id.
+    pub const ALL: [TransactionState; 8] = [
+        TransactionState::Empty,
+        TransactionState::Ongoing,
+        TransactionState::PrepareCommit,
+        TransactionState::PrepareAbort,
+        TransactionState::CompleteCommit,
+        TransactionState::CompleteAbort,
+        TransactionState::Dead,
+        TransactionState::PrepareEpochFence,
+    ];
+
+    /// Kafka's id of the state (`TransactionState.id`).
+    pub fn id(self) -> i8 {
+        self as i8
+    }
+
+    /// The state of id `id` (`TransactionState.fromId`).
+    pub fn from_id(id: i64) -> Option<TransactionState> {
+        TransactionState::ALL.into_iter().find(|s| i64::from(s.id()) == id)
+    }
+
+    /// The state named `name`.
+    pub fn from_name(name: &str) -> Option<TransactionState> {
+        TransactionState::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    /// Its name, as `DescribeTransactions`, `kafka-transactions` and
+    /// DumpLogSegments' decoder print it (`TransactionState.name`).
+    pub fn name(self) -> &'static str {
+        match self {
+            TransactionState::Empty => "Empty",
+            TransactionState::Ongoing => "Ongoing",
+            TransactionState::PrepareCommit => "PrepareCommit",
+            TransactionState::PrepareAbort => "PrepareAbort",
+            TransactionState::CompleteCommit => "CompleteCommit",
+            TransactionState::CompleteAbort => "CompleteAbort",
+            TransactionState::Dead => "Dead",
+            TransactionState::PrepareEpochFence => "PrepareEpochFence",
+        }
+    }
+
+    /// Whether the coordinator still has markers to write in this state
+    /// (`Ongoing` will end in one; the `Prepare*` states are writing them).
+    pub fn writes_markers(self) -> bool {
+        matches!(
+            self,
+            TransactionState::Ongoing
+                | TransactionState::PrepareCommit
+                | TransactionState::PrepareAbort
+                | TransactionState::PrepareEpochFence
+        )
+    }
+}
+
 /// A transactional id's metadata.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TxnMetadata {
@@ -27,8 +106,8 @@ pub struct TxnMetadata {
     pub producer_id: i64,
     /// Its producer epoch.
     pub producer_epoch: i16,
-    /// `TransactionState` name (`Ongoing`, `CompleteCommit`, ...).
-    pub state: String,
+    /// Its state (None: a record without a known one).
+    pub state: Option<TransactionState>,
     /// The partitions of its transaction.
     pub partitions: Vec<(String, i32)>,
     /// `transaction.timeout.ms` of its producer.
@@ -40,9 +119,14 @@ pub struct TxnMetadata {
 }
 
 impl TxnMetadata {
+    /// Its state's name ("Unknown" when its record had none Kafka defines).
+    pub fn state_name(&self) -> &'static str {
+        self.state.map_or("Unknown", TransactionState::name)
+    }
+
     /// Whether the coordinator will still write a marker to `topic`-`partition`.
     pub fn expects_marker(&self, topic: &str, partition: i32) -> bool {
-        matches!(self.state.as_str(), "Ongoing" | "PrepareCommit" | "PrepareAbort" | "PrepareEpochFence")
+        self.state.is_some_and(TransactionState::writes_markers)
             && self.partitions.iter().any(|(t, p)| t == topic && *p == partition)
     }
 }
@@ -81,7 +165,7 @@ pub fn find_hanging(
         match (coordinator_loaded, meta, expects) {
             (_, Some(_), Some(true)) => (false, "the coordinator will still write its marker".to_string()),
             (_, Some(m), _) => {
-                (true, format!("the coordinator's transaction ({}) does not include this partition", m.state))
+                (true, format!("the coordinator's transaction ({}) does not include this partition", m.state_name()))
             }
             (true, None, _) => (true, "no transactional id has this producer id".to_string()),
             (false, None, _) => {
@@ -139,9 +223,9 @@ pub fn load_with_progress(
 
 fn metadata(id: &str, v: &Value) -> TxnMetadata {
     let int = |k: &str| v.get(k).and_then(Value::as_i64).unwrap_or(-1);
-    let state = v.get("state").and_then(Value::as_str).unwrap_or("Unknown").to_string();
+    let state = v.get("transactionStatus").and_then(Value::as_i64).and_then(TransactionState::from_id);
     let mut partitions = Vec::new();
-    if state != "Empty" {
+    if state != Some(TransactionState::Empty) {
         for t in v.get("transactionPartitions").and_then(Value::as_array).into_iter().flatten() {
             let topic = t.get("topic").and_then(Value::as_str).unwrap_or_default();
             for p in t.get("partitionIds").and_then(Value::as_array).into_iter().flatten() {
