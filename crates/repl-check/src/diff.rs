@@ -233,6 +233,46 @@ pub fn diff(paths: &[PathBuf], opts: &Options) -> Result<Report> {
     if paths.len() < 2 {
         return Err(Error::Input("give at least two replicas".into()));
     }
+    let (inputs, notes) = open_inputs(paths, opts)?;
+    // the lineages Kafka's truncation uses
+    let mut lineages = Vec::new();
+    for (inp, p) in inputs.iter().zip(paths) {
+        let epochs = match &inp.info.epochs {
+            Some(e) => EpochCache::load(e.iter().copied()).entries().to_vec(),
+            None => batch_lineage(p, &opts.limits)?,
+        };
+        lineages.push(Lineage { epochs, log_end: inp.info.log_end_offset, high_watermark: inp.info.high_watermark });
+    }
+    let leader = choose_leader(opts.leader, &lineages)?;
+    let max_epoch = lineages.iter().filter_map(latest_epoch).max().unwrap_or(-1);
+    let leader_lineage = lineages.get(leader).map(|l| as_elected(l, max_epoch)).unwrap_or(Lineage {
+        epochs: Vec::new(),
+        log_end: 0,
+        high_watermark: None,
+    });
+    let truncations: Vec<_> =
+        lineages.iter().enumerate().map(|(i, l)| (i != leader).then(|| kafka_truncation(&leader_lineage, l))).collect();
+    let all = streaming_pass(inputs, leader)?;
+    // the rest of every follower: what Kafka removes, what stays divergent
+    let mut reports = Vec::new();
+    for p in all {
+        let i = p.index;
+        let t = truncations.get(i).cloned().flatten();
+        let notes = notes.get(i).cloned().unwrap_or_default();
+        reports.push(replica_report(p, i == leader, lineages.get(i), t, notes)?);
+    }
+    let divergence_offset = reports.iter().filter_map(|r| r.divergence_offset).min();
+    Ok(Report { replicas: reports, leader, diverged: divergence_offset.is_some(), divergence_offset })
+}
+
+/// The latest epoch of a lineage.
+fn latest_epoch(l: &Lineage) -> Option<i32> {
+    l.epochs.last().map(|e| e.epoch)
+}
+
+/// Open every replica, with its notes (one that is of another partition
+/// is compared anyway, and said).
+fn open_inputs(paths: &[PathBuf], opts: &Options) -> Result<(Vec<Input>, Vec<Vec<String>>)> {
     let mut inputs = Vec::new();
     for p in paths {
         let (info, stream) = replica::open(p, &opts.limits)?;
@@ -256,40 +296,31 @@ pub fn diff(paths: &[PathBuf], opts: &Options) -> Result<Report> {
             ));
         }
     }
-    // the lineages Kafka's truncation uses
-    let mut lineages = Vec::new();
-    for (inp, p) in inputs.iter().zip(paths) {
-        let epochs = match &inp.info.epochs {
-            Some(e) => EpochCache::load(e.iter().copied()).entries().to_vec(),
-            None => batch_lineage(p, &opts.limits)?,
-        };
-        lineages.push(Lineage { epochs, log_end: inp.info.log_end_offset, high_watermark: inp.info.high_watermark });
-    }
-    let latest = |l: &Lineage| l.epochs.last().map(|e| e.epoch);
-    let leader = match opts.leader {
-        Some(i) if i < inputs.len() => i,
-        Some(i) => return Err(Error::Input(format!("--leader {i}: there are {} replicas", inputs.len()))),
+    Ok((inputs, notes))
+}
+
+/// The leader: `--leader`, or the replica with the highest latest epoch
+/// (then the longest log).
+fn choose_leader(asked: Option<usize>, lineages: &[Lineage]) -> Result<usize> {
+    match asked {
+        Some(i) if i < lineages.len() => Ok(i),
+        Some(i) => Err(Error::Input(format!("--leader {i}: there are {} replicas", lineages.len()))),
         None => {
             let mut best = 0usize;
             for (i, l) in lineages.iter().enumerate() {
-                let b = lineages.get(best).map(|b| (latest(b).unwrap_or(-1), b.log_end)).unwrap_or((-1, -1));
-                if (latest(l).unwrap_or(-1), l.log_end) > b {
+                let b = lineages.get(best).map(|b| (latest_epoch(b).unwrap_or(-1), b.log_end)).unwrap_or((-1, -1));
+                if (latest_epoch(l).unwrap_or(-1), l.log_end) > b {
                     best = i;
                 }
             }
-            best
+            Ok(best)
         }
-    };
-    let max_epoch = lineages.iter().filter_map(latest).max().unwrap_or(-1);
-    let leader_lineage = lineages.get(leader).map(|l| as_elected(l, max_epoch)).unwrap_or(Lineage {
-        epochs: Vec::new(),
-        log_end: 0,
-        high_watermark: None,
-    });
-    let truncations: Vec<_> =
-        lineages.iter().enumerate().map(|(i, l)| (i != leader).then(|| kafka_truncation(&leader_lineage, l))).collect();
+    }
+}
 
-    // the streaming pass
+/// The one streaming pass: the leader's batches against each follower's,
+/// from the common log start, until each follower diverges or ends.
+fn streaming_pass(inputs: Vec<Input>, leader: usize) -> Result<Vec<Pass>> {
     let start = inputs.iter().map(|i| i.info.log_start_offset).max().unwrap_or(0);
     let mut all: Vec<Pass> = inputs
         .into_iter()
@@ -331,83 +362,93 @@ pub fn diff(paths: &[PathBuf], opts: &Options) -> Result<Report> {
         }
     }
     all.insert(leader_pos.min(all.len()), lead);
-    // the rest of every follower: what Kafka removes, what stays divergent
-    let mut reports = Vec::new();
-    for mut p in all {
-        let i = p.index;
-        let is_leader = i == leader;
-        let t = truncations.get(i).cloned().flatten();
-        let d = p.divergence;
-        let inp = &mut p.input;
-        let mut r = ReplicaReport {
-            info: inp.info.clone(),
-            is_leader,
-            epochs: lineages.get(i).map(|l| l.epochs.clone()).unwrap_or_default(),
-            batch_epochs: Vec::new(),
-            latest_epoch: lineages.get(i).and_then(latest),
-            batches: 0,
-            records: 0,
-            divergence_offset: d,
-            truncate_to: t.as_ref().and_then(|t| t.truncate_to),
-            truncation_rounds: t.as_ref().map(|t| t.rounds.clone()).unwrap_or_default(),
-            records_lost: 0,
-            batches_lost: 0,
-            lost_range: None,
-            lost_epochs: Vec::new(),
-            lost_time_range: (-1, -1),
-            records_lost_below_hw: 0,
-            records_kept_divergent: 0,
-            notes: notes.get(i).cloned().unwrap_or_default(),
-        };
-        if let Some(note) = t.as_ref().and_then(|t| t.note.clone()) {
-            r.notes.push(note);
-        }
-        while let Some(b) = inp.take()? {
-            let Some(d) = d else { continue };
-            if b.last_offset < d {
-                continue;
-            }
-            if r.truncate_to.is_some_and(|t| b.last_offset >= t) {
-                r.records_lost = r.records_lost.saturating_add(u64::from(b.records));
-                if let Some(hw) = r.info.high_watermark
-                    && b.base_offset < hw
-                {
-                    let below = u64::try_from(hw.saturating_sub(b.base_offset)).unwrap_or(0);
-                    r.records_lost_below_hw = r.records_lost_below_hw.saturating_add(below.min(u64::from(b.records)));
-                }
-                r.batches_lost = r.batches_lost.saturating_add(1);
-                let from = r.lost_range.map_or(b.base_offset, |(f, _)| f.min(b.base_offset));
-                r.lost_range = Some((from, b.last_offset.saturating_add(1)));
-                if b.epoch >= 0 && !r.lost_epochs.contains(&b.epoch) {
-                    r.lost_epochs.push(b.epoch);
-                }
-                let (lo, hi) = r.lost_time_range;
-                let first = b.first_timestamp.min(b.max_timestamp);
-                r.lost_time_range =
-                    (if lo < 0 || (first >= 0 && first < lo) { first } else { lo }, hi.max(b.max_timestamp));
-            } else {
-                r.records_kept_divergent = r.records_kept_divergent.saturating_add(u64::from(b.records));
-            }
-        }
-        if r.records_kept_divergent > 0 {
-            r.notes.push(format!(
-                "Kafka's epoch truncation keeps {} record(s) that differ from the leader's: the replicas stay inconsistent",
-                r.records_kept_divergent
-            ));
-        }
-        if let Some(why) = inp.stream.stopped_early() {
-            r.notes.push(why);
-        }
-        r.batches = inp.batches;
-        r.records = inp.records;
-        r.batch_epochs = inp.derived.entries().to_vec();
-        if let Some(cp) = &inp.info.epochs
-            && let Some(note) = lineage_note(cp, &r.batch_epochs, &inp.info)
-        {
-            r.notes.push(note);
-        }
-        reports.push(r);
+    Ok(all)
+}
+
+/// One replica's report: the rest of its batches read, each from the
+/// divergence on counted as lost (at or past Kafka's truncation point) or
+/// kept though divergent.
+fn replica_report(
+    mut p: Pass,
+    is_leader: bool,
+    lineage: Option<&Lineage>,
+    t: Option<crate::lineage::Truncation>,
+    notes: Vec<String>,
+) -> Result<ReplicaReport> {
+    let d = p.divergence;
+    let inp = &mut p.input;
+    let mut r = ReplicaReport {
+        info: inp.info.clone(),
+        is_leader,
+        epochs: lineage.map(|l| l.epochs.clone()).unwrap_or_default(),
+        batch_epochs: Vec::new(),
+        latest_epoch: lineage.and_then(latest_epoch),
+        batches: 0,
+        records: 0,
+        divergence_offset: d,
+        truncate_to: t.as_ref().and_then(|t| t.truncate_to),
+        truncation_rounds: t.as_ref().map(|t| t.rounds.clone()).unwrap_or_default(),
+        records_lost: 0,
+        batches_lost: 0,
+        lost_range: None,
+        lost_epochs: Vec::new(),
+        lost_time_range: (-1, -1),
+        records_lost_below_hw: 0,
+        records_kept_divergent: 0,
+        notes,
+    };
+    if let Some(note) = t.as_ref().and_then(|t| t.note.clone()) {
+        r.notes.push(note);
     }
-    let divergence_offset = reports.iter().filter_map(|r| r.divergence_offset).min();
-    Ok(Report { replicas: reports, leader, diverged: divergence_offset.is_some(), divergence_offset })
+    while let Some(b) = inp.take()? {
+        let Some(d) = d else { continue };
+        if b.last_offset < d {
+            continue;
+        }
+        if r.truncate_to.is_some_and(|t| b.last_offset >= t) {
+            r.lose(&b);
+        } else {
+            r.records_kept_divergent = r.records_kept_divergent.saturating_add(u64::from(b.records));
+        }
+    }
+    if r.records_kept_divergent > 0 {
+        r.notes.push(format!(
+            "Kafka's epoch truncation keeps {} record(s) that differ from the leader's: the replicas stay inconsistent",
+            r.records_kept_divergent
+        ));
+    }
+    if let Some(why) = inp.stream.stopped_early() {
+        r.notes.push(why);
+    }
+    r.batches = inp.batches;
+    r.records = inp.records;
+    r.batch_epochs = inp.derived.entries().to_vec();
+    if let Some(cp) = &inp.info.epochs
+        && let Some(note) = lineage_note(cp, &r.batch_epochs, &inp.info)
+    {
+        r.notes.push(note);
+    }
+    Ok(r)
+}
+
+impl ReplicaReport {
+    /// Count a batch Kafka's truncation removes.
+    fn lose(&mut self, b: &BatchSummary) {
+        self.records_lost = self.records_lost.saturating_add(u64::from(b.records));
+        if let Some(hw) = self.info.high_watermark
+            && b.base_offset < hw
+        {
+            let below = u64::try_from(hw.saturating_sub(b.base_offset)).unwrap_or(0);
+            self.records_lost_below_hw = self.records_lost_below_hw.saturating_add(below.min(u64::from(b.records)));
+        }
+        self.batches_lost = self.batches_lost.saturating_add(1);
+        let from = self.lost_range.map_or(b.base_offset, |(f, _)| f.min(b.base_offset));
+        self.lost_range = Some((from, b.last_offset.saturating_add(1)));
+        if b.epoch >= 0 && !self.lost_epochs.contains(&b.epoch) {
+            self.lost_epochs.push(b.epoch);
+        }
+        let (lo, hi) = self.lost_time_range;
+        let first = b.first_timestamp.min(b.max_timestamp);
+        self.lost_time_range = (if lo < 0 || (first >= 0 && first < lo) { first } else { lo }, hi.max(b.max_timestamp));
+    }
 }
