@@ -709,69 +709,9 @@ pub fn check_partition(dir: &Path, log_dir: &LogDir, opts: &Options, progress: &
     let mut prev: Option<(i64, SegmentSummary)> = None;
     let mut unreadable = None;
     for seg in &p.segments {
-        if seg.index.is_none() && seg.size > 0 {
-            out.push(&seg.log, None, None, Some(seg.base), Kind::IndexMissing, "this segment has no .index".into());
-        }
-        if seg.time_index.is_none() && seg.size > 0 {
-            out.push(
-                &seg.log,
-                None,
-                None,
-                Some(seg.base),
-                Kind::TimeIndexMissing,
-                "this segment has no .timeindex".into(),
-            );
-        }
+        index_files_present(seg, &mut out);
         let summary = SegmentChecker::new(seg, &mut st, &mut out, &mut stats, opts).run(progress);
-        if let Some(first) = summary.first_offset
-            && first < seg.base
-        {
-            out.push(
-                &seg.log,
-                Some(0),
-                None,
-                Some(first),
-                Kind::SegmentBaseOffsetMismatch,
-                format!("the first batch starts at offset {first}, below the segment's base offset {}", seg.base),
-            );
-        }
-        if let Some((_, pr)) = &prev
-            && let Some(prev_last) = pr.last_offset
-        {
-            if seg.base <= prev_last {
-                out.push(
-                    &seg.log,
-                    None,
-                    None,
-                    Some(seg.base),
-                    Kind::SegmentOverlap,
-                    format!("base offset {} but the previous segment ends at offset {prev_last}", seg.base),
-                );
-            } else if seg.base > prev_last.saturating_add(1) {
-                let kind = if st.compacted() { Kind::SegmentGap } else { Kind::OffsetGap };
-                out.push(
-                    &seg.log,
-                    None,
-                    None,
-                    Some(seg.base),
-                    kind,
-                    format!(
-                        "offsets {} are in no segment",
-                        crate::report::offset_range(prev_last.saturating_add(1), seg.base.saturating_sub(1))
-                    ),
-                );
-            }
-        }
-        if summary.batches == 0 && !seg.is_active() && seg.size == 0 {
-            out.push(
-                &seg.log,
-                None,
-                None,
-                Some(seg.base),
-                Kind::EmptySegment,
-                "a rolled segment with no batches".into(),
-            );
-        }
+        segment_in_order(seg, &summary, prev.as_ref().map(|(_, pr)| pr), st.compacted(), &mut out);
         if summary.unreadable && unreadable.is_none() {
             unreadable = Some(seg.log.clone());
         }
@@ -804,10 +744,84 @@ pub fn check_partition(dir: &Path, log_dir: &LogDir, opts: &Options, progress: &
     for path in &p.kraft_snapshots {
         kraft_snapshot(path, opts, &mut out, &mut stats, progress);
     }
-    let mut topic_id = None;
+    let topic_id = topic_id_of(&p, dir, opts, &mut out);
+    if let Some(meta) = &log_dir.metadata
+        && !p.is_metadata_log()
+    {
+        on_start(&p, log_dir, meta, opts, topic_id, log_start, log_end, &mut out, &mut tally);
+    }
+    Report { findings: out.finish(), stats, start: tally }
+}
+
+/// A segment with data has its `.index` and `.timeindex`.
+fn index_files_present(seg: &Segment, out: &mut Findings) {
+    if seg.index.is_none() && seg.size > 0 {
+        out.push(&seg.log, None, None, Some(seg.base), Kind::IndexMissing, "this segment has no .index".into());
+    }
+    if seg.time_index.is_none() && seg.size > 0 {
+        out.push(&seg.log, None, None, Some(seg.base), Kind::TimeIndexMissing, "this segment has no .timeindex".into());
+    }
+}
+
+/// A segment's batches start at its base offset, right after the previous
+/// segment's (`prev`), and a rolled segment is not empty.
+fn segment_in_order(
+    seg: &Segment,
+    summary: &SegmentSummary,
+    prev: Option<&SegmentSummary>,
+    compacted: bool,
+    out: &mut Findings,
+) {
+    if let Some(first) = summary.first_offset
+        && first < seg.base
+    {
+        out.push(
+            &seg.log,
+            Some(0),
+            None,
+            Some(first),
+            Kind::SegmentBaseOffsetMismatch,
+            format!("the first batch starts at offset {first}, below the segment's base offset {}", seg.base),
+        );
+    }
+    if let Some(pr) = prev
+        && let Some(prev_last) = pr.last_offset
+    {
+        if seg.base <= prev_last {
+            out.push(
+                &seg.log,
+                None,
+                None,
+                Some(seg.base),
+                Kind::SegmentOverlap,
+                format!("base offset {} but the previous segment ends at offset {prev_last}", seg.base),
+            );
+        } else if seg.base > prev_last.saturating_add(1) {
+            let kind = if compacted { Kind::SegmentGap } else { Kind::OffsetGap };
+            out.push(
+                &seg.log,
+                None,
+                None,
+                Some(seg.base),
+                kind,
+                format!(
+                    "offsets {} are in no segment",
+                    crate::report::offset_range(prev_last.saturating_add(1), seg.base.saturating_sub(1))
+                ),
+            );
+        }
+    }
+    if summary.batches == 0 && !seg.is_active() && seg.size == 0 {
+        out.push(&seg.log, None, None, Some(seg.base), Kind::EmptySegment, "a rolled segment with no batches".into());
+    }
+}
+
+/// The topic id `partition.metadata` holds (said when it is missing or
+/// unreadable).
+fn topic_id_of(p: &Partition, dir: &Path, opts: &Options, out: &mut Findings) -> Option<crate::uuid::Uuid> {
     match &p.partition_metadata {
         Some(f) => match crate::properties::read_partition_metadata(f, &opts.limits) {
-            Ok(m) => topic_id = Some(m.topic_id),
+            Ok(m) => return Some(m.topic_id),
             Err(e) => out.error(f, &e, Kind::PartitionMetadataInvalid),
         },
         None if !p.segments.is_empty() => out.push(
@@ -820,63 +834,75 @@ pub fn check_partition(dir: &Path, log_dir: &LogDir, opts: &Options, progress: &
         ),
         None => {}
     }
-    if let Some(meta) = &log_dir.metadata
-        && !p.is_metadata_log()
+    None
+}
+
+/// What a broker does with this partition when it starts on the dir: sets
+/// it aside as stray, or leads it with a high watermark that moves.
+#[allow(clippy::too_many_arguments)]
+fn on_start(
+    p: &Partition,
+    log_dir: &LogDir,
+    meta: &crate::metadata::ClusterMetadata,
+    opts: &Options,
+    topic_id: Option<crate::uuid::Uuid>,
+    log_start: i64,
+    log_end: Option<i64>,
+    out: &mut Findings,
+    tally: &mut StartTally,
+) {
+    let dir = &p.dir;
+    let node = log_dir.node_id.as_deref().and_then(|n| n.parse::<i32>().ok());
+    let live = naming::parse_partition_dir(&p.dir.file_name().unwrap_or_default().to_string_lossy())
+        .is_some_and(|pd| pd.state == naming::DirState::Live);
+    if let Some(node) = node.filter(|_| live)
+        && let Some(why) = start::stray(topic_id, p.name.partition, meta, node)
     {
-        let node = log_dir.node_id.as_deref().and_then(|n| n.parse::<i32>().ok());
-        let live = naming::parse_partition_dir(&p.dir.file_name().unwrap_or_default().to_string_lossy())
-            .is_some_and(|pd| pd.state == naming::DirState::Live);
-        if let Some(node) = node.filter(|_| live)
-            && let Some(why) = start::stray(topic_id, p.name.partition, meta, node)
-        {
-            tally.strays = 1;
+        tally.strays = 1;
+        out.push(
+            dir,
+            None,
+            None,
+            None,
+            Kind::StrayPartition,
+            format!(
+                "Kafka {} sets this dir aside at start (renamed {}-{}.<id>-stray) and serves the partition empty: {}",
+                opts.version_for(log_dir).name(),
+                p.name.topic,
+                p.name.partition,
+                why.describe()
+            ),
+        );
+    } else if let Some(log_end) = log_end {
+        let state = start::partition_state(meta, topic_id, &p.name.topic, p.name.partition);
+        // recovery cuts the log at its first invalid batch
+        let log_end = out.lowest_offset(RECOVERY_CUTS).filter(|o| *o < log_end).unwrap_or(log_end);
+        let checkpoint = rules::log::high_watermark(p, log_start, log_end);
+        let markers = log_dir.markers_on_start.get(&(p.name.topic.clone(), p.name.partition));
+        let (hw, rule) = start::high_watermark_on_start(state, node, checkpoint, log_end, markers.map_or(0, Vec::len));
+        let alone = rule == start::HighWatermarkRule::IsrIsThisNode;
+        let after = match markers {
+            Some(ids) if alone => {
+                format!(", after the transaction marker(s) the coordinator then writes for {}", ids.join(", "))
+            }
+            _ => String::new(),
+        };
+        if alone && let Some(before) = checkpoint.filter(|c| *c != hw) {
+            tally.high_watermark_moves = 1;
             out.push(
-                dir,
+                &p.log_dir.join(n::REPLICATION_OFFSET_CHECKPOINT),
                 None,
                 None,
-                None,
-                Kind::StrayPartition,
+                Some(hw),
+                Kind::HighWatermarkOnStart,
                 format!(
-                    "Kafka {} sets this dir aside at start (renamed {}-{}.<id>-stray) and serves the partition empty: {}",
-                    opts.version_for(log_dir).name(),
+                    "{}-{}: on start the high watermark moves from {before} to the log end {hw}: the ISR is this broker alone{after}",
                     p.name.topic,
-                    p.name.partition,
-                    why.describe()
+                    p.name.partition
                 ),
             );
-        } else if let Some(log_end) = log_end {
-            let state = start::partition_state(meta, topic_id, &p.name.topic, p.name.partition);
-            // recovery cuts the log at its first invalid batch
-            let log_end = out.lowest_offset(RECOVERY_CUTS).filter(|o| *o < log_end).unwrap_or(log_end);
-            let checkpoint = rules::log::high_watermark(&p, log_start, log_end);
-            let markers = log_dir.markers_on_start.get(&(p.name.topic.clone(), p.name.partition));
-            let (hw, rule) =
-                start::high_watermark_on_start(state, node, checkpoint, log_end, markers.map_or(0, Vec::len));
-            let alone = rule == start::HighWatermarkRule::IsrIsThisNode;
-            let after = match markers {
-                Some(ids) if alone => {
-                    format!(", after the transaction marker(s) the coordinator then writes for {}", ids.join(", "))
-                }
-                _ => String::new(),
-            };
-            if alone && let Some(before) = checkpoint.filter(|c| *c != hw) {
-                tally.high_watermark_moves = 1;
-                out.push(
-                    &p.log_dir.join(n::REPLICATION_OFFSET_CHECKPOINT),
-                    None,
-                    None,
-                    Some(hw),
-                    Kind::HighWatermarkOnStart,
-                    format!(
-                        "{}-{}: on start the high watermark moves from {before} to the log end {hw}: the ISR is this broker alone{after}",
-                        p.name.topic,
-                        p.name.partition
-                    ),
-                );
-            }
         }
     }
-    Report { findings: out.finish(), stats, start: tally }
 }
 
 /// Findings where `LogSegment.recover` cuts a segment being recovered.
