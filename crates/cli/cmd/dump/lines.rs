@@ -249,6 +249,92 @@ fn record_json(out: &mut Vec<u8>, names: &mut JsonName, r: &RecordLine<'_>) -> i
     Ok(())
 }
 
+/// The columns of a segment's batches and records.
+const LOG: &[&str] = &["POSITION", "OFFSETS", "COUNT", "SIZE", "EPOCH", "CODEC", "TIME", "PRODUCER", "CRC", "FLAGS"];
+
+/// A batch's row.
+fn batch_row(b: &BatchLine<'_>) -> Vec<String> {
+    let offsets = match b.base_offset {
+        Some(base) => logfmt::report::offset_range(base, b.last_offset),
+        None => format!("?-{}", b.last_offset),
+    };
+    let producer = match (b.producer_id, b.base_sequence) {
+        (id, _) if id < 0 => "-".to_string(),
+        (id, seq) if seq < 0 => format!("{id} e{}", b.producer_epoch),
+        (id, seq) => format!("{id} e{} seq {seq}-{}", b.producer_epoch, b.last_sequence),
+    };
+    let mut flags = Vec::new();
+    if b.magic != 2 {
+        flags.push(format!("v{}", b.magic));
+    }
+    if b.is_transactional {
+        flags.push("txn".into());
+    }
+    if b.is_control {
+        flags.push("control".into());
+    }
+    if b.timestamp_type == "log_append_time" {
+        flags.push("log-append-time".into());
+    }
+    if let Some(h) = b.delete_horizon_ms {
+        flags.push(format!("delete-horizon {}", fmt_time(h)));
+    }
+    vec![
+        b.position.to_string(),
+        offsets,
+        b.count.map_or("?".into(), |c| c.to_string()),
+        b.size.to_string(),
+        if b.partition_leader_epoch >= 0 { b.partition_leader_epoch.to_string() } else { "-".into() },
+        b.compression.unwrap_or("?").to_string(),
+        fmt_time(b.max_timestamp),
+        producer,
+        if b.crc_valid { "ok".into() } else { format!("BAD ({})", b.crc) },
+        flags.join(" "),
+    ]
+}
+
+/// A record's row (under its batch's columns).
+fn record_row(r: &RecordLine<'_>) -> Vec<String> {
+    let mut detail = Vec::new();
+    if let Some(c) = &r.control {
+        detail.push(crate::output::control_text(c));
+    } else if let Some(d) = &r.decoded {
+        detail.push(decoded_text(d));
+    } else {
+        if let Field::Text(k) = &r.key {
+            detail.push(format!("key={}", clip(k)));
+        } else if let Field::Null = r.key {
+            detail.push("key=null".into());
+        }
+        if let Field::Text(v) = &r.value {
+            detail.push(format!("value={}", clip(v)));
+        } else if let Field::Null = r.value {
+            detail.push("value=null".into());
+        }
+    }
+    for h in &r.headers {
+        match &h.value {
+            Field::Text(v) => detail.push(format!("{}:{}", clip(&h.key), clip(v))),
+            _ => detail.push(format!("{}:null", clip(&h.key))),
+        }
+    }
+    if r.crc_valid == Some(false) {
+        detail.push("BAD CRC".into());
+    }
+    vec![
+        String::new(),
+        format!("  {}", r.offset),
+        String::new(),
+        format!("{}/{}", r.key_size, r.value_size),
+        String::new(),
+        String::new(),
+        fmt_time(r.timestamp),
+        if r.sequence >= 0 { format!("seq {}", r.sequence) } else { String::new() },
+        String::new(),
+        detail.join(" "),
+    ]
+}
+
 impl Emit for Line<'_> {
     fn fast_json(&self, out: &mut Vec<u8>, names: &mut JsonName) -> Option<io::Result<()>> {
         match self {
@@ -258,8 +344,6 @@ impl Emit for Line<'_> {
     }
 
     fn table(&self, sink: &mut dyn TableSink) -> io::Result<()> {
-        const LOG: &[&str] =
-            &["POSITION", "OFFSETS", "COUNT", "SIZE", "EPOCH", "CODEC", "TIME", "PRODUCER", "CRC", "FLAGS"];
         match self {
             Line::File(f) => {
                 let mut s =
@@ -270,87 +354,8 @@ impl Emit for Line<'_> {
                 s.push(')');
                 sink.text(&s)
             }
-            Line::Batch(b) => {
-                let offsets = match b.base_offset {
-                    Some(base) => logfmt::report::offset_range(base, b.last_offset),
-                    None => format!("?-{}", b.last_offset),
-                };
-                let producer = match (b.producer_id, b.base_sequence) {
-                    (id, _) if id < 0 => "-".to_string(),
-                    (id, seq) if seq < 0 => format!("{id} e{}", b.producer_epoch),
-                    (id, seq) => format!("{id} e{} seq {seq}-{}", b.producer_epoch, b.last_sequence),
-                };
-                let mut flags = Vec::new();
-                if b.magic != 2 {
-                    flags.push(format!("v{}", b.magic));
-                }
-                if b.is_transactional {
-                    flags.push("txn".into());
-                }
-                if b.is_control {
-                    flags.push("control".into());
-                }
-                if b.timestamp_type == "log_append_time" {
-                    flags.push("log-append-time".into());
-                }
-                if let Some(h) = b.delete_horizon_ms {
-                    flags.push(format!("delete-horizon {}", fmt_time(h)));
-                }
-                let row = vec![
-                    b.position.to_string(),
-                    offsets,
-                    b.count.map_or("?".into(), |c| c.to_string()),
-                    b.size.to_string(),
-                    if b.partition_leader_epoch >= 0 { b.partition_leader_epoch.to_string() } else { "-".into() },
-                    b.compression.unwrap_or("?").to_string(),
-                    fmt_time(b.max_timestamp),
-                    producer,
-                    if b.crc_valid { "ok".into() } else { format!("BAD ({})", b.crc) },
-                    flags.join(" "),
-                ];
-                sink.row(LOG, row)
-            }
-            Line::Record(r) => {
-                let mut detail = Vec::new();
-                if let Some(c) = &r.control {
-                    detail.push(crate::output::control_text(c));
-                } else if let Some(d) = &r.decoded {
-                    detail.push(decoded_text(d));
-                } else {
-                    if let Field::Text(k) = &r.key {
-                        detail.push(format!("key={}", clip(k)));
-                    } else if let Field::Null = r.key {
-                        detail.push("key=null".into());
-                    }
-                    if let Field::Text(v) = &r.value {
-                        detail.push(format!("value={}", clip(v)));
-                    } else if let Field::Null = r.value {
-                        detail.push("value=null".into());
-                    }
-                }
-                for h in &r.headers {
-                    match &h.value {
-                        Field::Text(v) => detail.push(format!("{}:{}", clip(&h.key), clip(v))),
-                        _ => detail.push(format!("{}:null", clip(&h.key))),
-                    }
-                }
-                if r.crc_valid == Some(false) {
-                    detail.push("BAD CRC".into());
-                }
-                let row = vec![
-                    String::new(),
-                    format!("  {}", r.offset),
-                    String::new(),
-                    format!("{}/{}", r.key_size, r.value_size),
-                    String::new(),
-                    String::new(),
-                    fmt_time(r.timestamp),
-                    if r.sequence >= 0 { format!("seq {}", r.sequence) } else { String::new() },
-                    String::new(),
-                    detail.join(" "),
-                ];
-                sink.row(LOG, row)
-            }
+            Line::Batch(b) => sink.row(LOG, batch_row(b)),
+            Line::Record(r) => sink.row(LOG, record_row(r)),
             Line::IndexEntry(e) => {
                 sink.row(&["OFFSET", "POSITION"], vec![e.offset.to_string(), e.position.to_string()])
             }

@@ -702,30 +702,7 @@ impl<W: Write> Dumper<'_, W> {
         let crc_valid = b.is_valid();
         self.summary.batches += 1;
         self.summary.bytes += b.size();
-        self.out.emit(&Line::Batch(BatchLine {
-            file,
-            position: b.position(),
-            base_offset: Some(h.base_offset),
-            last_offset: h.last_offset(),
-            count: Some(h.records_count.into()),
-            size: b.size(),
-            magic: h.magic,
-            crc: h.crc,
-            crc_valid,
-            compression: h.compression().map(|c| c.name()),
-            timestamp_type: h.timestamp_type().name(),
-            base_timestamp: h.base_timestamp,
-            max_timestamp: h.max_timestamp,
-            producer_id: h.producer_id,
-            producer_epoch: h.producer_epoch,
-            base_sequence: h.base_sequence,
-            last_sequence: h.last_sequence(),
-            partition_leader_epoch: h.partition_leader_epoch,
-            is_transactional: h.is_transactional(),
-            is_control: h.is_control(),
-            delete_horizon_ms: h.delete_horizon_ms(),
-            attributes: h.attributes,
-        }))?;
+        self.out.emit(&Line::Batch(batch_line(file, b, crc_valid)))?;
         let batch_end = b.position() + b.size();
         if !crc_valid {
             let e = Error::at(
@@ -736,17 +713,7 @@ impl<W: Write> Dumper<'_, W> {
         }
         let needs_records = self.args.deep || self.args.follow || filtering || h.compression().is_none();
         if !needs_records {
-            // the records are not read: counted from the header (within
-            // --offsets, the batch's offsets there, at most its count)
-            let count = u64::try_from(h.records_count).unwrap_or(0);
-            self.summary.records += match range {
-                None => count,
-                Some(r) => {
-                    let from = r.start.max(h.base_offset);
-                    let to = r.end.saturating_sub(1).min(h.last_offset());
-                    u64::try_from(to.saturating_sub(from).saturating_add(1)).unwrap_or(0).min(count)
-                }
-            };
+            self.summary.records += header_count(&h, range);
             return Ok(false);
         }
         let mut records = match b.records(scratch, &self.limits) {
@@ -770,45 +737,58 @@ impl<W: Write> Dumper<'_, W> {
                 continue;
             }
             self.summary.records += 1;
-            let control = if h.is_control() {
-                match control::parse(&rec, b.position()) {
-                    Ok(c) => Some(control_json(&c)),
-                    Err(e) => {
-                        self.error(file, &e, None)?;
-                        None
-                    }
-                }
-            } else {
-                None
-            };
-            let headers = rec
-                .headers
-                .iter()
-                .map(|hd| HeaderOut {
-                    key: String::from_utf8_lossy(hd.key),
-                    value: encode(payload, self.redact.as_ref(), hd.value),
-                })
-                .collect();
-            self.out.emit(&Line::Record(RecordLine {
-                file,
-                offset: rec.offset,
-                timestamp: rec.timestamp,
-                key_size: rec.key_size(),
-                value_size: rec.value_size(),
-                sequence: rec.sequence,
-                key: encode(payload, self.redact.as_ref(), rec.key),
-                value: encode(payload, self.redact.as_ref(), rec.value),
-                headers,
-                decoded: (!h.is_control() && self.redact.is_none())
-                    .then_some(self.decoder)
-                    .flatten()
-                    .map(|d| d.decode(rec.key, rec.value)),
-                control,
-                crc: None,
-                crc_valid: None,
-            }))?;
+            self.record(file, &h, b.position(), &rec, payload)?;
         }
         Ok(false)
+    }
+
+    /// A v2 record's line (its batch's header `h`, at `position`).
+    fn record(
+        &mut self,
+        file: &str,
+        h: &logfmt::batch::BatchHeader,
+        position: u64,
+        rec: &logfmt::batch::Record<'_>,
+        payload: Payload,
+    ) -> io::Result<()> {
+        let control = if h.is_control() {
+            match control::parse(rec, position) {
+                Ok(c) => Some(control_json(&c)),
+                Err(e) => {
+                    self.error(file, &e, None)?;
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        let headers = rec
+            .headers
+            .iter()
+            .map(|hd| HeaderOut {
+                key: String::from_utf8_lossy(hd.key),
+                value: encode(payload, self.redact.as_ref(), hd.value),
+            })
+            .collect();
+        self.out.emit(&Line::Record(RecordLine {
+            file,
+            offset: rec.offset,
+            timestamp: rec.timestamp,
+            key_size: rec.key_size(),
+            value_size: rec.value_size(),
+            sequence: rec.sequence,
+            key: encode(payload, self.redact.as_ref(), rec.key),
+            value: encode(payload, self.redact.as_ref(), rec.value),
+            headers,
+            decoded: (!h.is_control() && self.redact.is_none())
+                .then_some(self.decoder)
+                .flatten()
+                .map(|d| d.decode(rec.key, rec.value)),
+            control,
+            crc: None,
+            crc_valid: None,
+        }))?;
+        Ok(())
     }
 
     fn legacy(
@@ -1268,4 +1248,47 @@ pub struct DumpArgs {
     pub redact: crate::redact::RedactArgs,
     #[command(flatten)]
     pub limits: LimitArgs,
+}
+
+/// A v2 batch's line.
+fn batch_line<'a>(file: &'a str, b: &RecordBatch<'_>, crc_valid: bool) -> BatchLine<'a> {
+    let h = *b.header();
+    BatchLine {
+        file,
+        position: b.position(),
+        base_offset: Some(h.base_offset),
+        last_offset: h.last_offset(),
+        count: Some(h.records_count.into()),
+        size: b.size(),
+        magic: h.magic,
+        crc: h.crc,
+        crc_valid,
+        compression: h.compression().map(|c| c.name()),
+        timestamp_type: h.timestamp_type().name(),
+        base_timestamp: h.base_timestamp,
+        max_timestamp: h.max_timestamp,
+        producer_id: h.producer_id,
+        producer_epoch: h.producer_epoch,
+        base_sequence: h.base_sequence,
+        last_sequence: h.last_sequence(),
+        partition_leader_epoch: h.partition_leader_epoch,
+        is_transactional: h.is_transactional(),
+        is_control: h.is_control(),
+        delete_horizon_ms: h.delete_horizon_ms(),
+        attributes: h.attributes,
+    }
+}
+
+/// Records of a batch counted from its header (within `range`, its offsets
+/// there, at most its count): when the records are not read.
+fn header_count(h: &logfmt::batch::BatchHeader, range: Option<OffsetRange>) -> u64 {
+    let count = u64::try_from(h.records_count).unwrap_or(0);
+    match range {
+        None => count,
+        Some(r) => {
+            let from = r.start.max(h.base_offset);
+            let to = r.end.saturating_sub(1).min(h.last_offset());
+            u64::try_from(to.saturating_sub(from).saturating_add(1)).unwrap_or(0).min(count)
+        }
+    }
 }
