@@ -194,63 +194,9 @@ pub fn error_response(
     use kafka_protocol::messages::ResponseKind as A;
     use kafka_protocol::messages::*;
     Some(match request {
-        Q::Produce(r) => {
-            let mut out = ProduceResponse::default();
-            for t in &r.topic_data {
-                let mut tr = produce_response::TopicProduceResponse::default();
-                tr.name = t.name.clone();
-                for p in &t.partition_data {
-                    let mut pr = produce_response::PartitionProduceResponse::default();
-                    pr.index = p.index;
-                    pr.error_code = code;
-                    pr.base_offset = -1;
-                    pr.log_append_time_ms = -1;
-                    pr.log_start_offset = -1;
-                    tr.partition_responses.push(pr);
-                }
-                out.responses.push(tr);
-            }
-            A::Produce(out)
-        }
-        Q::Fetch(r) => {
-            let mut out = FetchResponse::default();
-            for t in &r.topics {
-                let mut tr = fetch_response::FetchableTopicResponse::default();
-                tr.topic = t.topic.clone();
-                tr.topic_id = t.topic_id;
-                for p in &t.partitions {
-                    let mut pd = fetch_response::PartitionData::default();
-                    pd.partition_index = p.partition;
-                    pd.error_code = code;
-                    pd.high_watermark = -1;
-                    pd.last_stable_offset = -1;
-                    pd.log_start_offset = -1;
-                    pd.preferred_read_replica = BrokerId(-1);
-                    pd.records = Some(bytes::Bytes::new());
-                    tr.partitions.push(pd);
-                }
-                out.responses.push(tr);
-            }
-            A::Fetch(out)
-        }
-        Q::ListOffsets(r) => {
-            let mut out = ListOffsetsResponse::default();
-            for t in &r.topics {
-                let mut tr = list_offsets_response::ListOffsetsTopicResponse::default();
-                tr.name = t.name.clone();
-                for p in &t.partitions {
-                    let mut pr = list_offsets_response::ListOffsetsPartitionResponse::default();
-                    pr.partition_index = p.partition_index;
-                    pr.error_code = code;
-                    pr.offset = -1;
-                    pr.timestamp = -1;
-                    pr.leader_epoch = -1;
-                    tr.partitions.push(pr);
-                }
-                out.topics.push(tr);
-            }
-            A::ListOffsets(out)
-        }
+        Q::Produce(r) => A::Produce(produce_error(r, code)),
+        Q::Fetch(r) => A::Fetch(fetch_error(r, code)),
+        Q::ListOffsets(r) => A::ListOffsets(list_offsets_error(r, code)),
         Q::Metadata(r) => {
             let mut out = MetadataResponse::default();
             for t in r.topics.iter().flatten() {
@@ -262,21 +208,7 @@ pub fn error_response(
             }
             A::Metadata(out)
         }
-        Q::OffsetCommit(r) => {
-            let mut out = OffsetCommitResponse::default();
-            for t in &r.topics {
-                let mut tr = offset_commit_response::OffsetCommitResponseTopic::default();
-                tr.name = t.name.clone();
-                for p in &t.partitions {
-                    let mut pr = offset_commit_response::OffsetCommitResponsePartition::default();
-                    pr.partition_index = p.partition_index;
-                    pr.error_code = code;
-                    tr.partitions.push(pr);
-                }
-                out.topics.push(tr);
-            }
-            A::OffsetCommit(out)
-        }
+        Q::OffsetCommit(r) => A::OffsetCommit(offset_commit_error(r, code)),
         Q::OffsetFetch(r) => {
             let mut out = OffsetFetchResponse::default();
             out.error_code = code;
@@ -288,21 +220,7 @@ pub fn error_response(
             }
             A::OffsetFetch(out)
         }
-        Q::FindCoordinator(r) => {
-            let mut out = FindCoordinatorResponse::default();
-            out.error_code = code;
-            out.node_id = BrokerId(-1);
-            out.port = -1;
-            for k in &r.coordinator_keys {
-                let mut c = find_coordinator_response::Coordinator::default();
-                c.key = k.clone();
-                c.error_code = code;
-                c.node_id = BrokerId(-1);
-                c.port = -1;
-                out.coordinators.push(c);
-            }
-            A::FindCoordinator(out)
-        }
+        Q::FindCoordinator(r) => A::FindCoordinator(find_coordinator_error(r, code)),
         Q::JoinGroup(r) => {
             let mut out = JoinGroupResponse::default();
             out.error_code = code;
@@ -334,6 +252,117 @@ pub fn error_response(
         }
         _ => return None,
     })
+}
+
+/// Every partition of a Produce request failing with `code`.
+fn produce_error(r: &kafka_protocol::messages::ProduceRequest, code: i16) -> kafka_protocol::messages::ProduceResponse {
+    use kafka_protocol::messages::*;
+    let mut out = ProduceResponse::default();
+    for t in &r.topic_data {
+        let mut tr = produce_response::TopicProduceResponse::default();
+        tr.name = t.name.clone();
+        for p in &t.partition_data {
+            let mut pr = produce_response::PartitionProduceResponse::default();
+            pr.index = p.index;
+            pr.error_code = code;
+            pr.base_offset = -1;
+            pr.log_append_time_ms = -1;
+            pr.log_start_offset = -1;
+            tr.partition_responses.push(pr);
+        }
+        out.responses.push(tr);
+    }
+    out
+}
+
+/// Every partition of a Fetch request failing with `code`.
+fn fetch_error(r: &kafka_protocol::messages::FetchRequest, code: i16) -> kafka_protocol::messages::FetchResponse {
+    use kafka_protocol::messages::*;
+    let mut out = FetchResponse::default();
+    for t in &r.topics {
+        let mut tr = fetch_response::FetchableTopicResponse::default();
+        tr.topic = t.topic.clone();
+        tr.topic_id = t.topic_id;
+        for p in &t.partitions {
+            let mut pd = fetch_response::PartitionData::default();
+            pd.partition_index = p.partition;
+            pd.error_code = code;
+            pd.high_watermark = -1;
+            pd.last_stable_offset = -1;
+            pd.log_start_offset = -1;
+            pd.preferred_read_replica = BrokerId(-1);
+            pd.records = Some(bytes::Bytes::new());
+            tr.partitions.push(pd);
+        }
+        out.responses.push(tr);
+    }
+    out
+}
+
+/// Every partition of a ListOffsets request failing with `code`.
+fn list_offsets_error(
+    r: &kafka_protocol::messages::ListOffsetsRequest,
+    code: i16,
+) -> kafka_protocol::messages::ListOffsetsResponse {
+    use kafka_protocol::messages::*;
+    let mut out = ListOffsetsResponse::default();
+    for t in &r.topics {
+        let mut tr = list_offsets_response::ListOffsetsTopicResponse::default();
+        tr.name = t.name.clone();
+        for p in &t.partitions {
+            let mut pr = list_offsets_response::ListOffsetsPartitionResponse::default();
+            pr.partition_index = p.partition_index;
+            pr.error_code = code;
+            pr.offset = -1;
+            pr.timestamp = -1;
+            pr.leader_epoch = -1;
+            tr.partitions.push(pr);
+        }
+        out.topics.push(tr);
+    }
+    out
+}
+
+/// Every partition of a OffsetCommit request failing with `code`.
+fn offset_commit_error(
+    r: &kafka_protocol::messages::OffsetCommitRequest,
+    code: i16,
+) -> kafka_protocol::messages::OffsetCommitResponse {
+    use kafka_protocol::messages::*;
+    let mut out = OffsetCommitResponse::default();
+    for t in &r.topics {
+        let mut tr = offset_commit_response::OffsetCommitResponseTopic::default();
+        tr.name = t.name.clone();
+        for p in &t.partitions {
+            let mut pr = offset_commit_response::OffsetCommitResponsePartition::default();
+            pr.partition_index = p.partition_index;
+            pr.error_code = code;
+            tr.partitions.push(pr);
+        }
+        out.topics.push(tr);
+    }
+    out
+}
+
+/// Every partition of a FindCoordinator request failing with `code`.
+fn find_coordinator_error(
+    r: &kafka_protocol::messages::FindCoordinatorRequest,
+    code: i16,
+) -> kafka_protocol::messages::FindCoordinatorResponse {
+    use kafka_protocol::messages::*;
+    let mut out = FindCoordinatorResponse::default();
+    out.error_code = code;
+    out.node_id = BrokerId(-1);
+    out.port = -1;
+    for k in &r.coordinator_keys {
+        let mut c = find_coordinator_response::Coordinator::default();
+        c.key = k.clone();
+        c.error_code = code;
+        c.node_id = BrokerId(-1);
+        c.port = -1;
+        out.coordinators.push(c);
+    }
+    out
 }
 
 #[cfg(test)]
