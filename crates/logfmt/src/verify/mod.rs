@@ -516,6 +516,72 @@ pub fn check_log_dir(dir: &Path, opts: &Options) -> (LogDir, Report) {
         ),
         LockState::Unknown | LockState::NoLockFile | LockState::Free => {}
     }
+    meta_properties(dir, opts, &mut out);
+    if !dir.join(n::CLEAN_SHUTDOWN).exists() {
+        out.push(
+            &dir.join(n::CLEAN_SHUTDOWN),
+            None,
+            None,
+            None,
+            Kind::UncleanShutdown,
+            "no clean-shutdown marker: the broker did not stop cleanly (or is running)".into(),
+        );
+    }
+    let mut log_dir = LogDir::read(dir, &opts.limits);
+    if log_dir.metadata.is_some() {
+        let now_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+        match start::pending_markers(dir, now_ms, &opts.limits) {
+            Ok(m) => log_dir.markers_on_start = m,
+            Err(e) => out.push(
+                dir,
+                None,
+                None,
+                None,
+                Kind::Note,
+                format!("the transaction coordinator's state could not be read ({e}): markers it writes after a start are not counted"),
+            ),
+        }
+    }
+    let checkpoints = &log_dir.checkpoints;
+    for (path, e) in &checkpoints.unreadable {
+        out.error(path, e, Kind::CheckpointMalformed);
+    }
+    let present = entries(dir, &mut out);
+    let mut missing: Vec<&(String, i32)> = checkpoints.partitions().filter(|k| !present.contains(*k)).collect();
+    missing.sort();
+    for (topic, partition) in missing {
+        out.push(
+            dir,
+            None,
+            None,
+            None,
+            Kind::CheckpointPartitionMissing,
+            format!("the checkpoints name {topic}-{partition}, which has no directory here"),
+        );
+    }
+    let mut tally = StartTally::default();
+    if let Some(meta) = &log_dir.metadata {
+        let version = opts.version_for(&log_dir);
+        let file = dir.join(format!("{}-0", n::CLUSTER_METADATA_TOPIC));
+        for r in start::refusals(meta, version) {
+            tally.refusals = tally.refusals.saturating_add(1);
+            out.push(
+                &file,
+                None,
+                None,
+                None,
+                Kind::StartRefused,
+                format!("Kafka {} refuses to start: {}: {}", version.name(), r.what, r.message),
+            );
+        }
+    }
+    (log_dir, Report { findings: out.finish(), stats: Stats::default(), start: tally })
+}
+
+/// `meta.properties`: there, and valid for its version.
+fn meta_properties(dir: &Path, opts: &Options, out: &mut Findings) {
     let meta = dir.join(n::META_PROPERTIES);
     if meta.exists() {
         match crate::properties::read_meta_properties(&meta, &opts.limits) {
@@ -551,37 +617,11 @@ pub fn check_log_dir(dir: &Path, opts: &Options) -> (LogDir, Report) {
             "the broker writes it when it formats or first uses the dir".into(),
         );
     }
-    if !dir.join(n::CLEAN_SHUTDOWN).exists() {
-        out.push(
-            &dir.join(n::CLEAN_SHUTDOWN),
-            None,
-            None,
-            None,
-            Kind::UncleanShutdown,
-            "no clean-shutdown marker: the broker did not stop cleanly (or is running)".into(),
-        );
-    }
-    let mut log_dir = LogDir::read(dir, &opts.limits);
-    if log_dir.metadata.is_some() {
-        let now_ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
-        match start::pending_markers(dir, now_ms, &opts.limits) {
-            Ok(m) => log_dir.markers_on_start = m,
-            Err(e) => out.push(
-                dir,
-                None,
-                None,
-                None,
-                Kind::Note,
-                format!("the transaction coordinator's state could not be read ({e}): markers it writes after a start are not counted"),
-            ),
-        }
-    }
-    let checkpoints = &log_dir.checkpoints;
-    for (path, e) in &checkpoints.unreadable {
-        out.error(path, e, Kind::CheckpointMalformed);
-    }
+}
+
+/// What the log dir holds besides partitions (foreign directories, leftover
+/// files, said), and the live partitions it has.
+fn entries(dir: &Path, out: &mut Findings) -> std::collections::HashSet<(String, i32)> {
     let mut present = std::collections::HashSet::new();
     match logdir::log_dir_entries(dir) {
         Err(e) => out.error(dir, &e, Kind::IoError),
@@ -621,35 +661,7 @@ pub fn check_log_dir(dir: &Path, opts: &Options) -> (LogDir, Report) {
             }
         }
     }
-    let mut missing: Vec<&(String, i32)> = checkpoints.partitions().filter(|k| !present.contains(*k)).collect();
-    missing.sort();
-    for (topic, partition) in missing {
-        out.push(
-            dir,
-            None,
-            None,
-            None,
-            Kind::CheckpointPartitionMissing,
-            format!("the checkpoints name {topic}-{partition}, which has no directory here"),
-        );
-    }
-    let mut tally = StartTally::default();
-    if let Some(meta) = &log_dir.metadata {
-        let version = opts.version_for(&log_dir);
-        let file = dir.join(format!("{}-0", n::CLUSTER_METADATA_TOPIC));
-        for r in start::refusals(meta, version) {
-            tally.refusals = tally.refusals.saturating_add(1);
-            out.push(
-                &file,
-                None,
-                None,
-                None,
-                Kind::StartRefused,
-                format!("Kafka {} refuses to start: {}: {}", version.name(), r.what, r.message),
-            );
-        }
-    }
-    (log_dir, Report { findings: out.finish(), stats: Stats::default(), start: tally })
+    present
 }
 
 /// Report what a partition dir holds besides its segments: leftovers and
