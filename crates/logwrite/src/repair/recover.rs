@@ -209,6 +209,77 @@ pub fn recover(path: &Path, opts: &RecoverOptions, changes: &mut dyn Changes) ->
     Ok(out)
 }
 
+/// Cut the log where recovery of segment `i` stopped (`rebuilt`), as
+/// Kafka's recovery does: the segment truncated after its last valid batch,
+/// every later segment removed; what is lost is said, and cutting a rolled
+/// segment needs `--allow-data-loss`. Returns the new log end.
+fn cut(
+    p: &Partition,
+    i: usize,
+    rebuilt: &recovery::Rebuilt,
+    opts: &RecoverOptions,
+    changes: &mut dyn Changes,
+    out: &mut PartitionRecovery,
+) -> Result<i64> {
+    let limits = &opts.limits;
+    let Some(seg) = p.segments.get(i) else { return Ok(0) };
+    let new_end = logfmt::rules::log::segment_end(rebuilt.next_offset, seg.base);
+    let field = match &rebuilt.stop {
+        Some(Stop::Invalid { field, .. }) => *field,
+        _ => None,
+    };
+    let reason = match &rebuilt.stop {
+        Some(Stop::Invalid { position, error, torn_tail: true, .. }) => {
+            format!("a torn write from byte {position}: {}", error.message())
+        }
+        Some(Stop::Invalid { position, error, field: Some(f), .. }) => {
+            format!("the batch at byte {position} has a wrong {f} ({})", error.message())
+        }
+        Some(Stop::Invalid { position, error, .. }) => {
+            format!("Kafka rejects the batch at byte {position}: {}", error.message())
+        }
+        _ => "invalid bytes".into(),
+    };
+    let loss = loss_after_cut(p, i, rebuilt.valid_bytes, field, new_end, limits)?;
+    let later = p.segments.len().saturating_sub(i.saturating_add(1));
+    if let Some(f) = field {
+        changes.note(Note::Warning {
+            path: seg.log.clone(),
+            message: format!("{reason}: logtool cuts the log before it. {}", recovery::what_kafka_does(f)),
+        });
+    }
+    if later > 0 {
+        let message = format!(
+            "the damage is in a rolled segment: cutting there removes the {later} segment(s) after it too ({} record(s), offsets {})",
+            loss.records,
+            logfmt::report::offset_range(loss.from_offset, loss.to_offset.saturating_sub(1))
+        );
+        if changes.executing() && !opts.allow_data_loss {
+            return Err(logfmt::Error::refused(format!(
+                "{}: {message}; nothing was changed: rerun with --allow-data-loss to cut anyway",
+                seg.log.display()
+            )));
+        }
+        changes.note(Note::Warning {
+            path: seg.log.clone(),
+            message: format!("{message}; --execute needs --allow-data-loss"),
+        });
+    }
+    if loss.batches > 0 || loss.records > 0 {
+        changes.note(Note::Loss(loss));
+    }
+    changes.truncate(&seg.log, rebuilt.valid_bytes, &reason)?;
+    out.cut = Some((seg.log.clone(), rebuilt.valid_bytes, rebuilt.size.saturating_sub(rebuilt.valid_bytes)));
+    out.cut_field = field;
+    for later in p.segments.iter().skip(i.saturating_add(1)) {
+        for f in later.files() {
+            changes.remove(&f, "after a cut, Kafka deletes every later segment")?;
+        }
+        out.segments_removed = out.segments_removed.saturating_add(1);
+    }
+    Ok(new_end)
+}
+
 fn recover_partition(
     p: &Partition,
     first: Option<usize>,
@@ -258,61 +329,7 @@ fn recover_partition(
             write_if_changed(changes, &txn_path, &rebuilt.txn_index_bytes(), why)?;
         }
         if rebuilt.valid_bytes < rebuilt.size {
-            let new_end = logfmt::rules::log::segment_end(rebuilt.next_offset, seg.base);
-            let field = match &rebuilt.stop {
-                Some(Stop::Invalid { field, .. }) => *field,
-                _ => None,
-            };
-            let reason = match &rebuilt.stop {
-                Some(Stop::Invalid { position, error, torn_tail: true, .. }) => {
-                    format!("a torn write from byte {position}: {}", error.message())
-                }
-                Some(Stop::Invalid { position, error, field: Some(f), .. }) => {
-                    format!("the batch at byte {position} has a wrong {f} ({})", error.message())
-                }
-                Some(Stop::Invalid { position, error, .. }) => {
-                    format!("Kafka rejects the batch at byte {position}: {}", error.message())
-                }
-                _ => "invalid bytes".into(),
-            };
-            let loss = loss_after_cut(p, i, rebuilt.valid_bytes, field, new_end, limits)?;
-            let later = p.segments.len().saturating_sub(i.saturating_add(1));
-            if let Some(f) = field {
-                changes.note(Note::Warning {
-                    path: seg.log.clone(),
-                    message: format!("{reason}: logtool cuts the log before it. {}", recovery::what_kafka_does(f)),
-                });
-            }
-            if later > 0 {
-                let message = format!(
-                    "the damage is in a rolled segment: cutting there removes the {later} segment(s) after it too ({} record(s), offsets {})",
-                    loss.records,
-                    logfmt::report::offset_range(loss.from_offset, loss.to_offset.saturating_sub(1))
-                );
-                if changes.executing() && !opts.allow_data_loss {
-                    return Err(logfmt::Error::refused(format!(
-                        "{}: {message}; nothing was changed: rerun with --allow-data-loss to cut anyway",
-                        seg.log.display()
-                    )));
-                }
-                changes.note(Note::Warning {
-                    path: seg.log.clone(),
-                    message: format!("{message}; --execute needs --allow-data-loss"),
-                });
-            }
-            if loss.batches > 0 || loss.records > 0 {
-                changes.note(Note::Loss(loss));
-            }
-            changes.truncate(&seg.log, rebuilt.valid_bytes, &reason)?;
-            out.cut = Some((seg.log.clone(), rebuilt.valid_bytes, rebuilt.size.saturating_sub(rebuilt.valid_bytes)));
-            out.cut_field = field;
-            for later in p.segments.iter().skip(i.saturating_add(1)) {
-                for f in later.files() {
-                    changes.remove(&f, "after a cut, Kafka deletes every later segment")?;
-                }
-                out.segments_removed = out.segments_removed.saturating_add(1);
-            }
-            log_end = Some(new_end);
+            log_end = Some(cut(p, i, &rebuilt, opts, changes, &mut out)?);
             break;
         }
         log_end = Some(logfmt::rules::log::segment_end(rebuilt.next_offset, seg.base));
