@@ -8,8 +8,7 @@ use std::io::{self, BufWriter};
 
 use logfmt::internal::{CONSUMER_OFFSETS_TOPIC, partition_for_group};
 use logfmt::partition::{Partition, open_log_dirs};
-use logfmt::rules::groups::Groups;
-use logfmt::rules::groups::{GroupState, lag};
+use logfmt::rules::groups::{Group, GroupState, Groups, lag};
 use logfmt::rules::log::Offsets;
 
 use clap::Args;
@@ -103,33 +102,7 @@ pub fn run(global: &GlobalOpts, args: &GroupsArgs) -> anyhow::Result<Status> {
     for name in names {
         let coordinator = partition_for_group(name, partitions);
         let g = groups.groups.get(name);
-        out.report(
-            &(GroupLine {
-                group: name.clone(),
-                coordinator_partition: here.contains(&coordinator).then_some(coordinator),
-                protocol: g.map(|g| g.protocol),
-                protocol_type: g.and_then(|g| g.protocol_type.clone()),
-                assignor: g.and_then(|g| g.assignor.clone()),
-                state: g.map_or(GroupState::Empty, |g| g.state()).name(),
-                generation: g.map(|g| g.generation),
-                leader: g.and_then(|g| g.leader.clone()),
-                members: g
-                    .map(|g| {
-                        g.members
-                            .values()
-                            .map(|m| MemberOut {
-                                member_id: m.member_id.clone(),
-                                group_instance_id: m.group_instance_id.clone(),
-                                client_id: m.client_id.clone(),
-                                client_host: m.client_host.clone(),
-                                assignment: m.assignment.clone(),
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-                state_timestamp: g.and_then(|g| g.state_timestamp),
-            }),
-        )?;
+        out.report(&group_line(name, g, here.contains(&coordinator).then_some(coordinator)))?;
     }
     for ((group, topic, partition), c) in groups.offsets.iter().filter(|((g, _, _), _)| wanted(g)) {
         let (high_watermark, log_end_offset) = match data.get(&(topic.clone(), *partition)) {
@@ -159,6 +132,36 @@ pub fn run(global: &GlobalOpts, args: &GroupsArgs) -> anyhow::Result<Status> {
     }
     out.finish()?;
     Ok(Status::Clean)
+}
+
+/// A group's line: its metadata as the coordinator loaded it (none: only
+/// offsets), and the partition of its coordinator when it is here.
+fn group_line(name: &str, g: Option<&Group>, coordinator_partition: Option<i32>) -> GroupLine {
+    GroupLine {
+        group: name.to_string(),
+        coordinator_partition,
+        protocol: g.map(|g| g.protocol),
+        protocol_type: g.and_then(|g| g.protocol_type.clone()),
+        assignor: g.and_then(|g| g.assignor.clone()),
+        state: g.map_or(GroupState::Empty, |g| g.state()).name(),
+        generation: g.map(|g| g.generation),
+        leader: g.and_then(|g| g.leader.clone()),
+        members: g
+            .map(|g| {
+                g.members
+                    .values()
+                    .map(|m| MemberOut {
+                        member_id: m.member_id.clone(),
+                        group_instance_id: m.group_instance_id.clone(),
+                        client_id: m.client_id.clone(),
+                        client_host: m.client_host.clone(),
+                        assignment: m.assignment.clone(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        state_timestamp: g.and_then(|g| g.state_timestamp),
+    }
 }
 
 fn dirs_text(args: &GroupsArgs) -> String {
