@@ -837,30 +837,7 @@ impl<W: Write> Dumper<'_, W> {
         let crc_valid = m.is_valid();
         self.summary.batches += 1;
         self.summary.bytes += m.size_in_bytes();
-        self.out.emit(&Line::Batch(BatchLine {
-            file,
-            position: m.position(),
-            base_offset,
-            last_offset: m.offset,
-            count,
-            size: m.size_in_bytes(),
-            magic: m.magic,
-            crc: m.crc,
-            crc_valid,
-            compression: m.compression().map(|c| c.name()),
-            timestamp_type: m.timestamp_type().name(),
-            base_timestamp: m.timestamp,
-            max_timestamp: m.timestamp,
-            producer_id: -1,
-            producer_epoch: -1,
-            base_sequence: -1,
-            last_sequence: -1,
-            partition_leader_epoch: -1,
-            is_transactional: false,
-            is_control: false,
-            delete_horizon_ms: None,
-            attributes: i16::from(m.attributes),
-        }))?;
+        self.out.emit(&Line::Batch(legacy_line(file, m, base_offset, count, crc_valid)))?;
         if !crc_valid {
             let e = Error::at(
                 m.position(),
@@ -1290,5 +1267,40 @@ fn header_count(h: &logfmt::batch::BatchHeader, range: Option<OffsetRange>) -> u
             let to = r.end.saturating_sub(1).min(h.last_offset());
             u64::try_from(to.saturating_sub(from).saturating_add(1)).unwrap_or(0).min(count)
         }
+    }
+}
+
+/// A v0/v1 message's line (a wrapper's `base_offset` and `count` when its
+/// inner messages were read).
+fn legacy_line<'a>(
+    file: &'a str,
+    m: &LegacyMessage<'_>,
+    base_offset: Option<i64>,
+    count: Option<i64>,
+    crc_valid: bool,
+) -> BatchLine<'a> {
+    BatchLine {
+        file,
+        position: m.position(),
+        base_offset,
+        last_offset: m.offset,
+        count,
+        size: m.size_in_bytes(),
+        magic: m.magic,
+        crc: m.crc,
+        crc_valid,
+        compression: m.compression().map(|c| c.name()),
+        timestamp_type: m.timestamp_type().name(),
+        base_timestamp: m.timestamp,
+        max_timestamp: m.timestamp,
+        producer_id: -1,
+        producer_epoch: -1,
+        base_sequence: -1,
+        last_sequence: -1,
+        partition_leader_epoch: -1,
+        is_transactional: false,
+        is_control: false,
+        delete_horizon_ms: None,
+        attributes: i16::from(m.attributes),
     }
 }
