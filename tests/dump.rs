@@ -351,6 +351,52 @@ fn the_table_is_for_people() {
     }
 }
 
+/// A predicate on (batch, record) lines of the full dump.
+type Pred<'a> = Box<dyn Fn(&Value, &Value) -> bool + 'a>;
+
+/// Dump `dir` with the filter `args`: the batch and record lines are those
+/// of the full dump `batches` that `pred` keeps. Returns the records kept
+/// when the filter is `--aborted`.
+fn filter_case(dir: &Path, args: &[String], pred: &Pred<'_>, batches: &[(&Value, Vec<&Value>)]) -> usize {
+    let mut a = vec!["dump", "--deep", "--payload", "base64"];
+    a.extend(args.iter().map(String::as_str));
+    a.push(s(dir));
+    let (_, got) = run_json(&a);
+    let id = |l: &Value| {
+        (
+            l["file"].as_str().unwrap().to_string(),
+            l["type"].as_str().unwrap().to_string(),
+            l["position"].as_u64(),
+            l["offset"].as_i64(),
+        )
+    };
+    let got: Vec<_> = got.iter().filter(|l| l["type"] == "batch" || l["type"] == "record").map(id).collect();
+    // batch filters alone print every batch that matches (an empty one,
+    // emptied by compaction, too); a record filter only batches with a match
+    let batch_only = args.iter().all(|a| a == "--txn" || a == "--producer-id" || a.parse::<i64>().is_ok());
+    let is_aborted = args.iter().any(|a| a == "--aborted");
+    let mut want = Vec::new();
+    for (b, records) in batches {
+        let matching: Vec<_> = records.iter().filter(|r| pred(b, r)).collect();
+        if !matching.is_empty() || (batch_only && pred(b, &Value::Null)) {
+            want.push(id(b));
+            want.extend(matching.into_iter().map(|r| id(r)));
+        }
+    }
+    let aborted_records = if is_aborted { want.iter().filter(|w| w.1 == "record").count() } else { 0 };
+    let first_diff = got.iter().zip(&want).position(|(g, w)| g != w);
+    assert!(
+        got == want,
+        "{} {args:?}: {} lines, expected {}; first difference at {first_diff:?}: {:?} vs {:?}",
+        dir.display(),
+        got.len(),
+        want.len(),
+        first_diff.map(|i| &got[i]),
+        first_diff.map(|i| &want[i])
+    );
+    aborted_records
+}
+
 /// `dump`'s filters print exactly what filtering the unfiltered JSON gives
 /// (the jq-equivalent, here in Rust), on every real-Kafka fixture log dir:
 /// the records that match, and the batches holding them.
@@ -390,7 +436,6 @@ fn filters_equal_filtering_the_full_json() {
             .filter(|b| b.0["is_transactional"] == true)
             .flat_map(|b| &b.1)
             .find_map(|r| r["key"].as_str().and_then(usable));
-        type Pred<'a> = Box<dyn Fn(&Value, &Value) -> bool + 'a>;
         let mut cases: Vec<(Vec<String>, Pred<'_>)> = vec![
             (vec!["--txn".into()], Box::new(|b: &Value, _: &Value| b["is_transactional"] == true)),
             (
@@ -455,44 +500,7 @@ fn filters_equal_filtering_the_full_json() {
             ));
         }
         for (args, pred) in &cases {
-            let mut a = vec!["dump", "--deep", "--payload", "base64"];
-            a.extend(args.iter().map(String::as_str));
-            a.push(s(dir));
-            let (_, got) = run_json(&a);
-            let id = |l: &Value| {
-                (
-                    l["file"].as_str().unwrap().to_string(),
-                    l["type"].as_str().unwrap().to_string(),
-                    l["position"].as_u64(),
-                    l["offset"].as_i64(),
-                )
-            };
-            let got: Vec<_> = got.iter().filter(|l| l["type"] == "batch" || l["type"] == "record").map(id).collect();
-            // batch filters alone print every batch that matches (an empty one,
-            // emptied by compaction, too); a record filter only batches with a match
-            let batch_only = args.iter().all(|a| a == "--txn" || a == "--producer-id" || a.parse::<i64>().is_ok());
-            let is_aborted = args.iter().any(|a| a == "--aborted");
-            let mut want = Vec::new();
-            for (b, records) in &batches {
-                let matching: Vec<_> = records.iter().filter(|r| pred(b, r)).collect();
-                if !matching.is_empty() || (batch_only && pred(b, &Value::Null)) {
-                    want.push(id(b));
-                    want.extend(matching.into_iter().map(|r| id(r)));
-                }
-            }
-            if is_aborted {
-                aborted_records += want.iter().filter(|w| w.1 == "record").count();
-            }
-            let first_diff = got.iter().zip(&want).position(|(g, w)| g != w);
-            assert!(
-                got == want,
-                "{} {args:?}: {} lines, expected {}; first difference at {first_diff:?}: {:?} vs {:?}",
-                dir.display(),
-                got.len(),
-                want.len(),
-                first_diff.map(|i| &got[i]),
-                first_diff.map(|i| &want[i])
-            );
+            aborted_records += filter_case(dir, args, pred, &batches);
             cases_run += 1;
         }
     }
