@@ -16,7 +16,7 @@ use clap::Parser;
 use crate::exit::Status;
 
 fn main() -> ExitCode {
-    let cli = args::Cli::parse();
+    let cli = cmd::Cli::parse();
     let format = cli.global.format;
     match cmd::run(cli) {
         Ok(status) => status.code(),

@@ -16,10 +16,35 @@ mod stats;
 mod txns;
 mod verify;
 
-use clap::Subcommand;
+use clap::{Parser, Subcommand};
 
 use crate::args::*;
 use crate::exit::Status;
+
+/// `logtool --version`: the release and the Kafka versions whose files it
+/// was checked against (the fixtures and the interop suite).
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (log dirs checked against Apache Kafka 3.9.1, read and written, and 4.3.1, read; message format v2, v0/v1 read)"
+);
+
+/// Inspect and repair Apache Kafka's on-disk log data.
+///
+/// Exit codes: 0 clean, 1 problems found in the data, 2 usage or I/O error.
+#[derive(Parser, Debug)]
+#[command(
+    name = "logtool",
+    version = VERSION,
+    max_term_width = 100,
+    propagate_version = true,
+    disable_help_subcommand = true
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalOpts,
+    #[command(subcommand)]
+    pub command: Command,
+}
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
@@ -242,5 +267,13 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
         Command::Broker(args) => broker::run(&cli.global, &args),
         Command::Txns(args) => txns::run(&cli.global, &args),
         Command::Stats(args) => stats::run(&cli.global, &args),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn verify_cli() {
+        <super::Cli as clap::CommandFactory>::command().debug_assert();
     }
 }

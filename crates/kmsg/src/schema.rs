@@ -15,6 +15,10 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 
+/// `Uuid.ZERO_UUID` as Kafka spells it (base64url of 16 zero bytes): a
+/// UUID field's default.
+pub const ZERO_UUID: &str = "AAAAAAAAAAAAAAAAAAAAAA";
+
 /// A version range; empty for `none`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Versions {
@@ -171,7 +175,7 @@ fn default_of(ty: &Type, text: Option<&str>) -> Result<Value> {
         }
         Type::String => Value::String(text.unwrap_or("").to_string()),
         Type::Bytes | Type::Records => Value::String(String::new()),
-        Type::Uuid => Value::String(crate::codec::uuid_to_string(&[0u8; 16])),
+        Type::Uuid => Value::String(ZERO_UUID.into()),
         Type::Array(_) => Value::Array(Vec::new()),
         Type::Struct(_) => Value::Object(serde_json::Map::new()),
     })

@@ -38,7 +38,7 @@ use logfmt::checkpoint::EpochEntry;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Class, Error, Result};
-use crate::replica::{BatchStream, BatchSummary, ReplicaInfo, SourceKind};
+use crate::summary::{BatchStream, BatchSummary, ReplicaInfo, SourceKind};
 
 /// The first bytes of a digest.
 pub const MAGIC: &[u8; 8] = b"LTDIGEST";

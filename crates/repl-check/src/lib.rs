@@ -28,5 +28,6 @@ pub mod error;
 pub mod lineage;
 pub mod records;
 pub mod replica;
+pub mod summary;
 
 pub use error::{Error, Result};
