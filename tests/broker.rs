@@ -100,16 +100,9 @@ fn name(s: &str) -> TopicName {
     TopicName(StrBytes::from_string(s.to_string()))
 }
 
-fn batch(seq: i32, n: usize) -> Vec<u8> {
-    let mut b = BatchBuilder::new(0);
-    b.producer_id = 0;
-    b.producer_epoch = 0;
-    b.base_sequence = seq;
-    for i in 0..n {
-        let v = format!("value-{seq}-{i}");
-        b.push(&NewRecord { timestamp: 1_700_000_000_000, key: None, value: Some(v.as_bytes()), headers: &[] });
-    }
-    b.build()
+/// An idempotent batch of producer 0 from sequence `seq`.
+fn batch(seq: i32, n: i32) -> Vec<u8> {
+    crate::util::idempotent_batch(0, 0, seq, n)
 }
 
 fn create_topic(s: &mut TcpStream, topic: &str) {

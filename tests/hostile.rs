@@ -6,10 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use logfmt::builder::{BatchBuilder, NewRecord};
 use serde_json::Value;
 
-use crate::util::fix_crc;
+use crate::util::{batch, fix_crc};
 
 /// Peak RSS allowed to logtool on any of these inputs.
 const CEILING_KIB: i64 = 128 * 1024;
@@ -77,16 +76,6 @@ fn partition(files: &[(&str, Vec<u8>)]) -> (tempfile::TempDir, PathBuf) {
         std::fs::write(dir.join(name), bytes).unwrap();
     }
     (tmp, dir)
-}
-
-/// A valid batch of `n` small records at `base`.
-fn batch(base: i64, n: usize) -> Vec<u8> {
-    let mut b = BatchBuilder::new(base);
-    for i in 0..n {
-        let v = format!("value-{i}");
-        b.push(&NewRecord { timestamp: 1_800_000_000_000, key: None, value: Some(v.as_bytes()), headers: &[] });
-    }
-    b.build()
 }
 
 /// A batch whose records region is `records` (count `count`), CRC valid.

@@ -4,7 +4,9 @@ use std::process::Output;
 
 use serde_json::Value;
 
-pub use test_support::{copy_dir, copy_tree, files_under, fix_crc, fixtures, fixtures_4, root};
+pub use test_support::{
+    batch, copy_dir, copy_tree, files_under, fix_crc, fixtures, fixtures_4, idempotent_batch, root,
+};
 
 /// A `logtool` command with a scrubbed environment.
 pub fn logtool() -> assert_cmd::Command {

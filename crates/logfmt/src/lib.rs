@@ -83,9 +83,6 @@ pub mod stats;
 pub mod uuid;
 pub mod verify;
 
-#[cfg(test)]
-mod test_util;
-
 pub use error::{Error, ErrorClass, ErrorKind, Result};
 pub use limits::Limits;
 

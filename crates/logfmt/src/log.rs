@@ -1130,7 +1130,12 @@ fn plausible(h: &[u8], at: u64, end: u64, max: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_util::{batch, segment};
+    use test_support::batch;
+
+    /// Concatenated entries.
+    fn segment(entries: &[Vec<u8>]) -> Vec<u8> {
+        entries.concat()
+    }
     use std::io::Cursor as IoCursor;
 
     fn reader(data: &[u8], base: Option<i64>) -> LogReader<IoCursor<Vec<u8>>> {

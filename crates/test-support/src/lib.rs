@@ -69,6 +69,34 @@ pub fn copy_tree(src: &Path) -> (tempfile::TempDir, PathBuf) {
     (tmp, dst)
 }
 
+/// An uncompressed v2 batch of `n` records (key `k`, values `value-i`)
+/// starting at `base_offset`, as `logfmt::builder` writes it.
+pub fn batch(base_offset: i64, n: i32) -> Vec<u8> {
+    idempotent_batch(base_offset, -1, -1, n)
+}
+
+/// [`batch`] of producer `producer_id` (epoch 0) from sequence
+/// `base_sequence` (-1 and -1: no producer).
+pub fn idempotent_batch(base_offset: i64, producer_id: i64, base_sequence: i32, n: i32) -> Vec<u8> {
+    use logfmt::builder::{BatchBuilder, NewRecord};
+    let mut b = BatchBuilder::new(base_offset);
+    if producer_id >= 0 {
+        b.producer_id = producer_id;
+        b.producer_epoch = 0;
+        b.base_sequence = base_sequence;
+    }
+    for i in 0..n {
+        let v = format!("value-{i}");
+        b.push(&NewRecord {
+            timestamp: 1_700_000_000_000 + i64::from(i),
+            key: Some(b"k"),
+            value: Some(v.as_bytes()),
+            headers: &[],
+        });
+    }
+    b.build()
+}
+
 /// Recompute the CRC-32C of the v2 batch that `batch` holds (from its first
 /// byte), after editing it: the CRC covers the attributes to the end.
 pub fn fix_crc(batch: &mut [u8]) {
