@@ -104,14 +104,20 @@ pub fn run(global: &GlobalOpts, args: &GroupsArgs) -> anyhow::Result<Status> {
         let g = groups.groups.get(name);
         out.report(&group_line(name, g, here.contains(&coordinator).then_some(coordinator)))?;
     }
+    // each data partition's offsets, read once however many groups commit to it
+    let mut offsets: HashMap<(String, i32), Offsets> = HashMap::new();
     for ((group, topic, partition), c) in groups.offsets.iter().filter(|((g, _, _), _)| wanted(g)) {
-        let (high_watermark, log_end_offset) = match data.get(&(topic.clone(), *partition)) {
-            Some(p) => {
+        let key = (topic.clone(), *partition);
+        let o = match (offsets.get(&key), data.get(&key)) {
+            (Some(o), _) => Some(*o),
+            (None, Some(p)) => {
                 let o = Offsets::of(p, &limits)?;
-                (Some(o.high_watermark), Some(o.log_end))
+                offsets.insert(key, o);
+                Some(o)
             }
-            None => (None, None),
+            (None, None) => None,
         };
+        let (high_watermark, log_end_offset) = (o.map(|o| o.high_watermark), o.map(|o| o.log_end));
         out.report(
             &(CommittedOffsetLine {
                 group: group.clone(),

@@ -477,6 +477,11 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn the_schema_default_uuid_is_the_zero_uuid_as_the_codec_spells_it() {
+        assert_eq!(super::uuid_to_string(&[0u8; 16]), crate::schema::ZERO_UUID);
+    }
+
+    #[test]
     fn skim_counts_what_read_builds_and_refuses_lies() {
         let value = json!({"topics": [{"name": "a"}, {"name": "b"}], "allowAutoTopicCreation": true});
         for version in [1i16, 9, 12] {

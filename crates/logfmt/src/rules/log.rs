@@ -233,7 +233,8 @@ pub fn truncation_point(p: &Partition, given: Option<i64>) -> Option<i64> {
 #[derive(Debug)]
 pub struct AbortedTransactions {
     entries: Vec<crate::index::TxnIndexEntry>,
-    _grant: crate::budget::Grant,
+    /// The budget's bytes the entries hold.
+    grant: crate::budget::Grant,
 }
 
 impl AbortedTransactions {
@@ -269,11 +270,11 @@ pub fn aborted_transactions(
     let bases = segments.iter().map(|(b, _)| *b).chain(extra.map(|(b, _)| b));
     let first = bases.clone().filter(|b| *b <= from).max().or_else(|| bases.min()).unwrap_or(0);
     let each = u64::try_from(std::mem::size_of::<TxnIndexEntry>()).unwrap_or(u64::MAX);
-    let mut out = AbortedTransactions { entries: Vec::new(), _grant: limits.budget.grant() };
+    let mut out = AbortedTransactions { entries: Vec::new(), grant: limits.budget.grant() };
     let mut keep = |e: TxnIndexEntry, path: Option<&std::path::Path>, slot: u64| -> Result<()> {
         if e.last_offset >= from && e.first_offset < upper {
-            let want = out._grant.bytes().saturating_add(each);
-            if !out._grant.try_resize(want) {
+            let want = out.grant.bytes().saturating_add(each);
+            if !out.grant.try_resize(want) {
                 let at = slot.saturating_mul(crate::spec::index::TXN_INDEX_ENTRY_SIZE as u64);
                 let err = limits.budget.short("aborted transactions", want).error(at);
                 return Err(match path {
@@ -286,10 +287,15 @@ pub fn aborted_transactions(
         Ok(())
     };
     for (base, path) in segments.iter().filter(|(b, _)| *b >= first) {
-        if !path.exists() {
-            continue;
-        }
-        for (slot, entry) in (0u64..).zip(IndexReader::open(path, IndexKind::Txn, *base)?) {
+        let reader = match IndexReader::open(path, IndexKind::Txn, *base) {
+            Ok(r) => r,
+            // no .txnindex: no aborted transaction ended in that segment
+            Err(e) if matches!(e.kind(), crate::ErrorKind::Io(io) if io.kind() == std::io::ErrorKind::NotFound) => {
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        for (slot, entry) in (0u64..).zip(reader) {
             if let IndexEntry::Txn(e) = entry? {
                 keep(e, Some(path), slot)?;
             }
