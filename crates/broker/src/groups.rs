@@ -18,7 +18,8 @@ use std::collections::{BTreeMap, HashSet};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use serde_json::json;
+use kmsg::records::group_metadata_value::MemberMetadata;
+use kmsg::records::{GroupMetadataKey, GroupMetadataValue, OffsetCommitKey, OffsetCommitValue};
 
 /// `group.min.session.timeout.ms` / `group.max.session.timeout.ms`.
 pub const SESSION_TIMEOUT_RANGE: (i32, i32) = (6000, 1_800_000);
@@ -367,48 +368,47 @@ impl Group {
     pub fn metadata_record(&self) -> (Vec<u8>, Option<Vec<u8>>) {
         use base64::Engine;
         let b64 = |b: &Bytes| base64::engine::general_purpose::STANDARD.encode(b);
-        let key = kmsg::coordinator::encode_group_key(2, &json!({ "group": self.id })).unwrap_or_default();
-        let members: Vec<_> = self
+        let key = GroupMetadataKey { group: self.id.clone() };
+        let key = kmsg::coordinator::encode_group_key_message(2, &key).unwrap_or_default();
+        let members = self
             .members
             .values()
-            .map(|m| {
-                json!({
-                    "memberId": m.id,
-                    "groupInstanceId": m.instance_id,
-                    "clientId": m.client_id,
-                    "clientHost": m.client_host,
-                    "rebalanceTimeout": m.rebalance_timeout_ms,
-                    "sessionTimeout": m.session_timeout_ms,
-                    "subscription": b64(&m.metadata(self.protocol.as_deref())),
-                    "assignment": b64(&m.assignment),
-                })
+            .map(|m| MemberMetadata {
+                member_id: m.id.clone(),
+                group_instance_id: m.instance_id.clone(),
+                client_id: m.client_id.clone(),
+                client_host: m.client_host.clone(),
+                rebalance_timeout: m.rebalance_timeout_ms,
+                session_timeout: m.session_timeout_ms,
+                subscription: b64(&m.metadata(self.protocol.as_deref())),
+                assignment: b64(&m.assignment),
             })
             .collect();
-        let value = json!({
-            "protocolType": self.protocol_type.clone().unwrap_or_default(),
-            "generation": self.generation,
-            "protocol": self.protocol,
-            "leader": self.leader,
-            "currentStateTimestamp": self.state_timestamp,
-            "members": members,
-        });
-        (key, kmsg::coordinator::encode_versioned("GroupMetadataValue", 3, &value).ok())
+        let value = GroupMetadataValue {
+            protocol_type: self.protocol_type.clone().unwrap_or_default(),
+            generation: self.generation,
+            protocol: self.protocol.clone(),
+            leader: self.leader.clone(),
+            current_state_timestamp: self.state_timestamp,
+            members,
+        };
+        (key, kmsg::coordinator::encode_message(3, &value).ok())
     }
 }
 
 /// The `OffsetCommitKey` (type 1) and `OffsetCommitValue` v3 record of one
 /// committed partition (`GroupMetadataManager.offsetCommitValue`).
 pub fn offset_record(group: &str, topic: &str, partition: i32, c: &Committed) -> (Vec<u8>, Option<Vec<u8>>) {
-    let key =
-        kmsg::coordinator::encode_group_key(1, &json!({ "group": group, "topic": topic, "partition": partition }))
-            .unwrap_or_default();
-    let value = json!({
-        "offset": c.offset,
-        "leaderEpoch": c.leader_epoch,
-        "metadata": c.metadata,
-        "commitTimestamp": c.commit_timestamp,
-    });
-    (key, kmsg::coordinator::encode_versioned("OffsetCommitValue", 3, &value).ok())
+    let key = OffsetCommitKey { group: group.to_string(), topic: topic.to_string(), partition };
+    let key = kmsg::coordinator::encode_group_key_message(1, &key).unwrap_or_default();
+    let value = OffsetCommitValue {
+        offset: c.offset,
+        leader_epoch: c.leader_epoch,
+        metadata: c.metadata.clone(),
+        commit_timestamp: c.commit_timestamp,
+        ..Default::default()
+    };
+    (key, kmsg::coordinator::encode_message(3, &value).ok())
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
+use kmsg::records::{PartitionChangeRecord, RemoveTopicRecord};
 use logfmt::batch::Framing;
 use logfmt::rules::config as config_rules;
 use logfmt::rules::producer::AppendCheck;
@@ -194,11 +195,13 @@ impl Store {
                 if st.leader != node_id {
                     // the broker is unfenced: the controller elects it
                     // (PartitionChangeRecord with a leader: a new epoch)
-                    elections.push((
-                        "PartitionChangeRecord",
-                        1,
-                        serde_json::json!({"partitionId": p, "topicId": id.to_string(), "leader": node_id}),
-                    ));
+                    let change = PartitionChangeRecord {
+                        partition_id: *p,
+                        topic_id: id.to_string(),
+                        leader: node_id,
+                        ..Default::default()
+                    };
+                    elections.push(kmsg::metadata::entry(1, &change));
                     leader_epoch = leader_epoch.saturating_add(1);
                 }
                 partitions.push(Placement {
@@ -691,8 +694,8 @@ impl Store {
         let Some(id) = self.topics.get(name).map(|t| t.topic.topic_id) else {
             return Err(E::UnknownTopicOrPartition.code());
         };
-        self.commit_metadata(&vec![("RemoveTopicRecord", 0, serde_json::json!({ "topicId": id.to_string() }))])
-            .map_err(|(code, _)| code)?;
+        let remove = RemoveTopicRecord { topic_id: id.to_string() };
+        self.commit_metadata(&vec![kmsg::metadata::entry(0, &remove)]).map_err(|(code, _)| code)?;
         let Some(t) = self.topics.remove(name) else { return Err(E::UnknownTopicOrPartition.code()) };
         for p in 0..t.topic.partitions.len() {
             let p = i32::try_from(p).unwrap_or(i32::MAX);

@@ -13,7 +13,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde_json::json;
+use kmsg::records::transaction_log_value::PartitionsSchema;
+use kmsg::records::{TransactionLogKey, TransactionLogValue};
 
 /// `TransactionState` (one enum with `logfmt::rules::transactions` and the
 /// `__transaction_state` decoder).
@@ -53,27 +54,24 @@ impl Txn {
     /// `valueToBytes`): an `Empty` state writes no partition list, a
     /// `Complete*` one an empty list (its partitions were cleared).
     pub fn record(&self, transactional_id: &str) -> (Vec<u8>, Option<Vec<u8>>) {
-        let key = kmsg::coordinator::encode_versioned(
-            "TransactionLogKey",
-            0,
-            &json!({ "transactionalId": transactional_id }),
-        )
-        .unwrap_or_default();
-        let partitions = if self.status == Status::Empty {
-            serde_json::Value::Null
-        } else {
-            self.partitions_by_topic().map(|(t, ps)| json!({ "topic": t, "partitionIds": ps })).collect()
-        };
-        let value = json!({
-            "producerId": self.producer_id,
-            "producerEpoch": self.producer_epoch,
-            "transactionTimeoutMs": self.timeout_ms,
-            "transactionStatus": self.status.id(),
-            "transactionPartitions": partitions,
-            "transactionLastUpdateTimestampMs": self.last_update_ms,
-            "transactionStartTimestampMs": self.start_ms,
+        let key = TransactionLogKey { transactional_id: transactional_id.to_string() };
+        let key = kmsg::coordinator::encode_message(0, &key).unwrap_or_default();
+        let partitions = (self.status != Status::Empty).then(|| {
+            self.partitions_by_topic()
+                .map(|(t, ps)| PartitionsSchema { topic: t.to_string(), partition_ids: ps })
+                .collect()
         });
-        (key, kmsg::coordinator::encode_versioned("TransactionLogValue", 0, &value).ok())
+        let value = TransactionLogValue {
+            producer_id: self.producer_id,
+            producer_epoch: self.producer_epoch,
+            transaction_timeout_ms: self.timeout_ms,
+            transaction_status: self.status.id(),
+            transaction_partitions: partitions,
+            transaction_last_update_timestamp_ms: self.last_update_ms,
+            transaction_start_timestamp_ms: self.start_ms,
+            ..Default::default()
+        };
+        (key, kmsg::coordinator::encode_message(0, &value).ok())
     }
 }
 
@@ -91,6 +89,7 @@ pub fn next_epoch(epoch: i16) -> Option<i16> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     /// The records decode as `logtool dump --decode` shows Kafka's.
     #[test]

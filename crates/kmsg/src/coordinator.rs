@@ -6,7 +6,12 @@ use serde_json::Value;
 
 use crate::codec::{self, Reader};
 use crate::error::{Error, Result};
-use crate::schema;
+use crate::records::{
+    ConsumerGroupCurrentMemberAssignmentKey, ConsumerGroupCurrentMemberAssignmentValue, ConsumerGroupMemberMetadataKey,
+    ConsumerGroupMemberMetadataValue, ConsumerGroupMetadataKey, ConsumerGroupMetadataValue, GroupMetadataKey,
+    GroupMetadataValue, OffsetCommitKey, OffsetCommitValue,
+};
+use crate::{Message, schema};
 
 /// Read an int16 version, then the message `name` at it.
 pub fn decode_versioned(bytes: &[u8], name: &str) -> Result<(i16, Value)> {
@@ -15,6 +20,17 @@ pub fn decode_versioned(bytes: &[u8], name: &str) -> Result<(i16, Value)> {
     let schema = schema::by_name(name).ok_or_else(|| Error::Schema(format!("no message {name}")))?;
     let v = codec::read(&mut r, schema, version)?;
     Ok((version, v))
+}
+
+/// Read an int16 version, then the typed message at it.
+pub fn decode_message<M: Message>(bytes: &[u8]) -> Result<(i16, M)> {
+    let (version, v) = decode_versioned(bytes, M::NAME)?;
+    Ok((version, M::from_value(v)?))
+}
+
+/// Write an int16 version, then the typed message at it.
+pub fn encode_message<M: Message>(version: i16, message: &M) -> Result<Vec<u8>> {
+    encode_versioned(M::NAME, version, &message.to_value())
 }
 
 /// Write an int16 version, then the message `name` at it.
@@ -69,6 +85,89 @@ pub fn encode_group_key(record_type: i16, value: &Value) -> Result<Vec<u8>> {
     Ok(out)
 }
 
+/// A group coordinator record key of the typed `key` (its record type is
+/// the key definition's: [`group_record`]).
+pub fn encode_group_key_message<M: Message>(record_type: i16, key: &M) -> Result<Vec<u8>> {
+    encode_group_key(record_type, &key.to_value())
+}
+
+/// A `__consumer_offsets` record, typed for the records logtool reads by
+/// field; a value of `None` is a tombstone.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GroupRecord {
+    /// An offset commit (record type 1), with its value's version.
+    OffsetCommit(OffsetCommitKey, Option<(i16, OffsetCommitValue)>),
+    /// A classic group (type 2).
+    GroupMetadata(GroupMetadataKey, Option<GroupMetadataValue>),
+    /// A KIP-848 consumer group.
+    ConsumerGroupMetadata(ConsumerGroupMetadataKey, Option<ConsumerGroupMetadataValue>),
+    /// A KIP-848 member.
+    ConsumerGroupMemberMetadata(ConsumerGroupMemberMetadataKey, Option<ConsumerGroupMemberMetadataValue>),
+    /// A KIP-848 member's assignment.
+    ConsumerGroupCurrentMemberAssignment(
+        ConsumerGroupCurrentMemberAssignmentKey,
+        Option<ConsumerGroupCurrentMemberAssignmentValue>,
+    ),
+    /// Any other record type that decodes by its definitions (legacy
+    /// offset commits, share and streams groups...).
+    Other(i16),
+}
+
+fn typed<K: Message, V: Message>(key: &[u8], version: i16, value: Option<&[u8]>) -> Result<(K, Option<(i16, V)>)> {
+    let key = K::decode(version, key)?;
+    Ok((key, value.map(decode_message::<V>).transpose()?))
+}
+
+fn unversioned<K, V>((key, value): (K, Option<(i16, V)>)) -> (K, Option<V>) {
+    (key, value.map(|(_, v)| v))
+}
+
+/// Read a `__consumer_offsets` record (`CoordinatorRecordSerde`): the
+/// key's int16 record type picks the key and value definitions. Fails as
+/// the JSON decoder does: no key, an unknown record type, a key or value
+/// that does not decode.
+pub fn decode_group_record(key: Option<&[u8]>, value: Option<&[u8]>) -> Result<GroupRecord> {
+    let key = key.ok_or_else(|| Error::Value("no key".into()))?;
+    let record_type = Reader::new(key).i16()?;
+    let (key_schema, value_schema) =
+        group_record(record_type).ok_or_else(|| Error::Value(format!("unknown record type {record_type}")))?;
+    let v = key_version(key_schema, record_type);
+    let key = key.get(2..).unwrap_or_default();
+    Ok(match key_schema.name.strip_suffix("Key").unwrap_or_default() {
+        "OffsetCommit" => {
+            let (k, value) = typed::<OffsetCommitKey, OffsetCommitValue>(key, v, value)?;
+            GroupRecord::OffsetCommit(k, value)
+        }
+        "GroupMetadata" => {
+            let (k, value) = unversioned(typed::<GroupMetadataKey, GroupMetadataValue>(key, v, value)?);
+            GroupRecord::GroupMetadata(k, value)
+        }
+        "ConsumerGroupMetadata" => {
+            let (k, value) = unversioned(typed::<ConsumerGroupMetadataKey, ConsumerGroupMetadataValue>(key, v, value)?);
+            GroupRecord::ConsumerGroupMetadata(k, value)
+        }
+        "ConsumerGroupMemberMetadata" => {
+            let (k, value) =
+                unversioned(typed::<ConsumerGroupMemberMetadataKey, ConsumerGroupMemberMetadataValue>(key, v, value)?);
+            GroupRecord::ConsumerGroupMemberMetadata(k, value)
+        }
+        "ConsumerGroupCurrentMemberAssignment" => {
+            let (k, value) = unversioned(typed::<
+                ConsumerGroupCurrentMemberAssignmentKey,
+                ConsumerGroupCurrentMemberAssignmentValue,
+            >(key, v, value)?);
+            GroupRecord::ConsumerGroupCurrentMemberAssignment(k, value)
+        }
+        _ => {
+            codec::read(&mut Reader::new(key), key_schema, v)?;
+            if let Some(value) = value {
+                decode_versioned(value, &value_schema.name)?;
+            }
+            GroupRecord::Other(record_type)
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -86,5 +185,47 @@ mod tests {
         );
         assert_eq!(name(-1), None);
         assert_eq!(name(999), None);
+    }
+
+    #[test]
+    fn tagged_fields_without_versions_exist_in_their_tagged_versions() {
+        use crate::records::TransactionLogValue;
+        // TransactionLogValue v1 (transaction version 2): PreviousProducerId,
+        // NextProducerId... have no "versions", only taggedVersions 1+, and a
+        // numeric default of -1 (Kafka's FieldSpec)
+        let v = TransactionLogValue {
+            producer_id: 7,
+            previous_producer_id: 6,
+            client_transaction_version: 2,
+            transaction_partitions: Some(Vec::new()),
+            ..Default::default()
+        };
+        assert_eq!((v.next_producer_id, v.next_producer_epoch), (-1, -1));
+        let bytes = encode_message(1, &v).unwrap();
+        assert_eq!(decode_message::<TransactionLogValue>(&bytes).unwrap(), (1, v));
+        let (_, json) = decode_versioned(&bytes, "TransactionLogValue").unwrap();
+        assert_eq!(
+            (json["previousProducerId"].as_i64(), json["clientTransactionVersion"].as_i64()),
+            (Some(6), Some(2))
+        );
+        // a tagged field at its default is not written, so not read back
+        assert!(json.get("nextProducerId").is_none());
+    }
+
+    #[test]
+    fn group_records_decode_typed() {
+        use crate::records::{OffsetCommitKey, OffsetCommitValue};
+        let key = OffsetCommitKey { group: "g".into(), topic: "t".into(), partition: 3 };
+        let value = OffsetCommitValue { offset: 42, commit_timestamp: 1000, ..Default::default() };
+        let k = encode_group_key_message(1, &key).unwrap();
+        let v = encode_message(3, &value).unwrap();
+        assert_eq!(
+            decode_group_record(Some(&k), Some(&v)).unwrap(),
+            GroupRecord::OffsetCommit(key.clone(), Some((3, value)))
+        );
+        assert_eq!(decode_group_record(Some(&k), None).unwrap(), GroupRecord::OffsetCommit(key, None));
+        assert!(decode_group_record(None, Some(&v)).is_err());
+        assert!(decode_group_record(Some(&[0, 99]), Some(&v)).is_err());
+        assert!(decode_group_record(Some(&k), Some(&[0, 3, 1])).is_err());
     }
 }

@@ -13,6 +13,11 @@
 //! The requests `logtool broker` answers are here too, so that a request
 //! can be walked ([`skim_request`]) before the wire decoder builds it.
 //!
+//! The records logtool builds or reads field by field are typed
+//! ([`records`]: structs generated from the same definitions, each with
+//! [`Message`]); the codec still reads and writes every message by
+//! definition, so a typed record is written exactly as its JSON value.
+//!
 //! Framing ([`metadata`], [`coordinator`]): a metadata record value is
 //! `frame version, apiKey, version` (unsigned varints) then the record
 //! (`MetadataRecordSerde`); a coordinator record's key and value each start
@@ -23,6 +28,10 @@ pub mod codec;
 pub mod coordinator;
 pub mod error;
 pub mod metadata;
+#[rustfmt::skip]
+pub mod records;
+#[cfg(test)]
+mod generate;
 pub mod schema;
 mod schemas;
 
@@ -55,4 +64,34 @@ pub fn encode(name: &str, version: i16, value: &serde_json::Value) -> Result<Vec
     let mut out = Vec::new();
     codec::write(&mut out, schema, version, value)?;
     Ok(out)
+}
+
+/// A typed message ([`records`]): its definition's name, and its value in
+/// the JSON form the codec reads and writes.
+pub trait Message: serde::Serialize + serde::de::DeserializeOwned + Default {
+    /// The definition's name (`TopicRecord`).
+    const NAME: &'static str;
+
+    /// The JSON value the codec writes. (A generated record always has
+    /// one: its fields are numbers, strings, and lists and structs of them;
+    /// were serialization ever to fail, the value would be null and every
+    /// field written as its default.)
+    fn to_value(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
+    }
+
+    /// The typed message of a JSON value the codec read.
+    fn from_value(value: serde_json::Value) -> Result<Self> {
+        serde_json::from_value(value).map_err(|e| Error::Value(format!("{}: {e}", Self::NAME)))
+    }
+
+    /// Write it at `version`.
+    fn encode(&self, version: i16) -> Result<Vec<u8>> {
+        encode(Self::NAME, version, &self.to_value())
+    }
+
+    /// Read it at `version` from `bytes` (all of them).
+    fn decode(version: i16, bytes: &[u8]) -> Result<Self> {
+        Self::from_value(decode(Self::NAME, version, bytes)?)
+    }
 }

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::codec::{self, Reader};
 use crate::error::{Error, Result};
-use crate::schema;
+use crate::{Message, schema};
 
 /// `AbstractApiMessageSerde.DEFAULT_FRAME_VERSION`.
 pub const FRAME_VERSION: u32 = 1;
@@ -30,6 +30,11 @@ impl MetadataRecord {
     /// The type name as `DumpLogSegments` prints it (`TOPIC_RECORD`).
     pub fn type_name(&self) -> String {
         upper_snake(&self.name)
+    }
+
+    /// The typed record, when it is an `M` (`None` for another record).
+    pub fn parse<M: Message>(&self) -> Option<Result<M>> {
+        (self.name == M::NAME).then(|| M::from_value(self.data.clone()))
     }
 
     /// `{"type": ..., "version": ..., "data": ...}`, as DumpLogSegments prints it.
@@ -84,6 +89,17 @@ pub fn encode(name: &str, version: i16, data: &Value) -> Result<Vec<u8>> {
     Ok(out)
 }
 
+/// A typed metadata record: its name, version and JSON value, as a batch
+/// of the metadata log is built from ([`encode`] each).
+pub fn entry<M: Message>(version: i16, record: &M) -> (&'static str, i16, Value) {
+    (M::NAME, version, record.to_value())
+}
+
+/// Encode a typed metadata record at `version` (its value bytes).
+pub fn encode_message<M: Message>(version: i16, record: &M) -> Result<Vec<u8>> {
+    encode(M::NAME, version, &record.to_value())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,5 +120,20 @@ mod tests {
         let r = decode(&bytes).unwrap();
         assert_eq!((r.name.as_str(), r.version), ("PartitionRecord", 1));
         assert_eq!(r.data, data);
+        let typed: crate::records::PartitionRecord = r.parse().unwrap().unwrap();
+        assert_eq!((typed.partition_id, typed.leader, typed.directories.len()), (3, 1, 1));
+        assert_eq!(encode_message(1, &typed).unwrap(), bytes);
+        assert!(r.parse::<crate::records::TopicRecord>().is_none());
+    }
+
+    #[test]
+    fn a_typed_record_gets_kafkas_defaults() {
+        use crate::records::PartitionChangeRecord;
+        // only what changed: the rest are Kafka's defaults (isr null, leader -2...)
+        let change = PartitionChangeRecord { partition_id: 1, leader: -1, ..Default::default() };
+        let json = serde_json::json!({"partitionId": 1, "topicId": crate::schema::ZERO_UUID, "leader": -1});
+        assert_eq!(encode_message(0, &change).unwrap(), encode("PartitionChangeRecord", 0, &json).unwrap());
+        assert_eq!(PartitionChangeRecord::default().leader, -2);
+        assert_eq!(PartitionChangeRecord::default().isr, None);
     }
 }

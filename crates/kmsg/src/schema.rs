@@ -105,6 +105,8 @@ pub struct Field {
     pub tagged: Option<(u32, Versions)>,
     /// Its default (JSON), as Kafka's generated code has it.
     pub default: Value,
+    /// What the definition says of it (`about`).
+    pub about: String,
 }
 
 impl Field {
@@ -231,7 +233,6 @@ impl<'a> Parser<'a> {
             let name = str_of(f, "name").ok_or_else(|| Error::schema("a field without a name".into()))?;
             let ty_text = str_of(f, "type").ok_or_else(|| Error::schema(format!("field {name} has no type")))?;
             let ty = self.ty(ty_text, f)?;
-            let versions = Versions::parse(str_of(f, "versions").unwrap_or("none"))?;
             let nullable = Versions::parse(str_of(f, "nullableVersions").unwrap_or("none"))?;
             let tagged = match (f.get("tag"), str_of(f, "taggedVersions")) {
                 (Some(tag), Some(tv)) => {
@@ -246,8 +247,32 @@ impl<'a> Parser<'a> {
                 }
                 _ => None,
             };
-            let default = default_of(&ty, str_of(f, "default"))?;
-            out.push(Field { name: name.to_string(), json: camel(name), ty, versions, nullable, tagged, default });
+            // without "versions", a tagged field exists in its tagged
+            // versions (Kafka's FieldSpec)
+            let versions = match (str_of(f, "versions"), tagged) {
+                (Some(v), _) => Versions::parse(v)?,
+                (None, Some((_, tv))) => tv,
+                (None, None) => Versions::NONE,
+            };
+            // a default is written as text ("-1", "0x7fffffff", "null") or,
+            // in some definitions, as a JSON number or boolean
+            let default_text = match f.get("default") {
+                Some(Value::String(s)) => Some(s.clone()),
+                Some(v @ (Value::Number(_) | Value::Bool(_))) => Some(v.to_string()),
+                _ => None,
+            };
+            let default = default_of(&ty, default_text.as_deref())?;
+            let about = str_of(f, "about").unwrap_or_default().to_string();
+            out.push(Field {
+                name: name.to_string(),
+                json: camel(name),
+                ty,
+                versions,
+                nullable,
+                tagged,
+                default,
+                about,
+            });
         }
         Ok(out)
     }

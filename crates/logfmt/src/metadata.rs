@@ -21,6 +21,11 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
+use kmsg::records::{
+    ConfigRecord, FeatureLevelRecord, PartitionChangeRecord, PartitionRecord, ProducerIdsRecord, RemoveTopicRecord,
+    TopicRecord,
+};
+
 use crate::error::Result;
 use crate::limits::Limits;
 use crate::log::{Entry, Item, LogReader};
@@ -103,7 +108,7 @@ pub struct PartitionState {
 
 /// `PartitionChangeRecord.leader` when the leader does not change
 /// (`LeaderConstants.NO_LEADER_CHANGE`).
-const NO_LEADER_CHANGE: i64 = -2;
+const NO_LEADER_CHANGE: i32 = -2;
 
 /// A topic config and its broker-wide counterpart, with Kafka's default.
 #[derive(Clone, Copy, Debug)]
@@ -168,87 +173,60 @@ impl ClusterMetadata {
     /// Apply one decoded metadata record (only what the configs and topic
     /// ids need).
     fn apply(&mut self, rec: &kmsg::metadata::MetadataRecord) {
-        let text = |k: &str| rec.data.get(k).and_then(serde_json::Value::as_str);
-        match rec.name.as_str() {
-            "TopicRecord" => {
-                if let (Some(name), Some(id)) = (text("name"), text("topicId").and_then(Uuid::parse))
-                    && let Some(previous) = self.topics.insert(name.to_string(), id)
-                {
-                    self.duplicate_topics.push((name.to_string(), previous, id));
+        fn typed<M: kmsg::Message>(rec: &kmsg::metadata::MetadataRecord) -> Option<M> {
+            rec.parse::<M>()?.ok()
+        }
+        if let Some(r) = typed::<TopicRecord>(rec) {
+            if let Some(id) = Uuid::parse(&r.topic_id)
+                && let Some(previous) = self.topics.insert(r.name.clone(), id)
+            {
+                self.duplicate_topics.push((r.name, previous, id));
+            }
+        } else if let Some(r) = typed::<RemoveTopicRecord>(rec) {
+            let Some(id) = Uuid::parse(&r.topic_id) else { return };
+            let names: Vec<String> = self.topics.iter().filter(|(_, v)| **v == id).map(|(k, _)| k.clone()).collect();
+            self.partitions.remove(&id);
+            for n in names {
+                self.topics.remove(&n);
+                self.configs.remove(&(RESOURCE_TOPIC, n));
+            }
+        } else if let Some(r) = typed::<PartitionRecord>(rec) {
+            let Some(id) = Uuid::parse(&r.topic_id) else { return };
+            let n = self.partition_counts.entry(id).or_insert(0);
+            *n = (*n).max(r.partition_id.saturating_add(1));
+            let state =
+                PartitionState { replicas: r.replicas, leader: r.leader, leader_epoch: r.leader_epoch, isr: r.isr };
+            self.partitions.entry(id).or_default().insert(r.partition_id, state);
+        } else if let Some(r) = typed::<PartitionChangeRecord>(rec) {
+            // PartitionRegistration.merge: a new leader is a new leader epoch
+            let state = Uuid::parse(&r.topic_id).and_then(|id| self.partitions.get_mut(&id)?.get_mut(&r.partition_id));
+            let Some(state) = state else { return };
+            if let Some(replicas) = r.replicas {
+                state.replicas = replicas;
+            }
+            if let Some(isr) = r.isr {
+                state.isr = isr;
+            }
+            if r.leader != NO_LEADER_CHANGE {
+                state.leader = r.leader;
+                state.leader_epoch = state.leader_epoch.saturating_add(1);
+            }
+        } else if let Some(r) = typed::<FeatureLevelRecord>(rec) {
+            if r.name == "metadata.version" {
+                self.metadata_version = Some(r.feature_level);
+            }
+        } else if let Some(r) = typed::<ProducerIdsRecord>(rec) {
+            self.next_producer_id = Some(r.next_producer_id);
+        } else if let Some(r) = typed::<ConfigRecord>(rec) {
+            let configs = self.configs.entry((r.resource_type, r.resource_name)).or_default();
+            match r.value {
+                Some(v) => {
+                    configs.insert(r.name, v);
+                }
+                None => {
+                    configs.remove(&r.name);
                 }
             }
-            "RemoveTopicRecord" => {
-                let Some(id) = text("topicId").and_then(Uuid::parse) else { return };
-                let names: Vec<String> =
-                    self.topics.iter().filter(|(_, v)| **v == id).map(|(k, _)| k.clone()).collect();
-                self.partitions.remove(&id);
-                for n in names {
-                    self.topics.remove(&n);
-                    self.configs.remove(&(RESOURCE_TOPIC, n));
-                }
-            }
-            "PartitionRecord" => {
-                let id = text("topicId").and_then(Uuid::parse);
-                let partition = rec.data.get("partitionId").and_then(serde_json::Value::as_i64);
-                if let (Some(id), Some(p)) = (id, partition.and_then(|p| i32::try_from(p).ok())) {
-                    let n = self.partition_counts.entry(id).or_insert(0);
-                    *n = (*n).max(p.saturating_add(1));
-                    let state = PartitionState {
-                        replicas: int_list(rec.data.get("replicas")),
-                        leader: int32(rec.data.get("leader")).unwrap_or(-1),
-                        leader_epoch: int32(rec.data.get("leaderEpoch")).unwrap_or(0),
-                        isr: int_list(rec.data.get("isr")),
-                    };
-                    self.partitions.entry(id).or_default().insert(p, state);
-                }
-            }
-            "PartitionChangeRecord" => {
-                // PartitionRegistration.merge: a new leader is a new leader epoch
-                let id = text("topicId").and_then(Uuid::parse);
-                let partition = int32(rec.data.get("partitionId"));
-                let Some(state) = id.zip(partition).and_then(|(id, p)| self.partitions.get_mut(&id)?.get_mut(&p))
-                else {
-                    return;
-                };
-                if let Some(r) = rec.data.get("replicas").filter(|v| v.is_array()) {
-                    state.replicas = int_list(Some(r));
-                }
-                if let Some(r) = rec.data.get("isr").filter(|v| v.is_array()) {
-                    state.isr = int_list(Some(r));
-                }
-                let leader = rec.data.get("leader").and_then(serde_json::Value::as_i64).unwrap_or(NO_LEADER_CHANGE);
-                if leader != NO_LEADER_CHANGE {
-                    state.leader = i32::try_from(leader).unwrap_or(-1);
-                    state.leader_epoch = state.leader_epoch.saturating_add(1);
-                }
-            }
-            "FeatureLevelRecord" => {
-                if text("name") == Some("metadata.version")
-                    && let Some(level) = rec.data.get("featureLevel").and_then(serde_json::Value::as_i64)
-                {
-                    self.metadata_version = i16::try_from(level).ok();
-                }
-            }
-            "ProducerIdsRecord" => {
-                if let Some(next) = rec.data.get("nextProducerId").and_then(serde_json::Value::as_i64) {
-                    self.next_producer_id = Some(next);
-                }
-            }
-            "ConfigRecord" => {
-                let resource_type = rec.data.get("resourceType").and_then(serde_json::Value::as_i64).unwrap_or(-1);
-                let Ok(resource_type) = i8::try_from(resource_type) else { return };
-                let (Some(resource), Some(name)) = (text("resourceName"), text("name")) else { return };
-                let configs = self.configs.entry((resource_type, resource.to_string())).or_default();
-                match text("value") {
-                    Some(v) => {
-                        configs.insert(name.to_string(), v.to_string());
-                    }
-                    None => {
-                        configs.remove(name);
-                    }
-                }
-            }
-            _ => {}
         }
     }
 
@@ -273,14 +251,6 @@ impl ClusterMetadata {
             }
         }
     }
-}
-
-fn int32(v: Option<&serde_json::Value>) -> Option<i32> {
-    v.and_then(serde_json::Value::as_i64).and_then(|x| i32::try_from(x).ok())
-}
-
-fn int_list(v: Option<&serde_json::Value>) -> Vec<i32> {
-    v.and_then(serde_json::Value::as_array).map_or_else(Vec::new, |a| a.iter().filter_map(|x| int32(Some(x))).collect())
 }
 
 /// Replay the metadata log directory `dir` (`__cluster_metadata-0`).

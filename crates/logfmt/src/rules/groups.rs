@@ -24,11 +24,12 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use serde_json::Value;
+use base64::Engine;
+use kmsg::coordinator::GroupRecord;
+use kmsg::records::{ConsumerProtocolAssignment, GroupMetadataValue};
 
 use crate::control::ControlRecord;
 use crate::error::{Error, Result};
-use crate::internal::Decoder;
 use crate::limits::Limits;
 use crate::partition::Partition;
 
@@ -146,24 +147,43 @@ pub struct Groups {
     pending: HashMap<i64, Vec<(OffsetKey, Option<Commit>)>>,
 }
 
-fn text(v: &Value, k: &str) -> Option<String> {
-    v.get(k).and_then(Value::as_str).map(str::to_string)
+/// A member's assignment: (topic, or topic id for KIP-848 groups, and partitions).
+type Assignment = Vec<(String, Vec<i32>)>;
+
+/// A classic `consumer`-protocol member's assignment (the bytes of
+/// `ConsumerProtocolAssignment`; none when they do not decode, as
+/// DumpLogSegments leaves them undecoded).
+fn classic_assignment(bytes: &str) -> Assignment {
+    let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(bytes) else { return Vec::new() };
+    let Ok((_, a)) = kmsg::coordinator::decode_message::<ConsumerProtocolAssignment>(&bytes) else {
+        return Vec::new();
+    };
+    a.assigned_partitions.into_iter().map(|t| (t.topic, t.partitions)).collect()
 }
 
-fn int(v: &Value, k: &str) -> Option<i64> {
-    v.get(k).and_then(Value::as_i64)
-}
-
-/// `[{topic(Name)?, partitions}]` as the assignment schemas spell it.
-fn assignment(v: Option<&Value>) -> Vec<(String, Vec<i32>)> {
-    let Some(list) = v.and_then(Value::as_array) else { return Vec::new() };
-    list.iter()
-        .filter_map(|t| {
-            let topic = text(t, "topic").or_else(|| text(t, "topicId"))?;
-            let parts = t.get("partitions")?.as_array()?;
-            Some((topic, parts.iter().filter_map(Value::as_i64).filter_map(|p| i32::try_from(p).ok()).collect()))
+fn classic_group(v: GroupMetadataValue) -> Group {
+    let consumer = v.protocol_type == "consumer";
+    let members = v
+        .members
+        .into_iter()
+        .map(|m| Member {
+            assignment: if consumer { classic_assignment(&m.assignment) } else { Vec::new() },
+            member_id: m.member_id,
+            group_instance_id: m.group_instance_id,
+            client_id: m.client_id,
+            client_host: m.client_host,
         })
-        .collect()
+        .map(|m| (m.member_id.clone(), m))
+        .collect();
+    Group {
+        protocol: "classic",
+        protocol_type: Some(v.protocol_type),
+        assignor: v.protocol,
+        generation: v.generation,
+        leader: v.leader,
+        members,
+        state_timestamp: Some(v.current_state_timestamp).filter(|t| *t >= 0),
+    }
 }
 
 impl Groups {
@@ -193,9 +213,9 @@ impl Groups {
                 }
                 return Ok(());
             }
-            let d = Decoder::ConsumerOffsets.decode(rec.key, rec.value);
+            let d = kmsg::coordinator::decode_group_record(rec.key, rec.value);
             let txn = h.is_transactional().then_some(h.producer_id);
-            self.apply(&d, (p.name.partition, rec.offset), txn);
+            self.apply(d, (p.name.partition, rec.offset), txn);
             if self.keys() > MAX_KEYS {
                 return Err(Error::refused(format!(
                     "{}: more than {MAX_KEYS} groups, offsets and members; not a coordinator's state",
@@ -222,24 +242,21 @@ impl Groups {
 
     /// Apply one decoded record at `at`; `txn` is the producer of a
     /// transactional batch.
-    fn apply(&mut self, d: &Value, at: (i32, i64), txn: Option<i64>) {
-        if d.get("error").is_some() {
+    fn apply(&mut self, d: kmsg::Result<GroupRecord>, at: (i32, i64), txn: Option<i64>) {
+        let Ok(d) = d else {
             self.undecoded = self.undecoded.saturating_add(1);
             return;
-        }
-        let key = d.get("key").unwrap_or(&Value::Null);
-        let value = d.get("value").filter(|v| !v.is_null());
-        let group = text(key, "group").or_else(|| text(key, "groupId")).unwrap_or_default();
-        match d.get("record").and_then(Value::as_str).unwrap_or_default() {
-            "OffsetCommit" => {
-                let k = (group, text(key, "topic").unwrap_or_default(), int(key, "partition").unwrap_or(-1) as i32);
-                let commit = value.map(|v| Commit {
-                    offset: int(v, "offset").unwrap_or(-1),
-                    leader_epoch: int(v, "leaderEpoch").unwrap_or(-1) as i32,
-                    metadata: text(v, "metadata").unwrap_or_default(),
-                    commit_timestamp: int(v, "commitTimestamp").unwrap_or(-1),
-                    expire_timestamp: int(v, "expireTimestamp").filter(|t| *t >= 0),
-                    version: d.get("version").and_then(Value::as_i64).unwrap_or(0) as i16,
+        };
+        match d {
+            GroupRecord::OffsetCommit(key, value) => {
+                let k = (key.group, key.topic, key.partition);
+                let commit = value.map(|(version, v)| Commit {
+                    offset: v.offset,
+                    leader_epoch: v.leader_epoch,
+                    metadata: v.metadata,
+                    commit_timestamp: v.commit_timestamp,
+                    expire_timestamp: Some(v.expire_timestamp).filter(|t| *t >= 0),
+                    version,
                     at,
                 });
                 match (txn, commit) {
@@ -252,78 +269,50 @@ impl Groups {
                     }
                 }
             }
-            "GroupMetadata" => match value {
-                None => {
-                    self.groups.remove(&group);
-                }
-                Some(v) => {
-                    let members = v
-                        .get("members")
-                        .and_then(Value::as_array)
-                        .map(|ms| {
-                            ms.iter()
-                                .map(|m| Member {
-                                    member_id: text(m, "memberId").unwrap_or_default(),
-                                    group_instance_id: text(m, "groupInstanceId"),
-                                    client_id: text(m, "clientId").unwrap_or_default(),
-                                    client_host: text(m, "clientHost").unwrap_or_default(),
-                                    assignment: m
-                                        .get("assignment")
-                                        .map(|a| assignment(a.get("assignedPartitions")))
-                                        .unwrap_or_default(),
-                                })
-                                .map(|m| (m.member_id.clone(), m))
-                                .collect()
-                        })
-                        .unwrap_or_default();
-                    self.groups.insert(
-                        group,
-                        Group {
-                            protocol: "classic",
-                            protocol_type: text(v, "protocolType"),
-                            assignor: text(v, "protocol"),
-                            generation: int(v, "generation").unwrap_or(0) as i32,
-                            leader: text(v, "leader"),
-                            members,
-                            state_timestamp: int(v, "currentStateTimestamp").filter(|t| *t >= 0),
-                        },
-                    );
-                }
-            },
-            "ConsumerGroupMetadata" => match value {
-                None => {
-                    self.groups.remove(&group);
-                }
-                Some(v) => {
-                    let g = self.groups.entry(group).or_default();
-                    g.protocol = "consumer";
-                    g.protocol_type = Some("consumer".into());
-                    g.generation = int(v, "epoch").unwrap_or(0) as i32;
-                }
-            },
-            "ConsumerGroupMemberMetadata" | "ConsumerGroupCurrentMemberAssignment" => {
-                let member = text(key, "memberId").unwrap_or_default();
-                let Some(g) = self.groups.get_mut(&group) else { return };
-                match value {
-                    None => {
-                        g.members.remove(&member);
-                    }
-                    Some(v) => {
-                        let m = g.members.entry(member.clone()).or_default();
-                        m.member_id = member;
-                        if let Some(c) = text(v, "clientId") {
-                            m.client_id = c;
-                            m.client_host = text(v, "clientHost").unwrap_or_default();
-                            m.group_instance_id = text(v, "instanceId");
-                        }
-                        if v.get("assignedPartitions").is_some() {
-                            m.assignment = assignment(v.get("assignedPartitions"));
-                        }
-                    }
+            GroupRecord::GroupMetadata(key, None) => {
+                self.groups.remove(&key.group);
+            }
+            GroupRecord::GroupMetadata(key, Some(v)) => {
+                self.groups.insert(key.group, classic_group(v));
+            }
+            GroupRecord::ConsumerGroupMetadata(key, None) => {
+                self.groups.remove(&key.group_id);
+            }
+            GroupRecord::ConsumerGroupMetadata(key, Some(v)) => {
+                let g = self.groups.entry(key.group_id).or_default();
+                g.protocol = "consumer";
+                g.protocol_type = Some("consumer".into());
+                g.generation = v.epoch;
+            }
+            GroupRecord::ConsumerGroupMemberMetadata(key, value) => {
+                let Some(m) = self.member(&key.group_id, &key.member_id, value.is_some()) else { return };
+                if let Some(v) = value {
+                    m.client_id = v.client_id;
+                    m.client_host = v.client_host;
+                    m.group_instance_id = v.instance_id;
                 }
             }
-            _ => {}
+            GroupRecord::ConsumerGroupCurrentMemberAssignment(key, value) => {
+                let Some(m) = self.member(&key.group_id, &key.member_id, value.is_some()) else { return };
+                if let Some(v) = value {
+                    m.assignment = v.assigned_partitions.into_iter().map(|t| (t.topic_id, t.partitions)).collect();
+                }
+            }
+            GroupRecord::Other(_) => {}
         }
+    }
+
+    /// A KIP-848 member of a known group: made when `present`, removed (and
+    /// `None`) when its record is a tombstone.
+    fn member(&mut self, group: &str, member: &str, present: bool) -> Option<&mut Member> {
+        let g = self.groups.get_mut(group)?;
+        if !present {
+            g.members.remove(member);
+            return None;
+        }
+        let m = g.members.entry(member.to_string()).or_default();
+        m.member_id = member.to_string();
+        Some(m)
     }
 }
 
@@ -349,8 +338,7 @@ mod tests {
     }
 
     fn apply(g: &mut Groups, key: &[u8], value: Option<&[u8]>, txn: Option<i64>) {
-        let d = Decoder::ConsumerOffsets.decode(Some(key), value);
-        g.apply(&d, (0, 0), txn);
+        g.apply(kmsg::coordinator::decode_group_record(Some(key), value), (0, 0), txn);
     }
 
     #[test]

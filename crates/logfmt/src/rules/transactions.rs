@@ -11,10 +11,9 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::Value;
+use kmsg::records::{TransactionLogKey, TransactionLogValue};
 
 use crate::error::{Error, Result};
-use crate::internal::Decoder;
 use crate::limits::Limits;
 use crate::partition::Partition;
 
@@ -196,17 +195,17 @@ pub fn load_with_progress(
             if h.is_control() {
                 return Ok(());
             }
-            let d = Decoder::TransactionState.decode(rec.key, rec.value);
-            let Some(id) = d.get("key").and_then(|k| k.get("transactionalId")).and_then(Value::as_str) else {
-                return Ok(());
-            };
-            match d.get("value").filter(|v| !v.is_null()) {
-                None if d.get("error").is_none() => {
-                    out.remove(id);
+            let key = rec.key.map(kmsg::coordinator::decode_message::<TransactionLogKey>);
+            let Some(Ok((_, key))) = key else { return Ok(()) };
+            let id = key.transactional_id;
+            match rec.value.map(kmsg::coordinator::decode_message::<TransactionLogValue>) {
+                None => {
+                    out.remove(&id);
                 }
-                None => {}
-                Some(v) => {
-                    out.insert(id.to_string(), metadata(id, v));
+                Some(Err(_)) => {}
+                Some(Ok((_, v))) => {
+                    let m = metadata(&id, v);
+                    out.insert(id, m);
                 }
             }
             if out.len() > MAX_IDS {
@@ -221,29 +220,23 @@ pub fn load_with_progress(
     Ok(out)
 }
 
-fn metadata(id: &str, v: &Value) -> TxnMetadata {
-    let int = |k: &str| v.get(k).and_then(Value::as_i64).unwrap_or(-1);
-    let state = v.get("transactionStatus").and_then(Value::as_i64).and_then(TransactionState::from_id);
+fn metadata(id: &str, v: TransactionLogValue) -> TxnMetadata {
+    let state = TransactionState::from_id(i64::from(v.transaction_status));
     let mut partitions = Vec::new();
     if state != Some(TransactionState::Empty) {
-        for t in v.get("transactionPartitions").and_then(Value::as_array).into_iter().flatten() {
-            let topic = t.get("topic").and_then(Value::as_str).unwrap_or_default();
-            for p in t.get("partitionIds").and_then(Value::as_array).into_iter().flatten() {
-                if let Some(p) = p.as_i64().and_then(|p| i32::try_from(p).ok()) {
-                    partitions.push((topic.to_string(), p));
-                }
-            }
+        for t in v.transaction_partitions.into_iter().flatten() {
+            partitions.extend(t.partition_ids.into_iter().map(|p| (t.topic.clone(), p)));
         }
     }
     partitions.sort();
     TxnMetadata {
         transactional_id: id.to_string(),
-        producer_id: int("producerId"),
-        producer_epoch: i16::try_from(int("producerEpoch")).unwrap_or(-1),
+        producer_id: v.producer_id,
+        producer_epoch: v.producer_epoch,
         state,
         partitions,
-        timeout_ms: int("transactionTimeoutMs"),
-        start_timestamp: int("transactionStartTimestampMs"),
-        last_update_timestamp: int("transactionLastUpdateTimestampMs"),
+        timeout_ms: i64::from(v.transaction_timeout_ms),
+        start_timestamp: v.transaction_start_timestamp_ms,
+        last_update_timestamp: v.transaction_last_update_timestamp_ms,
     }
 }

@@ -36,7 +36,18 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
+use kmsg::Message;
+use kmsg::metadata::entry;
+use kmsg::records::leader_change_message::Voter;
+use kmsg::records::register_broker_record::{BrokerEndpoint, BrokerFeature};
+use kmsg::records::register_controller_record::{ControllerEndpoint, ControllerFeature};
+use kmsg::records::{
+    BeginTransactionRecord, BrokerRegistrationChangeRecord, ConfigRecord, EndTransactionRecord, FeatureLevelRecord,
+    LeaderChangeMessage, PartitionChangeRecord, PartitionRecord, ProducerIdsRecord, RegisterBrokerRecord,
+    RegisterControllerRecord, SnapshotFooterRecord, SnapshotHeaderRecord, TopicRecord, ZkMigrationStateRecord,
+};
+use logfmt::metadata::{RESOURCE_BROKER, RESOURCE_TOPIC};
+use serde_json::Value;
 
 use logfmt::checkpoint::OffsetCheckpointEntry;
 use logfmt::control::EndTxnMarker;
@@ -137,21 +148,20 @@ pub fn feature_levels(v: Version) -> &'static [(&'static str, i16)] {
     }
 }
 
-/// The supported feature ranges a node of `v` registers with.
-fn supported_features(v: Version) -> serde_json::Value {
-    let range =
-        |name: &str, min: i16, max: i16| json!({"name": name, "minSupportedVersion": min, "maxSupportedVersion": max});
+/// The supported feature ranges a node of `v` registers with: (name,
+/// minimum, maximum).
+fn supported_features(v: Version) -> &'static [(&'static str, i16, i16)] {
     match v {
-        Version::Kafka3_9 => json!([range("kraft.version", 0, 1), range("metadata.version", 1, METADATA_VERSION)]),
-        Version::Kafka4 => json!([
-            range("group.version", 0, 1),
-            range("kraft.version", 0, 1),
-            range("metadata.version", 7, METADATA_VERSION_4_3),
-            range("share.version", 0, 1),
-            range("streams.version", 0, 1),
-            range("transaction.version", 0, 2),
-            range("eligible.leader.replicas.version", 0, 1),
-        ]),
+        Version::Kafka3_9 => &[("kraft.version", 0, 1), ("metadata.version", 1, METADATA_VERSION)],
+        Version::Kafka4 => &[
+            ("group.version", 0, 1),
+            ("kraft.version", 0, 1),
+            ("metadata.version", 7, METADATA_VERSION_4_3),
+            ("share.version", 0, 1),
+            ("streams.version", 0, 1),
+            ("transaction.version", 0, 2),
+            ("eligible.leader.replicas.version", 0, 1),
+        ],
     }
 }
 
@@ -159,7 +169,7 @@ fn supported_features(v: Version) -> serde_json::Value {
 fn feature_records(v: Version) -> MetadataBatch {
     feature_levels(v)
         .iter()
-        .map(|(name, level)| ("FeatureLevelRecord", 0, json!({"name": name, "featureLevel": level})))
+        .map(|(name, level)| entry(0, &FeatureLevelRecord { name: (*name).to_string(), feature_level: *level }))
         .collect()
 }
 
@@ -206,19 +216,24 @@ pub fn metadata_batches(cluster: &Cluster, clean: bool) -> (Vec<MetadataBatch>, 
 /// every broker's registration; each broker's epoch.
 pub fn registration_batches(cluster: &Cluster) -> (Vec<MetadataBatch>, BTreeMap<i32, i64>) {
     // QuorumController.bootstrap: the bootstrap records in a transaction
-    let mut bootstrap: MetadataBatch = vec![("BeginTransactionRecord", 0, json!({"name": "Bootstrap records"}))];
+    let mut bootstrap: MetadataBatch =
+        vec![entry(0, &BeginTransactionRecord { name: Some("Bootstrap records".into()) })];
     bootstrap.extend(feature_records(cluster.kafka_version));
     match cluster.kafka_version {
-        Version::Kafka3_9 => bootstrap.push(("ZkMigrationStateRecord", 0, json!({"zkMigrationState": 0}))),
+        Version::Kafka3_9 => bootstrap.push(entry(0, &ZkMigrationStateRecord { zk_migration_state: 0 })),
         // with eligible leader replicas on, the format pins the cluster-wide
         // min.insync.replicas (Formatter, KIP-966)
-        Version::Kafka4 => bootstrap.push((
-            "ConfigRecord",
+        Version::Kafka4 => bootstrap.push(entry(
             0,
-            json!({"resourceType": 4, "resourceName": "", "name": "min.insync.replicas", "value": "1"}),
+            &ConfigRecord {
+                resource_type: RESOURCE_BROKER, // with no name: the cluster-wide default
+                resource_name: String::new(),
+                name: "min.insync.replicas".into(),
+                value: Some("1".into()),
+            },
         )),
     }
-    bootstrap.push(("EndTransactionRecord", 0, json!({})));
+    bootstrap.push(entry(0, &EndTransactionRecord {}));
     // offset 0 is the LeaderChange control batch
     let (registrations, epochs) = registrations(cluster, 1i64.saturating_add(bootstrap.len() as i64));
     let mut batches = vec![bootstrap];
@@ -235,33 +250,63 @@ pub fn registrations(cluster: &Cluster, first_offset: i64) -> (Vec<MetadataBatch
     let next_offset =
         |batches: &[MetadataBatch]| first_offset.saturating_add(batches.iter().map(|b| b.len() as i64).sum());
     let features = supported_features(cluster.kafka_version);
-    batches.push(vec![(
-        "RegisterControllerRecord",
-        0,
-        json!({"controllerId": CONTROLLER_ID, "incarnationId": cluster.controller_incarnation_id.to_string(),
-            "zkMigrationReady": false,
-            "endPoints": [{"name": "CONTROLLER", "host": "127.0.0.1", "port": 9093, "securityProtocol": 0}],
-            "features": features}),
-    )]);
+    let controller = RegisterControllerRecord {
+        controller_id: CONTROLLER_ID,
+        incarnation_id: cluster.controller_incarnation_id.to_string(),
+        zk_migration_ready: false,
+        end_points: vec![ControllerEndpoint {
+            name: "CONTROLLER".into(),
+            host: "127.0.0.1".into(),
+            port: 9093,
+            security_protocol: 0,
+        }],
+        features: features
+            .iter()
+            .map(|(name, min, max)| ControllerFeature {
+                name: (*name).to_string(),
+                min_supported_version: *min,
+                max_supported_version: *max,
+            })
+            .collect(),
+    };
+    batches.push(vec![entry(0, &controller)]);
     let mut epochs = BTreeMap::new();
     for node in &cluster.nodes {
         let epoch = next_offset(&batches);
         epochs.insert(node.node_id, epoch);
-        batches.push(vec![(
-            "RegisterBrokerRecord",
-            3,
-            json!({"brokerId": node.node_id, "isMigratingZkBroker": false,
-                "incarnationId": node.incarnation_id.to_string(), "brokerEpoch": epoch,
-                "endPoints": [{"name": "PLAINTEXT", "host": "127.0.0.1",
-                    "port": 9092i32.saturating_add(node.node_id.saturating_mul(10)), "securityProtocol": 0}],
-                "features": features, "rack": null, "fenced": true, "inControlledShutdown": false,
-                "logDirs": [node.directory_id.to_string()]}),
-        )]);
-        batches.push(vec![(
-            "BrokerRegistrationChangeRecord",
-            0,
-            json!({"brokerId": node.node_id, "brokerEpoch": epoch, "fenced": -1}),
-        )]);
+        let broker = RegisterBrokerRecord {
+            broker_id: node.node_id,
+            is_migrating_zk_broker: false,
+            incarnation_id: node.incarnation_id.to_string(),
+            broker_epoch: epoch,
+            end_points: vec![BrokerEndpoint {
+                name: "PLAINTEXT".into(),
+                host: "127.0.0.1".into(),
+                port: u16::try_from(9092i32.saturating_add(node.node_id.saturating_mul(10))).unwrap_or(u16::MAX),
+                security_protocol: 0,
+            }],
+            features: features
+                .iter()
+                .map(|(name, min, max)| BrokerFeature {
+                    name: (*name).to_string(),
+                    min_supported_version: *min,
+                    max_supported_version: *max,
+                })
+                .collect(),
+            rack: None,
+            fenced: true,
+            in_controlled_shutdown: false,
+            log_dirs: vec![node.directory_id.to_string()],
+            ..Default::default()
+        };
+        batches.push(vec![entry(3, &broker)]);
+        let unfenced = BrokerRegistrationChangeRecord {
+            broker_id: node.node_id,
+            broker_epoch: epoch,
+            fenced: -1,
+            ..Default::default()
+        };
+        batches.push(vec![entry(0, &unfenced)]);
     }
     (batches, epochs)
 }
@@ -269,9 +314,15 @@ pub fn registrations(cluster: &Cluster, first_offset: i64) -> (Vec<MetadataBatch
 /// `kafka-topics --create` of `t`: its TopicRecord, ConfigRecords and
 /// PartitionRecords, in one batch.
 pub fn topic_batch(cluster: &Cluster, t: &Topic) -> MetadataBatch {
-    let mut b: MetadataBatch = vec![("TopicRecord", 0, json!({"name": t.name, "topicId": t.topic_id.to_string()}))];
+    let mut b: MetadataBatch = vec![entry(0, &TopicRecord { name: t.name.clone(), topic_id: t.topic_id.to_string() })];
     for (k, v) in &t.configs {
-        b.push(("ConfigRecord", 0, json!({"resourceType": 2, "resourceName": t.name, "name": k, "value": v})));
+        let config = ConfigRecord {
+            resource_type: RESOURCE_TOPIC,
+            resource_name: t.name.clone(),
+            name: k.clone(),
+            value: Some(v.clone()),
+        };
+        b.push(entry(0, &config));
     }
     b.extend(partition_records(cluster, t, 0));
     b
@@ -286,25 +337,27 @@ pub fn partition_records(cluster: &Cluster, t: &Topic, from: usize) -> MetadataB
         .enumerate()
         .skip(from)
         .map(|(i, p)| {
-            let dirs: Vec<Option<String>> = p.replicas.iter().map(|r| dir_of(*r)).collect();
-            (
-                "PartitionRecord",
-                1,
-                json!({"partitionId": i, "topicId": t.topic_id.to_string(), "replicas": p.replicas, "isr": p.isr,
-                    "removingReplicas": [], "addingReplicas": [], "leader": p.leader,
-                    "leaderEpoch": p.leader_epoch, "partitionEpoch": 0, "directories": dirs}),
-            )
+            // (a replica on no node has no directory: the record cannot be written)
+            let directories = p.replicas.iter().map(|r| dir_of(*r).unwrap_or_default()).collect();
+            let record = PartitionRecord {
+                partition_id: i32::try_from(i).unwrap_or(i32::MAX),
+                topic_id: t.topic_id.to_string(),
+                replicas: p.replicas.clone(),
+                isr: p.isr.clone(),
+                leader: p.leader,
+                leader_epoch: p.leader_epoch,
+                partition_epoch: 0,
+                directories,
+                ..Default::default()
+            };
+            entry(1, &record)
         })
         .collect()
 }
 
 /// The controller handing out producer ids up to `next`.
 pub fn producer_ids_batch(next: i64, broker_epoch: i64) -> MetadataBatch {
-    vec![(
-        "ProducerIdsRecord",
-        0,
-        json!({"brokerId": CONTROLLER_ID, "brokerEpoch": broker_epoch, "nextProducerId": next}),
-    )]
+    vec![entry(0, &ProducerIdsRecord { broker_id: CONTROLLER_ID, broker_epoch, next_producer_id: next })]
 }
 
 /// Each broker's controlled shutdown: it leads nothing, then it is fenced.
@@ -312,31 +365,37 @@ pub fn shutdown_batches(cluster: &Cluster, epochs: &BTreeMap<i32, i64>) -> Vec<M
     let mut batches = Vec::new();
     for node in &cluster.nodes {
         let epoch = epochs.get(&node.node_id).copied().unwrap_or(-1);
-        batches.push(vec![(
-            "BrokerRegistrationChangeRecord",
-            1,
-            json!({"brokerId": node.node_id, "brokerEpoch": epoch, "inControlledShutdown": 1}),
-        )]);
+        let shutting_down = BrokerRegistrationChangeRecord {
+            broker_id: node.node_id,
+            broker_epoch: epoch,
+            in_controlled_shutdown: 1,
+            ..Default::default()
+        };
+        batches.push(vec![entry(1, &shutting_down)]);
         let mut moves: MetadataBatch = Vec::new();
         for t in &cluster.topics {
             for (i, p) in t.partitions.iter().enumerate() {
                 if p.leader == node.node_id {
-                    moves.push((
-                        "PartitionChangeRecord",
-                        1,
-                        json!({"partitionId": i, "topicId": t.topic_id.to_string(), "leader": -1}),
-                    ));
+                    let change = PartitionChangeRecord {
+                        partition_id: i32::try_from(i).unwrap_or(i32::MAX),
+                        topic_id: t.topic_id.to_string(),
+                        leader: -1,
+                        ..Default::default()
+                    };
+                    moves.push(entry(1, &change));
                 }
             }
         }
         if !moves.is_empty() {
             batches.push(moves);
         }
-        batches.push(vec![(
-            "BrokerRegistrationChangeRecord",
-            0,
-            json!({"brokerId": node.node_id, "brokerEpoch": epoch, "fenced": 1}),
-        )]);
+        let fenced = BrokerRegistrationChangeRecord {
+            broker_id: node.node_id,
+            broker_epoch: epoch,
+            fenced: 1,
+            ..Default::default()
+        };
+        batches.push(vec![entry(0, &fenced)]);
     }
     batches
 }
@@ -347,13 +406,9 @@ fn record_error(e: kmsg::Error) -> Error {
 
 /// The LeaderChange control batch that opens an epoch of the metadata log.
 fn leader_change(time_ms: i64) -> Result<BatchBuilder> {
-    let voter = json!([{"voterId": CONTROLLER_ID}]);
-    let value = kmsg::encode(
-        "LeaderChangeMessage",
-        0,
-        &json!({"version": 0, "leaderId": CONTROLLER_ID, "voters": voter, "grantingVoters": voter}),
-    )
-    .map_err(record_error)?;
+    let voters = vec![Voter { voter_id: CONTROLLER_ID, ..Default::default() }];
+    let message = LeaderChangeMessage { version: 0, leader_id: CONTROLLER_ID, granting_voters: voters.clone(), voters };
+    let value = message.encode(0).map_err(record_error)?;
     Ok(control_batch(logfmt::spec::control::LEADER_CHANGE, &value, time_ms))
 }
 
@@ -381,9 +436,9 @@ fn records_batch(records: &MetadataBatch, time_ms: i64) -> Result<BatchBuilder> 
 /// header at offset 0, the version's feature levels from offset 1 in one
 /// batch, a snapshot footer after them; epoch 0.
 pub fn bootstrap_checkpoint(time_ms: i64, version: Version) -> Result<Vec<u8>> {
-    let header = kmsg::encode("SnapshotHeaderRecord", 0, &json!({"version": 0, "lastContainedLogTimestamp": 0}))
-        .map_err(record_error)?;
-    let footer = kmsg::encode("SnapshotFooterRecord", 0, &json!({"version": 0})).map_err(record_error)?;
+    let header =
+        SnapshotHeaderRecord { version: 0, last_contained_log_timestamp: 0 }.encode(0).map_err(record_error)?;
+    let footer = SnapshotFooterRecord { version: 0 }.encode(0).map_err(record_error)?;
     let feature = feature_records(version);
     let mut out = Vec::new();
     let mut offset = 0i64;
