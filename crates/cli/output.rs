@@ -643,24 +643,12 @@ pub fn control_text(c: &serde_json::Value) -> String {
 }
 
 pub fn clip(s: &str) -> Cow<'_, str> {
-    const MAX: usize = 60;
-    let long = s.chars().nth(MAX).is_some();
-    if !long && !s.chars().any(char::is_control) {
-        return Cow::Borrowed(s);
-    }
-    let mut t: String = s.chars().take(MAX).map(|c| if c.is_control() { '.' } else { c }).collect();
-    if long {
-        t.push('…');
-    }
-    Cow::Owned(t)
+    logfmt::report::clip(s)
 }
 
 /// Epoch milliseconds as an RFC 3339 UTC time; `-` for negative (no timestamp).
 pub fn fmt_time(ms: i64) -> String {
-    match jiff::Timestamp::from_millisecond(ms) {
-        Ok(t) if ms >= 0 => t.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string(),
-        _ => "-".into(),
-    }
+    logfmt::report::time_text(ms)
 }
 
 #[cfg(test)]

@@ -6,15 +6,13 @@
 use std::collections::HashMap;
 use std::io::{self, BufWriter};
 
+use logfmt::groups::{GroupPartitionLine, committed_offset_line, group_line};
 use logfmt::internal::{CONSUMER_OFFSETS_TOPIC, partition_for_group};
 use logfmt::partition::{Partition, open_log_dirs};
-use logfmt::rules::groups::{Group, GroupState, Groups, lag};
+use logfmt::rules::groups::Groups;
 use logfmt::rules::log::Offsets;
 
 use clap::Args;
-
-use logfmt::report::{Report, Shown};
-use serde::Serialize;
 
 use crate::args::{GlobalOpts, LimitArgs};
 use crate::exit::Status;
@@ -117,57 +115,10 @@ pub fn run(global: &GlobalOpts, args: &GroupsArgs) -> anyhow::Result<Status> {
             }
             (None, None) => None,
         };
-        let (high_watermark, log_end_offset) = (o.map(|o| o.high_watermark), o.map(|o| o.log_end));
-        out.report(
-            &(CommittedOffsetLine {
-                group: group.clone(),
-                topic: topic.clone(),
-                partition: *partition,
-                offset: c.offset,
-                leader_epoch: c.leader_epoch,
-                metadata: c.metadata.clone(),
-                commit_timestamp: c.commit_timestamp,
-                expire_timestamp: c.expire_timestamp,
-                high_watermark,
-                log_end_offset,
-                lag: high_watermark.map(|hw| lag(c.offset, hw)),
-                coordinator_partition: c.at.0,
-                record_offset: c.at.1,
-            }),
-        )?;
+        out.report(&committed_offset_line((group, topic, *partition), c, o))?;
     }
     out.finish()?;
     Ok(Status::Clean)
-}
-
-/// A group's line: its metadata as the coordinator loaded it (none: only
-/// offsets), and the partition of its coordinator when it is here.
-fn group_line(name: &str, g: Option<&Group>, coordinator_partition: Option<i32>) -> GroupLine {
-    GroupLine {
-        group: name.to_string(),
-        coordinator_partition,
-        protocol: g.map(|g| g.protocol),
-        protocol_type: g.and_then(|g| g.protocol_type.clone()),
-        assignor: g.and_then(|g| g.assignor.clone()),
-        state: g.map_or(GroupState::Empty, |g| g.state()).name(),
-        generation: g.map(|g| g.generation),
-        leader: g.and_then(|g| g.leader.clone()),
-        members: g
-            .map(|g| {
-                g.members
-                    .values()
-                    .map(|m| MemberOut {
-                        member_id: m.member_id.clone(),
-                        group_instance_id: m.group_instance_id.clone(),
-                        client_id: m.client_id.clone(),
-                        client_host: m.client_host.clone(),
-                        assignment: m.assignment.clone(),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default(),
-        state_timestamp: g.and_then(|g| g.state_timestamp),
-    }
 }
 
 fn dirs_text(args: &GroupsArgs) -> String {
@@ -192,134 +143,4 @@ pub struct GroupsArgs {
     pub partitions: Option<i32>,
     #[command(flatten)]
     pub limits: LimitArgs,
-}
-
-#[derive(Serialize)]
-pub struct MemberOut {
-    pub member_id: String,
-    pub group_instance_id: Option<String>,
-    pub client_id: String,
-    pub client_host: String,
-    pub assignment: Vec<(String, Vec<i32>)>,
-}
-
-#[derive(Serialize)]
-pub struct GroupPartitionLine {
-    pub group: String,
-    pub partition: i32,
-    pub partitions: i32,
-    pub partitions_from: &'static str,
-}
-
-impl Report for GroupPartitionLine {
-    const TYPE: &'static str = "group_partition";
-
-    fn show(&self) -> Shown {
-        let g = self;
-        Shown::Text(format!(
-            "group {:?} is in __consumer_offsets-{} (of {} partitions, {})",
-            g.group, g.partition, g.partitions, g.partitions_from
-        ))
-    }
-}
-
-#[derive(Serialize)]
-pub struct GroupLine {
-    pub group: String,
-    pub coordinator_partition: Option<i32>,
-    pub protocol: Option<&'static str>,
-    pub protocol_type: Option<String>,
-    pub assignor: Option<String>,
-    pub state: &'static str,
-    pub generation: Option<i32>,
-    pub leader: Option<String>,
-    pub members: Vec<MemberOut>,
-    pub state_timestamp: Option<i64>,
-}
-
-impl Report for GroupLine {
-    const TYPE: &'static str = "group";
-
-    fn show(&self) -> Shown {
-        let g = self;
-        let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
-        Shown::Row(
-            &["GROUP", "STATE", "PROTOCOL", "ASSIGNOR", "GENERATION", "MEMBERS", "LEADER", "COORDINATOR"],
-            vec![
-                g.group.clone(),
-                g.state.to_string(),
-                match (g.protocol, &g.protocol_type) {
-                    (Some(p), Some(t)) => format!("{p} ({t})"),
-                    (Some(p), None) => p.to_string(),
-                    _ => "-".into(),
-                },
-                opt(&g.assignor),
-                g.generation.map_or("-".into(), |v| v.to_string()),
-                g.members
-                    .iter()
-                    .map(|m| {
-                        format!(
-                            "{} ({}/{})",
-                            crate::output::clip(&m.client_id),
-                            crate::output::clip(&m.client_host),
-                            m.assignment.iter().map(|(_, p)| p.len()).sum::<usize>()
-                        )
-                    })
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                g.leader.as_deref().map(|l| crate::output::clip(l).into_owned()).unwrap_or_else(|| "-".into()),
-                g.coordinator_partition.map_or("-".into(), |p| format!("__consumer_offsets-{p}")),
-            ],
-        )
-    }
-}
-
-#[derive(Serialize)]
-pub struct CommittedOffsetLine {
-    pub group: String,
-    pub topic: String,
-    pub partition: i32,
-    pub offset: i64,
-    pub leader_epoch: i32,
-    pub metadata: String,
-    pub commit_timestamp: i64,
-    pub expire_timestamp: Option<i64>,
-    pub high_watermark: Option<i64>,
-    pub log_end_offset: Option<i64>,
-    pub lag: Option<i64>,
-    pub coordinator_partition: i32,
-    pub record_offset: i64,
-}
-
-impl Report for CommittedOffsetLine {
-    const TYPE: &'static str = "committed_offset";
-
-    fn show(&self) -> Shown {
-        let c = self;
-        let opt = |v: Option<i64>| v.map_or("-".into(), |v| v.to_string());
-        Shown::Row(
-            &[
-                "GROUP",
-                "TOPIC",
-                "PARTITION",
-                "CURRENT-OFFSET",
-                "LOG-END-OFFSET (HW)",
-                "LAG",
-                "LOG END",
-                "COMMITTED",
-                "METADATA",
-            ],
-            vec![
-                c.group.clone(),
-                c.topic.clone(),
-                c.partition.to_string(),
-                c.offset.to_string(),
-                opt(c.high_watermark),
-                opt(c.lag),
-                opt(c.log_end_offset),
-                crate::output::fmt_time(c.commit_timestamp),
-                crate::output::clip(&c.metadata).into_owned(),
-            ],
-        )
-    }
 }

@@ -3,19 +3,14 @@
 //! coordinator's view of each (`logfmt::rules::transactions`), and hanging
 //! ones, decided as `kafka-transactions find-hanging` decides.
 
-use std::collections::HashMap;
 use std::io::{self, BufWriter};
 
 use logfmt::internal::TRANSACTION_STATE_TOPIC;
 use logfmt::partition::{Partition, open_log_dirs};
-use logfmt::rules::log::Offsets;
-use logfmt::rules::producer::ProducerState;
-use logfmt::rules::transactions::{self, TxnMetadata};
+use logfmt::rules::transactions;
+use logfmt::txns::{Coordinator, INCOMPLETE, TxnsSummaryLine, partition_txns};
 
 use clap::Args;
-
-use logfmt::report::{Report, Shown};
-use serde::Serialize;
 
 use crate::args::{GlobalOpts, LimitArgs, parse_time};
 use crate::exit::Status;
@@ -53,67 +48,21 @@ pub fn run(global: &GlobalOpts, args: &TxnsArgs) -> anyhow::Result<Status> {
     } else {
         Some(transactions::load_with_progress(&coordinator_parts, &limits, &mut |n| progress.inc(n))?)
     };
-    // find-hanging looks a producer's transactional id up by producer id
-    let by_producer: HashMap<i64, &TxnMetadata> =
-        coordinator.iter().flat_map(|c| c.values()).map(|m| (m.producer_id, m)).collect();
+    let coordinator_view = Coordinator::new(coordinator.as_ref());
     let (mut open, mut hanging) = (0usize, 0usize);
     for p in &data {
-        let offsets = Offsets::of(p, &limits)?;
-        let state = ProducerState::at(p, offsets.log_end, &limits)?;
+        let txns = partition_txns(p, &limits, &coordinator_view, as_of, args.max_timeout_ms)?;
         progress.inc(p.segments.iter().map(|s| s.size).sum());
-        let txns: Vec<_> = state.open_transactions().collect();
-        if !state.is_complete() {
-            out.report(&NoteLine {
-                file: &p.dir.display().to_string(),
-                message: "no producer snapshot covers the start of this log: transactions opened before its first segment are not known".into(),
-            })?;
+        if txns.incomplete {
+            out.report(&NoteLine { file: &p.dir.display().to_string(), message: INCOMPLETE.into() })?;
         }
-        if txns.is_empty() {
-            continue;
+        if let Some(line) = &txns.partition {
+            out.report(line)?;
         }
-        let lso = offsets.last_stable_offset(&state);
-        out.report(
-            &(TxnPartitionLine {
-                topic: p.name.topic.clone(),
-                partition: p.name.partition,
-                log_start_offset: offsets.log_start,
-                high_watermark: offsets.high_watermark,
-                log_end_offset: offsets.log_end,
-                last_stable_offset: lso,
-                held_back: offsets.high_watermark.saturating_sub(lso),
-                open_transactions: txns.len(),
-            }),
-        )?;
-        for (producer_id, t) in txns {
+        for t in &txns.open {
             open += 1;
-            let age_ms = as_of.saturating_sub(t.last_timestamp);
-            let meta = by_producer.get(&producer_id);
-            let verdict = transactions::find_hanging(
-                age_ms,
-                args.max_timeout_ms,
-                coordinator.is_some(),
-                meta.copied(),
-                &p.name.topic,
-                p.name.partition,
-            );
-            let is_hanging = verdict.hanging;
-            hanging += usize::from(is_hanging);
-            out.report(
-                &(OpenTxnLine {
-                    topic: p.name.topic.clone(),
-                    partition: p.name.partition,
-                    producer_id,
-                    producer_epoch: t.producer_epoch,
-                    first_offset: t.first_offset,
-                    last_timestamp: t.last_timestamp,
-                    age_ms,
-                    transactional_id: meta.map(|m| m.transactional_id.clone()),
-                    coordinator_state: meta.map(|m| m.state_name().to_string()),
-                    coordinator_expects_marker: verdict.coordinator_expects_marker,
-                    hanging: is_hanging,
-                    why: verdict.why,
-                }),
-            )?;
+            hanging += usize::from(t.hanging);
+            out.report(t)?;
         }
     }
     progress.finish();
@@ -148,113 +97,4 @@ pub struct TxnsArgs {
     pub at: Option<i64>,
     #[command(flatten)]
     pub limits: LimitArgs,
-}
-
-#[derive(Serialize)]
-pub struct TxnPartitionLine {
-    pub topic: String,
-    pub partition: i32,
-    pub log_start_offset: i64,
-    pub high_watermark: i64,
-    pub log_end_offset: i64,
-    pub last_stable_offset: i64,
-    pub held_back: i64,
-    pub open_transactions: usize,
-}
-
-impl Report for TxnPartitionLine {
-    const TYPE: &'static str = "txn_partition";
-
-    fn show(&self) -> Shown {
-        let t = self;
-        Shown::Row(
-            &["PARTITION", "LOG START", "HW", "LOG END", "LSO", "HELD BACK", "OPEN TXNS"],
-            vec![
-                format!("{}-{}", t.topic, t.partition),
-                t.log_start_offset.to_string(),
-                t.high_watermark.to_string(),
-                t.log_end_offset.to_string(),
-                t.last_stable_offset.to_string(),
-                t.held_back.to_string(),
-                t.open_transactions.to_string(),
-            ],
-        )
-    }
-}
-
-#[derive(Serialize)]
-pub struct OpenTxnLine {
-    pub topic: String,
-    pub partition: i32,
-    pub producer_id: i64,
-    pub producer_epoch: i16,
-    pub first_offset: i64,
-    pub last_timestamp: i64,
-    pub age_ms: i64,
-    pub transactional_id: Option<String>,
-    pub coordinator_state: Option<String>,
-    pub coordinator_expects_marker: Option<bool>,
-    pub hanging: bool,
-    pub why: String,
-}
-
-impl Report for OpenTxnLine {
-    const TYPE: &'static str = "open_transaction";
-
-    fn show(&self) -> Shown {
-        let t = self;
-        Shown::Row(
-            &[
-                "PARTITION",
-                "PRODUCER",
-                "EPOCH",
-                "FIRST OFFSET",
-                "LAST BATCH",
-                "AGE",
-                "TRANSACTIONAL ID",
-                "COORDINATOR",
-                "HANGING",
-            ],
-            vec![
-                format!("{}-{}", t.topic, t.partition),
-                t.producer_id.to_string(),
-                t.producer_epoch.to_string(),
-                t.first_offset.to_string(),
-                crate::output::fmt_time(t.last_timestamp),
-                logfmt::report::human_duration(t.age_ms),
-                t.transactional_id.clone().unwrap_or_else(|| "-".into()),
-                t.coordinator_state.clone().unwrap_or_else(|| "-".into()),
-                if t.hanging { format!("YES: {}", t.why) } else { format!("no: {}", t.why) },
-            ],
-        )
-    }
-}
-
-#[derive(Serialize)]
-pub struct TxnsSummaryLine {
-    pub partitions: usize,
-    pub open_transactions: usize,
-    pub hanging: usize,
-    pub as_of: i64,
-    pub coordinator_state: bool,
-}
-
-impl Report for TxnsSummaryLine {
-    const TYPE: &'static str = "summary";
-
-    fn show(&self) -> Shown {
-        let s = self;
-        Shown::Text(format!(
-            "\n{} partition(s) checked as of {}: {} open transaction(s), {} hanging{}",
-            s.partitions,
-            crate::output::fmt_time(s.as_of),
-            s.open_transactions,
-            s.hanging,
-            if s.coordinator_state {
-                ""
-            } else {
-                " (no __transaction_state partition here: transactional ids unknown)"
-            }
-        ))
-    }
 }

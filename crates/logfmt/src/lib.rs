@@ -61,6 +61,7 @@ pub mod control;
 pub mod cursor;
 pub mod emit;
 pub mod error;
+pub mod groups;
 pub mod index;
 pub mod internal;
 pub mod legacy;
@@ -80,6 +81,7 @@ pub mod sanity;
 pub mod snapshot;
 pub mod spec;
 pub mod stats;
+pub mod txns;
 pub mod uuid;
 pub mod verify;
 

@@ -101,6 +101,30 @@ pub fn offset_range(first: i64, last: i64) -> String {
     if first == last { first.to_string() } else { format!("{first}-{last}") }
 }
 
+/// A text in a table cell: at most 60 characters (then `…`), control
+/// characters shown as `.`.
+pub fn clip(s: &str) -> std::borrow::Cow<'_, str> {
+    const MAX: usize = 60;
+    let long = s.chars().nth(MAX).is_some();
+    if !long && !s.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut t: String = s.chars().take(MAX).map(|c| if c.is_control() { '.' } else { c }).collect();
+    if long {
+        t.push('…');
+    }
+    std::borrow::Cow::Owned(t)
+}
+
+/// Epoch milliseconds as an RFC 3339 UTC time in a table cell
+/// (`2026-11-25T19:14:19.000Z`); `-` for a negative one (no timestamp).
+pub fn time_text(ms: i64) -> String {
+    match jiff::Timestamp::from_millisecond(ms) {
+        Ok(t) if ms >= 0 => t.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string(),
+        _ => "-".into(),
+    }
+}
+
 /// A duration in a table cell, to the two largest units that matter:
 /// `850 ms`, `12.5 s`, `15 min`, `2h 5min`, `1d 14h`. Negative: `-` and the
 /// same form.

@@ -22,8 +22,8 @@ use logfmt::limits::Limits;
 use logfmt::rules::epochs::EpochCache;
 
 use crate::error::{Error, Result};
-use crate::lineage::{Lineage, as_elected, kafka_truncation};
 use crate::replica::{self, BatchStream, BatchSummary, ReplicaInfo};
+use logfmt::rules::replication::{Lineage, as_elected, kafka_truncation};
 
 /// How to compare.
 #[derive(Clone, Debug, Default)]
@@ -372,7 +372,7 @@ fn replica_report(
     mut p: Pass,
     is_leader: bool,
     lineage: Option<&Lineage>,
-    t: Option<crate::lineage::Truncation>,
+    t: Option<logfmt::rules::replication::Truncation>,
     notes: Vec<String>,
 ) -> Result<ReplicaReport> {
     let d = p.divergence;

@@ -6,10 +6,10 @@
 //!   the batches' `partition_leader_epoch`) and a stream of batch summaries
 //!   (offsets, epoch, CRC, size, timestamps) - read from a partition dir or
 //!   from a [`digest`].
-//! * [`lineage`]: Kafka's leader-epoch truncation (KIP-101, KIP-279, and the
-//!   fetch-time "diverging epoch" of Kafka 2.7+): the offset a follower
-//!   truncates to, computed from the two epoch caches and log ends exactly as
-//!   `AbstractFetcherThread` and `Partition` compute it.
+//! * Kafka's leader-epoch truncation (KIP-101, KIP-279, and the fetch-time
+//!   "diverging epoch" of Kafka 2.7+) is a rule: `logfmt::rules::replication`
+//!   computes the offset a follower truncates to from the two epoch caches
+//!   and log ends, as `AbstractFetcherThread` and `Partition` compute it.
 //! * [`diff`]: the comparison - batch by batch in one streaming pass over all
 //!   replicas (offsets + epoch + CRC + size; no record is decoded), the
 //!   divergence offset, the leader, and per follower the truncation and the
@@ -25,7 +25,6 @@
 pub mod diff;
 pub mod digest;
 pub mod error;
-pub mod lineage;
 pub mod records;
 pub mod replica;
 pub mod summary;

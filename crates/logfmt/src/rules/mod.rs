@@ -14,6 +14,7 @@
 //! | what the group coordinator loads: committed offsets, groups, members | [`groups`] | `GroupMetadataManager.loadGroupsAndOffsets`, `GroupCoordinatorShard.replay` |
 //! | which topic configs and names a controller takes, with its messages | [`config`] | `LogConfig.validate`, `ConfigDef`, `Topic.validate`, `ReplicationControlManager.validateNewTopicNames` |
 //! | what a start refuses, which partition dirs it sets aside as stray, the high watermark once the broker leads | [`start`] | `LogManager.isStrayKraftReplica`, `ReplicationControlManager.replay`, `Partition.makeLeader` |
+//! | where a follower truncates to after a failover (diverging epochs, KIP-279 rounds, the high watermark without epochs) | [`replication`] | `AbstractFetcherThread.getOffsetTruncationState`, `LeaderEpochFileCache.endOffsetFor`, `Partition.makeLeader` |
 //! | what retention deletes (time, size, a new log start) | [`retention`] | `UnifiedLog.deleteOldSegments` |
 //! | what the transaction coordinator loads: each transactional id's state | [`transactions`] | `TransactionStateManager.loadTransactionMetadata` |
 //!
@@ -26,6 +27,7 @@ pub mod groups;
 pub mod log;
 pub mod producer;
 pub mod recovery;
+pub mod replication;
 pub mod retention;
 pub mod start;
 pub mod transactions;

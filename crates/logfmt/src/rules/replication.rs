@@ -1,4 +1,6 @@
-//! Kafka's leader-epoch truncation, computed from files.
+//! Kafka's leader-epoch truncation of a follower (`AbstractFetcherThread`,
+//! `LeaderEpochFileCache.endOffsetFor`), computed from files; asked by
+//! `repl-check` (`diff-replicas`).
 //!
 //! A follower of Kafka 3.9 fetches with its log end offset and the latest
 //! epoch of its leader-epoch cache (`lastFetchedEpoch`). The leader answers
@@ -21,8 +23,8 @@
 //! at or after the new end (`truncateFromEnd`). This module replays those
 //! rounds until the leader no longer reports divergence.
 
-use logfmt::checkpoint::EpochEntry;
-use logfmt::rules::epochs::EpochCache;
+use crate::checkpoint::EpochEntry;
+use crate::rules::epochs::EpochCache;
 
 /// What the truncation needs of a replica.
 #[derive(Clone, Debug, PartialEq, Eq)]
