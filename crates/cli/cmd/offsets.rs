@@ -10,9 +10,6 @@ use logfmt::spec::names as n;
 
 use clap::Args;
 
-use logfmt::report::{Report, Shown};
-use serde::Serialize;
-
 use crate::args::{GlobalOpts, LimitArgs, TimeQuery, parse_time_query};
 use crate::exit::Status;
 use crate::output::{NoteLine, Output};
@@ -79,21 +76,7 @@ pub fn run(global: &GlobalOpts, args: &OffsetForTimeArgs) -> anyhow::Result<Stat
         for q in &args.times {
             let a = p.answer(q.spec)?;
             missing |= a.offset.is_none();
-            out.report(
-                &(OffsetLine {
-                    topic: p.topic.clone(),
-                    partition: p.partition,
-                    dir: p.dir.display().to_string(),
-                    query: q.text.clone(),
-                    time: q.spec.kafka_value(),
-                    offset: a.offset,
-                    timestamp: a.timestamp,
-                    leader_epoch: a.leader_epoch,
-                    segment: a.segment.map(|s| s.display().to_string()),
-                    position: a.position,
-                    detail: a.detail,
-                }),
-            )?;
+            out.report(&p.line(&q.text, q.spec, a))?;
         }
     }
     out.finish()?;
@@ -120,48 +103,4 @@ pub struct OffsetForTimeArgs {
     pub metadata_dir: Option<PathBuf>,
     #[command(flatten)]
     pub limits: LimitArgs,
-}
-
-#[derive(Serialize)]
-pub struct OffsetLine {
-    pub topic: String,
-    pub partition: i32,
-    pub dir: String,
-    pub query: String,
-    pub time: i64,
-    pub offset: Option<i64>,
-    pub timestamp: Option<i64>,
-    pub leader_epoch: Option<i32>,
-    pub segment: Option<String>,
-    pub position: Option<u64>,
-    pub detail: Option<String>,
-}
-
-impl Report for OffsetLine {
-    const TYPE: &'static str = "offset";
-
-    fn show(&self) -> Shown {
-        let o = self;
-        const OFFSET: &[&str] =
-            &["TOPIC", "PARTITION", "TIME", "OFFSET", "TIMESTAMP", "EPOCH", "SEGMENT", "POSITION", "DETAIL"];
-        let opt = |v: Option<String>| v.unwrap_or_else(|| "-".into());
-        let segment = o
-            .segment
-            .as_deref()
-            .map(|s| std::path::Path::new(s).file_name().map_or(s.to_string(), |f| f.to_string_lossy().into_owned()));
-        Shown::Row(
-            OFFSET,
-            vec![
-                o.topic.clone(),
-                o.partition.to_string(),
-                o.query.clone(),
-                opt(o.offset.map(|v| v.to_string())),
-                opt(o.timestamp.map(crate::output::fmt_time)),
-                opt(o.leader_epoch.map(|v| v.to_string())),
-                opt(segment),
-                opt(o.position.map(|v| v.to_string())),
-                opt(o.detail.clone()),
-            ],
-        )
-    }
 }

@@ -5,12 +5,10 @@ use std::io::{self, BufWriter};
 use std::path::PathBuf;
 
 use repl_check::diff::{self, Options};
+use repl_check::lines::{DiffSummaryLine, DigestLine, DivergentRecordLine};
 use repl_check::replica::{self, SourceKind};
 
 use clap::Args;
-
-use logfmt::report::{Report, Shown};
-use serde::Serialize;
 
 use crate::args::{GlobalOpts, LimitArgs, RecordFilterArgs};
 use crate::exit::Status;
@@ -127,14 +125,7 @@ pub fn diff(global: &GlobalOpts, args: &DiffReplicasArgs) -> anyhow::Result<Stat
             }
         }
     }
-    out.report(
-        &(DiffSummaryLine {
-            diverged: report.diverged,
-            divergence_offset: report.divergence_offset,
-            leader,
-            replicas: report.replicas.len(),
-        }),
-    )?;
+    out.report(&DiffSummaryLine::of(&report, leader))?;
     out.finish()?;
     Ok(if report.diverged { Status::Problems } else { Status::Clean })
 }
@@ -232,83 +223,4 @@ pub struct DigestArgs {
     pub output: PathBuf,
     #[command(flatten)]
     pub limits: LimitArgs,
-}
-
-#[derive(Serialize)]
-pub struct DiffSummaryLine {
-    pub diverged: bool,
-    pub divergence_offset: Option<i64>,
-    pub leader: String,
-    pub replicas: usize,
-}
-
-impl Report for DiffSummaryLine {
-    const TYPE: &'static str = "summary";
-
-    fn show(&self) -> Shown {
-        let s = self;
-        let text = match s.divergence_offset {
-            Some(d) => format!("\nDIVERGED from offset {d}; leader {}", s.leader),
-            None => format!("\nconsistent: no replica holds data the leader ({}) does not", s.leader),
-        };
-        Shown::Text(text)
-    }
-}
-
-#[derive(Serialize)]
-pub struct DivergentRecordLine {
-    pub replica: String,
-    pub offset: i64,
-    pub epoch: i32,
-    pub timestamp: i64,
-    pub key: Option<String>,
-    pub value_size: i64,
-    pub value_crc32c: Option<u32>,
-    pub control: bool,
-    #[serde(skip)]
-    pub key_text: Option<String>,
-}
-
-impl Report for DivergentRecordLine {
-    const TYPE: &'static str = "divergent_record";
-
-    fn show(&self) -> Shown {
-        let d = self;
-        const REC: &[&str] = &["REPLICA", "OFFSET", "EPOCH", "TIMESTAMP", "KEY", "VALUE SIZE", "VALUE CRC32C"];
-        Shown::Row(
-            REC,
-            vec![
-                d.replica.clone(),
-                d.offset.to_string(),
-                d.epoch.to_string(),
-                crate::output::fmt_time(d.timestamp),
-                if d.control { "(control)".into() } else { d.key_text.clone().unwrap_or_else(|| "null".into()) },
-                d.value_size.to_string(),
-                d.value_crc32c.map_or_else(|| "-".into(), |c| format!("{c:08x}")),
-            ],
-        )
-    }
-}
-
-#[derive(Serialize)]
-pub struct DigestLine {
-    pub file: String,
-    pub source: String,
-    pub batches: u64,
-    pub bytes: u64,
-}
-
-impl Report for DigestLine {
-    const TYPE: &'static str = "digest";
-
-    fn show(&self) -> Shown {
-        let d = self;
-        Shown::Text(format!(
-            "{}: digest of {} ({} batches) in {}",
-            d.file,
-            d.source,
-            d.batches,
-            logfmt::report::human_bytes(d.bytes)
-        ))
-    }
 }

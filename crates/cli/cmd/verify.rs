@@ -14,13 +14,10 @@ use std::sync::Arc;
 use logfmt::logdir::{self, LogDirEntry, Target};
 use logfmt::partition::LogDir;
 use logfmt::rules::config::Version;
-use logfmt::verify::{self, Kind, Options, Report, Severity};
+use logfmt::verify::{self, Kind, Options, Report, Severity, StartPlanLine, VerifySummaryLine};
 use rayon::prelude::*;
 
 use clap::{Args, ValueEnum};
-
-use logfmt::report::Shown;
-use serde::Serialize;
 
 use crate::args::{GlobalOpts, LimitArgs};
 use crate::exit::Status;
@@ -147,17 +144,8 @@ pub fn run(global: &GlobalOpts, args: &VerifyArgs) -> anyhow::Result<Status> {
     let mut status = Status::Clean;
     for r in &reports {
         start.add(&r.start);
-        summary.files += r.stats.files;
-        summary.partitions += r.stats.partitions;
-        summary.batches += r.stats.batches;
-        summary.records += r.stats.records;
-        summary.bytes += r.stats.bytes;
+        summary.add(r);
         for f in &r.findings {
-            match f.severity {
-                Severity::Error => summary.errors += 1,
-                Severity::Warning => summary.warnings += 1,
-                Severity::Info => summary.infos += 1,
-            }
             if matches!(f.kind, Kind::IoError | Kind::NotKafkaFile | Kind::MemoryBudget) {
                 status = status.merge(Status::Error);
             } else if f.severity >= threshold {
@@ -173,16 +161,7 @@ pub fn run(global: &GlobalOpts, args: &VerifyArgs) -> anyhow::Result<Status> {
         }
     }
     if let Some((version, from)) = versions.first() {
-        out.report(&StartPlanLine {
-            kafka_version: version.name(),
-            version_from: from.clone(),
-            refusals: start.refusals,
-            stray_partitions: start.strays,
-            partitions_recovered: start.partitions_recovered,
-            segments_recovered: start.segments_recovered,
-            bytes_recovered: start.bytes_recovered,
-            high_watermark_moves: start.high_watermark_moves,
-        })?;
+        out.report(&StartPlanLine::new(*version, from.clone(), &start))?;
     }
     summary.elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     out.report(&(summary))?;
@@ -283,91 +262,10 @@ pub fn parse_version(s: &str) -> Result<Version, String> {
     Version::parse(s).ok_or_else(|| format!("{s:?}: the releases checked are 3.9 (3.9.1) and 4.3 (4.3.1)"))
 }
 
-/// "On start, Kafka V would: ..." (JSON type `start_plan`).
-#[derive(Serialize)]
-pub struct StartPlanLine {
-    pub kafka_version: &'static str,
-    pub version_from: String,
-    pub refusals: u64,
-    pub stray_partitions: u64,
-    pub partitions_recovered: u64,
-    pub segments_recovered: u64,
-    pub bytes_recovered: u64,
-    pub high_watermark_moves: u64,
-}
-
-impl logfmt::report::Report for StartPlanLine {
-    const TYPE: &'static str = "start_plan";
-
-    fn show(&self) -> Shown {
-        let s = self;
-        let mut would = Vec::new();
-        if s.refusals > 0 {
-            would.push(format!("refuse to start ({} start_refused finding(s) above)", s.refusals));
-        }
-        if s.stray_partitions > 0 {
-            would.push(format!(
-                "set aside {} stray partition dir(s) and serve those partitions empty",
-                s.stray_partitions
-            ));
-        }
-        if s.segments_recovered > 0 {
-            would.push(format!(
-                "recover {} segment(s), {}, of {} partition(s)",
-                s.segments_recovered,
-                logfmt::report::human_bytes(s.bytes_recovered),
-                s.partitions_recovered
-            ));
-        }
-        if s.high_watermark_moves > 0 {
-            would.push(format!("move {} high watermark(s) to the log end", s.high_watermark_moves));
-        }
-        if would.is_empty() {
-            would.push("load every partition as it is".into());
-        }
-        Shown::Text(format!("\non start, Kafka {} ({}) would: {}", s.kafka_version, s.version_from, would.join("; ")))
-    }
-}
-
 /// Severity threshold for the exit code.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FailOn {
     Error,
     Warning,
     Info,
-}
-
-#[derive(Serialize, Default, Clone, Copy)]
-pub struct VerifySummaryLine {
-    pub files: u64,
-    pub partitions: u64,
-    pub batches: u64,
-    pub records: u64,
-    pub bytes: u64,
-    pub errors: u64,
-    pub warnings: u64,
-    pub infos: u64,
-    pub elapsed_ms: u64,
-}
-
-impl logfmt::report::Report for VerifySummaryLine {
-    const TYPE: &'static str = "summary";
-
-    fn show(&self) -> Shown {
-        let s = self;
-        let verdict = if s.errors + s.warnings + s.infos == 0 {
-            "no findings".to_string()
-        } else {
-            format!("{} error(s), {} warning(s), {} info", s.errors, s.warnings, s.infos)
-        };
-        Shown::Text(format!(
-            "\nchecked {} partition(s), {} segment file(s), {} batch(es), {} record(s), {} in {:.2} s: {verdict}",
-            s.partitions,
-            s.files,
-            s.batches,
-            s.records,
-            logfmt::report::human_bytes(s.bytes),
-            s.elapsed_ms as f64 / 1000.0
-        ))
-    }
 }

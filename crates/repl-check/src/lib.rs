@@ -17,6 +17,7 @@
 //! * [`digest`]: a compact, versioned fingerprint of a replica, so replicas
 //!   on different hosts are compared by shipping kilobytes.
 //! * [`records`]: the records of a divergent range, for people to read.
+//! * [`lines`]: what `diff-replicas` and `digest` print.
 //!
 //! Like `logfmt`, nothing here panics on any input, and memory stays bounded
 //! whatever the size of the replicas.
@@ -25,6 +26,7 @@
 pub mod diff;
 pub mod digest;
 pub mod error;
+pub mod lines;
 pub mod records;
 pub mod replica;
 pub mod summary;

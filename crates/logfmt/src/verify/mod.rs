@@ -24,6 +24,9 @@
 //! [`Options::max_per_kind`] times; the rest are counted.
 
 mod segment;
+mod summary;
+
+pub use summary::{StartPlanLine, VerifySummaryLine};
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

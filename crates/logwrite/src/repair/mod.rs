@@ -15,6 +15,7 @@
 
 pub mod checkpoints;
 pub mod journal;
+pub mod lines;
 pub mod recover;
 pub mod reindex;
 pub mod retain;

@@ -1,0 +1,144 @@
+//! The closing lines of `logtool verify`: what a start of Kafka would do
+//! ([`StartPlanLine`], from the partitions' [`StartTally`]) and what was
+//! checked and found ([`VerifySummaryLine`], summed over the [`Report`]s).
+
+use serde::Serialize;
+
+use super::{Report as Checked, Severity, StartTally};
+use crate::report::{Report, Shown};
+use crate::rules::config::Version;
+
+impl StartPlanLine {
+    /// The plan of Kafka `version` (chosen as `version_from` says) from
+    /// what the partitions' starts add up to.
+    pub fn new(version: Version, version_from: String, start: &StartTally) -> StartPlanLine {
+        StartPlanLine {
+            kafka_version: version.name(),
+            version_from,
+            refusals: start.refusals,
+            stray_partitions: start.strays,
+            partitions_recovered: start.partitions_recovered,
+            segments_recovered: start.segments_recovered,
+            bytes_recovered: start.bytes_recovered,
+            high_watermark_moves: start.high_watermark_moves,
+        }
+    }
+}
+
+impl VerifySummaryLine {
+    /// Add what one unit's check read and found.
+    pub fn add(&mut self, r: &Checked) {
+        self.files = self.files.saturating_add(r.stats.files);
+        self.partitions = self.partitions.saturating_add(r.stats.partitions);
+        self.batches = self.batches.saturating_add(r.stats.batches);
+        self.records = self.records.saturating_add(r.stats.records);
+        self.bytes = self.bytes.saturating_add(r.stats.bytes);
+        for f in &r.findings {
+            let n = match f.severity {
+                Severity::Error => &mut self.errors,
+                Severity::Warning => &mut self.warnings,
+                Severity::Info => &mut self.infos,
+            };
+            *n = n.saturating_add(1);
+        }
+    }
+}
+
+/// "On start, Kafka V would: ..." (JSON type `start_plan`).
+#[derive(Serialize)]
+pub struct StartPlanLine {
+    /// The Kafka release asked about.
+    pub kafka_version: &'static str,
+    /// Why that release (given, or implied by `metadata.version`).
+    pub version_from: String,
+    /// Findings that stop the start.
+    pub refusals: u64,
+    /// Partition dirs set aside as stray.
+    pub stray_partitions: u64,
+    /// Partitions with segments to recover.
+    pub partitions_recovered: u64,
+    /// Segments recovered.
+    pub segments_recovered: u64,
+    /// Their bytes.
+    pub bytes_recovered: u64,
+    /// High watermarks that move to the log end.
+    pub high_watermark_moves: u64,
+}
+
+impl Report for StartPlanLine {
+    const TYPE: &'static str = "start_plan";
+
+    fn show(&self) -> Shown {
+        let s = self;
+        let mut would = Vec::new();
+        if s.refusals > 0 {
+            would.push(format!("refuse to start ({} start_refused finding(s) above)", s.refusals));
+        }
+        if s.stray_partitions > 0 {
+            would.push(format!(
+                "set aside {} stray partition dir(s) and serve those partitions empty",
+                s.stray_partitions
+            ));
+        }
+        if s.segments_recovered > 0 {
+            would.push(format!(
+                "recover {} segment(s), {}, of {} partition(s)",
+                s.segments_recovered,
+                crate::report::human_bytes(s.bytes_recovered),
+                s.partitions_recovered
+            ));
+        }
+        if s.high_watermark_moves > 0 {
+            would.push(format!("move {} high watermark(s) to the log end", s.high_watermark_moves));
+        }
+        if would.is_empty() {
+            would.push("load every partition as it is".into());
+        }
+        Shown::Text(format!("\non start, Kafka {} ({}) would: {}", s.kafka_version, s.version_from, would.join("; ")))
+    }
+}
+
+/// What was checked and found (`summary`).
+#[derive(Serialize, Default, Clone, Copy)]
+pub struct VerifySummaryLine {
+    /// Segment files read.
+    pub files: u64,
+    /// Partition dirs.
+    pub partitions: u64,
+    /// Batches (and legacy messages).
+    pub batches: u64,
+    /// Records.
+    pub records: u64,
+    /// Bytes of segments read.
+    pub bytes: u64,
+    /// Findings at error.
+    pub errors: u64,
+    /// Findings at warning.
+    pub warnings: u64,
+    /// Findings at info.
+    pub infos: u64,
+    /// How long the check took.
+    pub elapsed_ms: u64,
+}
+
+impl Report for VerifySummaryLine {
+    const TYPE: &'static str = "summary";
+
+    fn show(&self) -> Shown {
+        let s = self;
+        let verdict = if s.errors == 0 && s.warnings == 0 && s.infos == 0 {
+            "no findings".to_string()
+        } else {
+            format!("{} error(s), {} warning(s), {} info", s.errors, s.warnings, s.infos)
+        };
+        Shown::Text(format!(
+            "\nchecked {} partition(s), {} segment file(s), {} batch(es), {} record(s), {} in {:.2} s: {verdict}",
+            s.partitions,
+            s.files,
+            s.batches,
+            s.records,
+            crate::report::human_bytes(s.bytes),
+            s.elapsed_ms as f64 / 1000.0
+        ))
+    }
+}
