@@ -48,17 +48,9 @@ pub(crate) const MESSAGES: &[&str] = &[
     "TransactionLogValue",
 ];
 
-/// `TopicId` -> `topic_id`.
+/// `TopicId` -> `topic_id` (Kafka's `toSnakeCase`, lowered).
 fn snake(name: &str) -> String {
-    let mut out = String::new();
-    let mut prev_lower = false;
-    for c in name.chars() {
-        if c.is_uppercase() && prev_lower {
-            out.push('_');
-        }
-        prev_lower = c.is_lowercase() || c.is_ascii_digit();
-        out.extend(c.to_lowercase());
-    }
+    let out = crate::metadata::upper_snake(name).to_lowercase();
     match out.as_str() {
         "type" | "match" | "ref" | "move" | "mod" | "use" | "in" | "as" | "where" | "loop" => format!("r#{out}"),
         _ => out,

@@ -763,7 +763,8 @@ pub fn check_partition(dir: &Path, log_dir: &LogDir, opts: &Options, progress: &
     if let Some(meta) = &log_dir.metadata
         && !p.is_metadata_log()
     {
-        on_start(&p, log_dir, meta, opts, topic_id, log_start, log_end, &mut out, &mut tally);
+        let read = AsRead { topic_id, log_start, log_end };
+        on_start(&p, log_dir, meta, opts, read, &mut out, &mut tally);
     }
     Report { findings: out.finish(), stats, start: tally }
 }
@@ -852,17 +853,25 @@ fn topic_id_of(p: &Partition, dir: &Path, opts: &Options, out: &mut Findings) ->
     None
 }
 
+/// What the check read of a partition that its start depends on.
+#[derive(Clone, Copy)]
+struct AsRead {
+    /// The topic id of `partition.metadata`.
+    topic_id: Option<crate::uuid::Uuid>,
+    /// The log start offset.
+    log_start: i64,
+    /// The log end offset, when the segments could be read to it.
+    log_end: Option<i64>,
+}
+
 /// What a broker does with this partition when it starts on the dir: sets
 /// it aside as stray, or leads it with a high watermark that moves.
-#[allow(clippy::too_many_arguments)]
 fn on_start(
     p: &Partition,
     log_dir: &LogDir,
     meta: &crate::metadata::ClusterMetadata,
     opts: &Options,
-    topic_id: Option<crate::uuid::Uuid>,
-    log_start: i64,
-    log_end: Option<i64>,
+    AsRead { topic_id, log_start, log_end }: AsRead,
     out: &mut Findings,
     tally: &mut StartTally,
 ) {
