@@ -22,7 +22,7 @@ use crate::limits::Limits;
 pub const CHECKPOINT_VERSION: i32 = 0;
 
 /// A line of an offset checkpoint: `<topic> <partition> <offset>`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct OffsetCheckpointEntry {
     /// Topic name.
     pub topic: String,
@@ -33,7 +33,7 @@ pub struct OffsetCheckpointEntry {
 }
 
 /// A line of `leader-epoch-checkpoint`: `<epoch> <start offset>`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct EpochEntry {
     /// Leader epoch.
     pub epoch: i32,

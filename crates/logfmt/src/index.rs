@@ -22,11 +22,14 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::spec::index as layout;
 
 /// An offset index entry: the batch starting at `position` ends at `offset`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Its JSON form (`dump`): the offset and position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct OffsetIndexEntry {
     /// Slot number (0-based).
+    #[serde(skip)]
     pub slot: u64,
     /// Offset relative to the segment's base offset, as stored.
+    #[serde(skip)]
     pub relative_offset: i32,
     /// Absolute offset.
     pub offset: i64,
@@ -35,20 +38,22 @@ pub struct OffsetIndexEntry {
 }
 
 /// A time index entry: up to `offset`, the largest timestamp is `timestamp`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct TimeIndexEntry {
     /// Slot number (0-based).
+    #[serde(skip)]
     pub slot: u64,
     /// Timestamp (ms).
     pub timestamp: i64,
     /// Offset relative to the segment's base offset, as stored.
+    #[serde(skip)]
     pub relative_offset: i32,
     /// Absolute offset.
     pub offset: i64,
 }
 
 /// An aborted transaction (`AbortedTxn.java`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct TxnIndexEntry {
     /// Entry version (0).
     pub version: i16,
@@ -63,7 +68,7 @@ pub struct TxnIndexEntry {
 }
 
 /// What follows the last entry of an index file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct IndexTail {
     /// First byte after the last entry.
     pub position: u64,

@@ -101,6 +101,18 @@ pub fn offset_range(first: i64, last: i64) -> String {
     if first == last { first.to_string() } else { format!("{first}-{last}") }
 }
 
+/// A library value as a line about one file: `file` first, then the
+/// value's own fields (its `Serialize` form), so a command does not copy
+/// a library type field by field to say where it came from.
+#[derive(Serialize)]
+pub struct WithFile<'a, T> {
+    /// The file it is about.
+    pub file: &'a str,
+    /// The value.
+    #[serde(flatten)]
+    pub item: T,
+}
+
 /// A text in a table cell: at most 60 characters (then `…`), control
 /// characters shown as `.`.
 pub fn clip(s: &str) -> std::borrow::Cow<'_, str> {

@@ -5,6 +5,9 @@
 use std::borrow::Cow;
 use std::io;
 
+use logfmt::checkpoint::{EpochEntry, OffsetCheckpointEntry};
+use logfmt::index::{IndexTail, OffsetIndexEntry, TimeIndexEntry, TxnIndexEntry};
+use logfmt::report::WithFile;
 use serde::Serialize;
 
 use crate::output::{
@@ -82,39 +85,6 @@ pub struct RecordLine<'a> {
 }
 
 #[derive(Serialize)]
-pub struct IndexEntryLine<'a> {
-    pub file: &'a str,
-    pub offset: i64,
-    pub position: i32,
-}
-
-#[derive(Serialize)]
-pub struct TimeIndexEntryLine<'a> {
-    pub file: &'a str,
-    pub timestamp: i64,
-    pub offset: i64,
-}
-
-#[derive(Serialize)]
-pub struct TxnIndexEntryLine<'a> {
-    pub file: &'a str,
-    pub version: i16,
-    pub producer_id: i64,
-    pub first_offset: i64,
-    pub last_offset: i64,
-    pub last_stable_offset: i64,
-}
-
-#[derive(Serialize)]
-pub struct IndexTailLine<'a> {
-    pub file: &'a str,
-    pub position: u64,
-    pub slots: u64,
-    pub zeroed: bool,
-    pub partial_bytes: u64,
-}
-
-#[derive(Serialize)]
 pub struct ProducerStateLine<'a> {
     pub file: &'a str,
     pub producer_id: i64,
@@ -126,21 +96,6 @@ pub struct ProducerStateLine<'a> {
     pub last_offset: i64,
     pub offset_delta: i32,
     pub last_timestamp: i64,
-}
-
-#[derive(Serialize)]
-pub struct CheckpointEntryLine<'a> {
-    pub file: &'a str,
-    pub topic: &'a str,
-    pub partition: i32,
-    pub offset: i64,
-}
-
-#[derive(Serialize)]
-pub struct LeaderEpochEntryLine<'a> {
-    pub file: &'a str,
-    pub epoch: i32,
-    pub start_offset: i64,
 }
 
 #[derive(Serialize)]
@@ -192,13 +147,13 @@ pub enum Line<'a> {
     File(FileLine<'a>),
     Batch(BatchLine<'a>),
     Record(RecordLine<'a>),
-    IndexEntry(IndexEntryLine<'a>),
-    TimeIndexEntry(TimeIndexEntryLine<'a>),
-    TxnIndexEntry(TxnIndexEntryLine<'a>),
-    IndexTail(IndexTailLine<'a>),
+    IndexEntry(WithFile<'a, OffsetIndexEntry>),
+    TimeIndexEntry(WithFile<'a, TimeIndexEntry>),
+    TxnIndexEntry(WithFile<'a, TxnIndexEntry>),
+    IndexTail(WithFile<'a, IndexTail>),
     ProducerState(ProducerStateLine<'a>),
-    CheckpointEntry(CheckpointEntryLine<'a>),
-    LeaderEpochEntry(LeaderEpochEntryLine<'a>),
+    CheckpointEntry(WithFile<'a, &'a OffsetCheckpointEntry>),
+    LeaderEpochEntry(WithFile<'a, EpochEntry>),
     PartitionMetadata(PartitionMetadataLine<'a>),
     MetaProperties(PropertiesLine<'a>),
     QuorumState(JsonFileLine<'a>),
@@ -356,14 +311,14 @@ impl Emit for Line<'_> {
             }
             Line::Batch(b) => sink.row(LOG, batch_row(b)),
             Line::Record(r) => sink.row(LOG, record_row(r)),
-            Line::IndexEntry(e) => {
+            Line::IndexEntry(WithFile { item: e, .. }) => {
                 sink.row(&["OFFSET", "POSITION"], vec![e.offset.to_string(), e.position.to_string()])
             }
-            Line::TimeIndexEntry(e) => sink.row(
+            Line::TimeIndexEntry(WithFile { item: e, .. }) => sink.row(
                 &["TIMESTAMP", "TIME", "OFFSET"],
                 vec![e.timestamp.to_string(), fmt_time(e.timestamp), e.offset.to_string()],
             ),
-            Line::TxnIndexEntry(e) => sink.row(
+            Line::TxnIndexEntry(WithFile { item: e, .. }) => sink.row(
                 &["PRODUCER", "FIRST OFFSET", "LAST OFFSET", "LAST STABLE OFFSET"],
                 vec![
                     e.producer_id.to_string(),
@@ -372,7 +327,7 @@ impl Emit for Line<'_> {
                     e.last_stable_offset.to_string(),
                 ],
             ),
-            Line::IndexTail(t) => {
+            Line::IndexTail(WithFile { item: t, .. }) => {
                 let what = if t.zeroed { "zero-filled (preallocated)" } else { "NOT zero: stale or garbage bytes" };
                 let mut s = format!("  {} unused slot(s) from byte {}: {what}", t.slots, t.position);
                 if t.partial_bytes > 0 {
@@ -395,11 +350,11 @@ impl Emit for Line<'_> {
                     fmt_time(p.last_timestamp),
                 ],
             ),
-            Line::CheckpointEntry(c) => sink.row(
+            Line::CheckpointEntry(WithFile { item: c, .. }) => sink.row(
                 &["TOPIC", "PARTITION", "OFFSET"],
                 vec![c.topic.to_string(), c.partition.to_string(), c.offset.to_string()],
             ),
-            Line::LeaderEpochEntry(e) => {
+            Line::LeaderEpochEntry(WithFile { item: e, .. }) => {
                 sink.row(&["EPOCH", "START OFFSET"], vec![e.epoch.to_string(), e.start_offset.to_string()])
             }
             Line::PartitionMetadata(m) => {

@@ -25,6 +25,7 @@ use logfmt::legacy::LegacyMessage;
 use logfmt::log::{Entry, Item, LogReader};
 use logfmt::logdir::{self, LogDirEntry, Target};
 use logfmt::naming::{self, FileKind, FileName};
+use logfmt::report::WithFile;
 use logfmt::sanity::Bounds;
 use logfmt::{Error, ErrorClass, Limits};
 
@@ -913,24 +914,13 @@ impl<W: Write> Dumper<'_, W> {
         for e in r.by_ref() {
             match e {
                 Ok(IndexEntry::Offset(e)) if keep(e.offset, e.offset) => {
-                    self.out.emit(&Line::IndexEntry(IndexEntryLine { file, offset: e.offset, position: e.position }))?
+                    self.out.emit(&Line::IndexEntry(WithFile { file, item: e }))?
                 }
                 Ok(IndexEntry::Time(e)) if keep(e.offset, e.offset) => {
-                    self.out.emit(&Line::TimeIndexEntry(TimeIndexEntryLine {
-                        file,
-                        timestamp: e.timestamp,
-                        offset: e.offset,
-                    }))?
+                    self.out.emit(&Line::TimeIndexEntry(WithFile { file, item: e }))?
                 }
                 Ok(IndexEntry::Txn(e)) if keep(e.first_offset, e.last_offset) => {
-                    self.out.emit(&Line::TxnIndexEntry(TxnIndexEntryLine {
-                        file,
-                        version: e.version,
-                        producer_id: e.producer_id,
-                        first_offset: e.first_offset,
-                        last_offset: e.last_offset,
-                        last_stable_offset: e.last_stable_offset,
-                    }))?
+                    self.out.emit(&Line::TxnIndexEntry(WithFile { file, item: e }))?
                 }
                 Ok(_) => {}
                 Err(e) => self.error(file, &e, None)?,
@@ -938,13 +928,7 @@ impl<W: Write> Dumper<'_, W> {
         }
         if let Some(t) = r.tail().copied() {
             if t.slots > 0 || t.partial_bytes > 0 {
-                self.out.emit(&Line::IndexTail(IndexTailLine {
-                    file,
-                    position: t.position,
-                    slots: t.slots,
-                    zeroed: t.zeroed,
-                    partial_bytes: t.partial_bytes,
-                }))?;
+                self.out.emit(&Line::IndexTail(WithFile { file, item: t }))?;
             }
             if !t.zeroed {
                 let e =
@@ -1002,12 +986,7 @@ impl<W: Write> Dumper<'_, W> {
         match logfmt::checkpoint::read_offsets(path, &self.limits) {
             Ok(c) => {
                 for (_, e) in &c.entries {
-                    self.out.emit(&Line::CheckpointEntry(CheckpointEntryLine {
-                        file,
-                        topic: &e.topic,
-                        partition: e.partition,
-                        offset: e.offset,
-                    }))?;
+                    self.out.emit(&Line::CheckpointEntry(WithFile { file, item: e }))?;
                 }
                 Ok(())
             }
@@ -1019,11 +998,7 @@ impl<W: Write> Dumper<'_, W> {
         match logfmt::checkpoint::read_epochs(path, &self.limits) {
             Ok(c) => {
                 for (_, e) in &c.entries {
-                    self.out.emit(&Line::LeaderEpochEntry(LeaderEpochEntryLine {
-                        file,
-                        epoch: e.epoch,
-                        start_offset: e.start_offset,
-                    }))?;
+                    self.out.emit(&Line::LeaderEpochEntry(WithFile { file, item: *e }))?;
                 }
                 Ok(())
             }
