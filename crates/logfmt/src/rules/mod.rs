@@ -16,11 +16,13 @@
 //! | what a start refuses, which partition dirs it sets aside as stray, the high watermark once the broker leads | [`start`] | `LogManager.isStrayKraftReplica`, `ReplicationControlManager.replay`, `Partition.makeLeader` |
 //! | where a follower truncates to after a failover (diverging epochs, KIP-279 rounds, the high watermark without epochs) | [`replication`] | `AbstractFetcherThread.getOffsetTruncationState`, `LeaderEpochFileCache.endOffsetFor`, `Partition.makeLeader` |
 //! | what retention deletes (time, size, a new log start) | [`retention`] | `UnifiedLog.deleteOldSegments` |
+//! | what a cleaning pass may clean and keeps (the cleanable range, segment groups, aborted transactions and markers, records and tombstones, delete horizons) | [`cleaner`] | `LogCleanerManager.cleanableOffsets`, `Cleaner.groupSegmentsBySize`, `CleanedTransactionMetadata`, `Cleaner.cleanInto`/`shouldRetainRecord`, `MemoryRecords.filterTo` |
 //! | what the transaction coordinator loads: each transactional id's state | [`transactions`] | `TransactionStateManager.loadTransactionMetadata` |
 //!
 //! Layering: file formats → [`crate::partition`] → these rules → commands.
 //! Nothing here writes; planners turn what the rules say into changes.
 
+pub mod cleaner;
 pub mod config;
 pub mod epochs;
 pub mod groups;
