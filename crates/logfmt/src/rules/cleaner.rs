@@ -125,6 +125,133 @@ pub fn group_segments_by_size(
     groups
 }
 
+/// `SkimpyOffsetMap`: the cleaner's map of key -> latest offset, as Kafka
+/// builds it: each key's MD5 (16 bytes) and an 8-byte offset in one flat
+/// table of `memory / 24` slots, probed first by the hash's successive
+/// ints, then linearly. A pass stops mapping once it holds
+/// [`OffsetMap::max_desired`] keys (`log.cleaner.io.buffer.load.factor`),
+/// which is how far one cleaning reaches. The table is allocated whole, as
+/// Kafka allocates its dedupe buffer: its memory is exactly what is given.
+#[derive(Debug)]
+pub struct OffsetMap {
+    table: Vec<u8>,
+    slots: u32,
+    entries: u32,
+    latest_offset: i64,
+}
+
+/// Bytes per slot: the MD5 of a key and its offset.
+const SLOT_BYTES: usize = 24;
+/// `LogCleaner`'s default `log.cleaner.io.buffer.load.factor`.
+pub const DEFAULT_LOAD_FACTOR: f64 = 0.9;
+
+impl OffsetMap {
+    /// A map in `memory` bytes (Kafka: `log.cleaner.dedupe.buffer.size` over
+    /// `log.cleaner.threads`, at most `Int.MaxValue`).
+    pub fn new(memory: u64) -> OffsetMap {
+        let memory = usize::try_from(memory.min(i32::MAX as u64)).unwrap_or(0);
+        let slots = memory.checked_div(SLOT_BYTES).unwrap_or(0);
+        OffsetMap {
+            table: vec![0; slots.saturating_mul(SLOT_BYTES)],
+            slots: u32::try_from(slots).unwrap_or(0),
+            entries: 0,
+            latest_offset: -1,
+        }
+    }
+
+    /// Its slots.
+    pub fn slots(&self) -> u32 {
+        self.slots
+    }
+
+    /// How many keys a pass maps before it stops (`slots * load factor`).
+    pub fn max_desired(&self, load_factor: f64) -> u32 {
+        // (a product of a u32 and a factor below 1: it fits)
+        (f64::from(self.slots) * load_factor) as u32
+    }
+
+    /// Keys put (a key put again does not count twice).
+    pub fn size(&self) -> u32 {
+        self.entries
+    }
+
+    /// The latest offset put or set (-1 for none).
+    pub fn latest_offset(&self) -> i64 {
+        self.latest_offset
+    }
+
+    /// `updateLatestOffset`.
+    pub fn update_latest_offset(&mut self, offset: i64) {
+        self.latest_offset = offset;
+    }
+
+    /// `positionOf`: the byte position of the `attempt`th probe of `hash`.
+    fn position_of(&self, hash: &[u8; 16], attempt: u32) -> usize {
+        let at = attempt.min(12) as usize;
+        let word = hash.get(at..at.saturating_add(4)).and_then(|b| <[u8; 4]>::try_from(b).ok()).unwrap_or_default();
+        // Java's int arithmetic: the sum wraps; Utils.abs(MIN_VALUE) is 0
+        let probe =
+            i32::from_be_bytes(word).wrapping_add(i32::try_from(attempt.saturating_sub(12)).unwrap_or(i32::MAX));
+        let abs = if probe == i32::MIN { 0 } else { probe.unsigned_abs() };
+        let slot = abs.checked_rem(self.slots).unwrap_or(0) as usize;
+        slot.saturating_mul(SLOT_BYTES)
+    }
+
+    fn slot(&self, pos: usize) -> &[u8] {
+        self.table.get(pos..pos.saturating_add(SLOT_BYTES)).unwrap_or_default()
+    }
+
+    fn hash(key: &[u8]) -> [u8; 16] {
+        use md5::Digest;
+        md5::Md5::digest(key).into()
+    }
+
+    /// `get`: the offset of `key`, if mapped.
+    pub fn get(&self, key: &[u8]) -> Option<i64> {
+        if self.slots == 0 {
+            return None;
+        }
+        let hash = Self::hash(key);
+        let max_attempts = self.slots.saturating_add(12);
+        for attempt in 0..max_attempts {
+            let slot = self.slot(self.position_of(&hash, attempt));
+            if slot.iter().all(|b| *b == 0) {
+                return None;
+            }
+            if slot.get(..16) == Some(hash.as_slice()) {
+                return slot.get(16..24).and_then(|b| <[u8; 8]>::try_from(b).ok()).map(i64::from_be_bytes);
+            }
+        }
+        None
+    }
+
+    /// `put`: map `key` to `offset` (its latest); false when the map is
+    /// full (Kafka refuses the same way; a pass stops well before).
+    pub fn put(&mut self, key: &[u8], offset: i64) -> bool {
+        if self.entries >= self.slots {
+            return false;
+        }
+        let hash = Self::hash(key);
+        let mut attempt = 0u32;
+        loop {
+            let pos = self.position_of(&hash, attempt);
+            let slot = self.slot(pos);
+            let empty = slot.iter().all(|b| *b == 0);
+            if empty || slot.get(..16) == Some(hash.as_slice()) {
+                if let Some(s) = self.table.get_mut(pos..pos.saturating_add(SLOT_BYTES)) {
+                    s.iter_mut().zip(hash.iter().chain(offset.to_be_bytes().iter())).for_each(|(d, b)| *d = *b);
+                }
+                self.latest_offset = offset;
+                if empty {
+                    self.entries = self.entries.saturating_add(1);
+                }
+                return true;
+            }
+            attempt = attempt.saturating_add(1);
+        }
+    }
+}
+
 /// A transaction marker's type, for [`CleanedTransactions`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Marker {
@@ -346,6 +473,23 @@ mod tests {
         // offsets beyond an int from the group's base start a new group (not for an empty segment)
         let far = [s(0, 10), s(1, 10), s(i64::from(i32::MAX) + 5, 10)];
         assert_eq!(group_segments_by_size(&far, 1_000, 10_000, i64::from(i32::MAX) + 9), vec![0..1, 1..2, 2..3]);
+    }
+
+    #[test]
+    fn the_offset_map_keeps_each_keys_latest_offset_in_the_memory_given() {
+        let mut m = OffsetMap::new(24 * 100);
+        assert_eq!((m.slots(), m.max_desired(DEFAULT_LOAD_FACTOR), m.latest_offset()), (100, 90, -1));
+        assert!(m.put(b"a", 1) && m.put(b"b", 2) && m.put(b"a", 3));
+        assert_eq!((m.get(b"a"), m.get(b"b"), m.get(b"c")), (Some(3), Some(2), None));
+        assert_eq!((m.size(), m.latest_offset()), (2, 3));
+        // every slot taken: probing ends in linear search, and a new key is refused
+        let mut full = OffsetMap::new(24 * 3);
+        assert!(full.put(b"x", 1) && full.put(b"y", 2) && full.put(b"z", 3));
+        assert!(!full.put(b"w", 4));
+        assert_eq!((full.get(b"x"), full.get(b"y"), full.get(b"z"), full.get(b"w")), (Some(1), Some(2), Some(3), None));
+        assert!(!OffsetMap::new(10).put(b"k", 0), "no slot at all");
+        // MD5, as Kafka hashes: the known digest of "abc"
+        assert_eq!(OffsetMap::hash(b"abc")[..4], [0x90, 0x01, 0x50, 0x98]);
     }
 
     fn entry(producer_id: i64, first: i64, last: i64) -> TxnIndexEntry {
