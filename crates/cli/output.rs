@@ -642,14 +642,8 @@ pub fn control_text(c: &serde_json::Value) -> String {
     out.join(" ")
 }
 
-pub fn clip(s: &str) -> Cow<'_, str> {
-    logfmt::report::clip(s)
-}
-
-/// Epoch milliseconds as an RFC 3339 UTC time; `-` for negative (no timestamp).
-pub fn fmt_time(ms: i64) -> String {
-    logfmt::report::time_text(ms)
-}
+// one home for cell texts: the library's (its report types use them too)
+pub use logfmt::report::{clip, time_text as fmt_time};
 
 #[cfg(test)]
 mod tests {

@@ -269,8 +269,11 @@ pub enum Marker {
 /// cleaned segment's `.txnindex`.
 #[derive(Debug, Default)]
 pub struct CleanedTransactions {
-    /// Aborted transactions not reached yet, by first offset.
-    pending: BinaryHeap<Reverse<(i64, i64, i64, i64)>>,
+    /// Aborted transactions not reached yet, by first offset (each with
+    /// its place in `entries`).
+    pending: BinaryHeap<Reverse<(i64, usize)>>,
+    /// Every aborted transaction added, as read.
+    entries: Vec<TxnIndexEntry>,
     /// Aborted transactions walked into, by producer: the entry and the
     /// last offset of a batch of it seen.
     aborted: HashMap<i64, (TxnIndexEntry, Option<i64>)>,
@@ -293,24 +296,20 @@ impl CleanedTransactions {
     /// next (`collectAbortedTransactions`).
     pub fn add_aborted(&mut self, entries: impl IntoIterator<Item = TxnIndexEntry>) {
         for e in entries {
-            self.pending.push(Reverse((e.first_offset, e.producer_id, e.last_offset, e.last_stable_offset)));
+            self.pending.push(Reverse((e.first_offset, self.entries.len())));
+            self.entries.push(e);
         }
     }
 
     fn consume_up_to(&mut self, offset: i64) {
-        while let Some(Reverse((first, producer_id, last, lso))) = self.pending.peek().copied() {
+        while let Some(Reverse((first, at))) = self.pending.peek().copied() {
             if first > offset {
                 break;
             }
             self.pending.pop();
-            let entry = TxnIndexEntry {
-                version: 0,
-                producer_id,
-                first_offset: first,
-                last_offset: last,
-                last_stable_offset: lso,
-            };
-            self.aborted.entry(producer_id).or_insert((entry, None));
+            if let Some(entry) = self.entries.get(at).copied() {
+                self.aborted.entry(entry.producer_id).or_insert((entry, None));
+            }
         }
     }
 
@@ -338,16 +337,16 @@ impl CleanedTransactions {
     /// empty, already cleaned).
     pub fn on_control_batch(&mut self, producer_id: i64, last_offset: i64, marker: Option<Marker>) -> ControlDecision {
         self.consume_up_to(last_offset);
-        let keep = ControlDecision { discardable: false, index_entry: None };
+        let discardable = |discardable| ControlDecision { discardable, index_entry: None };
         match marker {
-            None => ControlDecision { discardable: true, index_entry: None },
+            None => discardable(true),
             Some(Marker::Abort) => match self.aborted.remove(&producer_id) {
                 // kept until every batch of the transaction is gone
                 Some((entry, Some(_))) => ControlDecision { discardable: false, index_entry: Some(entry) },
-                _ => ControlDecision { discardable: true, index_entry: None },
+                _ => discardable(true),
             },
-            Some(Marker::Commit) => ControlDecision { discardable: !self.committed.remove(&producer_id), ..keep },
-            Some(Marker::Other) => keep,
+            Some(Marker::Commit) => discardable(!self.committed.remove(&producer_id)),
+            Some(Marker::Other) => discardable(false),
         }
     }
 }
