@@ -486,7 +486,12 @@ fn undo_all(c: &Copy, path: &str, at: usize) {
 /// or a second run finishes the job to the same bytes as an uninterrupted
 /// one; and `undo` brings back the original bytes either way.
 fn every_crash_point(scenario: &str, args: &[&str], path: &str) {
-    let reference = Copy::of(scenario);
+    every_crash_point_of(&|| Copy::of(scenario), args, path);
+}
+
+/// [`every_crash_point`] on copies made by `copy`.
+fn every_crash_point_of(copy: &dyn Fn() -> Copy, args: &[&str], path: &str) {
+    let reference = copy();
     let original = sans_lock(&reference.logs);
     let with_path = |c: &Copy| {
         let mut v: Vec<String> = args.iter().map(ToString::to_string).collect();
@@ -504,7 +509,7 @@ fn every_crash_point(scenario: &str, args: &[&str], path: &str) {
     let mut untouched = 0;
     let mut finished = 0;
     for at in 1.. {
-        let c = Copy::of(scenario);
+        let c = copy();
         let out =
             crate::util::logtool().env("LOGTOOL_TEST_KILL_AT", at.to_string()).args(with_path(&c)).output().unwrap();
         if out.status.success() {
@@ -701,4 +706,85 @@ fn reindex_uses_the_topic_config_and_rebuilds_deleted_indexes() {
     for (x, orig) in ["index", "timeindex", "txnindex"].iter().zip(originals) {
         assert_eq!(std::fs::read(seg0.with_extension(x)).unwrap(), orig, ".{x}");
     }
+}
+
+/// The `clean` fixture with `compacted-0`'s cleaner checkpoint forgotten:
+/// the whole partition is dirty again (what Kafka's cleaner left, cleaned
+/// once more).
+fn dirty_compacted() -> Copy {
+    let c = Copy::of("clean");
+    let path = c.path("cleaner-offset-checkpoint");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let kept: Vec<String> =
+        text.lines().skip(2).filter(|l| !l.starts_with("compacted ")).map(|l| format!("{l}\n")).collect();
+    std::fs::write(&path, format!("0\n{}\n{}", kept.len(), kept.concat())).unwrap();
+    c
+}
+
+/// Before the fixture's delete horizons (an hour after its records): the
+/// tombstones stay.
+const BEFORE_HORIZONS: &str = "1795324200000";
+
+/// (offset, key, value) of every record `dump --deep` reads in the live
+/// segments of a partition.
+fn records_of(dir: &Path) -> Vec<(i64, Value, Value)> {
+    let (_, lines) = run_json(&["dump", "--deep", dir.to_str().unwrap()]);
+    let mut out: Vec<(i64, Value, Value)> = of_type(&lines, "record")
+        .iter()
+        .filter(|r| !r["file"].as_str().unwrap_or_default().ends_with(".deleted"))
+        .map(|r| (r["offset"].as_i64().unwrap(), r["key"].clone(), r["value"].clone()))
+        .collect();
+    out.sort_by_key(|r| r.0);
+    out
+}
+
+#[test]
+fn compact_cleans_what_kafka_left_to_the_same_records_and_undo_restores_it() {
+    let c = dirty_compacted();
+    let original = sans_lock(&c.logs);
+    let before = records_of(&c.path("compacted-0"));
+    // the plan changes nothing and says what goes
+    let (code, lines) = run_json(&["compact", "--now", BEFORE_HORIZONS, &c.s("")]);
+    assert_eq!(code, 1, "{lines:?}");
+    assert_eq!(sans_lock(&c.logs), original);
+    let plan = of_type(&lines, "compaction");
+    assert_eq!(plan.len(), 1, "only the compacted topic is listed: {plan:?}");
+    assert_eq!((plan[0]["first_dirty"].as_i64(), plan[0]["end_offset"].as_i64()), (Some(0), Some(346)));
+    // executed: the same records (Kafka already removed the superseded ones), one segment
+    let (code, lines) = run_json(&["compact", "--execute", "--now", BEFORE_HORIZONS, &c.s("compacted-0")]);
+    assert_eq!(code, 0, "{lines:?}");
+    assert_eq!(records_of(&c.path("compacted-0")), before);
+    assert!(!c.path("compacted-0/00000000000000000128.log").exists(), "segments merged");
+    let checkpoint = std::fs::read_to_string(c.path("cleaner-offset-checkpoint")).unwrap();
+    assert!(checkpoint.lines().any(|l| l == "compacted 0 346"), "{checkpoint}");
+    // verify finds nothing at warning or above
+    let (code, lines) = run_json(&["verify", &c.s("")]);
+    assert_eq!(code, 0, "{lines:?}");
+    // a second pass finds nothing dirty
+    let (code, lines) = run_json(&["compact", &c.s("compacted-0")]);
+    assert_eq!(code, 0, "{lines:?}");
+    assert!(of_type(&lines, "change").is_empty());
+    // undo: the original bytes
+    undo_all(&c, "", 0);
+    assert_eq!(sans_lock(&c.logs), original);
+}
+
+#[test]
+fn compact_removes_tombstones_past_their_horizon() {
+    let c = dirty_compacted();
+    let before = records_of(&c.path("compacted-0"));
+    let (code, lines) = run_json(&["compact", "--execute", "--now", "1795400000000", &c.s("compacted-0")]);
+    assert_eq!(code, 0, "{lines:?}");
+    let after = records_of(&c.path("compacted-0"));
+    let tombstones = |r: &[(i64, Value, Value)]| r.iter().filter(|x| x.2.is_null()).count();
+    assert!(tombstones(&before) > 0);
+    // the active segment's tombstones stay: it is never cleaned
+    let active = |r: &[(i64, Value, Value)]| r.iter().filter(|x| x.0 >= 346 && x.2.is_null()).count();
+    assert_eq!(tombstones(&after), active(&before));
+    assert_eq!(before.len() - after.len(), tombstones(&before) - active(&before));
+}
+
+#[test]
+fn every_crash_point_of_compact() {
+    every_crash_point_of(&dirty_compacted, &["compact", "--execute", "--now", BEFORE_HORIZONS], "compacted-0");
 }

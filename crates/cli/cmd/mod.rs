@@ -168,6 +168,18 @@ pub enum Command {
     /// Whole segments go, oldest first; the active segment stays. Plan only, unless
     /// --execute.
     Retain(repair::RetainArgs),
+    /// Clean compacted partitions offline, as one pass of Kafka's log cleaner would.
+    ///
+    /// For each partition whose topic's cleanup.policy has compact (read from the log
+    /// dir's metadata log; __consumer_offsets and __transaction_state always): from the
+    /// cleaner checkpoint to the first uncleanable offset (active segment, last stable
+    /// offset, min.compaction.lag.ms), the latest record of each key stays, tombstones
+    /// until their delete horizon, aborted transactions' records go, and the segments
+    /// are regrouped as Kafka's cleaner groups them. Memory: the key map takes
+    /// --dedupe-buffer (as log.cleaner.dedupe.buffer.size); keys that do not fit are
+    /// left to the next pass, as Kafka does. Plan only, unless --execute; removed files
+    /// go to the quarantine (`logtool undo`).
+    Compact(repair::CompactArgs),
     /// Put back what a repair changed, from its quarantine.
     ///
     /// Without --id, the latest repair of the log dir. Plan only, unless --execute.
@@ -258,6 +270,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
         Command::Truncate(args) => repair::truncate(&cli.global, &args),
         Command::Reindex(args) => repair::reindex(&cli.global, &args),
         Command::Retain(args) => repair::retain(&cli.global, &args),
+        Command::Compact(args) => repair::compact(&cli.global, &args),
         Command::OffsetForTime(args) => offsets::run(&cli.global, &args),
         Command::DiffReplicas(args) => replicas::diff(&cli.global, &args),
         Command::Digest(args) => replicas::digest(&cli.global, &args),

@@ -306,6 +306,43 @@ pub fn retain(global: &GlobalOpts, args: &RetainArgs) -> anyhow::Result<Status> 
     })
 }
 
+pub fn compact(global: &GlobalOpts, args: &CompactArgs) -> anyhow::Result<Status> {
+    use logwrite::repair::compact::{CompactOptions, compact_partition};
+    let log_dir = log_dir_of(&args.path)?;
+    let parts = partitions(&args.path)?;
+    let limits = args.limits.limits();
+    let pool = logfmt::budget::pool_for(args.limits.memory, 1).0;
+    let (bar, progress) = segment_progress(global, &args.path);
+    let opts = CompactOptions {
+        pass: logfmt::compact::Options {
+            limits,
+            map_memory: args.dedupe_buffer.unwrap_or(pool / 2),
+            load_factor: logfmt::rules::cleaner::DEFAULT_LOAD_FACTOR,
+            now_ms: args.now.unwrap_or_else(|| jiff::Timestamp::now().as_millisecond()),
+            producer_id_expiration_ms: logfmt::compact::DEFAULT_PRODUCER_ID_EXPIRATION_MS,
+        },
+        progress,
+    };
+    run_plan(global, &args.write, &log_dir, "compact", |changes, out| {
+        let mut lim = CheckpointLimits::default();
+        let targets = Targets::of(&args.path, &limits)?;
+        for dir in &parts {
+            let p = targets.open(dir)?;
+            if !args.topic.is_empty() && !args.topic.contains(&p.name.topic) {
+                continue;
+            }
+            let c = compact_partition(&p, &targets.log_dir, &opts, &mut lim, changes)?;
+            // a log dir's partitions that are not compacted are not listed
+            if c.skipped.is_none() || !targets.is_log_dir || !args.topic.is_empty() {
+                out.report(&c)?;
+            }
+        }
+        bar.finish();
+        adjust_checkpoints(&log_dir, &lim, &limits, changes)?;
+        Ok(())
+    })
+}
+
 pub fn undo(global: &GlobalOpts, args: &UndoArgs) -> anyhow::Result<Status> {
     // the path a repair was given: its log dir, or one of its partition dirs
     let log_dir = match logdir::resolve(&args.log_dir) {
@@ -334,6 +371,7 @@ pub fn undo(global: &GlobalOpts, args: &UndoArgs) -> anyhow::Result<Status> {
                 ("restore", file, "the original content comes back")
             }
             journal::Step::Write { file, old_size: None, .. } => ("remove", file, "created by the repair"),
+            journal::Step::Rename { to, .. } => ("rename", to, "renamed back to its name before the repair"),
         };
         out.report(&ChangeLine {
             op,
@@ -443,6 +481,28 @@ pub struct RetainArgs {
     /// Move the log start offset to OFFSET and delete the segments below it.
     #[arg(long, value_name = "OFFSET", value_parser = parse_offset)]
     pub log_start: Option<i64>,
+    #[command(flatten)]
+    pub write: WriteArgs,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct CompactArgs {
+    /// A log dir or a partition dir.
+    #[arg(value_name = "PATH")]
+    pub path: PathBuf,
+    /// Only this topic's partitions (repeatable).
+    #[arg(long, value_name = "TOPIC")]
+    pub topic: Vec<String>,
+    /// The key map's memory, as Kafka's log.cleaner.dedupe.buffer.size (default: half of
+    /// --memory); taken from --memory.
+    #[arg(long, value_name = "N", value_parser = parse_size)]
+    pub dedupe_buffer: Option<u64>,
+    /// The cleaner's clock (epoch milliseconds or RFC 3339): delete horizons are set and
+    /// passed against it (default: now).
+    #[arg(long, value_name = "TIME", value_parser = parse_time, hide_short_help = true)]
+    pub now: Option<i64>,
     #[command(flatten)]
     pub write: WriteArgs,
     #[command(flatten)]

@@ -84,10 +84,20 @@ pub struct BatchBuilder {
     pub producer_epoch: i16,
     /// baseSequence.
     pub base_sequence: i32,
+    /// The delete horizon (KIP-534): written as the base timestamp, with
+    /// the batch's delete-horizon flag; record timestamps stay deltas
+    /// from it (`MemoryRecordsBuilder` with `deleteHorizonMs`).
+    pub delete_horizon_ms: Option<i64>,
+    /// The last offset delta, when it is not the last record's (a batch
+    /// the cleaner rewrote keeps its original last offset:
+    /// `MemoryRecordsBuilder.overrideLastOffset`).
+    pub last_offset_delta: Option<i32>,
     records: Vec<u8>,
     count: i32,
     base_timestamp: Option<i64>,
     max_timestamp: i64,
+    /// An empty batch's type and maxTimestamp, kept from the batch it stands for.
+    empty_of: Option<(bool, i64)>,
 }
 
 impl BatchBuilder {
@@ -103,11 +113,34 @@ impl BatchBuilder {
             producer_id: layout::NO_PRODUCER_ID,
             producer_epoch: -1,
             base_sequence: layout::NO_SEQUENCE,
+            delete_horizon_ms: None,
+            last_offset_delta: None,
             records: Vec::new(),
             count: 0,
             base_timestamp: None,
             max_timestamp: layout::NO_TIMESTAMP,
+            empty_of: None,
         }
+    }
+
+    /// The header-only batch the cleaner keeps for a batch whose records
+    /// all go but whose producer state must stay
+    /// (`DefaultRecordBatch.writeEmptyHeader`): the same offsets, producer
+    /// fields, partition leader epoch, timestamp type and maxTimestamp,
+    /// transactional and control flags; no records, no compression, base
+    /// timestamp -1.
+    pub fn empty_of(h: &BatchHeader) -> BatchBuilder {
+        let mut b = BatchBuilder::new(h.base_offset);
+        b.partition_leader_epoch = h.partition_leader_epoch;
+        b.transactional = h.is_transactional();
+        b.control = h.is_control();
+        b.producer_id = h.producer_id;
+        b.producer_epoch = h.producer_epoch;
+        b.base_sequence = h.base_sequence;
+        b.last_offset_delta = Some(h.last_offset_delta);
+        let log_append = h.timestamp_type() == crate::batch::TimestampType::LogAppendTime;
+        b.empty_of = Some((log_append, h.max_timestamp));
+        b
     }
 
     /// The largest record timestamp (before any LogAppendTime).
@@ -150,13 +183,28 @@ impl BatchBuilder {
         headers: &[(&[u8], Option<&[u8]>)],
         fill: impl FnOnce(&mut [u8]),
     ) {
-        let base_ts = *self.base_timestamp.get_or_insert(timestamp);
+        self.push_at(self.count, timestamp, key, value_len, headers, fill);
+    }
+
+    /// Append a record at offset delta `offset_delta` (a rewritten batch
+    /// keeps each record's offset: `MemoryRecordsBuilder.appendWithOffset`);
+    /// deltas must rise.
+    pub fn push_at(
+        &mut self,
+        offset_delta: i32,
+        timestamp: i64,
+        key: Option<&[u8]>,
+        value_len: Option<usize>,
+        headers: &[(&[u8], Option<&[u8]>)],
+        fill: impl FnOnce(&mut [u8]),
+    ) {
+        let base_ts = *self.base_timestamp.get_or_insert(self.delete_horizon_ms.unwrap_or(timestamp));
         self.max_timestamp = self.max_timestamp.max(timestamp);
         let ts_delta = timestamp.wrapping_sub(base_ts);
         let field = |len: Option<usize>| len.map_or(1, |n| varint_len(n as i32).saturating_add(n));
         let mut size = 1usize
             .saturating_add(varlong_len(ts_delta))
-            .saturating_add(varint_len(self.count))
+            .saturating_add(varint_len(offset_delta))
             .saturating_add(field(key.map(<[u8]>::len)))
             .saturating_add(field(value_len))
             .saturating_add(varint_len(headers.len() as i32));
@@ -168,7 +216,7 @@ impl BatchBuilder {
         put_varint(out, size as i32);
         out.push(0); // attributes
         put_varlong(out, ts_delta);
-        put_varint(out, self.count);
+        put_varint(out, offset_delta);
         let put = |out: &mut Vec<u8>, b: Option<&[u8]>| match b {
             Some(b) => {
                 put_varint(out, b.len() as i32);
@@ -207,7 +255,7 @@ impl BatchBuilder {
             codec => Cow::Owned(compress(codec, &self.records)),
         };
         let mut attributes = u16::from(self.compression.id());
-        if self.log_append_time.is_some() {
+        if self.log_append_time.is_some() || self.empty_of.is_some_and(|(log_append, _)| log_append) {
             attributes |= u16::from(layout::TIMESTAMP_TYPE_MASK);
         }
         if self.transactional {
@@ -215,6 +263,9 @@ impl BatchBuilder {
         }
         if self.control {
             attributes |= u16::from(layout::CONTROL_FLAG_MASK);
+        }
+        if self.delete_horizon_ms.is_some() {
+            attributes |= u16::from(layout::DELETE_HORIZON_FLAG_MASK);
         }
         let length = (layout::RECORD_BATCH_OVERHEAD - crate::spec::log::LOG_OVERHEAD).saturating_add(payload.len());
         let mut header = BatchHeader {
@@ -224,9 +275,9 @@ impl BatchBuilder {
             magic: 2,
             crc: 0,
             attributes: attributes as i16,
-            last_offset_delta: self.count.saturating_sub(1).max(0),
-            base_timestamp: self.base_timestamp.unwrap_or(layout::NO_TIMESTAMP),
-            max_timestamp: self.log_append_time.unwrap_or(self.max_timestamp),
+            last_offset_delta: self.last_offset_delta.unwrap_or(self.count.saturating_sub(1).max(0)),
+            base_timestamp: self.base_timestamp.or(self.delete_horizon_ms).unwrap_or(layout::NO_TIMESTAMP),
+            max_timestamp: self.empty_of.map(|(_, max)| max).or(self.log_append_time).unwrap_or(self.max_timestamp),
             producer_id: self.producer_id,
             producer_epoch: self.producer_epoch,
             base_sequence: self.base_sequence,
@@ -284,7 +335,7 @@ impl Built<'_> {
     }
 
     /// Write it.
-    pub fn write_to(&self, w: &mut impl Write) -> std::io::Result<()> {
+    pub fn write_to<W: Write + ?Sized>(&self, w: &mut W) -> std::io::Result<()> {
         w.write_all(&self.head)?;
         w.write_all(&self.payload)
     }

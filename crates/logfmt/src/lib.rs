@@ -56,6 +56,7 @@ pub mod batch;
 pub mod budget;
 pub mod builder;
 pub mod checkpoint;
+pub mod compact;
 pub mod compression;
 pub mod control;
 pub mod cursor;

@@ -138,6 +138,18 @@ pub const MESSAGE_TIMESTAMP_TYPE: ConfigKey =
 /// `cleanup.policy` / `log.cleanup.policy`.
 pub const CLEANUP_POLICY: ConfigKey =
     ConfigKey { topic: "cleanup.policy", broker: "log.cleanup.policy", default: "delete" };
+/// `delete.retention.ms` / `log.cleaner.delete.retention.ms`, default 1 day.
+pub const DELETE_RETENTION_MS: ConfigKey =
+    ConfigKey { topic: "delete.retention.ms", broker: "log.cleaner.delete.retention.ms", default: "86400000" };
+/// `min.compaction.lag.ms` / `log.cleaner.min.compaction.lag.ms`, default 0.
+pub const MIN_COMPACTION_LAG_MS: ConfigKey =
+    ConfigKey { topic: "min.compaction.lag.ms", broker: "log.cleaner.min.compaction.lag.ms", default: "0" };
+/// `max.compaction.lag.ms` / `log.cleaner.max.compaction.lag.ms`, default unbounded.
+pub const MAX_COMPACTION_LAG_MS: ConfigKey = ConfigKey {
+    topic: "max.compaction.lag.ms",
+    broker: "log.cleaner.max.compaction.lag.ms",
+    default: "9223372036854775807",
+};
 /// `retention.ms` / `log.retention.ms`, default 7 days.
 pub const RETENTION_MS: ConfigKey =
     ConfigKey { topic: "retention.ms", broker: "log.retention.ms", default: "604800000" };

@@ -266,9 +266,36 @@ pub fn aborted_transactions(
     upper: i64,
     limits: &Limits,
 ) -> Result<AbortedTransactions> {
+    collect_aborted(segments, extra, (from, from), upper, false, limits)
+}
+
+/// The aborted transactions the log cleaner is told of for the segments
+/// from the one holding `base` up to `upper` (`UnifiedLog.collectAbortedTransactions`
+/// as `Cleaner.cleanSegments` and `buildOffsetMap` call it): the entries
+/// that end at or after the *log start* and begin before `upper`, from the
+/// floor segment of `base` on, the search ending after the first entry
+/// whose last stable offset reaches `upper` (`TxnIndexSearchResult.isComplete`).
+pub fn aborted_transactions_for_cleaner(
+    segments: &[(i64, PathBuf)],
+    log_start: i64,
+    base: i64,
+    upper: i64,
+    limits: &Limits,
+) -> Result<AbortedTransactions> {
+    collect_aborted(segments, None, (base, log_start), upper, true, limits)
+}
+
+fn collect_aborted(
+    segments: &[(i64, PathBuf)],
+    extra: Option<(i64, &[crate::index::TxnIndexEntry])>,
+    (floor_of, from): (i64, i64),
+    upper: i64,
+    stop_when_complete: bool,
+    limits: &Limits,
+) -> Result<AbortedTransactions> {
     use crate::index::{IndexEntry, IndexKind, IndexReader, TxnIndexEntry};
     let bases = segments.iter().map(|(b, _)| *b).chain(extra.map(|(b, _)| b));
-    let first = bases.clone().filter(|b| *b <= from).max().or_else(|| bases.min()).unwrap_or(0);
+    let first = bases.clone().filter(|b| *b <= floor_of).max().or_else(|| bases.min()).unwrap_or(0);
     let each = u64::try_from(std::mem::size_of::<TxnIndexEntry>()).unwrap_or(u64::MAX);
     let mut out = AbortedTransactions { entries: Vec::new(), grant: limits.budget.grant() };
     let mut keep = |e: TxnIndexEntry, path: Option<&std::path::Path>, slot: u64| -> Result<()> {
@@ -298,6 +325,9 @@ pub fn aborted_transactions(
         for (slot, entry) in (0u64..).zip(reader) {
             if let IndexEntry::Txn(e) = entry? {
                 keep(e, Some(path), slot)?;
+                if stop_when_complete && e.last_stable_offset >= upper {
+                    return Ok(out);
+                }
             }
         }
     }

@@ -25,6 +25,10 @@ pub struct CheckpointLimits {
     /// New recovery points (after the log was flushed up to them), written
     /// as is, added when the checkpoint has no line for the partition.
     pub recovery_point: BTreeMap<(String, i32), i64>,
+    /// New cleaner offsets (where a cleaning pass ended), written as is,
+    /// added when the checkpoint has no line for the partition
+    /// (`LogCleanerManager.doneCleaning`).
+    pub cleaner_offset: BTreeMap<(String, i32), i64>,
 }
 
 /// Rewrite the log dir's offset checkpoints for `limits` (only the lines that
@@ -35,6 +39,7 @@ pub fn adjust_checkpoints(
     limits: &Limits,
     changes: &mut dyn Changes,
 ) -> Result<()> {
+    let empty = BTreeMap::new();
     for name in [
         n::REPLICATION_OFFSET_CHECKPOINT,
         n::RECOVERY_POINT_OFFSET_CHECKPOINT,
@@ -42,7 +47,12 @@ pub fn adjust_checkpoints(
         n::CLEANER_OFFSET_CHECKPOINT,
     ] {
         let path = log_dir.join(name);
-        let raising = name == n::RECOVERY_POINT_OFFSET_CHECKPOINT && !lim.recovery_point.is_empty();
+        let set = match name {
+            n::RECOVERY_POINT_OFFSET_CHECKPOINT => &lim.recovery_point,
+            n::CLEANER_OFFSET_CHECKPOINT => &lim.cleaner_offset,
+            _ => &empty,
+        };
+        let raising = !set.is_empty();
         let before: Vec<OffsetCheckpointEntry> = if !path.exists() {
             if !raising {
                 continue;
@@ -63,7 +73,7 @@ pub fn adjust_checkpoints(
             }
         }
         if raising {
-            for ((topic, partition), rp) in &lim.recovery_point {
+            for ((topic, partition), rp) in set {
                 match entries.iter_mut().find(|e| (e.topic.as_str(), e.partition) == (topic.as_str(), *partition)) {
                     Some(e) => e.offset = *rp,
                     None => {
@@ -83,6 +93,8 @@ pub fn adjust_checkpoints(
         if entries != before {
             let why = if name == n::LOG_START_OFFSET_CHECKPOINT {
                 "log start offsets updated"
+            } else if raising && name == n::CLEANER_OFFSET_CHECKPOINT {
+                "cleaner offsets moved to where the cleaning ended"
             } else if raising {
                 "recovery points moved to the flushed log end"
             } else {

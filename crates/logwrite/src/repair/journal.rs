@@ -23,7 +23,10 @@
 //!    step is atomic and idempotent: `remove` renames the file into `files/`;
 //!    `truncate` cuts a file whose tail is already in `tails/` (checked by
 //!    size); `write` hard-links the original into `files/`, then renames the
-//!    staged file over it. A crash between steps leaves some done; the next
+//!    staged file over it; `rename` renames a file an earlier step created
+//!    (done once the source is gone; undone only once the original it
+//!    replaces has left, so a crash before that never moves the original).
+//!    A crash between steps leaves some done; the next
 //!    [`Repair::begin`] on the same log dir finishes them (roll forward), and
 //!    [`undo`] reverts them.
 //! 3. *Done*: state `done`, fsynced.
@@ -124,6 +127,28 @@ pub enum Step {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         modified_ns: Option<u64>,
     },
+    /// Rename `from` to `to` (a file an earlier step created).
+    Rename {
+        /// Path inside the log dir.
+        from: String,
+        /// Path inside the log dir; must not exist when the step is applied.
+        to: String,
+        /// A file of that name existed when the repair was planned (an
+        /// earlier step of the repair removes it): until that removal is
+        /// done, the file there is the original, never renamed back.
+        #[serde(default)]
+        replaces: bool,
+    },
+}
+
+impl Step {
+    /// The file the step leaves changed (a rename's target).
+    fn file(&self) -> &str {
+        match self {
+            Step::Remove { file, .. } | Step::Truncate { file, .. } | Step::Write { file, .. } => file,
+            Step::Rename { to, .. } => to,
+        }
+    }
 }
 
 /// The journal of one repair.
@@ -494,6 +519,48 @@ impl Changes for Repair {
         self.stage(step, change)
     }
 
+    fn write_with(
+        &mut self,
+        file: &Path,
+        modified_ms: Option<i64>,
+        why: &str,
+        fill: &mut dyn FnMut(&mut dyn Write) -> Result<()>,
+    ) -> Result<u64> {
+        let rel = self.rel(file).map_err(to_repair_error)?;
+        let old_size = fs::metadata(file).ok().map(|m| m.len());
+        let staged = self.dir.join("new").join(&rel);
+        fs::create_dir_all(staged.parent().unwrap_or(&self.dir)).map_err(|e| io(e, &staged))?;
+        let new_size = {
+            let f = File::create(&staged).map_err(|e| io(e, &staged))?;
+            let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+            fill(&mut w)?;
+            let f = w.into_inner().map_err(|e| io(e.into_error(), &staged))?;
+            if let Some(ms) = modified_ms.and_then(|ms| u64::try_from(ms).ok()) {
+                let t = std::time::UNIX_EPOCH.checked_add(std::time::Duration::from_millis(ms));
+                if let Some(t) = t {
+                    f.set_modified(t).map_err(|e| io(e, &staged))?;
+                }
+            }
+            f.sync_all().map_err(|e| io(e, &staged))?;
+            f.metadata().map_err(|e| io(e, &staged))?.len()
+        };
+        let op = if old_size.is_some() { Op::Replace } else { Op::Create };
+        let change = describe((op, file), Some(new_size), why);
+        let step = Step::Write { file: rel, old_size, new_size, modified_ns: modified_ns(file) };
+        self.stage(step, change)?;
+        Ok(new_size)
+    }
+
+    fn rename(&mut self, from: &Path, to: &Path, why: &str) -> Result<()> {
+        let from_rel = self.rel(from).map_err(to_repair_error)?;
+        let to_rel = self.rel(to).map_err(to_repair_error)?;
+        let mut change = describe((Op::Rename, to), None, why);
+        change.size_before = None;
+        change.why = format!("{why} (from {})", from.file_name().unwrap_or_default().to_string_lossy());
+        let replaces = to.exists();
+        self.stage(Step::Rename { from: from_rel, to: to_rel, replaces }, change)
+    }
+
     fn note(&mut self, note: Note) {
         self.notes.push(note);
     }
@@ -522,10 +589,7 @@ fn commit_steps(log_dir: &Path, dir: &Path, mut m: Manifest) -> std::result::Res
     let mut touched = Vec::new();
     for step in &m.steps {
         apply(log_dir, dir, step)?;
-        let file = match step {
-            Step::Remove { file, .. } | Step::Truncate { file, .. } | Step::Write { file, .. } => file,
-        };
-        touched.push(log_dir.join(file).parent().map(Path::to_path_buf).unwrap_or_default());
+        touched.push(log_dir.join(step.file()).parent().map(Path::to_path_buf).unwrap_or_default());
         crash_point();
     }
     touched.sort();
@@ -569,7 +633,8 @@ fn apply(log_dir: &Path, dir: &Path, step: &Step) -> std::result::Result<(), Rep
             let live = log_dir.join(file);
             let kept = dir.join("files").join(file);
             match (size(&live), kept.exists()) {
-                (None, true) => Ok(()), // done
+                // done (a later step may have put a new file under the name)
+                (_, true) => Ok(()),
                 (Some(s), false) if s == *expected => {
                     ensure_parent(&kept)?;
                     fs::rename(&live, &kept).map_err(|e| io(e, &live))?;
@@ -612,6 +677,16 @@ fn apply(log_dir: &Path, dir: &Path, step: &Step) -> std::result::Result<(), Rep
             ensure_parent(&live)?;
             fs::rename(&staged, &live).map_err(|e| io(e, &live))?;
             Ok(())
+        }
+        Step::Rename { from, to, .. } => {
+            let (src, dst) = (log_dir.join(from), log_dir.join(to));
+            match (src.exists(), dst.exists()) {
+                (false, true) => Ok(()), // done
+                (true, false) => fs::rename(&src, &dst).map_err(|e| RepairError::Io(io(e, &src))),
+                (s, d) => {
+                    Err(RepairError::Changed(dst, format!("rename from {from}: source exists {s}, target exists {d}")))
+                }
+            }
         }
     }
 }
@@ -666,13 +741,23 @@ fn revert(log_dir: &Path, dir: &Path, step: &Step) -> std::result::Result<(), Re
                     }
                 }
                 None => {
-                    // the file was created: keep the created one aside
+                    // the file was created: keep the created one aside (a
+                    // rename reverted before this put it back under its name)
                     if !staged.exists() && live.exists() {
                         let aside = dir.join("created").join(file);
                         ensure_parent(&aside)?;
                         fs::rename(&live, &aside).map_err(|e| io(e, &live))?;
                     }
                 }
+            }
+            Ok(())
+        }
+        Step::Rename { from, to, replaces } => {
+            let (src, dst) = (log_dir.join(from), log_dir.join(to));
+            // the original is still in place when its removal was not done
+            let original_in_place = *replaces && !dir.join("files").join(to).exists();
+            if dst.exists() && !src.exists() && !original_in_place {
+                fs::rename(&dst, &src).map_err(|e| io(e, &dst))?;
             }
             Ok(())
         }
@@ -711,10 +796,7 @@ pub fn undo(
     for step in m.steps.iter().rev() {
         revert(&log_dir_abs, &dir, step)?;
         crash_point();
-        let file = match step {
-            Step::Remove { file, .. } | Step::Truncate { file, .. } | Step::Write { file, .. } => file,
-        };
-        touched.push(log_dir_abs.join(file).parent().map(Path::to_path_buf).unwrap_or_default());
+        touched.push(log_dir_abs.join(step.file()).parent().map(Path::to_path_buf).unwrap_or_default());
     }
     touched.sort();
     touched.dedup();

@@ -11,9 +11,10 @@
 //!   atomic, idempotent step at a time, keeping every removed or replaced
 //!   byte; [`journal::undo`] puts them back.
 //!
-//! Planners: [`recover`], [`truncate`], [`reindex`], [`retain`].
+//! Planners: [`recover`], [`truncate`], [`reindex`], [`retain`], [`compact`].
 
 pub mod checkpoints;
+pub mod compact;
 pub mod journal;
 pub mod lines;
 pub mod recover;
@@ -36,6 +37,8 @@ pub enum Op {
     Replace,
     /// A new file is created.
     Create,
+    /// A file is renamed (a compacted segment's `.swap` files into place).
+    Rename,
 }
 
 impl Op {
@@ -46,6 +49,7 @@ impl Op {
             Op::Truncate => "truncate",
             Op::Replace => "replace",
             Op::Create => "create",
+            Op::Rename => "rename",
         }
     }
 }
@@ -125,6 +129,25 @@ pub trait Changes {
     fn truncate(&mut self, file: &Path, len: u64, why: &str) -> Result<()>;
     /// Give `file` the content `content` (creating it if needed).
     fn write(&mut self, file: &Path, content: &[u8], why: &str) -> Result<()>;
+    /// Give `file` the content `fill` writes (streamed: a file as large as
+    /// a segment is never held in memory by a sink that stages to disk),
+    /// with modification time `modified_ms` when given. Returns its size.
+    /// The default holds the content in memory and calls [`Changes::write`].
+    fn write_with(
+        &mut self,
+        file: &Path,
+        modified_ms: Option<i64>,
+        why: &str,
+        fill: &mut dyn FnMut(&mut dyn std::io::Write) -> Result<()>,
+    ) -> Result<u64> {
+        let _ = modified_ms;
+        let mut content = Vec::new();
+        fill(&mut content)?;
+        self.write(file, &content, why)?;
+        Ok(content.len() as u64)
+    }
+    /// Rename `from` to `to` (which must not exist), within the log dir.
+    fn rename(&mut self, from: &Path, to: &Path, why: &str) -> Result<()>;
     /// Tell the operator something.
     fn note(&mut self, note: Note);
     /// Whether the changes will be made (not only planned).
@@ -167,12 +190,50 @@ impl Changes for DryRun {
         Ok(())
     }
 
+    fn write_with(
+        &mut self,
+        file: &Path,
+        _modified_ms: Option<i64>,
+        why: &str,
+        fill: &mut dyn FnMut(&mut dyn std::io::Write) -> Result<()>,
+    ) -> Result<u64> {
+        // only counted
+        let mut counter = Counter(0);
+        fill(&mut counter)?;
+        let op = if file.exists() { Op::Replace } else { Op::Create };
+        self.changes.push(describe((op, file), Some(counter.0), why));
+        Ok(counter.0)
+    }
+
+    fn rename(&mut self, from: &Path, to: &Path, why: &str) -> Result<()> {
+        let mut c = describe((Op::Rename, to), None, why);
+        c.size_before = None;
+        c.size_after = None;
+        c.why = format!("{why} (from {})", from.file_name().unwrap_or_default().to_string_lossy());
+        self.changes.push(c);
+        Ok(())
+    }
+
     fn note(&mut self, note: Note) {
         self.notes.push(note);
     }
 
     fn executing(&self) -> bool {
         false
+    }
+}
+
+/// A writer that only counts.
+struct Counter(u64);
+
+impl std::io::Write for Counter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 = self.0.saturating_add(buf.len() as u64);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
@@ -191,6 +252,7 @@ enum RecordedOp {
     Remove(PathBuf, String),
     Truncate(PathBuf, u64, String),
     Write(PathBuf, Vec<u8>, String),
+    Rename(PathBuf, PathBuf, String),
     Note(Note),
 }
 
@@ -207,6 +269,7 @@ impl Recorded {
                 RecordedOp::Remove(f, why) => changes.remove(&f, &why)?,
                 RecordedOp::Truncate(f, len, why) => changes.truncate(&f, len, &why)?,
                 RecordedOp::Write(f, content, why) => changes.write(&f, &content, &why)?,
+                RecordedOp::Rename(from, to, why) => changes.rename(&from, &to, &why)?,
                 RecordedOp::Note(n) => changes.note(n),
             }
         }
@@ -227,6 +290,11 @@ impl Changes for Recorded {
 
     fn write(&mut self, file: &Path, content: &[u8], why: &str) -> Result<()> {
         self.ops.push(RecordedOp::Write(file.to_path_buf(), content.to_vec(), why.to_string()));
+        Ok(())
+    }
+
+    fn rename(&mut self, from: &Path, to: &Path, why: &str) -> Result<()> {
+        self.ops.push(RecordedOp::Rename(from.to_path_buf(), to.to_path_buf(), why.to_string()));
         Ok(())
     }
 
