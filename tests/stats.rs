@@ -212,3 +212,46 @@ fn charts_are_real_png_and_svg() {
     assert_eq!(code, 2);
     assert!(err.contains(".png or .svg"), "{err}");
 }
+
+/// (bytes, records) by partition dir name.
+type Reclaims = BTreeMap<String, (u64, u64)>;
+
+/// Per partition (its dir name): what `stats` says one cleaner pass would
+/// reclaim, and what `compact`'s plan says, as (bytes, records).
+fn compaction_figures(dir: &Path) -> (Reclaims, Reclaims) {
+    let name = |p: &str| Path::new(p).file_name().unwrap().to_string_lossy().into_owned();
+    let (_, lines) = run_json(&["stats", s(dir)]);
+    let mut stats = BTreeMap::new();
+    for v in of_type(&lines, "stats").into_iter().filter(|v| v["scope"] == "partition") {
+        let r = &v["reclaimable"];
+        if let (Some(b), Some(n)) =
+            (r["compaction_bytes_reclaimable"].as_u64(), r["compaction_records_reclaimable"].as_u64())
+        {
+            stats.insert(name(v["path"].as_str().unwrap()), (b, n));
+        }
+    }
+    let (_, lines) = run_json(&["compact", s(dir)]);
+    let mut plan = BTreeMap::new();
+    for v in of_type(&lines, "compaction").into_iter().filter(|v| v["skipped"].is_null()) {
+        let n = |k: &str| v[k].as_u64().unwrap();
+        let figures = (n("bytes_before") - n("bytes_after"), n("records_before") - n("records_after"));
+        plan.insert(name(v["partition"].as_str().unwrap()), figures);
+    }
+    (stats, plan)
+}
+
+#[test]
+fn the_compaction_stats_reclaim_is_compacts_plan() {
+    // every fixture, and one whose compacted partition is dirty again
+    let copy = tempfile::tempdir().unwrap();
+    let dirty = copy.path().join("logs");
+    crate::util::copy_dir(&fixtures().join("clean/logs"), &dirty);
+    std::fs::write(dirty.join("cleaner-offset-checkpoint"), "0\n0\n").unwrap();
+    let mut cleaned = 0;
+    for dir in log_dirs().into_iter().chain([dirty]) {
+        let (stats, plan) = compaction_figures(&dir);
+        assert_eq!(stats, plan, "{}", dir.display());
+        cleaned += plan.len();
+    }
+    assert!(cleaned > 0, "no fixture had anything for a cleaner pass");
+}

@@ -12,7 +12,8 @@
 # against that fresh data instead of the committed copy; then checks
 # that `verify` recognises a running broker's log dir and repairs refuse it,
 # and checks the repairs against Kafka's own recovery and index rebuild
-# (tests/interop/repair.sh); then starts Kafka on the log dirs `logtool
+# (tests/interop/repair.sh) and `compact` against Kafka's log cleaner
+# (tests/interop/compact.sh); then starts Kafka on the log dirs `logtool
 # fixture` writes and checks it serves exactly what the specs produced
 # (tests/interop/fixture.sh); then runs Kafka's clients and tools against
 # `logtool broker` and starts Kafka on the log dir it wrote
@@ -33,6 +34,8 @@ LOGTOOL_FIXTURES="$out" LOGTOOL_FIXTURES_4="$out/4" cargo test --locked -p logfm
 tests/interop/live_lock.sh
 # the repairs against what Kafka itself does
 tests/interop/repair.sh
+# logtool compact against Kafka's own log cleaner
+tests/interop/compact.sh
 # what Kafka 3.9.1 and 4.3.1 do when they start on a dir: strays, refused
 # starts, the high watermark once a partition leads again
 LOGTOOL_FIXTURES="$out" LOGTOOL_FIXTURES_4="$out/4" tests/interop/start.sh

@@ -68,7 +68,8 @@ pub fn run(global: &GlobalOpts, args: &StatsArgs) -> anyhow::Result<Status> {
     let now_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
-    let opts = stats::Options { top_producers: args.top, now_ms, limits };
+    let dedupe_buffer = logfmt::budget::pool_for(args.limits.memory, 1).0 / 2;
+    let opts = stats::Options { top_producers: args.top, now_ms, limits, dedupe_buffer };
     // a chart that cannot be written is refused before any reading
     if let Some(file) = &args.chart {
         chart::check(file, args.chart_font.as_deref())?;
@@ -276,6 +277,9 @@ fn details(s: &Stats) -> String {
     }
     if let (Some(n), Some(b)) = (r.superseded_records, r.superseded_bytes) {
         reclaim.push(format!("compaction {} superseded records ({} uncompressed)", grouped(n), human_bytes(b)));
+    }
+    if let (Some(b), Some(n)) = (r.compaction_bytes_reclaimable, r.compaction_records_reclaimable) {
+        reclaim.push(format!("a cleaner pass {} in {} records (logtool compact)", human_bytes(b), grouped(n)));
     }
     if reclaim.is_empty() {
         reclaim.push("unknown (no metadata log with the topic's configs)".into());

@@ -85,8 +85,9 @@ pub struct BatchBuilder {
     /// baseSequence.
     pub base_sequence: i32,
     /// The delete horizon (KIP-534): written as the base timestamp, with
-    /// the batch's delete-horizon flag; record timestamps stay deltas
-    /// from it (`MemoryRecordsBuilder` with `deleteHorizonMs`).
+    /// the batch's delete-horizon flag; record timestamps are deltas from
+    /// it (`MemoryRecordsBuilder` with `deleteHorizonMs`), so it is set
+    /// before the first record is pushed.
     pub delete_horizon_ms: Option<i64>,
     /// The last offset delta, when it is not the last record's (a batch
     /// the cleaner rewrote keeps its original last offset:
@@ -385,5 +386,54 @@ pub fn compress(codec: Compression, data: &[u8]) -> Vec<u8> {
             out
         }
         Compression::Zstd => zstd::encode_all(data, 3).unwrap_or_default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::batch::RecordBatch;
+    use crate::limits::Limits;
+
+    #[test]
+    fn a_rewritten_batch_keeps_offsets_timestamps_and_its_delete_horizon() {
+        let mut b = BatchBuilder::new(100);
+        b.producer_id = 7;
+        b.producer_epoch = 2;
+        b.base_sequence = 40;
+        b.last_offset_delta = Some(9);
+        b.delete_horizon_ms = Some(5_000_000);
+        b.push_at(3, 1_000, Some(b"k"), Some(1), &[], |v| v.copy_from_slice(b"v"));
+        b.push_at(7, 1_200, Some(b"t"), None, &[(b"h", None)], |_| {});
+        let bytes = b.build();
+        let batch = RecordBatch::parse(&bytes, 0).unwrap();
+        let h = *batch.header();
+        assert!(batch.is_valid());
+        assert_eq!((h.base_offset, h.last_offset(), h.records_count), (100, 109, 2));
+        assert_eq!((h.delete_horizon_ms(), h.base_timestamp, h.max_timestamp), (Some(5_000_000), 5_000_000, 1_200));
+        let mut scratch = Vec::new();
+        let mut records = batch.records(&mut scratch, &Limits::default()).unwrap();
+        let first = records.next_record().unwrap().unwrap();
+        assert_eq!((first.offset, first.timestamp, first.sequence), (103, 1_000, 43));
+        let second = records.next_record().unwrap().unwrap();
+        assert_eq!((second.offset, second.timestamp, second.value), (107, 1_200, None));
+    }
+
+    #[test]
+    fn an_emptied_batch_keeps_its_header_fields() {
+        let mut b = BatchBuilder::new(10);
+        b.producer_id = 3;
+        b.transactional = true;
+        b.push(&NewRecord { timestamp: 77, key: Some(b"k"), value: Some(b"v"), headers: &[] });
+        b.push(&NewRecord { timestamp: 88, key: Some(b"k"), value: Some(b"v"), headers: &[] });
+        let full = b.build();
+        let original = *RecordBatch::parse(&full, 0).unwrap().header();
+        let empty = BatchBuilder::empty_of(&original).build();
+        let e = RecordBatch::parse(&empty, 0).unwrap();
+        let h = *e.header();
+        assert!(e.is_valid());
+        assert_eq!((h.base_offset, h.last_offset(), h.records_count, h.producer_id), (10, 11, 0, 3));
+        assert_eq!((h.base_timestamp, h.max_timestamp, h.is_transactional()), (-1, 88, true));
+        assert_eq!(empty.len(), crate::spec::batch::RECORD_BATCH_OVERHEAD);
     }
 }

@@ -536,6 +536,10 @@ impl<'p> Pass<'p> {
     }
 
     /// `filterBatch` and what `filterTo` writes of a batch that stays.
+    /// The batch's records are built as they are read, timestamps as deltas
+    /// from its delete horizon if it has one; a batch that gets its first
+    /// horizon now is read and built once more, from the new horizon
+    /// (record timestamps are deltas from it: `MemoryRecordsBuilder`).
     fn filter_batch(
         &self,
         b: &RecordBatch<'_>,
@@ -544,14 +548,39 @@ impl<'p> Pass<'p> {
         cleaned: &mut CleanedSegment,
     ) -> Result<Kept> {
         let h = *b.header();
+        let built = self.build_retained(b, discard_records, h.delete_horizon_ms())?;
+        cleaned.records_read = cleaned.records_read.saturating_add(built.read);
+        cleaned.records_kept = cleaned.records_kept.saturating_add(built.kept);
+        if built.kept == 0 {
+            return Ok(Kept::Nothing);
+        }
+        let set_horizon = needs_delete_horizon(h.magic, built.tombstone, marker_for_empty_txn, h.delete_horizon_ms());
+        let all = built.kept == built.read;
+        if all && !set_horizon {
+            return Ok(Kept::Whole);
+        }
+        if !set_horizon {
+            return Ok(Kept::Rebuilt(Box::new(built.builder)));
+        }
+        cleaned.horizons_set = cleaned.horizons_set.saturating_add(1);
+        let horizon = self.opts.now_ms.saturating_add(self.config.delete_retention_ms);
+        let again = self.build_retained(b, discard_records, Some(horizon))?;
+        Ok(Kept::Rebuilt(Box::new(again.builder)))
+    }
+
+    /// The records of `b` the cleaner keeps, in a builder of `b`'s header
+    /// whose delete horizon is `horizon`.
+    fn build_retained(&self, b: &RecordBatch<'_>, discard_records: bool, horizon: Option<i64>) -> Result<Retained> {
+        let h = *b.header();
         let now = self.opts.now_ms;
         let mut scratch = Vec::new();
         let mut records = b.records(&mut scratch, &self.opts.limits)?;
         let mut builder = rebuilt_header(&h);
-        let (mut all, mut any, mut tombstone) = (true, false, false);
+        builder.delete_horizon_ms = horizon;
+        let mut out = Retained { builder, read: 0, kept: 0, tombstone: false };
         while let Some(rec) = records.next_record() {
             let rec = rec?;
-            cleaned.records_read = cleaned.records_read.saturating_add(1);
+            out.read = out.read.saturating_add(1);
             let keep = if discard_records {
                 false
             } else if h.is_control() {
@@ -566,36 +595,29 @@ impl<'p> Pass<'p> {
                 retain_record(&view, self.map.latest_offset(), false, false, h.delete_horizon_ms(), now)
             };
             if !keep {
-                all = false;
                 continue;
             }
-            any = true;
-            tombstone |= rec.value.is_none();
-            cleaned.records_kept = cleaned.records_kept.saturating_add(1);
+            out.kept = out.kept.saturating_add(1);
+            out.tombstone |= rec.value.is_none();
             let headers: Vec<(&[u8], Option<&[u8]>)> = rec.headers.iter().map(|x| (x.key, x.value)).collect();
             let delta = i32::try_from(rec.offset.saturating_sub(h.base_offset)).unwrap_or(i32::MAX);
             let value = rec.value;
-            builder.push_at(delta, rec.timestamp, rec.key, value.map(<[u8]>::len), &headers, |slot| {
+            out.builder.push_at(delta, rec.timestamp, rec.key, value.map(<[u8]>::len), &headers, |slot| {
                 if let Some(v) = value {
                     slot.copy_from_slice(v);
                 }
             });
         }
-        if !any {
-            return Ok(Kept::Nothing);
-        }
-        let set_horizon = needs_delete_horizon(h.magic, tombstone, marker_for_empty_txn, h.delete_horizon_ms());
-        if all && !set_horizon {
-            return Ok(Kept::Whole);
-        }
-        builder.delete_horizon_ms = if set_horizon {
-            cleaned.horizons_set = cleaned.horizons_set.saturating_add(1);
-            Some(now.saturating_add(self.config.delete_retention_ms))
-        } else {
-            h.delete_horizon_ms()
-        };
-        Ok(Kept::Rebuilt(Box::new(builder)))
+        Ok(out)
     }
+}
+
+/// What [`Pass::build_retained`] kept of a batch.
+struct Retained {
+    builder: BatchBuilder,
+    read: u64,
+    kept: u64,
+    tombstone: bool,
 }
 
 /// What `filterTo` writes for one batch.

@@ -56,6 +56,9 @@ pub struct Options {
     pub now_ms: i64,
     /// Reading limits.
     pub limits: Limits,
+    /// The offset map of the compaction estimate (what `logtool compact`
+    /// takes by default: the same figure as its plan).
+    pub dedupe_buffer: u64,
 }
 
 /// A HyperLogLog sketch (Flajolet et al. 2007, with linear counting for
@@ -352,6 +355,12 @@ pub struct Reclaimable {
     pub superseded_records: Option<u64>,
     /// Uncompressed bytes of the superseded records.
     pub superseded_bytes: Option<u64>,
+    /// For a compacted partition: the bytes one pass of Kafka's log cleaner
+    /// would remove now (`logtool compact`'s plan); None when it would not
+    /// clean the partition (not compacted, nothing dirty, a v0/v1 message).
+    pub compaction_bytes_reclaimable: Option<u64>,
+    /// The records it would remove.
+    pub compaction_records_reclaimable: Option<u64>,
 }
 
 /// Numbers of one partition (or, summed, of many: [`Stats::merge`]).
@@ -513,6 +522,8 @@ impl Stats {
         r.retention_records_reclaimable = sum_opt(r.retention_records_reclaimable, or.retention_records_reclaimable);
         r.superseded_records = sum_opt(r.superseded_records, or.superseded_records);
         r.superseded_bytes = sum_opt(r.superseded_bytes, or.superseded_bytes);
+        r.compaction_bytes_reclaimable = sum_opt(r.compaction_bytes_reclaimable, or.compaction_bytes_reclaimable);
+        r.compaction_records_reclaimable = sum_opt(r.compaction_records_reclaimable, or.compaction_records_reclaimable);
         self.timeline.merge(&o.timeline);
         self.finish_producers(top);
     }
@@ -835,6 +846,23 @@ fn reclaimable(
     if compacted && keys_tracked {
         r.superseded_records = Some(superseded.0);
         r.superseded_bytes = Some(superseded.1);
+    }
+    let pass = crate::compact::Options {
+        limits: opts.limits,
+        map_memory: opts.dedupe_buffer,
+        load_factor: crate::rules::cleaner::DEFAULT_LOAD_FACTOR,
+        now_ms: opts.now_ms,
+        producer_id_expiration_ms: crate::compact::DEFAULT_PRODUCER_ID_EXPIRATION_MS,
+    };
+    match crate::compact::reclaim(p, log_dir, &pass) {
+        Ok(Some(c)) => {
+            r.compaction_bytes_reclaimable = Some(c.bytes_before.saturating_sub(c.bytes_after));
+            r.compaction_records_reclaimable = Some(c.records_before.saturating_sub(c.records_after));
+        }
+        Ok(None) => {}
+        // (a map the budget refused while other threads held memory: the
+        // caller reads the partition again alone)
+        Err(e) => return Err(e),
     }
     if p.is_metadata_log() {
         return Ok(r);

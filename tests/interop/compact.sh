@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# Interop: `logtool compact` against Kafka 3.9.1's own log cleaner.
+#
+#  1. A broker with its cleaner off (log.cleaner.enable=false) writes the
+#     compaction input (Workload compact-input: overwrites, tombstones,
+#     headers, several producers, transactions with aborts, a zstd topic,
+#     __consumer_offsets with repeated commits and a deleted group; 4 KiB
+#     segments, __consumer_offsets' too) and is stopped cleanly.
+#  2. Two copies. Kafka cleans one: started with the cleaner on (dirty ratio
+#     0.01), until cleaner-offset-checkpoint reaches the active segment of
+#     every compacted partition that has more than one segment, then stopped
+#     cleanly. `logtool compact --execute` cleans the other (the same
+#     dedupe buffer).
+#  3. In every compacted partition the same batches survive (offsets, producer
+#     fields, flags, codec, leader epoch, count) holding the same records
+#     (offset, key, value, headers, timestamp); delete horizons are not
+#     compared (each cleaner writes its own clock into them).
+#  4. `verify` finds nothing at warning or above on logtool's copy, nor on
+#     Kafka's.
+#  5. Kafka starts on logtool's copy without recovering a partition, a
+#     consumer reads exactly the records logtool's dump holds, the committed
+#     offsets are those Kafka's copy has, and Kafka's cleaner, given time,
+#     changes no segment there and moves no cleaner offset.
+#  6. `logtool undo --execute` gives back the input byte for byte.
+#
+# Brokers bind 127.0.0.1 on free ports and are stopped by pid.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. fixtures/kafka/lib.sh
+. tests/interop/lib.sh
+interop_setup compact
+CLUSTER_ID=bG9ndG9vbC1jb21wYWN0
+BROKER_PROPS=("offsets.topic.segment.bytes=4096" "log.cleaner.min.cleanable.ratio=0.01")
+DEDUPE=4194304 # kraft_config's log.cleaner.dedupe.buffer.size
+
+# ---- 1. the input -----------------------------------------------------------
+input=$work/input
+BROKER_PROPS+=("log.cleaner.enable=false")
+bport=$(free_port); cport=$(free_port)
+kraft_config "$work/input.properties" "$input" "$bport" "$cport" "${BROKER_PROPS[@]}"
+kraft_format "$work/input.properties" "$CLUSTER_ID"
+kafka_start "$work/input.properties" "$work/input.broker.log" "$bport"
+kafka_wait_started "$work/input.broker.log" "$KAFKA_PID"
+kafka_java "$KAFKA_LIB_DIR/Workload.java" "127.0.0.1:$bport" compact-input >"$work/workload.out" 2>&1 \
+  || { cat "$work/workload.out" >&2; die "the workload failed"; }
+kafka_stop "$KAFKA_PID"
+unset 'BROKER_PROPS[-1]'
+[ -f "$input/.kafka_cleanshutdown" ] || die "no clean shutdown of the input broker"
+compacted=(cmp-plain-0 cmp-txn-0 cmp-zstd-0 __consumer_offsets-0)
+for p in "${compacted[@]}"; do
+  n=$(find "$input/$p" -name '*.log' | wc -l)
+  [ "$n" -ge 3 ] || die "$p: only $n segment(s): nothing for a cleaner to do"
+done
+cp -a "$input" "$work/kafka"
+cp -a "$input" "$work/logtool"
+
+# ---- 2. Kafka's cleaner, and logtool's ---------------------------------------
+active_base() { find "$1" -name '*.log' | sort | tail -1 | xargs basename | sed 's/\.log$//; s/^0*//; s/^$/0/'; }
+start_on "$work/kafka" kafka
+i=0
+for p in "${compacted[@]}"; do
+  want="${p%-*} ${p##*-} $(active_base "$work/kafka/$p")"
+  until grep -qx "$want" "$work/kafka/cleaner-offset-checkpoint" 2>/dev/null; do
+    [ $i -gt 1200 ] && die "Kafka's cleaner did not reach '$want'"
+    sleep 0.1; i=$((i + 1))
+  done
+done
+kafka_stop "$KAFKA_PID"
+log "Kafka's cleaner cleaned ${compacted[*]}"
+"$LT" compact --execute --dedupe-buffer "$DEDUPE" "$work/logtool" >"$work/compact.out" 2>&1 \
+  || { cat "$work/compact.out" >&2; die "logtool compact failed"; }
+grep -v '[│┌└├]' "$work/compact.out" | sed 's/^/    logtool: /' >&2 || true
+
+# ---- 3. the same batches and records ------------------------------------------
+survivors() { # PARTITION_DIR: every batch and record of its live segments
+  "$LT" dump --deep --payload hex --format json "$1" | python3 -c '
+import json, sys
+keep = ("base_offset", "last_offset", "count", "magic", "compression", "timestamp_type", "producer_id",
+        "producer_epoch", "base_sequence", "partition_leader_epoch", "is_transactional", "is_control")
+for l in sys.stdin:
+    v = json.loads(l)
+    if v.get("suffix") or v.get("file", "").endswith((".deleted", ".swap", ".cleaned")):
+        continue
+    if v["type"] == "batch":
+        ts = v["max_timestamp"] if v["count"] else "-"
+        print("batch", *[v[k] for k in keep], ts)
+    elif v["type"] == "record":
+        print("record", v["offset"], v["timestamp"], v["key"], v["value"], json.dumps(v["headers"]))'
+}
+for p in "${compacted[@]}"; do
+  survivors "$work/kafka/$p" >"$work/$p.kafka"
+  survivors "$work/logtool/$p" >"$work/$p.logtool"
+  diff "$work/$p.kafka" "$work/$p.logtool" >&2 || die "$p: logtool kept other batches or records than Kafka's cleaner"
+  [ "$(grep -c '^record' "$work/$p.kafka")" -lt "$(survivors "$input/$p" | grep -c '^record')" ] \
+    || die "$p: Kafka's cleaner removed nothing: the comparison proves little"
+  log "$p: the same $(grep -c '^batch' "$work/$p.kafka") batches and $(grep -c '^record' "$work/$p.kafka") records as Kafka's cleaner kept"
+done
+
+# ---- 4. verify ---------------------------------------------------------------------
+"$LT" verify "$work/logtool" >"$work/verify.out" 2>&1 || { cat "$work/verify.out" >&2; die "verify finds problems in logtool's compacted dir"; }
+# (and no false alarm on what Kafka's own cleaner left)
+"$LT" verify "$work/kafka" >"$work/verify-kafka.out" 2>&1 || { cat "$work/verify-kafka.out" >&2; die "verify finds problems in Kafka's compacted dir"; }
+log "verify: nothing at warning or above in either compacted dir"
+
+# ---- 5. Kafka on logtool's copy ----------------------------------------------------
+served=$work/served
+cp -a "$work/logtool" "$served"
+before=$(for p in "${compacted[@]}"; do (cd "$served/$p" && sha256sum ./*.log); done)
+checkpoint=$(cat "$served/cleaner-offset-checkpoint")
+"$LT" dump --deep --payload hex --format json "$served" | python3 tests/interop/records.py >"$work/expected"
+start_on "$served" served
+! grep "Recovering unflushed segment" "$work/served.broker.log" | grep -v __cluster_metadata >&2 \
+  || die "Kafka recovered a partition of logtool's compacted dir"
+kafka_java "$KAFKA_LIB_DIR/Workload.java" "$BOOTSTRAP" consume-all 2>"$work/consumer.log" | sort >"$work/consumed" \
+  || { cat "$work/consumer.log" >&2; die "the consumer failed"; }
+diff "$work/expected" "$work/consumed" >&2 || die "Kafka served other records than logtool's dump holds"
+groups() { # BOOTSTRAP
+  for g in cg-a cg-b; do
+    kafka_java org.apache.kafka.tools.consumer.group.ConsumerGroupCommand --bootstrap-server "$1" --describe \
+      --group "$g" 2>/dev/null | awk -v g="$g" '$1 == g { print g, $2, $3, $4 }'
+  done | sort
+}
+groups "$BOOTSTRAP" >"$work/groups.logtool"
+# the cleaner had its chance: backoff 500 ms, dirty ratio 0.01
+sleep 5
+kafka_stop "$KAFKA_PID"
+after=$(for p in "${compacted[@]}"; do (cd "$served/$p" && sha256sum ./*.log); done)
+[ "$before" = "$after" ] || die "Kafka's cleaner changed segments of logtool's compacted dir"
+[ "$checkpoint" = "$(cat "$served/cleaner-offset-checkpoint")" ] || die "Kafka's cleaner moved a cleaner offset"
+start_on "$work/kafka" offsets
+groups "$BOOTSTRAP" >"$work/groups.kafka"
+kafka_stop "$KAFKA_PID"
+[ -s "$work/groups.kafka" ] || die "no committed offsets described"
+diff "$work/groups.kafka" "$work/groups.logtool" >&2 || die "other committed offsets than on Kafka's cleaned copy"
+log "Kafka started on logtool's copy without recovering, served the $(wc -l <"$work/consumed") records and the same committed offsets, and its cleaner found nothing to do"
+
+# ---- 6. undo -------------------------------------------------------------------------
+"$LT" undo --execute "$work/logtool" >/dev/null
+diff <(tree_hash "$input") <(tree_hash "$work/logtool") >&2 || die "undo did not give back the input"
+log "undo gave back the input byte for byte"
