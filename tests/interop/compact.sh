@@ -22,6 +22,10 @@
 #     offsets are those Kafka's copy has, and Kafka's cleaner, given time,
 #     changes no segment there and moves no cleaner offset.
 #  6. `logtool undo --execute` gives back the input byte for byte.
+#  7. A compaction SIGKILLed in the middle of its commit (some groups swapped
+#     in, one half swapped: its .swap files there, some old files gone):
+#     `verify` finds no error, and Kafka, started on it, completes the swap
+#     and serves every key's latest committed record as the input had it.
 #
 # Brokers bind 127.0.0.1 on free ports and are stopped by pid.
 set -euo pipefail
@@ -138,3 +142,35 @@ log "Kafka started on logtool's copy without recovering, served the $(wc -l <"$w
 "$LT" undo --execute "$work/logtool" >/dev/null
 diff <(tree_hash "$input") <(tree_hash "$work/logtool") >&2 || die "undo did not give back the input"
 log "undo gave back the input byte for byte"
+
+# ---- 7. a compaction killed halfway, then Kafka --------------------------------------
+mid=$work/mid
+cp -a "$input" "$mid"
+# (a plan with changes exits 1)
+steps=$( ("$LT" compact --format json --dedupe-buffer "$DEDUPE" "$mid" || [ $? = 1 ]) | grep -c '"type":"change"')
+# crash points: one per staged step, the commit's start, one per step done
+at=$((steps + 1 + steps / 2))
+(LOGTOOL_TEST_KILL_AT=$at exec "$LT" compact --execute --dedupe-buffer "$DEDUPE" "$mid") >/dev/null 2>&1 \
+  && die "the compaction was not killed at crash point $at"
+ls "$mid"/*/*.swap >/dev/null 2>&1 || die "no .swap file left at crash point $at of $((2 * steps + 1))"
+"$LT" verify "$mid" >"$work/verify-mid.out" 2>&1 || [ $? = 1 ] || { cat "$work/verify-mid.out" >&2; die "verify failed on the killed compaction"; }
+! grep -q '│ error ' "$work/verify-mid.out" || { cat "$work/verify-mid.out" >&2; die "verify finds errors in the killed compaction"; }
+latest() { # consume-full lines: topic partition key -> offset value of the latest record
+  python3 -c '
+import sys
+last = {}
+for l in sys.stdin:
+    t, p, off, ts, key, value, headers = l.split()
+    if key != "null" and int(off) >= last.get((t, p, key), (-1,))[0]:
+        last[(t, p, key)] = (int(off), value)
+for (t, p, key), (off, value) in sorted(last.items()):
+    print(t, p, key, off, value)'
+}
+"$LT" dump --deep --payload hex --format json "$input" | python3 tests/interop/records.py --full --committed | latest >"$work/latest.expected"
+start_on "$mid" mid
+grep -q "by renaming from .swap files" "$work/mid.broker.log" || die "Kafka found no interrupted swap to complete"
+kafka_java "$KAFKA_LIB_DIR/Workload.java" "$BOOTSTRAP" consume-full read_committed 2>"$work/mid.consumer.log" \
+  | latest >"$work/latest.mid" || { cat "$work/mid.consumer.log" >&2; die "the consumer failed"; }
+kafka_stop "$KAFKA_PID"
+diff "$work/latest.expected" "$work/latest.mid" >&2 || die "Kafka on the killed compaction serves other latest records"
+log "killed at crash point $at of $((2 * steps + 1)): verify finds no error; Kafka completed the swap and serves every key's latest record ($(wc -l <"$work/latest.mid") keys)"
