@@ -171,7 +171,6 @@ pub struct Pass<'p> {
     _map_grant: crate::budget::Grant,
     active: HashMap<i64, LastRecord>,
     txns: CleanedTransactions,
-    legacy_delete_horizon_ms: i64,
     log_start: i64,
 }
 
@@ -297,7 +296,6 @@ impl<'p> Pass<'p> {
             _map_grant: map_grant,
             active: HashMap::new(),
             txns: CleanedTransactions::default(),
-            legacy_delete_horizon_ms: 0,
             log_start: offsets.log_start,
         };
         if let Some(skip) = pass.build_offset_map()? {
@@ -305,12 +303,6 @@ impl<'p> Pass<'p> {
         }
         pass.end_offset = pass.map.latest_offset().saturating_add(1);
         pass.keys_mapped = pass.map.size();
-        // the last segment below the first dirty offset (logSegments(0, firstDirty))
-        pass.legacy_delete_horizon_ms = p
-            .segments
-            .iter()
-            .rfind(|s| s.base < range.first_dirty)
-            .map_or(0, |s| s.modified_ms().saturating_sub(pass.config.delete_retention_ms));
         let expired_before = opts.now_ms.saturating_sub(opts.producer_id_expiration_ms);
         for e in producers.snapshot_entries() {
             // ProducerStateManager.isProducerExpired
@@ -437,8 +429,9 @@ impl<'p> Pass<'p> {
             let limits = self.opts.limits;
             let aborted = aborted_transactions_for_cleaner(&paths, self.log_start, seg.base, upper, &limits)?;
             self.txns.add_aborted(aborted.entries().iter().copied());
-            let retain_legacy = seg.modified_ms() > self.legacy_delete_horizon_ms;
-            self.clean_into(seg, retain_legacy, &mut index, &mut cleaned, out)?;
+            // (the legacy delete horizon, from the modification time of the last
+            // clean segment, only matters for v0/v1 messages, which a pass skips)
+            self.clean_into(seg, &mut index, &mut cleaned, out)?;
         }
         let (offset_index, time_index) = index.finish();
         cleaned.offset_index = offset_index;
@@ -450,7 +443,6 @@ impl<'p> Pass<'p> {
     fn clean_into(
         &mut self,
         seg: &Segment,
-        _retain_legacy: bool,
         index: &mut IndexBuilder,
         cleaned: &mut CleanedSegment,
         out: &mut dyn Write,
