@@ -4,8 +4,9 @@
 #  1. A broker with its cleaner off (log.cleaner.enable=false) writes the
 #     compaction input (Workload compact-input: overwrites, tombstones,
 #     headers, several producers, transactions with aborts, a zstd topic,
-#     __consumer_offsets with repeated commits and a deleted group; 4 KiB
-#     segments, __consumer_offsets' too) and is stopped cleanly.
+#     __consumer_offsets with a group's offsets expired, repeated commits and
+#     a deleted group; 4 KiB segments, __consumer_offsets' too) and is
+#     stopped cleanly.
 #  2. Two copies. Kafka cleans one: started with the cleaner on (dirty ratio
 #     0.01), until cleaner-offset-checkpoint reaches the active segment of
 #     every compacted partition that has more than one segment, then stopped
@@ -22,10 +23,11 @@
 #     offsets are those Kafka's copy has, and Kafka's cleaner, given time,
 #     changes no segment there and moves no cleaner offset.
 #  6. `logtool undo --execute` gives back the input byte for byte.
-#  7. A compaction SIGKILLed in the middle of its commit (some groups swapped
-#     in, one half swapped: its .swap files there, some old files gone):
-#     `verify` finds no error, and Kafka, started on it, completes the swap
-#     and serves every key's latest committed record as the input had it.
+#  7. Compactions SIGKILLed at five points spread over their commit (the
+#     commit's start, groups swapped in, one half swapped: its .swap files
+#     there, some old files gone, near the end): `verify` finds no error,
+#     and Kafka, started on each, completes any swap and serves every key's
+#     latest committed record as the input had it.
 #
 # Brokers bind 127.0.0.1 on free ports and are stopped by pid.
 set -euo pipefail
@@ -34,12 +36,23 @@ cd "$(dirname "$0")/../.."
 . tests/interop/lib.sh
 interop_setup compact
 CLUSTER_ID=bG9ndG9vbC1jb21wYWN0
-BROKER_PROPS=("offsets.topic.segment.bytes=4096" "log.cleaner.min.cleanable.ratio=0.01")
+BASE_PROPS=("offsets.topic.segment.bytes=4096" "log.cleaner.min.cleanable.ratio=0.01")
+BROKER_PROPS=("${BASE_PROPS[@]}")
 DEDUPE=4194304 # kraft_config's log.cleaner.dedupe.buffer.size
+# consume-full lines -> "topic partition key offset value" of each key's latest record
+LATEST='
+import sys
+last = {}
+for l in sys.stdin:
+    t, p, off, ts, key, value, headers = l.split()
+    if key != "null" and int(off) >= last.get((t, p, key), (-1,))[0]:
+        last[(t, p, key)] = (int(off), value)
+for (t, p, key), (off, value) in sorted(last.items()):
+    print(t, p, key, off, value)'
 
 # ---- 1. the input -----------------------------------------------------------
 input=$work/input
-BROKER_PROPS+=("log.cleaner.enable=false")
+BROKER_PROPS+=("log.cleaner.enable=false" "offsets.retention.minutes=1" "offsets.retention.check.interval.ms=1000")
 bport=$(free_port); cport=$(free_port)
 kraft_config "$work/input.properties" "$input" "$bport" "$cport" "${BROKER_PROPS[@]}"
 kraft_format "$work/input.properties" "$CLUSTER_ID"
@@ -47,8 +60,13 @@ kafka_start "$work/input.properties" "$work/input.broker.log" "$bport"
 kafka_wait_started "$work/input.broker.log" "$KAFKA_PID"
 kafka_java "$KAFKA_LIB_DIR/Workload.java" "127.0.0.1:$bport" compact-input >"$work/workload.out" 2>&1 \
   || { cat "$work/workload.out" >&2; die "the workload failed"; }
+# cg-expired's offsets expire (the coordinator writes their tombstones), then the other groups commit
+kafka_java "$KAFKA_LIB_DIR/Workload.java" "127.0.0.1:$bport" wait-expired cg-expired >>"$work/workload.out" 2>&1 \
+  || { cat "$work/workload.out" >&2; die "cg-expired's offsets did not expire"; }
+kafka_java "$KAFKA_LIB_DIR/Workload.java" "127.0.0.1:$bport" compact-groups >>"$work/workload.out" 2>&1 \
+  || { cat "$work/workload.out" >&2; die "the workload failed"; }
 kafka_stop "$KAFKA_PID"
-unset 'BROKER_PROPS[-1]'
+BROKER_PROPS=("${BASE_PROPS[@]}")
 [ -f "$input/.kafka_cleanshutdown" ] || die "no clean shutdown of the input broker"
 compacted=(cmp-plain-0 cmp-txn-0 cmp-zstd-0 __consumer_offsets-0)
 for p in "${compacted[@]}"; do
@@ -119,7 +137,7 @@ kafka_java "$KAFKA_LIB_DIR/Workload.java" "$BOOTSTRAP" consume-all 2>"$work/cons
   || { cat "$work/consumer.log" >&2; die "the consumer failed"; }
 diff "$work/expected" "$work/consumed" >&2 || die "Kafka served other records than logtool's dump holds"
 groups() { # BOOTSTRAP
-  for g in cg-a cg-b; do
+  for g in cg-a cg-b cg-expired; do
     kafka_java org.apache.kafka.tools.consumer.group.ConsumerGroupCommand --bootstrap-server "$1" --describe \
       --group "$g" 2>/dev/null | awk -v g="$g" '$1 == g { print g, $2, $3, $4 }'
   done | sort
@@ -143,34 +161,31 @@ log "Kafka started on logtool's copy without recovering, served the $(wc -l <"$w
 diff <(tree_hash "$input") <(tree_hash "$work/logtool") >&2 || die "undo did not give back the input"
 log "undo gave back the input byte for byte"
 
-# ---- 7. a compaction killed halfway, then Kafka --------------------------------------
-mid=$work/mid
-cp -a "$input" "$mid"
-# (a plan with changes exits 1)
-steps=$( ("$LT" compact --format json --dedupe-buffer "$DEDUPE" "$mid" || [ $? = 1 ]) | grep -c '"type":"change"')
-# crash points: one per staged step, the commit's start, one per step done
-at=$((steps + 1 + steps / 2))
-(LOGTOOL_TEST_KILL_AT=$at exec "$LT" compact --execute --dedupe-buffer "$DEDUPE" "$mid") >/dev/null 2>&1 \
-  && die "the compaction was not killed at crash point $at"
-ls "$mid"/*/*.swap >/dev/null 2>&1 || die "no .swap file left at crash point $at of $((2 * steps + 1))"
-"$LT" verify "$mid" >"$work/verify-mid.out" 2>&1 || [ $? = 1 ] || { cat "$work/verify-mid.out" >&2; die "verify failed on the killed compaction"; }
-! grep -q '│ error ' "$work/verify-mid.out" || { cat "$work/verify-mid.out" >&2; die "verify finds errors in the killed compaction"; }
-latest() { # consume-full lines: topic partition key -> offset value of the latest record
-  python3 -c '
-import sys
-last = {}
-for l in sys.stdin:
-    t, p, off, ts, key, value, headers = l.split()
-    if key != "null" and int(off) >= last.get((t, p, key), (-1,))[0]:
-        last[(t, p, key)] = (int(off), value)
-for (t, p, key), (off, value) in sorted(last.items()):
-    print(t, p, key, off, value)'
-}
-"$LT" dump --deep --payload hex --format json "$input" | python3 tests/interop/records.py --full --committed | latest >"$work/latest.expected"
-start_on "$mid" mid
-grep -q "by renaming from .swap files" "$work/mid.broker.log" || die "Kafka found no interrupted swap to complete"
-kafka_java "$KAFKA_LIB_DIR/Workload.java" "$BOOTSTRAP" consume-full read_committed 2>"$work/mid.consumer.log" \
-  | latest >"$work/latest.mid" || { cat "$work/mid.consumer.log" >&2; die "the consumer failed"; }
-kafka_stop "$KAFKA_PID"
-diff "$work/latest.expected" "$work/latest.mid" >&2 || die "Kafka on the killed compaction serves other latest records"
-log "killed at crash point $at of $((2 * steps + 1)): verify finds no error; Kafka completed the swap and serves every key's latest record ($(wc -l <"$work/latest.mid") keys)"
+# ---- 7. compactions killed at points through their commit, then Kafka -------------
+"$LT" dump --deep --payload hex --format json "$input" | python3 tests/interop/records.py --full --committed \
+  | python3 -c "$LATEST" >"$work/latest.expected"
+# the crash points: one per staged step, the commit's start, one per step done
+steps=$( ("$LT" compact --format json --dedupe-buffer "$DEDUPE" "$input" || [ $? = 1 ]) | grep -c '"type":"change"')
+swapped=0
+for k in 0 1 2 3 4; do
+  at=$((steps + 1 + k * steps / 4))
+  mid=$work/mid-$k
+  cp -a "$input" "$mid"
+  # (inside a second subshell, which says "Killed" to /dev/null)
+  ( (LOGTOOL_TEST_KILL_AT=$at exec "$LT" compact --execute --dedupe-buffer "$DEDUPE" "$mid") ) >/dev/null 2>&1 \
+    && die "the compaction was not killed at crash point $at"
+  "$LT" verify "$mid" >"$work/verify-mid-$k.out" 2>&1 || [ $? = 1 ] \
+    || { cat "$work/verify-mid-$k.out" >&2; die "verify failed on the compaction killed at $at"; }
+  ! grep -q '│ error ' "$work/verify-mid-$k.out" \
+    || { cat "$work/verify-mid-$k.out" >&2; die "verify finds errors in the compaction killed at $at"; }
+  start_on "$mid" "mid-$k"
+  if grep -q "by renaming from .swap files" "$work/mid-$k.broker.log"; then swapped=$((swapped + 1)); fi
+  kafka_java "$KAFKA_LIB_DIR/Workload.java" "$BOOTSTRAP" consume-full read_committed 2>"$work/mid-$k.consumer.log" \
+    | python3 -c "$LATEST" >"$work/latest.mid-$k" || { cat "$work/mid-$k.consumer.log" >&2; die "the consumer failed"; }
+  kafka_stop "$KAFKA_PID"
+  diff "$work/latest.expected" "$work/latest.mid-$k" >&2 \
+    || die "Kafka on the compaction killed at $at serves other latest records"
+  log "killed at crash point $at of $((2 * steps + 1)): verify finds no error; Kafka serves every key's latest record"
+done
+[ $swapped -gt 0 ] || die "no crash point left a swap for Kafka to complete"
+log "Kafka completed $swapped interrupted swap(s)"
