@@ -124,13 +124,11 @@ impl BatchBuilder {
         }
     }
 
-    /// The header-only batch the cleaner keeps for a batch whose records
-    /// all go but whose producer state must stay
-    /// (`DefaultRecordBatch.writeEmptyHeader`): the same offsets, producer
-    /// fields, partition leader epoch, timestamp type and maxTimestamp,
-    /// transactional and control flags; no records, no compression, base
-    /// timestamp -1.
-    pub fn empty_of(h: &BatchHeader) -> BatchBuilder {
+    /// A builder for a batch standing for `h` (a batch the cleaner rewrites):
+    /// its base and last offsets, partition leader epoch, producer id, epoch
+    /// and base sequence, transactional and control flags; records, codec
+    /// and timestamps are the caller's.
+    pub fn like(h: &BatchHeader) -> BatchBuilder {
         let mut b = BatchBuilder::new(h.base_offset);
         b.partition_leader_epoch = h.partition_leader_epoch;
         b.transactional = h.is_transactional();
@@ -139,6 +137,17 @@ impl BatchBuilder {
         b.producer_epoch = h.producer_epoch;
         b.base_sequence = h.base_sequence;
         b.last_offset_delta = Some(h.last_offset_delta);
+        b
+    }
+
+    /// The header-only batch the cleaner keeps for a batch whose records
+    /// all go but whose producer state must stay
+    /// (`DefaultRecordBatch.writeEmptyHeader`): the same offsets, producer
+    /// fields, partition leader epoch, timestamp type and maxTimestamp,
+    /// transactional and control flags; no records, no compression, base
+    /// timestamp -1.
+    pub fn empty_of(h: &BatchHeader) -> BatchBuilder {
+        let mut b = BatchBuilder::like(h);
         let log_append = h.timestamp_type() == crate::batch::TimestampType::LogAppendTime;
         b.empty_of = Some((log_append, h.max_timestamp));
         b

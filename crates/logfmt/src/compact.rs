@@ -626,16 +626,9 @@ enum Kept {
 /// timestamp type, base offset, producer fields, flags and partition
 /// leader epoch, and its last offset.
 fn rebuilt_header(h: &BatchHeader) -> BatchBuilder {
-    let mut b = BatchBuilder::new(h.base_offset);
-    b.partition_leader_epoch = h.partition_leader_epoch;
+    let mut b = BatchBuilder::like(h);
     b.compression = h.compression().unwrap_or(crate::compression::Compression::None);
     b.log_append_time = (h.timestamp_type() == crate::batch::TimestampType::LogAppendTime).then_some(h.max_timestamp);
-    b.transactional = h.is_transactional();
-    b.control = h.is_control();
-    b.producer_id = h.producer_id;
-    b.producer_epoch = h.producer_epoch;
-    b.base_sequence = h.base_sequence;
-    b.last_offset_delta = Some(h.last_offset_delta);
     b
 }
 
