@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Interop: `logtool compact` against Kafka 3.9.1's own log cleaner.
+# Interop: `logtool compact` against Kafka 3.9.1's own log cleaner (or the
+# release KAFKA_VERSION names: 4.3.1 in tests/interop/run.sh too).
 #
 #  1. A broker with its cleaner off (log.cleaner.enable=false) writes the
 #     compaction input (Workload compact-input: overwrites, tombstones,
@@ -35,8 +36,18 @@ cd "$(dirname "$0")/../.."
 . fixtures/kafka/lib.sh
 . tests/interop/lib.sh
 interop_setup compact
+# Workload.java is written against the pinned client (3.9.1), which speaks to any broker here
+pinned=$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$KAFKA_LIB_DIR/pom.xml")
+client_libs=$LOGTOOL_ROOT/target/kafka-$pinned/libs
+(KAFKA_VERSION=$pinned LOGTOOL_KAFKA_HOME=$LOGTOOL_ROOT/target/kafka-$pinned KAFKA_LIBS=$client_libs kafka_libs)
+workload() { KAFKA_LIBS=$client_libs kafka_java "$KAFKA_LIB_DIR/Workload.java" "$@"; }
 CLUSTER_ID=bG9ndG9vbC1jb21wYWN0
-BASE_PROPS=("offsets.topic.segment.bytes=4096" "log.cleaner.min.cleanable.ratio=0.01")
+# Kafka 4.x refuses segments under 1 MiB: bigger values and commit metadata fill them
+case "$KAFKA_VERSION" in
+  3.*) SEGMENT=4096 PAD=0 META=0 ;;
+  *) SEGMENT=1048576 PAD=8000 META=25000 ;;
+esac
+BASE_PROPS=("offsets.topic.segment.bytes=$SEGMENT" "log.cleaner.min.cleanable.ratio=0.01" "offset.metadata.max.bytes=65536")
 BROKER_PROPS=("${BASE_PROPS[@]}")
 DEDUPE=4194304 # kraft_config's log.cleaner.dedupe.buffer.size
 # consume-full lines -> "topic partition key offset value" of each key's latest record
@@ -58,12 +69,12 @@ kraft_config "$work/input.properties" "$input" "$bport" "$cport" "${BROKER_PROPS
 kraft_format "$work/input.properties" "$CLUSTER_ID"
 kafka_start "$work/input.properties" "$work/input.broker.log" "$bport"
 kafka_wait_started "$work/input.broker.log" "$KAFKA_PID"
-kafka_java "$KAFKA_LIB_DIR/Workload.java" "127.0.0.1:$bport" compact-input >"$work/workload.out" 2>&1 \
+workload "127.0.0.1:$bport" compact-input "$SEGMENT" "$PAD" >"$work/workload.out" 2>&1 \
   || { cat "$work/workload.out" >&2; die "the workload failed"; }
 # cg-expired's offsets expire (the coordinator writes their tombstones), then the other groups commit
-kafka_java "$KAFKA_LIB_DIR/Workload.java" "127.0.0.1:$bport" wait-expired cg-expired >>"$work/workload.out" 2>&1 \
+workload "127.0.0.1:$bport" wait-expired cg-expired >>"$work/workload.out" 2>&1 \
   || { cat "$work/workload.out" >&2; die "cg-expired's offsets did not expire"; }
-kafka_java "$KAFKA_LIB_DIR/Workload.java" "127.0.0.1:$bport" compact-groups >>"$work/workload.out" 2>&1 \
+workload "127.0.0.1:$bport" compact-groups "$META" >>"$work/workload.out" 2>&1 \
   || { cat "$work/workload.out" >&2; die "the workload failed"; }
 kafka_stop "$KAFKA_PID"
 BROKER_PROPS=("${BASE_PROPS[@]}")
@@ -133,7 +144,7 @@ checkpoint=$(cat "$served/cleaner-offset-checkpoint")
 start_on "$served" served
 ! grep "Recovering unflushed segment" "$work/served.broker.log" | grep -v __cluster_metadata >&2 \
   || die "Kafka recovered a partition of logtool's compacted dir"
-kafka_java "$KAFKA_LIB_DIR/Workload.java" "$BOOTSTRAP" consume-all 2>"$work/consumer.log" | sort >"$work/consumed" \
+workload "$BOOTSTRAP" consume-all 2>"$work/consumer.log" | sort >"$work/consumed" \
   || { cat "$work/consumer.log" >&2; die "the consumer failed"; }
 diff "$work/expected" "$work/consumed" >&2 || die "Kafka served other records than logtool's dump holds"
 groups() { # BOOTSTRAP
@@ -171,8 +182,8 @@ for k in 0 1 2 3 4; do
   at=$((steps + 1 + k * steps / 4))
   mid=$work/mid-$k
   cp -a "$input" "$mid"
-  # (inside a second subshell, which says "Killed" to /dev/null)
-  ( (LOGTOOL_TEST_KILL_AT=$at exec "$LT" compact --execute --dedupe-buffer "$DEDUPE" "$mid") ) >/dev/null 2>&1 \
+  # (waited for in a subshell, which says "Killed" to /dev/null)
+  (LOGTOOL_TEST_KILL_AT=$at "$LT" compact --execute --dedupe-buffer "$DEDUPE" "$mid" & wait $!) >/dev/null 2>&1 \
     && die "the compaction was not killed at crash point $at"
   "$LT" verify "$mid" >"$work/verify-mid-$k.out" 2>&1 || [ $? = 1 ] \
     || { cat "$work/verify-mid-$k.out" >&2; die "verify failed on the compaction killed at $at"; }
@@ -180,7 +191,7 @@ for k in 0 1 2 3 4; do
     || { cat "$work/verify-mid-$k.out" >&2; die "verify finds errors in the compaction killed at $at"; }
   start_on "$mid" "mid-$k"
   if grep -q "by renaming from .swap files" "$work/mid-$k.broker.log"; then swapped=$((swapped + 1)); fi
-  kafka_java "$KAFKA_LIB_DIR/Workload.java" "$BOOTSTRAP" consume-full read_committed 2>"$work/mid-$k.consumer.log" \
+  workload "$BOOTSTRAP" consume-full read_committed 2>"$work/mid-$k.consumer.log" \
     | python3 -c "$LATEST" >"$work/latest.mid-$k" || { cat "$work/mid-$k.consumer.log" >&2; die "the consumer failed"; }
   kafka_stop "$KAFKA_PID"
   diff "$work/latest.expected" "$work/latest.mid-$k" >&2 \

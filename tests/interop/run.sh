@@ -34,8 +34,9 @@ LOGTOOL_FIXTURES="$out" LOGTOOL_FIXTURES_4="$out/4" cargo test --locked -p logfm
 tests/interop/live_lock.sh
 # the repairs against what Kafka itself does
 tests/interop/repair.sh
-# logtool compact against Kafka's own log cleaner
+# logtool compact against Kafka's own log cleaner, 3.9.1's and 4.3.1's
 tests/interop/compact.sh
+KAFKA_VERSION=4.3.1 tests/interop/compact.sh
 # what Kafka 3.9.1 and 4.3.1 do when they start on a dir: strays, refused
 # starts, the high watermark once a partition leads again
 LOGTOOL_FIXTURES="$out" LOGTOOL_FIXTURES_4="$out/4" tests/interop/start.sh
