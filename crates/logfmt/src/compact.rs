@@ -123,6 +123,9 @@ pub enum Skip {
     NothingDirty(CleanableOffsets),
     /// A v0/v1 message in the range: not cleaned by logtool yet.
     Legacy(PathBuf, u64),
+    /// A `.swap` or `.cleaned` file Kafka's loader has not completed or
+    /// removed yet (an interrupted cleaning or split).
+    InterruptedSwap(PathBuf),
 }
 
 impl Skip {
@@ -135,6 +138,10 @@ impl Skip {
             Skip::NothingDirty(c) => format!(
                 "nothing to clean: the dirty range [{}, {}) is empty (cleaner checkpoint to the first uncleanable offset)",
                 c.first_dirty, c.first_uncleanable
+            ),
+            Skip::InterruptedSwap(path) => format!(
+                "{} is left from an interrupted swap: Kafka completes it when it loads the partition; clean after that",
+                path.display()
             ),
             Skip::Legacy(path, pos) => format!(
                 "{} has a v0/v1 message at position {pos}: logtool does not clean old message formats yet",
@@ -256,6 +263,14 @@ impl<'p> Pass<'p> {
         }
         if !config.compact() {
             return Ok(Err(Skip::NotCompacted(config.cleanup_policy)));
+        }
+        let interrupted = p.leftovers.iter().map(|(path, _)| path).find(|path| {
+            let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+            name.ends_with(crate::spec::names::SWAP_FILE_SUFFIX)
+                || name.ends_with(crate::spec::names::CLEANED_FILE_SUFFIX)
+        });
+        if let Some(path) = interrupted {
+            return Ok(Err(Skip::InterruptedSwap(path.clone())));
         }
         let limits = &opts.limits;
         let offsets = Offsets::of(p, limits)?;
