@@ -925,6 +925,42 @@ mod tests {
     }
 
     #[test]
+    fn a_swap_in_is_undone_whole_and_never_moves_an_original_it_did_not_remove() {
+        let (root, logs, q) = setup("swap");
+        let before = snapshot(&logs);
+        let (log, swap) = (logs.join("t-0/a.log"), logs.join("t-0/a.log.swap"));
+        let stage = |logs: &Path| {
+            let mut r = Repair::begin(logs, &q, "test").unwrap();
+            let n = r
+                .write_with(&swap, Some(1_700_000_000_000), "cleaned", &mut |w| {
+                    w.write_all(b"cleaned").map_err(|e| Error::io(e, None))
+                })
+                .unwrap();
+            assert_eq!(n, 7);
+            r.remove(&log, "cleaned into the new segment").unwrap();
+            r.rename(&swap, &log, "swapped in").unwrap();
+            r
+        };
+        // committed: the new content under the old name, with the mtime given
+        stage(&logs).commit().unwrap();
+        assert_eq!(fs::read(&log).unwrap(), b"cleaned");
+        assert!(!swap.exists());
+        let mtime = fs::metadata(&log).unwrap().modified().unwrap();
+        assert_eq!(mtime, std::time::UNIX_EPOCH + std::time::Duration::from_millis(1_700_000_000_000));
+        undo(&q, &logs, None, true).unwrap();
+        assert_eq!(snapshot(&logs), before);
+        // killed right after the commit began: nothing applied, and undo moves nothing
+        let r = stage(&logs);
+        let mut m = r.manifest.clone();
+        m.state = State::Committing;
+        save(&r.dir, &m).unwrap();
+        drop(r);
+        undo(&q, &logs, None, true).unwrap();
+        assert_eq!(snapshot(&logs), before, "the original a.log stays where it is");
+        fs::remove_dir_all(root).unwrap();
+    }
+
+    #[test]
     fn a_quarantine_inside_the_log_dir_is_refused() {
         let (root, logs, _) = setup("inside");
         let err = Repair::begin(&logs, &logs.join("q"), "test").unwrap_err();
