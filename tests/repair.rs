@@ -723,9 +723,32 @@ fn dirty_compacted() -> Copy {
     c
 }
 
-/// Before the fixture's delete horizons (an hour after its records): the
-/// tombstones stay.
-const BEFORE_HORIZONS: &str = "1795324200000";
+/// What `compacted-0` of a copy holds, read from its files (the fixtures
+/// are made again by a real Kafka in the interop suite: nothing here may
+/// assume their offsets or times): the active segment's base offset, a time
+/// before every delete horizon its batches carry (just after its newest
+/// record: a horizon is a cleaning's clock plus delete.retention.ms), and
+/// a time past them all.
+struct CompactedShape {
+    active_base: i64,
+    before_horizons: String,
+    past_horizons: String,
+}
+
+fn compacted_shape(c: &Copy) -> CompactedShape {
+    let dir = c.path("compacted-0");
+    let (_, lines) = run_json(&["dump", dir.to_str().unwrap()]);
+    let batches = of_type(&lines, "batch");
+    let newest = batches.iter().filter_map(|b| b["max_timestamp"].as_i64()).max().unwrap();
+    let horizon = batches.iter().filter_map(|b| b["delete_horizon_ms"].as_i64()).max().unwrap_or(newest);
+    let last_log = files_under(&dir).into_iter().filter(|f| f.extension().is_some_and(|e| e == "log")).max().unwrap();
+    let active_base = last_log.file_stem().unwrap().to_str().unwrap().parse().unwrap();
+    CompactedShape {
+        active_base,
+        before_horizons: (newest + 1).to_string(),
+        past_horizons: (horizon.max(newest) + 86_400_000).to_string(),
+    }
+}
 
 /// (offset, key, value) of every record `dump --deep` reads in the live
 /// segments of a partition.
@@ -743,22 +766,25 @@ fn records_of(dir: &Path) -> Vec<(i64, Value, Value)> {
 #[test]
 fn compact_cleans_what_kafka_left_to_the_same_records_and_undo_restores_it() {
     let c = dirty_compacted();
+    let shape = compacted_shape(&c);
+    let now = shape.before_horizons.as_str();
     let original = sans_lock(&c.logs);
     let before = records_of(&c.path("compacted-0"));
     // the plan changes nothing and says what goes
-    let (code, lines) = run_json(&["compact", "--now", BEFORE_HORIZONS, &c.s("")]);
+    let (code, lines) = run_json(&["compact", "--now", now, &c.s("")]);
     assert_eq!(code, 1, "{lines:?}");
     assert_eq!(sans_lock(&c.logs), original);
     let plan = of_type(&lines, "compaction");
     assert_eq!(plan.len(), 1, "only the compacted topic is listed: {plan:?}");
-    assert_eq!((plan[0]["first_dirty"].as_i64(), plan[0]["end_offset"].as_i64()), (Some(0), Some(346)));
+    let ends = (plan[0]["first_dirty"].as_i64(), plan[0]["end_offset"].as_i64());
+    assert_eq!(ends, (Some(0), Some(shape.active_base)));
     // executed: the same records (Kafka already removed the superseded ones), one segment
-    let (code, lines) = run_json(&["compact", "--execute", "--now", BEFORE_HORIZONS, &c.s("compacted-0")]);
+    let (code, lines) = run_json(&["compact", "--execute", "--now", now, &c.s("compacted-0")]);
     assert_eq!(code, 0, "{lines:?}");
     assert_eq!(records_of(&c.path("compacted-0")), before);
     assert!(!c.path("compacted-0/00000000000000000128.log").exists(), "segments merged");
     let checkpoint = std::fs::read_to_string(c.path("cleaner-offset-checkpoint")).unwrap();
-    assert!(checkpoint.lines().any(|l| l == "compacted 0 346"), "{checkpoint}");
+    assert!(checkpoint.lines().any(|l| l == format!("compacted 0 {}", shape.active_base)), "{checkpoint}");
     // verify finds nothing at warning or above
     let (code, lines) = run_json(&["verify", &c.s("")]);
     assert_eq!(code, 0, "{lines:?}");
@@ -774,14 +800,15 @@ fn compact_cleans_what_kafka_left_to_the_same_records_and_undo_restores_it() {
 #[test]
 fn compact_removes_tombstones_past_their_horizon() {
     let c = dirty_compacted();
+    let shape = compacted_shape(&c);
     let before = records_of(&c.path("compacted-0"));
-    let (code, lines) = run_json(&["compact", "--execute", "--now", "1795400000000", &c.s("compacted-0")]);
+    let (code, lines) = run_json(&["compact", "--execute", "--now", &shape.past_horizons, &c.s("compacted-0")]);
     assert_eq!(code, 0, "{lines:?}");
     let after = records_of(&c.path("compacted-0"));
     let tombstones = |r: &[(i64, Value, Value)]| r.iter().filter(|x| x.2.is_null()).count();
     assert!(tombstones(&before) > 0);
     // the active segment's tombstones stay: it is never cleaned
-    let active = |r: &[(i64, Value, Value)]| r.iter().filter(|x| x.0 >= 346 && x.2.is_null()).count();
+    let active = |r: &[(i64, Value, Value)]| r.iter().filter(|x| x.0 >= shape.active_base && x.2.is_null()).count();
     assert_eq!(tombstones(&after), active(&before));
     assert_eq!(before.len() - after.len(), tombstones(&before) - active(&before));
 }
@@ -796,9 +823,10 @@ fn every_crash_point_of_compact() {
         let errors: Vec<&Value> = of_type(&lines, "finding").into_iter().filter(|f| f["severity"] == "error").collect();
         assert!(code <= 1 && errors.is_empty(), "crash point {at}: {errors:?}");
     };
+    let now = compacted_shape(&dirty_compacted()).before_horizons;
     every_crash_point_of(
         &dirty_compacted,
-        &["compact", "--execute", "--now", BEFORE_HORIZONS],
+        &["compact", "--execute", "--now", &now],
         "compacted-0",
         &verify_has_no_error,
     );
