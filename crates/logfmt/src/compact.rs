@@ -193,19 +193,10 @@ pub struct CleanedSegment {
     pub bytes_read: u64,
     /// Bytes of the new `.log`.
     pub bytes_written: u64,
-    /// Batches read.
-    pub batches_read: u64,
-    /// Batches written (kept whole, rewritten or emptied).
-    pub batches_written: u64,
     /// Records read.
     pub records_read: u64,
     /// Records kept.
     pub records_kept: u64,
-    /// Batches rewritten with a delete horizon.
-    pub horizons_set: u64,
-    /// Whether the new segment differs from the old one (several merged,
-    /// or a batch dropped or rewritten).
-    pub changed: bool,
     /// The new `.index`.
     #[serde(skip)]
     pub offset_index: Vec<u8>,
@@ -224,17 +215,16 @@ fn malformed(seg: &Segment, pos: u64, what: &str, e: impl std::fmt::Display) -> 
     Error::malformed(pos, "record batch", format!("{what}: {e}")).with_path(&seg.log)
 }
 
-/// The largest timestamp of a segment (`LogSegment.largestTimestamp`: the
-/// largest batch maxTimestamp, else the file's modification time).
+/// `LogSegment.largestTimestamp` of `seg`, from its batches.
 fn largest_timestamp(seg: &Segment, limits: &Limits) -> Result<i64> {
     let mut r = seg.reader(limits)?;
-    let mut max = -1i64;
+    let mut max = None;
     while let Some(item) = r.next_item()? {
         if let Item::Entry(Entry::V2(b)) = item {
-            max = max.max(b.header().max_timestamp);
+            max = max.max(Some(b.header().max_timestamp));
         }
     }
-    Ok(if max >= 0 { max } else { seg.modified_ms() })
+    Ok(crate::rules::log::largest_timestamp(max, seg))
 }
 
 /// The marker type of a control batch's first record (`None`: the batch is
@@ -433,7 +423,6 @@ impl<'p> Pass<'p> {
         let mut cleaned = CleanedSegment {
             base_offset: base,
             segments: range,
-            changed: segs.len() > 1,
             modified_ms: segs.last().map_or(-1, Segment::modified_ms),
             ..CleanedSegment::default()
         };
@@ -478,7 +467,6 @@ impl<'p> Pass<'p> {
             };
             let h = *b.header();
             cleaned.bytes_read = cleaned.bytes_read.saturating_add(b.size());
-            cleaned.batches_read = cleaned.batches_read.saturating_add(1);
             let marker = if h.is_control() { marker_of(&b, &mut scratch, &limits)? } else { None };
             let discardable = if h.is_control() {
                 let d = self.txns.on_control_batch(h.producer_id, h.last_offset(), marker);
@@ -502,7 +490,6 @@ impl<'p> Pass<'p> {
                 now,
             );
             if retention == BatchRetention::Delete {
-                cleaned.changed = true;
                 cleaned.records_read = cleaned.records_read.saturating_add(u64::try_from(h.records_count).unwrap_or(0));
                 continue;
             }
@@ -516,27 +503,21 @@ impl<'p> Pass<'p> {
                     Some((b.size(), h.max_timestamp))
                 }
                 Kept::Rebuilt(builder) => {
-                    cleaned.changed = true;
                     let built = builder.finish();
                     built.write_to(out).map_err(io)?;
                     Some((built.len() as u64, built.header.max_timestamp))
                 }
                 Kept::Nothing if retention == BatchRetention::RetainEmpty => {
-                    cleaned.changed = true;
                     let built = BatchBuilder::empty_of(&h);
                     let built = built.finish();
                     built.write_to(out).map_err(io)?;
                     Some((built.len() as u64, built.header.max_timestamp))
                 }
-                Kept::Nothing => {
-                    cleaned.changed = true;
-                    None
-                }
+                Kept::Nothing => None,
             };
             if let Some((size, max_ts)) = written {
                 index.add(size, h.last_offset(), max_ts);
                 cleaned.bytes_written = cleaned.bytes_written.saturating_add(size);
-                cleaned.batches_written = cleaned.batches_written.saturating_add(1);
             }
         }
         Ok(())
@@ -569,7 +550,6 @@ impl<'p> Pass<'p> {
         if !set_horizon {
             return Ok(Kept::Rebuilt(Box::new(built.builder)));
         }
-        cleaned.horizons_set = cleaned.horizons_set.saturating_add(1);
         let horizon = self.opts.now_ms.saturating_add(self.config.delete_retention_ms);
         let again = self.build_retained(b, discard_records, Some(horizon))?;
         Ok(Kept::Rebuilt(Box::new(again.builder)))

@@ -74,6 +74,17 @@ pub fn compaction(p: &Partition, log_dir: &LogDir) -> Compaction {
     }
 }
 
+/// `LogSegment.largestTimestamp`: the largest batch maxTimestamp of `seg`
+/// (`max_batch_timestamp`), else, with none at or above 0, the `.log`'s
+/// modification time (what retention by time and the cleaner's
+/// `min.compaction.lag.ms` compare).
+pub fn largest_timestamp(max_batch_timestamp: Option<i64>, seg: &Segment) -> i64 {
+    match max_batch_timestamp {
+        Some(ts) if ts >= 0 => ts,
+        _ => seg.modified_ms(),
+    }
+}
+
 /// The log start offset Kafka loads for `p`.
 pub fn log_start_offset(p: &Partition) -> i64 {
     let first = p.first_base().unwrap_or(0);

@@ -94,9 +94,7 @@ pub fn plan(p: &Partition, rule: Rule, limits: &Limits) -> Result<Outcome> {
         scan(seg, limits, |b| batches.push(*b))?;
         let delete = match rule {
             Rule::Before(t) => {
-                let largest = batches.iter().map(|b| b.max_timestamp).max().unwrap_or(-1);
-                let largest = if largest >= 0 { largest } else { seg.modified_ms() };
-                largest < t
+                crate::rules::log::largest_timestamp(batches.iter().map(|b| b.max_timestamp).max(), seg) < t
             }
             Rule::MaxBytes(n) => remaining.saturating_sub(seg.size) >= n,
             Rule::LogStart(o) => next_base.is_some_and(|nb| nb <= o),
