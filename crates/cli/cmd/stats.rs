@@ -378,9 +378,8 @@ mod chart {
     pub fn draw(file: &Path, font: Option<&Path>, summary: &Stats, parts: &[Stats]) -> anyhow::Result<()> {
         load_font(font)?;
         let kind = kind(file)?;
-        // drawn beside the target under a temporary name (same extension:
-        // the PNG encoder picks its format by it), renamed when complete; a
-        // failed drawing leaves nothing behind
+        // drawn beside the target under a temporary name, renamed when
+        // complete; a failed drawing leaves nothing behind
         let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let temp = file.with_file_name(format!(
             ".{name}.logtool-partial.{}",
@@ -397,23 +396,18 @@ mod chart {
     fn draw_into(file: &Path, kind: Kind, summary: &Stats, parts: &[Stats]) -> anyhow::Result<()> {
         use plotters::drawing::DrawingAreaErrorKind as Area;
         use plotters_backend::DrawingErrorKind;
-        use plotters_bitmap::BitMapBackendError as Bitmap;
-        let size = (1600, 1100);
+        let size: (u32, u32) = (1600, 1100);
         match kind {
             Kind::Png => {
-                let root = BitMapBackend::new(file, size).into_drawing_area();
-                panels(&root, summary, parts)?;
-                // plotters' bitmap errors show only as nested debug forms:
-                // the I/O or image error underneath, in words
-                root.present().map_err(|e| match e {
-                    Area::BackendError(DrawingErrorKind::DrawingError(Bitmap::IOError(e))) => {
-                        anyhow!("cannot write {}: {e}", file.display())
-                    }
-                    Area::BackendError(DrawingErrorKind::DrawingError(Bitmap::ImageError(e))) => {
-                        anyhow!("cannot write {}: {e}", file.display())
-                    }
-                    other => anyhow!("cannot write {}: {other}", file.display()),
-                })
+                // RGB, 3 bytes a pixel
+                let mut rgb = vec![0u8; (size.0 * size.1 * 3) as usize];
+                {
+                    let root = BitMapBackend::with_buffer(&mut rgb, size).into_drawing_area();
+                    panels(&root, summary, parts)?;
+                    root.present().map_err(|e| anyhow!("drawing: {e}"))?;
+                }
+                let png = encode_png(size, &rgb).map_err(|e| anyhow!("encoding the PNG: {e}"))?;
+                std::fs::write(file, png).map_err(|e| anyhow!("cannot write {}: {e}", file.display()))
             }
             Kind::Svg => {
                 let root = SVGBackend::new(file, size).into_drawing_area();
@@ -426,6 +420,19 @@ mod chart {
                 })
             }
         }
+    }
+
+    /// `rgb` (3 bytes a pixel) as an 8-bit RGB PNG, in memory (the file is
+    /// then written in one call, so an error writing it is seen).
+    fn encode_png((width, height): (u32, u32), rgb: &[u8]) -> Result<Vec<u8>, png::EncodingError> {
+        let mut out = Vec::new();
+        let mut png = png::Encoder::new(&mut out, width, height);
+        png.set_color(png::ColorType::Rgb);
+        png.set_depth(png::BitDepth::Eight);
+        let mut writer = png.write_header()?;
+        writer.write_image_data(rgb)?;
+        writer.finish()?;
+        Ok(out)
     }
 
     fn err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
