@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Run every fuzz target for SECONDS each (cargo-fuzz, nightly; installed
-# into target/tools the first time), seeded with the real-Kafka fixtures'
+# once into $LOGTOOL_CACHE/tools, ~/.cache/logtool/tools by default, kept
+# across runs on this machine), seeded with the real-Kafka fixtures'
 # files, the corpus kept under target/fuzz/corpus between runs. A crash
 # stops the run: its input is in target/fuzz/artifacts/TARGET/; make it a
 # regression test (docs/robustness.md).
@@ -11,9 +12,10 @@ cd "$(dirname "$0")/.."
 root=$PWD
 secs=${1:?SECONDS}
 shift
-tools=$root/target/tools
+cargo_fuzz=0.13.2
+tools=${LOGTOOL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/logtool}/tools/cargo-fuzz-$cargo_fuzz
 if ! [ -x "$tools/bin/cargo-fuzz" ]; then
-  cargo install --locked --quiet cargo-fuzz --version 0.13.2 --root "$tools"
+  cargo install --locked --quiet cargo-fuzz --version "$cargo_fuzz" --root "$tools"
 fi
 export PATH=$tools/bin:$PATH
 targets=("$@")

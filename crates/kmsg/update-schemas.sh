@@ -21,9 +21,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../fixtures/kafka/lib.sh"
 kafka_libs
 RECORDS_VERSION=${RECORDS_VERSION:-4.3.1}
-records_libs=$LOGTOOL_ROOT/target/kafka-$RECORDS_VERSION/libs
-(KAFKA_VERSION=$RECORDS_VERSION LOGTOOL_KAFKA_HOME=$LOGTOOL_ROOT/target/kafka-$RECORDS_VERSION \
-  bash -c ". '$here/../../fixtures/kafka/lib.sh'; kafka_libs")
+records_libs=$(kafka_libs_of "$RECORDS_VERSION")
 out="$here/schemas"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -37,9 +37,7 @@ cd "$(dirname "$0")/../.."
 . tests/interop/lib.sh
 interop_setup compact
 # Workload.java is written against the pinned client (3.9.1), which speaks to any broker here
-pinned=$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$KAFKA_LIB_DIR/pom.xml")
-client_libs=$LOGTOOL_ROOT/target/kafka-$pinned/libs
-(KAFKA_VERSION=$pinned LOGTOOL_KAFKA_HOME=$LOGTOOL_ROOT/target/kafka-$pinned KAFKA_LIBS=$client_libs kafka_libs)
+client_libs=$(kafka_libs_of "$KAFKA_PINNED")
 workload() { KAFKA_LIBS=$client_libs kafka_java "$KAFKA_LIB_DIR/Workload.java" "$@"; }
 CLUSTER_ID=bG9ndG9vbC1jb21wYWN0
 # Kafka 4.x refuses segments under 1 MiB: bigger values and commit metadata fill them

@@ -188,8 +188,7 @@ log "failover: diverged at $at as the spec says; two Kafka brokers truncated nod
 # (sub-MiB segment.bytes) exits 2 naming the config, and verify
 # --kafka-version 4.3 on its 3.9 dir says Kafka 4.3 refuses to start on it;
 # the others are served by a real Kafka 4.3.1 exactly
-K4_LIBS=$PWD/target/kafka-4.3.1/libs
-(KAFKA_VERSION=4.3.1 KAFKA_LIBS=$K4_LIBS; kafka_libs)
+K4_LIBS=$(kafka_libs_of 4.3.1)
 for s in $specs; do
   d=$work/$s-4.3
   rc=0; "$LT" -q fixture "$s" --kafka-version 4.3 --out "$d" >"$work/$s-4.3.written" 2>&1 || rc=$?

@@ -1,16 +1,30 @@
 # shellcheck shell=bash
 # Helpers shared by the interop scripts (sourced after fixtures/kafka/lib.sh).
 
+# Kafka's tools start quicker (fixtures/kafka/lib.sh); nothing here is timed
+KAFKA_JAVA_QUICK=1
+
 # The start of an interop script: Kafka's jars fetched, logtool built ($LT),
 # a static quorum, a work dir $work (removed on success, kept for a look when
 # a check fails) and every broker started stopped on exit.
 interop_setup() { # NAME
   kafka_libs
-  cargo build --locked -q
-  LT=$PWD/target/debug/logtool
+  interop_logtool
   export KRAFT_QUORUM=static
   work=$(mktemp -d "${TMPDIR:-/tmp}/logtool-$1.XXXXXX")
   trap 'rc=$?; kafka_cleanup; if [ $rc = 0 ]; then rm -rf "$work"; else log "kept $work"; fi' EXIT
+}
+
+# The logtool binary the suite checks, in $LT: $LOGTOOL_BIN when set (.ci/run
+# hands every script the one release build it made), else a debug build.
+interop_logtool() {
+  if [ -n "${LOGTOOL_BIN:-}" ]; then
+    LT=$LOGTOOL_BIN
+  else
+    cargo build --locked -q
+    LT=$PWD/target/debug/logtool
+  fi
+  [ -x "$LT" ] || die "no logtool binary at $LT"
 }
 
 # Start a single-node broker (static quorum, node 1) on LOGDIR, fresh ports,
@@ -51,17 +65,21 @@ same_segments() { # A B WHAT
 }
 
 
-# The Python clients of tests/interop/requirements.txt in a venv under
-# target/tools (made once, remade when the requirements change); sets $PY.
+# The Python clients of tests/interop/requirements.txt in a venv in the cache
+# (one per version of the requirements, made once; pip keeps its downloads
+# in its own cache); sets $PY.
 interop_python() {
-  local venv=$PWD/target/tools/interop-venv
-  if ! cmp -s tests/interop/requirements.txt "$venv/requirements.txt" 2>/dev/null; then
-    rm -rf "$venv"
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install -q --disable-pip-version-check -r tests/interop/requirements.txt >&2
-    cp tests/interop/requirements.txt "$venv/requirements.txt"
-  fi
+  local venv
+  venv=$LOGTOOL_CACHE/interop-venv-$(sha256sum tests/interop/requirements.txt | cut -c1-16)
+  [ -f "$venv/.complete" ] || with_lock "$venv.lock" _interop_venv "$venv" || die "pip could not install tests/interop/requirements.txt"
   PY=$venv/bin/python
+}
+_interop_venv() { # VENV
+  [ -f "$1/.complete" ] && return 0
+  rm -rf "$1"
+  python3 -m venv "$1" || return 1
+  "$1/bin/pip" install -q --disable-pip-version-check -r tests/interop/requirements.txt >&2 || return 1
+  touch "$1/.complete"
 }
 
 # Start `logtool broker` on LOGDIR (more broker options may follow); its
@@ -85,12 +103,16 @@ lt_start() { # LOGDIR NAME [OPTIONS...]
 # sorted; asked again until N partitions answer both (a partition has a
 # leader only once the broker is unfenced).
 kafka_answers() { # BOOTSTRAP N
-  local i=0 out q t
+  local i=0 out q t tab=$'\t'
   while :; do
-    out=$(for q in earliest latest; do
+    # both queries in one JVM (fixtures/kafka/ToolBatch.java)
+    rm -f "$work"/answers.*
+    for q in earliest latest; do
       t=-2; [ $q = latest ] && t=-1
-      kafka_java org.apache.kafka.tools.GetOffsetShell --bootstrap-server "$1" --time $t \
-        --exclude-internal-topics 2>/dev/null | grep -E '^[^:]+:[0-9]+:[0-9]+$' | sed "s/^/$q /" || true
+      echo "$work/answers.$q${tab}/dev/null${tab}org.apache.kafka.tools.GetOffsetShell${tab}--bootstrap-server${tab}$1${tab}--time${tab}$t${tab}--exclude-internal-topics"
+    done | kafka_java "$KAFKA_LIB_DIR/ToolBatch.java" >/dev/null 2>&1 || true
+    out=$(for q in earliest latest; do
+      grep -E '^[^:]+:[0-9]+:[0-9]+$' "$work/answers.$q" 2>/dev/null | sed "s/^/$q /" || true
     done | sort)
     [ "$(grep -c . <<<"$out")" -ge $(($2 * 2)) ] && break
     [ $i -gt 60 ] && die "kafka-get-offsets answered only: $out"

@@ -6,22 +6,23 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . fixtures/kafka/lib.sh
+. tests/interop/lib.sh
 kafka_libs
-cargo build --locked -q
+interop_logtool
 work=$(mktemp -d "${TMPDIR:-/tmp}/logtool-live.XXXXXX")
 bport=$(free_port); cport=$(free_port)
 kraft_config "$work/server.properties" "$work/logs" "$bport" "$cport"
 kraft_format "$work/server.properties" bG9ndG9vbC1maXh0dXJlcw
 kafka_start "$work/server.properties" "$work/broker.log" "$bport"
-out=$(target/debug/logtool verify --format json "$work/logs" || true)
+out=$("$LT" verify --format json "$work/logs" || true)
 # a repair is refused (exit 2), names the broker and changes nothing
-target/debug/logtool reindex --execute "$work/logs" >"$work/reindex.out" 2>&1 && rc=0 || rc=$?
+"$LT" reindex --execute "$work/logs" >"$work/reindex.out" 2>&1 && rc=0 || rc=$?
 # dump --follow sees what the broker appends, across segment rolls, as it comes
 bs="127.0.0.1:$bport"
 kafka_java org.apache.kafka.tools.TopicCommand --bootstrap-server "$bs" --create --topic follow --partitions 1 \
   --config segment.bytes=16384 >/dev/null 2>&1 || die "could not create topic follow"
 for _ in $(seq 1 100); do [ -d "$work/logs/follow-0" ] && break; sleep 0.1; done
-target/debug/logtool --format json dump --follow --poll-ms 50 "$work/logs/follow-0" >"$work/follow.out" 2>"$work/follow.err" &
+"$LT" --format json dump --follow --poll-ms 50 "$work/logs/follow-0" >"$work/follow.out" 2>"$work/follow.err" &
 follow_pid=$!
 sleep 1
 seq 1 400 | sed 's/^/follow-record-/; s/$/-padding-padding-padding-padding-padding-padding/' \

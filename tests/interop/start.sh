@@ -32,8 +32,7 @@ cd "$(dirname "$0")/../.."
 interop_setup start
 fixtures=${LOGTOOL_FIXTURES:-$PWD/fixtures/kafka-3.9.1}
 fixtures4=${LOGTOOL_FIXTURES_4:-$PWD/fixtures/kafka-4.3.1}
-K4_LIBS=$PWD/target/kafka-4.3.1/libs
-(KAFKA_VERSION=4.3.1 KAFKA_LIBS=$K4_LIBS; kafka_libs)
+K4_LIBS=$(kafka_libs_of 4.3.1)
 CLUSTER_ID=bG9ndG9vbC1maXh0dXJlcw
 BROKER_PROPS=("log.retention.ms=-1")
 
