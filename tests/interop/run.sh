@@ -1,48 +1,113 @@
 #!/usr/bin/env bash
 # The interop suite: logtool against a real Apache Kafka, now.
 #
-# Runs fixtures/generate.sh into a temporary directory - a real Kafka 3.9.1
-# broker (fetched from Maven Central) writes the clean, sigkill, legacy and
-# incident log dirs and DumpLogSegments dumps them (its internal-topic
-# decoders too), describes the incident's groups and transactions live
-# (kafka-consumer-groups, kafka-transactions), answers the timestamps scenario's
-# ListOffsets queries live, and (three nodes) diverges two replicas by an
-# unclean leader election and reconciles them - and a Kafka 4.3.1 broker
-# writes the kafka4 scenario - then runs the whole integration test binary
-# against that fresh data instead of the committed copy; then checks
-# that `verify` recognises a running broker's log dir and repairs refuse it,
-# and checks the repairs against Kafka's own recovery and index rebuild
-# (tests/interop/repair.sh) and `compact` against Kafka's log cleaner
-# (tests/interop/compact.sh); then starts Kafka on the log dirs `logtool
-# fixture` writes and checks it serves exactly what the specs produced
-# (tests/interop/fixture.sh); then runs Kafka's clients and tools against
-# `logtool broker` and starts Kafka on the log dir it wrote
-# (tests/interop/broker.sh); then runs a Kafka Streams exactly_once_v2
-# application on both and compares (tests/interop/streams.sh). Needs java 17+
-# and mvn; brokers bind 127.0.0.1 only and are stopped by pid.
+# Fresh data first: tests/interop/data.sh - a real Kafka 3.9.1 broker
+# (fetched from Maven Central) writes the clean, sigkill, legacy and incident
+# log dirs and DumpLogSegments dumps them (its internal-topic decoders too),
+# describes the incident's groups and transactions live
+# (kafka-consumer-groups, kafka-transactions), answers the timestamps
+# scenario's ListOffsets queries live, and (three nodes) diverges two
+# replicas by an unclean leader election and reconciles them - and a Kafka
+# 4.3.1 broker writes the kafka4 scenario. Then these suites, side by side
+# ($LOGTOOL_INTEROP_JOBS at a time, 2 by default; each its own brokers on
+# ports claimed for the whole run, its own work dir):
+#   integration  the whole integration test binary against that fresh data
+#                instead of the committed copy, and internal-topic records
+#                decoded as DumpLogSegments' decoders print them (kmsg_oracle)
+#   live_lock    `verify` recognises a running broker's log dir and repairs
+#                refuse it
+#   repair       the repairs against Kafka's own recovery and index rebuild
+#   compact      `compact` against Kafka 3.9.1's log cleaner; compact-4.3.1
+#                against 4.3.1's
+#   start        what Kafka 3.9.1 and 4.3.1 do when they start on a dir:
+#                strays, refused starts, the high watermark once a
+#                partition leads again
+#   fixture      Kafka started on the log dirs `logtool fixture` writes
+#                serves exactly what the specs produced
+#   broker       Kafka's clients and tools against `logtool broker`, then
+#                Kafka on the log dir it wrote
+#   streams      a Kafka Streams exactly_once_v2 application on both
+# Each suite's output is shown whole when it ends, with its time.
+#
+#   tests/interop/run.sh [SUITE...]     all suites, or those named
+#   LOGTOOL_INTEROP_DATA=DIR            data.sh's output made beforehand (.ci/run
+#                                       makes it while the Rust builds run)
+#   LOGTOOL_BIN=PATH                    the logtool under test (.ci/run: its one
+#                                       release build); else a debug build
+#
+# Needs java 17+ and mvn; brokers bind 127.0.0.1 only and are stopped by pid.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-out=$(mktemp -d "${TMPDIR:-/tmp}/logtool-interop.XXXXXX")
-trap 'rm -rf "$out"' EXIT
-LOGTOOL_FIXTURES_OUT="$out" fixtures/generate.sh
-# and what Kafka 4.3.1 writes (its own tools; the kafka4 scenario)
-KAFKA_VERSION=4.3.1 LOGTOOL_FIXTURES_OUT="$out/4" fixtures/generate.sh kafka4
-LOGTOOL_FIXTURES="$out" LOGTOOL_FIXTURES_4="$out/4" cargo test --locked --test integration
-# internal-topic records decoded as DumpLogSegments' decoders print them
-LOGTOOL_FIXTURES="$out" LOGTOOL_FIXTURES_4="$out/4" cargo test --locked -p logfmt --test kmsg_oracle
-# a live broker's lock is seen, and repairs refuse it
-tests/interop/live_lock.sh
-# the repairs against what Kafka itself does
-tests/interop/repair.sh
-# logtool compact against Kafka's own log cleaner, 3.9.1's and 4.3.1's
-tests/interop/compact.sh
-KAFKA_VERSION=4.3.1 tests/interop/compact.sh
-# what Kafka 3.9.1 and 4.3.1 do when they start on a dir: strays, refused
-# starts, the high watermark once a partition leads again
-LOGTOOL_FIXTURES="$out" LOGTOOL_FIXTURES_4="$out/4" tests/interop/start.sh
-# log dirs logtool writes (logtool fixture), loaded and served by Kafka
-tests/interop/fixture.sh
-# logtool broker against Kafka's clients and tools, then Kafka on its log dir
-tests/interop/broker.sh
-# a Kafka Streams exactly-once application on logtool broker and on Kafka
-tests/interop/streams.sh
+. fixtures/kafka/lib.sh
+logs=$(mktemp -d "${TMPDIR:-/tmp}/logtool-interop-logs.XXXXXX")
+data=${LOGTOOL_INTEROP_DATA:-}
+cleanup() {
+  local rc=$? name
+  for name in "${!running[@]}"; do kill -TERM -- "-${running[$name]}" 2>/dev/null || true; done
+  [ -z "${made_data:-}" ] || rm -rf "$made_data"
+  kafka_cleanup
+  if [ $rc = 0 ]; then rm -rf "$logs"; else log "suite logs kept in $logs"; fi
+}
+declare -A running=()
+trap cleanup EXIT
+if [ -z "$data" ]; then
+  made_data=$(mktemp -d "${TMPDIR:-/tmp}/logtool-interop.XXXXXX")
+  data=$made_data
+  tests/interop/data.sh "$data"
+fi
+export LOGTOOL_FIXTURES=$data LOGTOOL_FIXTURES_4=$data/4
+# (every suite is handed one binary; without LOGTOOL_BIN, build it once here)
+if [ -z "${LOGTOOL_BIN:-}" ]; then
+  cargo build --locked -q
+  export LOGTOOL_BIN=$PWD/target/debug/logtool
+fi
+
+# each suite's command
+declare -A suite=(
+  # --workspace: the features `cargo test --workspace` built with, so nothing is rebuilt
+  [integration]="cargo test --workspace --locked --test integration && cargo test --workspace --locked --test kmsg_oracle"
+  [live_lock]=tests/interop/live_lock.sh
+  [repair]=tests/interop/repair.sh
+  [compact]=tests/interop/compact.sh
+  [compact-4.3.1]="KAFKA_VERSION=4.3.1 tests/interop/compact.sh"
+  [start]=tests/interop/start.sh
+  [fixture]=tests/interop/fixture.sh
+  [broker]=tests/interop/broker.sh
+  [streams]=tests/interop/streams.sh
+)
+# the longest first (as in the last runs), so the lanes end close together
+all=(broker fixture repair compact-4.3.1 integration compact start streams live_lock)
+if [ $# -gt 0 ]; then suites=("$@"); else suites=("${all[@]}"); fi
+for s in "${suites[@]}"; do [ -n "${suite[$s]:-}" ] || die "no interop suite $s (one of: ${all[*]})"; done
+jobs=${LOGTOOL_INTEROP_JOBS:-2}
+
+declare -A started=()
+failed=()
+# Wait for one running suite to end; show its log and time.
+reap() {
+  local pid name rc=0
+  wait -n -p pid "${running[@]}" || rc=$?
+  for name in "${!running[@]}"; do [ "${running[$name]}" = "$pid" ] && break; done
+  unset "running[$name]"
+  if [ $rc = 0 ]; then
+    log "interop $name: passed in $((SECONDS - started[$name])) s"
+    cat "$logs/$name.log" >&2
+  else
+    log "interop $name: FAILED (exit $rc) after $((SECONDS - started[$name])) s; its log:"
+    cat "$logs/$name.log" >&2
+    failed+=("$name")
+  fi
+}
+for s in "${suites[@]}"; do
+  while [ ${#running[@]} -ge "$jobs" ]; do reap; done
+  [ ${#failed[@]} = 0 ] || break
+  log "interop $s: started"
+  started[$s]=$SECONDS
+  # a process group of its own (setsid), so a failure elsewhere stops it whole
+  setsid bash -c "${suite[$s]}" >"$logs/$s.log" 2>&1 &
+  running[$s]=$!
+done
+while [ ${#running[@]} -gt 0 ] && [ ${#failed[@]} = 0 ]; do reap; done
+# (on a failure the suites still running are stopped by cleanup)
+[ ${#failed[@]} = 0 ] || die "interop suites failed: ${failed[*]}"
+log "interop: every suite passed (${suites[*]})"

@@ -1,0 +1,72 @@
+# shellcheck shell=bash
+# Stages of .ci/run, each timed: `stage NAME CMD...` runs CMD in the
+# foreground; `stage_bg NAME CMD...` starts it beside the others (its output
+# goes to target/ci/NAME.log, shown when `stage_wait NAME` collects it, or
+# on failure); `stage_wait NAME` waits for it and fails if it failed. On
+# exit, success or failure, a table of every stage's wall time is printed
+# (a stage still running is marked so), so a note can say where the time
+# went.
+#
+# Sourced by .ci/run after `cd` to the repository root.
+
+CI_T0=$SECONDS
+CI_LOGS=$PWD/target/ci
+mkdir -p "$CI_LOGS"
+# "name|seconds|result" per finished stage, in the order they ended
+CI_STAGES=()
+# name -> pid, start (the stages running in the background)
+declare -A CI_BG_PID CI_BG_T0
+
+ci_stage_record() { # NAME SECONDS RESULT
+  CI_STAGES+=("$1|$2|$3")
+}
+
+stage() { # NAME CMD...
+  local name=$1 t0=$SECONDS rc=0
+  shift
+  printf '\n==> %s: %s\n' "$name" "$*" >&2
+  "$@" || rc=$?
+  ci_stage_record "$name" $((SECONDS - t0)) "$([ $rc = 0 ] && echo ok || echo "FAILED ($rc)")"
+  return $rc
+}
+
+stage_bg() { # NAME CMD... (CMD an executable: it leads a process group of its own)
+  local name=$1
+  shift
+  printf '\n==> %s (in the background, log %s): %s\n' "$name" "$CI_LOGS/$name.log" "$*" >&2
+  (exec setsid "$@") >"$CI_LOGS/$name.log" 2>&1 &
+  CI_BG_PID[$name]=$!
+  CI_BG_T0[$name]=$SECONDS
+}
+
+stage_wait() { # NAME
+  local name=$1 rc=0
+  wait "${CI_BG_PID[$name]}" || rc=$?
+  ci_stage_record "$name &" $((SECONDS - CI_BG_T0[$name])) "$([ $rc = 0 ] && echo ok || echo "FAILED ($rc)")"
+  unset "CI_BG_PID[$name]"
+  if [ $rc != 0 ]; then
+    printf '\n==> %s failed; the end of its log (%s):\n' "$name" "$CI_LOGS/$name.log" >&2
+    tail -80 "$CI_LOGS/$name.log" >&2
+    return $rc
+  fi
+  printf '\n==> %s (finished in the background): its log\n' "$name" >&2
+  cat "$CI_LOGS/$name.log" >&2
+}
+
+ci_report() {
+  local rc=$? s name pid
+  for name in "${!CI_BG_PID[@]}"; do
+    pid=${CI_BG_PID[$name]}
+    ci_stage_record "$name &" $((SECONDS - CI_BG_T0[$name])) "unfinished (stopped)"
+    # a background stage still running when the run fails: its process group, by its pid
+    kill -TERM -- "-$pid" 2>/dev/null || true
+  done
+  printf '\nStage times (wall clock; stages marked & ran beside others):\n' >&2
+  for s in "${CI_STAGES[@]}"; do
+    IFS='|' read -r name secs result <<<"$s"
+    printf '  %-22s %4dm%02ds  %s\n' "$name" $((secs / 60)) $((secs % 60)) "$result" >&2
+  done
+  printf '  %-22s %4dm%02ds  %s\n' total $(((SECONDS - CI_T0) / 60)) $(((SECONDS - CI_T0) % 60)) \
+    "$([ $rc = 0 ] && echo ok || echo "FAILED ($rc)")" >&2
+}
+trap ci_report EXIT
