@@ -6,7 +6,7 @@
 # stops the run: its input is in target/fuzz/artifacts/TARGET/; make it a
 # regression test (docs/robustness.md).
 #
-#   fuzz/run.sh SECONDS [TARGET...]
+#   fuzz/run.sh SECONDS [TARGET...]     (FUZZ_JOBS targets at a time: one per core)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -38,7 +38,9 @@ max_len() { case $1 in log_reader | verify_segment | batch | legacy | kraft_chec
 mkdir -p target/fuzz
 (cd fuzz && cargo +nightly fuzz build -O >"$root/target/fuzz/build.log" 2>&1) \
   || { tail -40 target/fuzz/build.log >&2; echo "fuzz: the targets did not build" >&2; exit 1; }
-for t in "${targets[@]}"; do
+# One target for SECS seconds; a crash's input is kept in its artifacts dir.
+one() { # TARGET
+  local t=$1 corpus seeds artifacts
   corpus=$root/target/fuzz/corpus/$t
   seeds=$root/target/fuzz/seeds/$t
   artifacts=$root/target/fuzz/artifacts/$t/
@@ -48,6 +50,24 @@ for t in "${targets[@]}"; do
   (cd fuzz && cargo +nightly fuzz run -O "$t" "$corpus" "$seeds" -- \
     -max_total_time="$secs" -rss_limit_mb=2048 -max_len="$(max_len "$t")" -dict="$root/fuzz/logtool.dict" \
     -artifact_prefix="$artifacts" -print_final_stats=1 2>&1) >"$root/target/fuzz/$t.log" \
-    || { tail -40 "$root/target/fuzz/$t.log" >&2; echo "fuzz: $t failed; input in $artifacts" >&2; exit 1; }
+    || { tail -40 "$root/target/fuzz/$t.log" >&2; echo "fuzz: $t failed; input in $artifacts" >&2; return 1; }
   grep -E '^stat::number_of_executed_units|^Done' "$root/target/fuzz/$t.log" | tail -1 | sed "s/^/fuzz: $t: /"
+}
+# libFuzzer runs a target on one core: FUZZ_JOBS targets at a time (one per
+# core by default), each still for SECONDS
+jobs=${FUZZ_JOBS:-$(nproc)}
+failed=0
+running=0
+for t in "${targets[@]}"; do
+  if [ $running -ge "$jobs" ]; then
+    wait -n || failed=1
+    running=$((running - 1))
+  fi
+  one "$t" &
+  running=$((running + 1))
 done
+while [ $running -gt 0 ]; do
+  wait -n || failed=1
+  running=$((running - 1))
+done
+exit $failed

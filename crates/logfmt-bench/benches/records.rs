@@ -4,7 +4,7 @@
 //! The JSON record writer is measured end to end by `bench/real.sh` (it is
 //! the binary's).
 //!
-//! `cargo bench -p logfmt --bench records`
+//! `cargo bench -p logfmt-bench`
 #![allow(clippy::restriction, missing_docs)] // test code: [workspace.lints] is for library code
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
