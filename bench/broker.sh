@@ -24,6 +24,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . fixtures/kafka/lib.sh
 . tests/interop/lib.sh
+# the clients are measured here: full JIT (tests/interop/lib.sh sets the quick one)
+KAFKA_JAVA_QUICK=
 kafka_libs
 interop_python
 records=${1:-2000000}
