@@ -30,11 +30,14 @@ stage() { # NAME CMD...
   return $rc
 }
 
-stage_bg() { # NAME CMD... (CMD an executable: it leads a process group of its own)
+stage_bg() { # NAME CMD... (CMD an executable, in a process group of its own)
   local name=$1
   shift
   printf '\n==> %s (in the background, log %s): %s\n' "$name" "$CI_LOGS/$name.log" "$*" >&2
-  (exec setsid "$@") >"$CI_LOGS/$name.log" 2>&1 &
+  # (its own time goes to NAME.time: the table shows how long it ran, not
+  # how long the run waited for it)
+  (exec setsid bash -c 't0=$SECONDS; "${@:2}"; rc=$?; echo $((SECONDS - t0)) >"$1.time"; exit $rc' \
+    stage "$CI_LOGS/$name" "$@") >"$CI_LOGS/$name.log" 2>&1 &
   CI_BG_PID[$name]=$!
   CI_BG_T0[$name]=$SECONDS
 }
@@ -42,7 +45,8 @@ stage_bg() { # NAME CMD... (CMD an executable: it leads a process group of its o
 stage_wait() { # NAME
   local name=$1 rc=0
   wait "${CI_BG_PID[$name]}" || rc=$?
-  ci_stage_record "$name &" $((SECONDS - CI_BG_T0[$name])) "$([ $rc = 0 ] && echo ok || echo "FAILED ($rc)")"
+  ci_stage_record "$name &" "$(cat "$CI_LOGS/$name.time" 2>/dev/null || echo $((SECONDS - CI_BG_T0[$name])))" \
+    "$([ $rc = 0 ] && echo ok || echo "FAILED ($rc)")"
   unset "CI_BG_PID[$name]"
   if [ $rc != 0 ]; then
     printf '\n==> %s failed; the end of its log (%s):\n' "$name" "$CI_LOGS/$name.log" >&2

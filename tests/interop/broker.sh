@@ -122,7 +122,9 @@ grep -q "CompleteAbort" "$work/txn-describe.lt" || { cat "$work/txn-describe.lt"
 # producer-perf-test (a commit every 100 ms), a console consumer in a group
 # reading read_committed, kafka-consumer-groups describing it
 k4_libs=$(kafka_libs_of 4.3.1)
-k4_java() { KAFKA_LIBS=$k4_libs kafka_java "$@"; }
+# (Kafka 4.x's own logging setup: kafka_java's log4j 1 file would send its
+# INFO lines to the console consumer's stdout)
+k4_java() { java -Xmx512m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$k4_libs/*" "$@"; }
 k4_java org.apache.kafka.tools.TopicCommand --bootstrap-server "$lt" --create --topic k4-txn --partitions 2 \
   >"$work/k4-create.out" 2>&1 || { cat "$work/k4-create.out" >&2; die "Kafka 4.3.1's kafka-topics --create"; }
 k4_java org.apache.kafka.tools.ProducerPerformance --topic k4-txn --num-records 2000 --record-size 50 --throughput -1 \
