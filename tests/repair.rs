@@ -12,33 +12,33 @@ use serde_json::Value;
 use crate::util::{copy_tree, files_under, fixtures, of_type, run, run_json};
 
 /// Every file under `dir` (path relative to it) with its bytes.
-fn contents(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+pub(crate) fn contents(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     files_under(dir)
         .into_iter()
         .map(|f| (f.strip_prefix(dir).unwrap().display().to_string(), std::fs::read(&f).unwrap()))
         .collect()
 }
 
-struct Copy {
+pub(crate) struct Copy {
     _tmp: tempfile::TempDir,
-    logs: PathBuf,
+    pub(crate) logs: PathBuf,
 }
 
 impl Copy {
-    fn of(scenario: &str) -> Copy {
+    pub(crate) fn of(scenario: &str) -> Copy {
         let (tmp, logs) = copy_tree(&fixtures().join(scenario).join("logs"));
         Copy { _tmp: tmp, logs }
     }
 
-    fn path(&self, rel: &str) -> PathBuf {
+    pub(crate) fn path(&self, rel: &str) -> PathBuf {
         self.logs.join(rel)
     }
 
-    fn s(&self, rel: &str) -> String {
+    pub(crate) fn s(&self, rel: &str) -> String {
         self.path(rel).to_str().unwrap().to_string()
     }
 
-    fn quarantine(&self) -> PathBuf {
+    pub(crate) fn quarantine(&self) -> PathBuf {
         self.logs.with_file_name("logs.logtool-quarantine")
     }
 }
@@ -447,7 +447,7 @@ fn repairs_are_exclusive() {
 }
 
 /// The files that differ between two [`contents`] (for assertion messages).
-fn differing(a: &BTreeMap<String, Vec<u8>>, b: &BTreeMap<String, Vec<u8>>) -> Vec<String> {
+pub(crate) fn differing(a: &BTreeMap<String, Vec<u8>>, b: &BTreeMap<String, Vec<u8>>) -> Vec<String> {
     a.keys()
         .chain(b.keys())
         .filter(|k| a.get(*k) != b.get(*k))
@@ -460,7 +460,7 @@ fn differing(a: &BTreeMap<String, Vec<u8>>, b: &BTreeMap<String, Vec<u8>>) -> Ve
 /// [`contents`] without an empty `.lock`: a writing command killed before
 /// it could remove the `.lock` it created leaves it (Kafka creates the same
 /// empty file at start).
-fn sans_lock(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+pub(crate) fn sans_lock(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut c = contents(dir);
     if c.get(".lock").is_some_and(Vec::is_empty) {
         c.remove(".lock");
@@ -470,7 +470,7 @@ fn sans_lock(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 
 /// Undo every repair of `c`, newest first, back to the original (with
 /// nothing left to undo, undo says so and exits 0).
-fn undo_all(c: &Copy, path: &str, at: usize) {
+pub(crate) fn undo_all(c: &Copy, path: &str, at: usize) {
     loop {
         let (code, lines) = run_json(&["undo", "--execute", &c.s(path)]);
         assert_eq!(code, 0, "point {at}: {lines:?}");
@@ -713,7 +713,7 @@ fn reindex_uses_the_topic_config_and_rebuilds_deleted_indexes() {
 /// The `clean` fixture with `compacted-0`'s cleaner checkpoint forgotten:
 /// the whole partition is dirty again (what Kafka's cleaner left, cleaned
 /// once more).
-fn dirty_compacted() -> Copy {
+pub(crate) fn dirty_compacted() -> Copy {
     let c = Copy::of("clean");
     let path = c.path("cleaner-offset-checkpoint");
     let text = std::fs::read_to_string(&path).unwrap();
@@ -729,13 +729,13 @@ fn dirty_compacted() -> Copy {
 /// before every delete horizon its batches carry (just after its newest
 /// record: a horizon is a cleaning's clock plus delete.retention.ms), and
 /// a time past them all.
-struct CompactedShape {
+pub(crate) struct CompactedShape {
     active_base: i64,
-    before_horizons: String,
+    pub(crate) before_horizons: String,
     past_horizons: String,
 }
 
-fn compacted_shape(c: &Copy) -> CompactedShape {
+pub(crate) fn compacted_shape(c: &Copy) -> CompactedShape {
     let dir = c.path("compacted-0");
     let (_, lines) = run_json(&["dump", dir.to_str().unwrap()]);
     let batches = of_type(&lines, "batch");
@@ -815,12 +815,16 @@ fn compact_removes_tombstones_past_their_horizon() {
 
 #[test]
 fn every_crash_point_of_compact() {
-    // what each kill leaves is a dir verify finds no error in (a half-done
-    // swap is a warning: Kafka's loader completes it; tests/interop/compact.sh
+    // what each kill leaves is a dir verify finds no error in but logtool's
+    // own journal saying the compaction stopped part way (a half-done swap
+    // is a warning: Kafka's loader completes it; tests/interop/compact.sh
     // starts Kafka on such dirs)
     let verify_has_no_error = |c: &Copy, at: usize| {
         let (code, lines) = run_json(&["verify", &c.s("")]);
-        let errors: Vec<&Value> = of_type(&lines, "finding").into_iter().filter(|f| f["severity"] == "error").collect();
+        let errors: Vec<&Value> = of_type(&lines, "finding")
+            .into_iter()
+            .filter(|f| f["severity"] == "error" && f["kind"] != "unfinished_repair")
+            .collect();
         assert!(code <= 1 && errors.is_empty(), "crash point {at}: {errors:?}");
     };
     let now = compacted_shape(&dirty_compacted()).before_horizons;

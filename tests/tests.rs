@@ -4,6 +4,8 @@
 mod broker;
 // `logtool dump` behaviour: walking order, options, exit codes, damage
 mod dump;
+// faults: I/O errors at every step, kills mid-commit, lock races, relative paths, a full disk
+mod faults;
 // `logtool fixture`: log dirs written from specs
 mod fixture;
 // `logtool groups` and `txns` against a live broker's answers, `dump --decode`

@@ -173,7 +173,8 @@ log "undo gave back the input byte for byte"
 # ---- 7. compactions killed at points through their commit, then Kafka -------------
 "$LT" dump --deep --payload hex --format json "$input" | python3 tests/interop/records.py --full --committed \
   | python3 -c "$LATEST" >"$work/latest.expected"
-# the crash points: one per staged step, the commit's start, one per step done
+# the crash points: one per staged step, the commit's start, one per step
+# done, the journal marked done
 steps=$( ("$LT" compact --format json --dedupe-buffer "$DEDUPE" "$input" || [ $? = 1 ]) | grep -c '"type":"change"')
 swapped=0
 for k in 0 1 2 3 4; do
@@ -185,8 +186,12 @@ for k in 0 1 2 3 4; do
     && die "the compaction was not killed at crash point $at"
   "$LT" verify "$mid" >"$work/verify-mid-$k.out" 2>&1 || [ $? = 1 ] \
     || { cat "$work/verify-mid-$k.out" >&2; die "verify failed on the compaction killed at $at"; }
-  ! grep -q '│ error ' "$work/verify-mid-$k.out" \
+  # (the one error: logtool's own journal says the compaction stopped part
+  # way, naming undo and a re-run; Kafka's loader completes it regardless)
+  ! grep '│ error ' "$work/verify-mid-$k.out" | grep -qv unfinished_repair \
     || { cat "$work/verify-mid-$k.out" >&2; die "verify finds errors in the compaction killed at $at"; }
+  grep -q unfinished_repair "$work/verify-mid-$k.out" \
+    || { cat "$work/verify-mid-$k.out" >&2; die "verify does not say the compaction killed at $at is unfinished"; }
   start_on "$mid" "mid-$k"
   if grep -q "by renaming from .swap files" "$work/mid-$k.broker.log"; then swapped=$((swapped + 1)); fi
   workload "$BOOTSTRAP" consume-full read_committed 2>"$work/mid-$k.consumer.log" \
@@ -194,7 +199,7 @@ for k in 0 1 2 3 4; do
   kafka_stop "$KAFKA_PID"
   diff "$work/latest.expected" "$work/latest.mid-$k" >&2 \
     || die "Kafka on the compaction killed at $at serves other latest records"
-  log "killed at crash point $at of $((2 * steps + 1)): verify finds no error; Kafka serves every key's latest record"
+  log "killed at crash point $at of $((2 * steps + 2)): verify finds no error but the unfinished repair; Kafka serves every key's latest record"
 done
 [ $swapped -gt 0 ] || die "no crash point left a swap for Kafka to complete"
 log "Kafka completed $swapped interrupted swap(s)"

@@ -142,21 +142,20 @@ pub fn run(config: &Config, ready: impl FnOnce(SocketAddr)) -> Result<(), Broker
             BrokerError::Refused(format!("cannot listen on {}: {e}{hint}", config.listen))
         })?;
         let dir = &config.log_dir;
-        let lock = || {
-            logfmt::lock::DirLock::acquire(dir)
-                .map_err(|e| BrokerError::Refused(format!("{}: cannot lock the log dir: {e:?}", dir.display())))
-        };
-        let existing = std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some());
-        let (mut store, _lock) = if existing {
-            if !dir.join(logfmt::spec::names::CLEAN_SHUTDOWN).exists() {
-                recover_unclean(dir)?;
-            }
-            let held = lock()?;
-            (store::Store::open(dir, config.node_id, config.offsets_partitions)?, held)
-        } else {
-            let store = store::Store::create(dir, config.node_id, config.offsets_partitions)?;
-            (store, lock()?)
-        };
+        // one lock, taken before the dir is looked at and held until the
+        // broker stops (the recovery at start runs under it)
+        let made = !dir.exists();
+        std::fs::create_dir_all(dir)
+            .map_err(|e| BrokerError::Refused(format!("{}: cannot create the log dir: {e}", dir.display())))?;
+        // relative paths, `.` and symlinks resolved: the quarantine of a
+        // recovery goes beside the log dir, never inside it
+        let dir = &std::fs::canonicalize(dir).map_err(|e| BrokerError::Refused(format!("{}: {e}", dir.display())))?;
+        let opened = open_locked(config, dir);
+        if opened.is_err() && made {
+            // a failed start leaves nothing behind
+            let _ = std::fs::remove_dir_all(dir);
+        }
+        let (mut store, _lock) = opened?;
         store.set_transaction_partitions(config.transaction_partitions);
         let advertised = listener.local_addr()?;
         let sh = Arc::new(Shared {
@@ -249,8 +248,10 @@ fn check_log_dir(dir: &std::path::Path) -> Result<(), BrokerError> {
     if let logfmt::lock::LockState::Held(holder) = logfmt::lock::log_dir_lock(dir) {
         return refused(format!("another process, {holder}, serves this log dir (it holds its .lock): stop it first"));
     }
-    let empty =
-        std::fs::read_dir(dir).map_err(|e| BrokerError::Refused(format!("{}: {e}", dir.display())))?.next().is_none();
+    // (an empty `.lock` a killed writer left is no content)
+    let empty = !std::fs::read_dir(dir)
+        .map_err(|e| BrokerError::Refused(format!("{}: {e}", dir.display())))?
+        .any(|e| e.is_ok_and(|e| e.file_name() != logfmt::spec::names::LOCK));
     if !empty && !dir.join(logfmt::spec::names::META_PROPERTIES).is_file() {
         return refused(
             "not a Kafka log dir: it holds files but no meta.properties (give a new or empty dir, or one a Kafka broker or logtool broker left)"
@@ -260,12 +261,42 @@ fn check_log_dir(dir: &std::path::Path) -> Result<(), BrokerError> {
     Ok(())
 }
 
+/// The log dir locked, then opened (recovered first when it was not shut
+/// down cleanly) or made: refused while another process holds it, or while
+/// a logtool repair of it is unfinished (its process died part way through
+/// its commit: the dir is neither as before nor as repaired).
+fn open_locked(
+    config: &Config,
+    dir: &std::path::Path,
+) -> Result<(store::Store, Arc<logfmt::lock::DirLock>), BrokerError> {
+    let held = Arc::new(
+        logfmt::lock::DirLock::acquire(dir).map_err(|e| BrokerError::Refused(format!("{}: {e}", dir.display())))?,
+    );
+    let unfinished = logfmt::journal::unfinished(dir).map_err(|e| BrokerError::Refused(e.to_string()))?;
+    if let Some((_, m)) = unfinished.iter().find(|(_, m)| m.command != "broker") {
+        return Err(BrokerError::Refused(format!("{}: {}", dir.display(), logfmt::journal::unfinished_advice(dir, m))));
+    }
+    let existing = std::fs::read_dir(dir)
+        .map_err(|e| BrokerError::Refused(format!("{}: {e}", dir.display())))?
+        .any(|e| e.is_ok_and(|e| e.file_name() != logfmt::spec::names::LOCK));
+    let store = if existing {
+        if !dir.join(logfmt::spec::names::CLEAN_SHUTDOWN).exists() || !unfinished.is_empty() {
+            // (a recovery the broker began and did not finish is finished)
+            recover_unclean(dir, &held)?;
+        }
+        store::Store::open(dir, config.node_id, config.offsets_partitions)?
+    } else {
+        store::Store::create(dir, config.node_id, config.offsets_partitions)?
+    };
+    Ok((store, held))
+}
+
 /// What Kafka's log loading does after an unclean shutdown
 /// (`logwrite::repair::recover`, as `logtool recover --execute` runs it):
 /// every byte it removes goes to the quarantine beside the log dir, with a
 /// manifest `logtool undo` reads. A recovery that would cut a rolled
 /// segment (losing later ones) is refused: the operator decides.
-fn recover_unclean(dir: &std::path::Path) -> Result<(), BrokerError> {
+fn recover_unclean(dir: &std::path::Path, held: &Arc<logfmt::lock::DirLock>) -> Result<(), BrokerError> {
     use logwrite::repair::journal::{Repair, default_quarantine};
     use logwrite::repair::recover::{Interval, RecoverOptions, recover};
     let refused = |e: &dyn std::fmt::Display| {
@@ -276,7 +307,7 @@ fn recover_unclean(dir: &std::path::Path) -> Result<(), BrokerError> {
         ))
     };
     let quarantine = default_quarantine(dir);
-    let mut repair = Repair::begin(dir, &quarantine, "broker").map_err(|e| refused(&e))?;
+    let mut repair = Repair::begin_locked(Arc::clone(held), dir, &quarantine, "broker").map_err(|e| refused(&e))?;
     let opts = RecoverOptions {
         all: false,
         interval: Interval::FromMetadata,

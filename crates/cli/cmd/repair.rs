@@ -33,6 +33,15 @@ fn output(global: &GlobalOpts) -> Out {
     Output::new(BufWriter::with_capacity(1 << 16, io::stdout().lock()), global.format)
 }
 
+/// `path` absolute, without `.`, `..` or symlinks, as every repair works on
+/// it: `recover --execute .` from inside a log dir must plan the same
+/// changes, and put its quarantine in the same place (beside the log dir),
+/// as with the absolute path. A path that does not resolve is kept as given
+/// (its error is said where it is read).
+fn resolved(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
 /// The log dir of a path: itself, or the parent of a partition dir or file.
 fn log_dir_of(path: &Path) -> anyhow::Result<PathBuf> {
     Ok(match logdir::resolve(path)? {
@@ -131,8 +140,9 @@ fn run_plan(
         out.report(&NoteLine { file: &q, message: format!("finished the interrupted repair {id} first") })?;
     }
     if let Err(e) = plan(&mut repair, &mut out) {
+        // staging never touches the log dir
         repair.abandon()?;
-        return Err(e);
+        return Err(e.context(format!("{log_dir_s}: nothing was changed")));
     }
     let changes = std::mem::take(&mut repair.changes);
     let notes = std::mem::take(&mut repair.notes);
@@ -170,8 +180,9 @@ fn partition_line(out: &mut Out, dir: &Path, fields: serde_json::Value) -> io::R
 }
 
 pub fn recover(global: &GlobalOpts, args: &RecoverArgs) -> anyhow::Result<Status> {
-    let log_dir = log_dir_of(&args.path)?;
-    let (bar, progress) = segment_progress(global, &args.path);
+    let path = &resolved(&args.path);
+    let log_dir = log_dir_of(path)?;
+    let (bar, progress) = segment_progress(global, path);
     let opts = RecoverOptions {
         all: args.all,
         interval: args.interval.index_interval_bytes.map_or(Interval::FromMetadata, Interval::Override),
@@ -182,7 +193,7 @@ pub fn recover(global: &GlobalOpts, args: &RecoverArgs) -> anyhow::Result<Status
         progress,
     };
     run_plan(global, &args.write, &log_dir, "recover", |changes, out| {
-        let recovered = recover::recover(&args.path, &opts, changes);
+        let recovered = recover::recover(path, &opts, changes);
         bar.finish();
         for r in recovered? {
             if r.segments_recovered == 0 {
@@ -210,8 +221,9 @@ pub fn recover(global: &GlobalOpts, args: &RecoverArgs) -> anyhow::Result<Status
 }
 
 pub fn truncate_to_hw(global: &GlobalOpts, args: &TruncateToHwArgs) -> anyhow::Result<Status> {
-    let log_dir = log_dir_of(&args.path)?;
-    let parts = partitions(&args.path)?;
+    let path = &resolved(&args.path);
+    let log_dir = log_dir_of(path)?;
+    let parts = partitions(path)?;
     if args.hw.is_some() && parts.len() != 1 {
         anyhow::bail!("--hw needs a single partition dir");
     }
@@ -219,7 +231,7 @@ pub fn truncate_to_hw(global: &GlobalOpts, args: &TruncateToHwArgs) -> anyhow::R
     run_plan(global, &args.write, &log_dir, "truncate-to-hw", |changes, _out| {
         let mut lim = CheckpointLimits::default();
         // read under the lock run_plan holds
-        let targets = Targets::of(&args.path, &limits)?;
+        let targets = Targets::of(path, &limits)?;
         for dir in &parts {
             let p = targets.open(dir)?;
             if p.is_metadata_log() {
@@ -243,7 +255,8 @@ pub fn truncate_to_hw(global: &GlobalOpts, args: &TruncateToHwArgs) -> anyhow::R
 }
 
 pub fn truncate(global: &GlobalOpts, args: &TruncateArgs) -> anyhow::Result<Status> {
-    let parts = partitions(&args.path)?;
+    let path = &resolved(&args.path);
+    let parts = partitions(path)?;
     let [dir] = parts.as_slice() else { anyhow::bail!("truncate --to needs a single partition dir") };
     let log_dir = log_dir_of(dir)?;
     let limits = args.limits.limits();
@@ -254,13 +267,14 @@ pub fn truncate(global: &GlobalOpts, args: &TruncateArgs) -> anyhow::Result<Stat
 }
 
 pub fn reindex(global: &GlobalOpts, args: &ReindexArgs) -> anyhow::Result<Status> {
-    let log_dir = log_dir_of(&args.path)?;
+    let path = &resolved(&args.path);
+    let log_dir = log_dir_of(path)?;
     let interval = args.interval.index_interval_bytes.map_or(Interval::FromMetadata, Interval::Override);
     let limits = args.limits.limits();
-    let (bar, progress) = segment_progress(global, &args.path);
+    let (bar, progress) = segment_progress(global, path);
     run_plan(global, &args.write, &log_dir, "reindex", |changes, out| {
         let rebuilt =
-            reindex::reindex(&args.path, &interval, args.interval.metadata_dir.as_deref(), &limits, &progress, changes);
+            reindex::reindex(path, &interval, args.interval.metadata_dir.as_deref(), &limits, &progress, changes);
         bar.finish();
         for r in rebuilt? {
             partition_line(
@@ -279,8 +293,9 @@ pub fn reindex(global: &GlobalOpts, args: &ReindexArgs) -> anyhow::Result<Status
 }
 
 pub fn retain(global: &GlobalOpts, args: &RetainArgs) -> anyhow::Result<Status> {
-    let log_dir = log_dir_of(&args.path)?;
-    let parts = partitions(&args.path)?;
+    let path = &resolved(&args.path);
+    let log_dir = log_dir_of(path)?;
+    let parts = partitions(path)?;
     let limits = args.limits.limits();
     let rule = match (args.before, args.max_bytes, args.log_start) {
         (Some(t), _, _) => Rule::Before(t),
@@ -291,7 +306,7 @@ pub fn retain(global: &GlobalOpts, args: &RetainArgs) -> anyhow::Result<Status> 
     run_plan(global, &args.write, &log_dir, "retain", |changes, _out| {
         let mut lim = CheckpointLimits::default();
         // read under the lock run_plan holds
-        let targets = Targets::of(&args.path, &limits)?;
+        let targets = Targets::of(path, &limits)?;
         for dir in &parts {
             let p = targets.open(dir)?;
             if p.is_metadata_log() {
@@ -307,12 +322,13 @@ pub fn retain(global: &GlobalOpts, args: &RetainArgs) -> anyhow::Result<Status> 
 }
 
 pub fn compact(global: &GlobalOpts, args: &CompactArgs) -> anyhow::Result<Status> {
+    let path = &resolved(&args.path);
     use logwrite::repair::compact::{CompactOptions, compact_partition};
-    let log_dir = log_dir_of(&args.path)?;
-    let parts = partitions(&args.path)?;
+    let log_dir = log_dir_of(path)?;
+    let parts = partitions(path)?;
     let limits = args.limits.limits();
     let pool = logfmt::budget::pool_for(args.limits.memory, 1).0;
-    let (bar, progress) = segment_progress(global, &args.path);
+    let (bar, progress) = segment_progress(global, path);
     let opts = CompactOptions {
         pass: logfmt::compact::Options {
             limits,
@@ -325,7 +341,7 @@ pub fn compact(global: &GlobalOpts, args: &CompactArgs) -> anyhow::Result<Status
     };
     run_plan(global, &args.write, &log_dir, "compact", |changes, out| {
         let mut lim = CheckpointLimits::default();
-        let targets = Targets::of(&args.path, &limits)?;
+        let targets = Targets::of(path, &limits)?;
         for dir in &parts {
             let p = targets.open(dir)?;
             if !args.topic.is_empty() && !args.topic.contains(&p.name.topic) {
@@ -345,9 +361,11 @@ pub fn compact(global: &GlobalOpts, args: &CompactArgs) -> anyhow::Result<Status
 
 pub fn undo(global: &GlobalOpts, args: &UndoArgs) -> anyhow::Result<Status> {
     // the path a repair was given: its log dir, or one of its partition dirs
-    let log_dir = match logdir::resolve(&args.log_dir) {
+    let given = resolved(&args.log_dir);
+    let log_dir = match logdir::resolve(&given) {
         Ok(Target::PartitionDir(p)) => p.parent().map(Path::to_path_buf).unwrap_or_default(),
-        _ => args.log_dir.clone(),
+        Ok(Target::File(f)) => f.parent().and_then(Path::parent).map_or(given, Path::to_path_buf),
+        _ => given,
     };
     let quarantine = args.write.quarantine.clone().unwrap_or_else(|| journal::default_quarantine(&log_dir));
     let mut out = output(global);

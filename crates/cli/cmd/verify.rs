@@ -49,10 +49,21 @@ fn plan(path: &Path, opts: &Options, units: &mut Vec<Unit>, versions: &mut Vec<(
     };
     match logdir::resolve(path) {
         Err(e) => units.push(failed(e)),
-        Ok(Target::File(p)) => units.push(Unit::File(p)),
+        Ok(Target::File(p)) => {
+            // a repair of its log dir that stopped part way concerns it too
+            if let Some(log_dir) =
+                std::fs::canonicalize(&p).ok().as_deref().and_then(Path::parent).and_then(Path::parent)
+            {
+                units.push(Unit::Done(verify::unfinished_repairs(log_dir, opts)));
+            }
+            units.push(Unit::File(p))
+        }
         Ok(Target::PartitionDir(p)) => match logfmt::partition::Targets::of(&p, &opts.limits) {
             // the parent's checkpoints describe this partition, if it is a log dir
             Ok(t) => {
+                if let Some(log_dir) = std::fs::canonicalize(&p).ok().as_deref().and_then(Path::parent) {
+                    units.push(Unit::Done(verify::unfinished_repairs(log_dir, opts)));
+                }
                 versions.push(version_of(&t.log_dir, opts));
                 units.push(Unit::Partition(p, t.log_dir));
             }

@@ -32,6 +32,7 @@
 //! | a partition dir with its log dir's checkpoints | [`partition`] |
 //! | Kafka's rules (producer state, epochs, log start/end, recovery, header sanity) | [`rules`], [`sanity`] |
 //! | finding problems | [`verify`], [`lock`] |
+//! | logtool's repair journals (how far a repair got) | [`journal`] |
 //! | encoding: record batches, the bytes of the small files | [`builder`], [`emit`] |
 //!
 //! Writing files (partitions, log dirs) and repairs live in the `logwrite`
@@ -65,6 +66,7 @@ pub mod error;
 pub mod groups;
 pub mod index;
 pub mod internal;
+pub mod journal;
 pub mod legacy;
 pub mod limits;
 pub mod live;

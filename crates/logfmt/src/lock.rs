@@ -15,8 +15,15 @@
 //! * [`DirLock::acquire`] takes the lock for a command that writes: a POSIX
 //!   write lock (so a broker starting meanwhile is refused, and so is any
 //!   tool taking either fcntl kind) *and* a `flock` lock (so is a tool taking
-//!   that kind). It creates `.lock` if it is missing and removes it again on
-//!   release, leaving the log dir as it found it.
+//!   that kind), then checks that `.lock` still names the file it locked
+//!   (else it opens again). It creates `.lock` if it is missing and unlinks
+//!   it again while still holding it, leaving the log dir as it found it
+//!   (Kafka's `FileLock.destroy` deletes it at a clean shutdown too, after
+//!   unlocking). Every logtool writer - the repairs, `undo`, the broker -
+//!   takes it this way; the check is what makes the unlink safe among them.
+//!   A Kafka broker does not check: one that opened `.lock` just before a
+//!   logtool writer unlinked it could lock the unlinked file a moment
+//!   later, as it could after another Kafka broker's clean shutdown.
 //!
 //! A POSIX lock belongs to the process and is released when *any* descriptor
 //! of the file is closed: nothing else in logtool opens `.lock`.
@@ -167,69 +174,138 @@ pub enum LockError {
     Io(std::io::Error),
 }
 
+impl std::fmt::Display for LockError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LockError::Held(h) => {
+                write!(f, "a live process, {h}, holds its .lock (a running broker, or a logtool repair)")
+            }
+            LockError::Io(e) => write!(f, "cannot lock its .lock: {e}"),
+        }
+    }
+}
+
 /// An exclusive lock on a log dir's `.lock`, held until dropped.
 #[derive(Debug)]
 pub struct DirLock {
     file: File,
     path: PathBuf,
     /// We created the file: it goes when we let go, as after a clean
-    /// shutdown.
+    /// shutdown (`FileLock.destroy`).
     created: bool,
 }
 
+/// How often [`DirLock::acquire`] opens `.lock` again when the file it
+/// locked is no longer the one the path names.
+const LOCK_ATTEMPTS: u32 = 100;
+
+/// Whether two metadata name one file.
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+#[cfg(not(unix))]
+fn same_file(_a: &std::fs::Metadata, _b: &std::fs::Metadata) -> bool {
+    true
+}
+
 impl DirLock {
-    /// Lock the log dir `dir` as a broker does (see the module docs).
+    /// Lock the log dir `dir` as a broker does (see the module docs), by one
+    /// protocol every logtool writer follows: open (creating it if missing),
+    /// lock, then check that the path still names the file locked - a
+    /// holder that created `.lock` unlinks it before it lets go, so a lock
+    /// won on a file no longer there (opened before the unlink) is worth
+    /// nothing: open again. A live holder is refused, named by pid.
     pub fn acquire(dir: &Path) -> Result<DirLock, LockError> {
         let path = dir.join(LOCK);
-        let created = !path.exists();
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(LockError::Io)?;
-        let refused = |file: &File, kind: LockKind| {
-            let meta = file.metadata().ok();
-            let probed = std::fs::read_to_string("/proc/locks").ok().zip(meta).and_then(|(l, m)| holder(&l, &m));
-            probed.unwrap_or(Holder { kind, pid: None })
-        };
-        let release_created = |path: &Path| {
-            if created {
-                let _ = std::fs::remove_file(path);
+        for _ in 0..LOCK_ATTEMPTS {
+            let (file, created) = match OpenOptions::new().read(true).write(true).create_new(true).open(&path) {
+                Ok(f) => (f, true),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    match OpenOptions::new().read(true).write(true).open(&path) {
+                        Ok(f) => (f, false),
+                        // unlinked between the two opens: again
+                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                        Err(e) => return Err(LockError::Io(e)),
+                    }
+                }
+                Err(e) => return Err(LockError::Io(e)),
+            };
+            test_gap();
+            if let Err(e) = lock_both(&file) {
+                if created && !matches!(e, LockError::Held(_)) {
+                    // (held: the holder opened what we created; it stays)
+                    let _ = std::fs::remove_file(&path);
+                }
+                return Err(e);
             }
-        };
-        match rustix::fs::fcntl_lock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
-            Ok(()) => {}
-            Err(e) if e == rustix::io::Errno::AGAIN || e == rustix::io::Errno::ACCESS => {
-                // a POSIX or an open-file-description lock
-                let h = refused(&file, LockKind::Posix);
-                drop(file);
-                release_created(&path);
-                return Err(LockError::Held(h));
+            match (std::fs::metadata(&path), file.metadata()) {
+                (Ok(named), Ok(locked)) if same_file(&named, &locked) => {
+                    return Ok(DirLock { file, path, created });
+                }
+                // the file we locked was unlinked (and maybe replaced) meanwhile
+                _ => {
+                    let _ = file.unlock();
+                    continue;
+                }
             }
-            Err(e) => return Err(LockError::Io(e.into())),
         }
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                let h = refused(&file, LockKind::Flock);
-                drop(file);
-                release_created(&path);
-                return Err(LockError::Held(h));
-            }
-            Err(std::fs::TryLockError::Error(e)) => return Err(LockError::Io(e)),
+        Err(LockError::Io(std::io::Error::other(format!(
+            "{}: the file kept changing while it was being locked ({LOCK_ATTEMPTS} attempts)",
+            path.display()
+        ))))
+    }
+}
+
+/// Test hook: `LOGTOOL_TEST_LOCK_GAP_MS` widens the gap between opening
+/// `.lock` and locking it, to test that a lock won on a file unlinked
+/// meanwhile is not taken for the log dir's.
+fn test_gap() {
+    if let Some(ms) = std::env::var("LOGTOOL_TEST_LOCK_GAP_MS").ok().and_then(|v| v.parse::<u64>().ok()) {
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
+}
+
+/// A POSIX write lock and a `flock` lock on `file`, both or neither.
+fn lock_both(file: &File) -> Result<(), LockError> {
+    let refused = |file: &File, kind: LockKind| {
+        let meta = file.metadata().ok();
+        let probed = std::fs::read_to_string("/proc/locks").ok().zip(meta).and_then(|(l, m)| holder(&l, &m));
+        probed.unwrap_or(Holder { kind, pid: None })
+    };
+    match rustix::fs::fcntl_lock(file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => {}
+        // a POSIX or an open-file-description lock
+        Err(e) if e == rustix::io::Errno::AGAIN || e == rustix::io::Errno::ACCESS => {
+            return Err(LockError::Held(refused(file, LockKind::Posix)));
         }
-        Ok(DirLock { file, path, created })
+        Err(e) => return Err(LockError::Io(e.into())),
+    }
+    match file.try_lock() {
+        Ok(()) => Ok(()),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let h = refused(file, LockKind::Flock);
+            let _ = rustix::fs::fcntl_lock(file, rustix::fs::FlockOperation::Unlock);
+            Err(LockError::Held(h))
+        }
+        Err(std::fs::TryLockError::Error(e)) => {
+            let _ = rustix::fs::fcntl_lock(file, rustix::fs::FlockOperation::Unlock);
+            Err(LockError::Io(e))
+        }
     }
 }
 
 impl Drop for DirLock {
     fn drop(&mut self) {
         if self.created {
-            // unlink before the locks go, as a broker's clean shutdown does
+            // unlinked while still locked: a process that opened it
+            // meanwhile finds, once it wins the lock, that the path no
+            // longer names it, and opens again
             let _ = std::fs::remove_file(&self.path);
         }
+        let _ = rustix::fs::fcntl_lock(&self.file, rustix::fs::FlockOperation::Unlock);
         let _ = self.file.unlock();
     }
 }

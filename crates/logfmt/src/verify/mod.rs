@@ -165,6 +165,7 @@ kinds! {
     MetaPropertiesMissing => "meta_properties_missing", Warning, "a log dir without meta.properties";
     MetaPropertiesInvalid => "meta_properties_invalid", Error, "meta.properties without a valid version and node/broker id";
     ForeignDirectory => "foreign_directory", Error, "a directory that is not a partition: Kafka 3.9 refuses to start";
+    UnfinishedRepair => "unfinished_repair", Error, "a logtool repair of this log dir stopped part way through its commit (or its undo): the dir is neither as before nor as repaired";
     LogDirLocked => "log_dir_locked", Info, "a live process (a broker) holds the log dir's .lock; files may change while read";
     StrayPartition => "stray_partition", Warning, "a partition dir Kafka sets aside when it starts (renamed with a `-stray` suffix) and then serves empty: no or an unknown topic id, or this node is not a replica";
     StartRefused => "start_refused", Error, "something in the metadata log that stops the Kafka version checked from starting (a topic config it refuses, a metadata.version it cannot load, a duplicate TopicRecord)";
@@ -273,6 +274,7 @@ impl Kind {
             Kind::MetaPropertiesMissing => "`MetaPropertiesEnsemble`: `kafka-storage format` writes it",
             Kind::MetaPropertiesInvalid => "`MetaProperties`: version with node.id (or broker.id) and cluster.id",
             Kind::ForeignDirectory => "`LogManager.loadLogs` refuses a directory that is not a partition (3.9)",
+            Kind::UnfinishedRepair => "logtool's repair journal (`manifest.json` in the quarantine beside the log dir)",
             Kind::LogDirLocked => "`FileLock`: a running broker holds `.lock`",
             Kind::StrayPartition => "`LogManager.isStrayKraftReplica` (3.9), `LogManager.isStrayReplica` (4.x)",
             Kind::StartRefused => {
@@ -504,10 +506,41 @@ impl Findings {
     }
 }
 
+/// The logtool repairs of the log dir `dir` that stopped part way (found in
+/// its default quarantine, beside it): one error each, naming the repair and
+/// the two ways out. [`check_log_dir`] includes them; a partition dir or a
+/// file checked alone asks its log dir here.
+pub fn unfinished_repairs(dir: &Path, opts: &Options) -> Report {
+    let mut out = Findings::new(opts.max_per_kind);
+    unfinished_into(dir, &mut out);
+    Report { findings: out.finish(), ..Report::default() }
+}
+
+fn unfinished_into(dir: &Path, out: &mut Findings) {
+    match crate::journal::unfinished(dir) {
+        Ok(found) => {
+            for (at, m) in found {
+                let advice = crate::journal::unfinished_advice(dir, &m);
+                out.push(&at.join("manifest.json"), None, None, None, Kind::UnfinishedRepair, advice);
+            }
+        }
+        // a journal that cannot be read may be one that stopped part way
+        Err(e) => out.push(
+            &crate::journal::default_quarantine(dir),
+            None,
+            None,
+            None,
+            Kind::UnfinishedRepair,
+            format!("cannot tell whether a logtool repair of this log dir is unfinished: {e}"),
+        ),
+    }
+}
+
 /// Check a log dir's own files. Returns what it says about its partitions
 /// (for [`check_partition`]) and the findings.
 pub fn check_log_dir(dir: &Path, opts: &Options) -> (LogDir, Report) {
     let mut out = Findings::new(opts.max_per_kind);
+    unfinished_into(dir, &mut out);
     match lock::log_dir_lock(dir) {
         LockState::Held(holder) => out.push(
             &dir.join(n::LOCK),

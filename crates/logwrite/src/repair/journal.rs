@@ -47,128 +47,13 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-
 use super::{Change, Changes, Note, Op, describe};
 use crate::write::file::{fsync_dir, write_atomic};
 use logfmt::error::{Error, Result};
 use logfmt::lock::{DirLock, Holder, LockError};
 
-/// The suffix of the default quarantine directory beside a log dir.
-pub const QUARANTINE_SUFFIX: &str = ".logtool-quarantine";
-
-/// Manifest format version (2: steps record the files' modification times).
-const MANIFEST_VERSION: u32 = 2;
-
-/// How far a repair got.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum State {
-    /// Staging; the log dir is untouched.
-    Staging,
-    /// Steps are being applied.
-    Committing,
-    /// All steps applied.
-    Done,
-    /// Being reverted.
-    Undoing,
-    /// Reverted.
-    Undone,
-    /// Staging was abandoned; the log dir was never touched.
-    Abandoned,
-}
-
-impl State {
-    /// Name used in output.
-    pub fn name(self) -> &'static str {
-        match self {
-            State::Staging => "staging",
-            State::Committing => "committing",
-            State::Done => "done",
-            State::Undoing => "undoing",
-            State::Undone => "undone",
-            State::Abandoned => "abandoned",
-        }
-    }
-}
-
-/// One step, with what identifies its before and after states.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case")]
-pub enum Step {
-    /// Move `file` into `files/`.
-    Remove {
-        /// Path inside the log dir.
-        file: String,
-        /// Its size.
-        size: u64,
-    },
-    /// Cut `file` from `from_size` to `to_size`; the cut bytes are in `tails/`.
-    Truncate {
-        /// Path inside the log dir.
-        file: String,
-        /// Size before.
-        from_size: u64,
-        /// Size after.
-        to_size: u64,
-        /// Its modification time before, in ns since the epoch.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        modified_ns: Option<u64>,
-    },
-    /// Replace (or create) `file` with `new/<file>`.
-    Write {
-        /// Path inside the log dir.
-        file: String,
-        /// Size before, if the file existed.
-        old_size: Option<u64>,
-        /// Size after.
-        new_size: u64,
-        /// Its modification time before, in ns since the epoch.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        modified_ns: Option<u64>,
-    },
-    /// Rename `from` to `to` (a file an earlier step created).
-    Rename {
-        /// Path inside the log dir.
-        from: String,
-        /// Path inside the log dir; must not exist when the step is applied.
-        to: String,
-        /// A file of that name existed when the repair was planned (an
-        /// earlier step of the repair removes it): until that removal is
-        /// done, the file there is the original, never renamed back.
-        #[serde(default)]
-        replaces: bool,
-    },
-}
-
-impl Step {
-    /// The file the step leaves changed (a rename's target).
-    fn file(&self) -> &str {
-        match self {
-            Step::Remove { file, .. } | Step::Truncate { file, .. } | Step::Write { file, .. } => file,
-            Step::Rename { to, .. } => to,
-        }
-    }
-}
-
-/// The journal of one repair.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Manifest {
-    /// Format version.
-    pub version: u32,
-    /// Unique id (also the directory name).
-    pub id: String,
-    /// The command that made it.
-    pub command: String,
-    /// The log dir repaired (absolute).
-    pub log_dir: PathBuf,
-    /// Creation time, epoch milliseconds.
-    pub created_ms: u64,
-    /// How far it got.
-    pub state: State,
-    /// The steps, in order.
-    pub steps: Vec<Step>,
-}
+use logfmt::journal::{JournalError, MANIFEST_VERSION};
+pub use logfmt::journal::{Manifest, QUARANTINE_SUFFIX, State, Step, default_quarantine};
 
 /// Why a repair could not start or go on.
 #[derive(Debug, thiserror::Error)]
@@ -201,6 +86,52 @@ pub enum RepairError {
     /// A manifest that cannot be read.
     #[error("{0}: unreadable repair manifest: {1}")]
     BadManifest(PathBuf, String),
+    /// An earlier repair of the log dir stopped part way (its process died
+    /// during its commit, or its undo): nothing is done until it is undone
+    /// or finished.
+    #[error("{0}: {1}; nothing was done")]
+    Unfinished(PathBuf, String),
+    /// A step failed; every step already applied was reverted.
+    #[error(
+        "{error}; nothing was changed: the {applied} step(s) of repair {id} already applied were reverted, the log dir {log_dir} is as before the repair",
+        log_dir = .log_dir.display()
+    )]
+    RolledBack {
+        /// The log dir.
+        log_dir: PathBuf,
+        /// The repair.
+        id: String,
+        /// Steps applied before the failure (and reverted).
+        applied: usize,
+        /// What failed.
+        error: Box<RepairError>,
+    },
+    /// A step failed and reverting the steps already applied failed too.
+    #[error("{error}; reverting the steps already applied failed too ({revert}): {advice}")]
+    Partial {
+        /// What failed.
+        error: Box<RepairError>,
+        /// What failed while reverting.
+        revert: Box<RepairError>,
+        /// What to run (`logfmt::journal::unfinished_advice`).
+        advice: String,
+    },
+    /// An undo stopped part way.
+    #[error("{0}: {1}")]
+    UndoStopped(Box<RepairError>, String),
+    /// Every step is applied, but the journal could not say so.
+    #[error(
+        "{error}: the repair {id} is complete (every change is in place in {log_dir}), but its journal could not be marked done: `verify` will report it unfinished until `logtool undo` (which still restores the old files) or a re-run of the same repair marks it",
+        log_dir = .log_dir.display()
+    )]
+    CompleteUnrecorded {
+        /// The log dir.
+        log_dir: PathBuf,
+        /// The repair.
+        id: String,
+        /// What failed.
+        error: Box<RepairError>,
+    },
     /// Reading or writing failed.
     #[error(transparent)]
     Io(#[from] Error),
@@ -210,12 +141,6 @@ fn io(e: std::io::Error, path: &Path) -> Error {
     Error::io(e, Some(path))
 }
 
-/// The default quarantine of a log dir: beside it, `<name>.logtool-quarantine`.
-pub fn default_quarantine(log_dir: &Path) -> PathBuf {
-    let name = log_dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "log-dir".into());
-    log_dir.parent().unwrap_or(Path::new("/")).join(format!("{name}{QUARANTINE_SUFFIX}"))
-}
-
 /// Test hooks at each crash point of a repair, or of `logtool fixture`
 /// (counting from 1):
 ///
@@ -223,14 +148,24 @@ pub fn default_quarantine(log_dir: &Path) -> PathBuf {
 ///   N, to test that every point leaves a recoverable state;
 /// * `LOGTOOL_TEST_PAUSE_AT=N` with `LOGTOOL_TEST_PAUSE_DIR=DIR`: at point N
 ///   it creates `DIR/paused` and waits until `DIR/resume` exists, to test
-///   what others see while a repair is under way.
+///   what others see while a repair is under way;
+/// * `LOGTOOL_TEST_FAIL_AT=N`: at point N of a repair's commit (or undo) an
+///   I/O error is injected, as a full disk or a read-only file system would
+///   give there ([`fail_point`]), to test that every error leaves the dir as
+///   before or completely repaired.
 pub fn crash_point() {
+    point();
+}
+
+/// The number of this point, counted from 1 (0 when no test hook is set).
+fn point() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNT: AtomicU64 = AtomicU64::new(0);
     let point = |var: &str| std::env::var(var).ok().and_then(|v| v.parse::<u64>().ok());
-    let (kill, pause) = (point("LOGTOOL_TEST_KILL_AT"), point("LOGTOOL_TEST_PAUSE_AT"));
-    if kill.is_none() && pause.is_none() {
-        return;
+    let (kill, pause, fail) =
+        (point("LOGTOOL_TEST_KILL_AT"), point("LOGTOOL_TEST_PAUSE_AT"), point("LOGTOOL_TEST_FAIL_AT"));
+    if kill.is_none() && pause.is_none() && fail.is_none() {
+        return 0;
     }
     let n = COUNT.fetch_add(1, Ordering::SeqCst).saturating_add(1);
     if kill == Some(n) {
@@ -246,6 +181,19 @@ pub fn crash_point() {
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
     }
+    n
+}
+
+/// A crash point where an I/O error can be injected (`LOGTOOL_TEST_FAIL_AT`,
+/// see [`crash_point`]); the error names `path`.
+pub fn fail_point(path: &Path) -> Result<()> {
+    let n = point();
+    let fail = std::env::var("LOGTOOL_TEST_FAIL_AT").ok().and_then(|v| v.parse::<u64>().ok());
+    if n != 0 && fail == Some(n) {
+        let e = std::io::Error::other(format!("injected fault at crash point {n} (LOGTOOL_TEST_FAIL_AT)"));
+        return Err(io(e, path));
+    }
+    Ok(())
 }
 
 /// A file's modification time in ns since the epoch.
@@ -276,18 +224,13 @@ pub struct Repair {
     log_dir: PathBuf,
     dir: PathBuf,
     manifest: Manifest,
-    _lock: DirLock,
+    _lock: std::sync::Arc<DirLock>,
     /// The changes staged, for output.
     pub changes: Vec<Change>,
     /// Notes from the planner.
     pub notes: Vec<Note>,
     /// Unfinished repairs found and rolled forward when this one began.
     pub rolled_forward: Vec<String>,
-}
-
-fn read_manifest(path: &Path) -> std::result::Result<Manifest, RepairError> {
-    let text = fs::read(path).map_err(|e| io(e, path))?;
-    serde_json::from_slice(&text).map_err(|e| RepairError::BadManifest(path.to_path_buf(), e.to_string()))
 }
 
 fn save(dir: &Path, m: &Manifest) -> std::result::Result<(), RepairError> {
@@ -298,20 +241,17 @@ fn save(dir: &Path, m: &Manifest) -> std::result::Result<(), RepairError> {
 
 /// Every repair recorded in `quarantine` for `log_dir`, oldest first.
 pub fn repairs(quarantine: &Path, log_dir: &Path) -> std::result::Result<Vec<(PathBuf, Manifest)>, RepairError> {
-    let log_dir = fs::canonicalize(log_dir).map_err(|e| io(e, log_dir))?;
-    let mut out = Vec::new();
-    let Ok(rd) = fs::read_dir(quarantine) else { return Ok(out) };
-    for e in rd.flatten() {
-        let manifest = e.path().join("manifest.json");
-        if manifest.is_file() {
-            let m = read_manifest(&manifest)?;
-            if m.log_dir == log_dir {
-                out.push((e.path(), m));
-            }
+    Ok(logfmt::journal::repairs(quarantine, log_dir)?)
+}
+
+impl From<JournalError> for RepairError {
+    fn from(e: JournalError) -> RepairError {
+        match e {
+            JournalError::BadManifest(p, why) => RepairError::BadManifest(p, why),
+            JournalError::Io(e) => RepairError::Io(e),
+            other => RepairError::BadManifest(PathBuf::new(), other.to_string()),
         }
     }
-    out.sort_by(|a, b| a.1.id.cmp(&b.1.id));
-    Ok(out)
 }
 
 /// The absolute, symlink-free form of a path that may not exist yet: its
@@ -365,24 +305,51 @@ fn same_filesystem(_a: &Path, _b: &Path) -> bool {
 impl Repair {
     /// Start a repair of `log_dir` by `command`, journaled in `quarantine`:
     /// take the log dir's `.lock` (refused when a live broker or another
-    /// repair holds it), then roll forward unfinished repairs of the same log
-    /// dir (their steps completed; their processes are gone, or they would
-    /// hold the lock).
+    /// repair holds it), then look at earlier repairs of the same log dir
+    /// (in `quarantine` and in the default one): one that stopped part way
+    /// through its commit is finished (rolled forward) when it was made by
+    /// the same command, and refuses this one otherwise, as does one whose
+    /// undo stopped part way ([`RepairError::Unfinished`], naming the fix).
     pub fn begin(log_dir: &Path, quarantine: &Path, command: &str) -> std::result::Result<Repair, RepairError> {
         let log_dir = fs::canonicalize(log_dir).map_err(|e| io(e, log_dir))?;
-        let dir_lock = lock(&log_dir)?;
+        let dir_lock = std::sync::Arc::new(lock(&log_dir)?);
+        Self::begin_locked(dir_lock, &log_dir, quarantine, command)
+    }
+
+    /// [`Repair::begin`] under a lock the caller already holds on `log_dir`
+    /// (the broker's, held from before it looks at the dir until it stops:
+    /// a second lock in one process would be released with the first's file).
+    pub fn begin_locked(
+        dir_lock: std::sync::Arc<DirLock>,
+        log_dir: &Path,
+        quarantine: &Path,
+        command: &str,
+    ) -> std::result::Result<Repair, RepairError> {
+        let log_dir = fs::canonicalize(log_dir).map_err(|e| io(e, log_dir))?;
         // check where the quarantine would be before creating anything
         let resolved = resolve_nonexistent(quarantine)?;
         if resolved.starts_with(&log_dir) {
             return Err(RepairError::QuarantineInsideLogDir(resolved, log_dir));
         }
+        let default = default_quarantine(&log_dir);
+        let mut earlier = repairs(&default, &log_dir)?;
+        if resolve_nonexistent(&default)? != resolved {
+            earlier.extend(repairs(&resolved, &log_dir)?);
+        }
+        for (_, m) in &earlier {
+            if m.state == State::Undoing || (m.state == State::Committing && m.command != command) {
+                let advice = logfmt::journal::unfinished_advice(&log_dir, m);
+                return Err(RepairError::Unfinished(log_dir, advice));
+            }
+        }
         fs::create_dir_all(quarantine).map_err(|e| io(e, quarantine))?;
         let quarantine = fs::canonicalize(quarantine).map_err(|e| io(e, quarantine))?;
         if !same_filesystem(&quarantine, &log_dir) {
+            discard_if_empty(&quarantine);
             return Err(RepairError::OtherFilesystem(quarantine));
         }
         let mut rolled_forward = Vec::new();
-        for (dir, m) in repairs(&quarantine, &log_dir)? {
+        for (dir, m) in earlier {
             match m.state {
                 State::Committing => {
                     commit_steps(&log_dir, &dir, m.clone())?;
@@ -398,7 +365,6 @@ impl Repair {
         let created_ms = now_ms();
         let id = format!("{created_ms:013}-{}-{}", command.replace(' ', "-"), std::process::id());
         let dir = quarantine.join(&id);
-        fs::create_dir_all(&dir).map_err(|e| io(e, &dir))?;
         let manifest = Manifest {
             version: MANIFEST_VERSION,
             id,
@@ -408,8 +374,16 @@ impl Repair {
             state: State::Staging,
             steps: Vec::new(),
         };
-        save(&dir, &manifest)?;
-        fsync_dir(&quarantine)?;
+        let made = fs::create_dir_all(&dir)
+            .map_err(|e| RepairError::from(io(e, &dir)))
+            .and_then(|()| save(&dir, &manifest))
+            .and_then(|()| Ok(fsync_dir(&quarantine)?));
+        if let Err(e) = made {
+            // nothing of this repair stays behind (a full disk)
+            let _ = fs::remove_dir_all(&dir);
+            discard_if_empty(&quarantine);
+            return Err(e);
+        }
         Ok(Repair { log_dir, dir, manifest, _lock: dir_lock, changes: Vec::new(), notes: Vec::new(), rolled_forward })
     }
 
@@ -437,25 +411,32 @@ impl Repair {
     }
 
     fn stage(&mut self, step: Step, change: Change) -> Result<()> {
+        let file = self.log_dir.join(step.file());
         self.manifest.steps.push(step);
         self.changes.push(change);
-        crash_point();
-        Ok(())
+        fail_point(&file)
     }
 
     /// Apply every staged step (under the lock taken by [`Repair::begin`]).
     /// Returns the finished manifest.
+    /// On an error before the last step is in place, every step already
+    /// applied is reverted and the repair's directory removed
+    /// ([`RepairError::RolledBack`]); where reverting fails too, the journal
+    /// stays `committing` or `undoing` ([`RepairError::Partial`]).
     pub fn commit(self) -> std::result::Result<Manifest, RepairError> {
-        commit_steps(&self.log_dir, &self.dir, self.manifest)
+        commit_with(&self.log_dir, &self.dir, self.manifest, true)
     }
 
     /// Give up before committing: the log dir was never touched.
     /// Its directory in the quarantine goes (it holds only copies), and the
     /// quarantine too when nothing else is in it.
     pub fn abandon(mut self) -> std::result::Result<(), RepairError> {
-        self.manifest.state = State::Abandoned;
-        save(&self.dir, &self.manifest)?;
-        discard(&self.dir)
+        if discard(&self.dir).is_err() {
+            // what could not be removed is marked, and goes with the next repair
+            self.manifest.state = State::Abandoned;
+            save(&self.dir, &self.manifest)?;
+        }
+        Ok(())
     }
 }
 
@@ -463,12 +444,17 @@ impl Repair {
 /// quarantine when it is left empty.
 fn discard(dir: &Path) -> std::result::Result<(), RepairError> {
     fs::remove_dir_all(dir).map_err(|e| io(e, dir))?;
-    if let Some(q) = dir.parent()
-        && fs::read_dir(q).is_ok_and(|mut r| r.next().is_none())
-    {
-        let _ = fs::remove_dir(q);
+    if let Some(q) = dir.parent() {
+        discard_if_empty(q);
     }
     Ok(())
+}
+
+/// Remove the quarantine when nothing is in it.
+fn discard_if_empty(quarantine: &Path) {
+    if fs::read_dir(quarantine).is_ok_and(|mut r| r.next().is_none()) {
+        let _ = fs::remove_dir(quarantine);
+    }
 }
 
 fn to_repair_error(e: RepairError) -> Error {
@@ -574,33 +560,103 @@ fn size(path: &Path) -> Option<u64> {
     fs::symlink_metadata(path).ok().map(|m| m.len())
 }
 
-/// Apply the steps of `m` (idempotently: steps already done are skipped).
-fn commit_steps(log_dir: &Path, dir: &Path, mut m: Manifest) -> std::result::Result<Manifest, RepairError> {
-    if m.state == State::Staging {
-        // every staged file was fsynced as it was written; make their
-        // directory entries durable before the first change
-        for sub in ["new", "tails"] {
-            sync_tree(&dir.join(sub))?;
+/// Apply the steps of `m` (idempotently: steps already done are skipped),
+/// a journal of a process that died rolled forward.
+fn commit_steps(log_dir: &Path, dir: &Path, m: Manifest) -> std::result::Result<Manifest, RepairError> {
+    commit_with(log_dir, dir, m, false)
+}
+
+/// Apply the steps of `m`; on an error before the journal says `done`,
+/// revert what was applied (then remove the repair's directory when
+/// `discard_reverted`: it holds only copies once every original is back).
+fn commit_with(
+    log_dir: &Path,
+    dir: &Path,
+    mut m: Manifest,
+    discard_reverted: bool,
+) -> std::result::Result<Manifest, RepairError> {
+    let applied = std::cell::Cell::new(0usize);
+    let run = |m: &mut Manifest| -> std::result::Result<(), RepairError> {
+        if m.state == State::Staging {
+            // every staged file was fsynced as it was written; make their
+            // directory entries durable before the first change
+            for sub in ["new", "tails"] {
+                sync_tree(&dir.join(sub))?;
+            }
         }
+        m.state = State::Committing;
+        save(dir, m)?;
+        fail_point(&dir.join("manifest.json"))?;
+        let mut touched = Vec::new();
+        for step in &m.steps {
+            // counted before it is tried: a step that failed may be half done
+            applied.set(applied.get().saturating_add(1));
+            apply(log_dir, dir, step)?;
+            let live = log_dir.join(step.file());
+            touched.push(live.parent().map(Path::to_path_buf).unwrap_or_default());
+            fail_point(&live)?;
+        }
+        touched.sort();
+        touched.dedup();
+        for d in touched {
+            fsync_dir(&d)?;
+        }
+        sync_tree(&dir.join("files"))?;
+        Ok(())
+    };
+    if let Err(error) = run(&mut m) {
+        return Err(roll_back(log_dir, dir, &mut m, applied.get(), error, discard_reverted));
     }
-    m.state = State::Committing;
-    save(dir, &m)?;
-    crash_point();
-    let mut touched = Vec::new();
-    for step in &m.steps {
-        apply(log_dir, dir, step)?;
-        touched.push(log_dir.join(step.file()).parent().map(Path::to_path_buf).unwrap_or_default());
-        crash_point();
-    }
-    touched.sort();
-    touched.dedup();
-    for d in touched {
-        fsync_dir(&d)?;
-    }
-    sync_tree(&dir.join("files"))?;
     m.state = State::Done;
-    save(dir, &m)?;
+    let marked = fail_point(&dir.join("manifest.json")).map_err(RepairError::from).and_then(|()| save(dir, &m));
+    if let Err(error) = marked {
+        return Err(RepairError::CompleteUnrecorded {
+            log_dir: log_dir.to_path_buf(),
+            id: m.id.clone(),
+            error: Box::new(error),
+        });
+    }
     Ok(m)
+}
+
+/// Revert the first `applied` steps of `m` after `error`, newest first.
+fn roll_back(
+    log_dir: &Path,
+    dir: &Path,
+    m: &mut Manifest,
+    applied: usize,
+    error: RepairError,
+    discard_reverted: bool,
+) -> RepairError {
+    m.state = State::Undoing;
+    // best effort: a journal left `committing` is as unfinished to every
+    // reader as one `undoing`
+    let _ = save(dir, m);
+    let mut touched = Vec::new();
+    let mut revert_all = || -> std::result::Result<(), RepairError> {
+        for step in m.steps.iter().take(applied).rev() {
+            revert(log_dir, dir, step)?;
+            touched.push(log_dir.join(step.file()).parent().map(Path::to_path_buf).unwrap_or_default());
+        }
+        touched.sort();
+        touched.dedup();
+        for d in &touched {
+            fsync_dir(d)?;
+        }
+        Ok(())
+    };
+    if let Err(revert) = revert_all() {
+        return RepairError::Partial {
+            error: Box::new(error),
+            revert: Box::new(revert),
+            advice: logfmt::journal::unfinished_advice(log_dir, m),
+        };
+    }
+    m.state = State::Undone;
+    if !discard_reverted || discard(dir).is_err() {
+        let _ = save(dir, m);
+    }
+    RepairError::RolledBack { log_dir: log_dir.to_path_buf(), id: m.id.clone(), applied, error: Box::new(error) }
 }
 
 /// fsync every directory of a tree (files were fsynced when written).
@@ -707,7 +763,14 @@ fn revert(log_dir: &Path, dir: &Path, step: &Step) -> std::result::Result<(), Re
             let live = log_dir.join(file);
             let tail = dir.join("tails").join(file);
             match size(&live) {
-                Some(s) if s == *from_size => Ok(set_modified(&live, *modified_ns)?),
+                // never cut, or put back whole: its time back where it differs
+                // (a file never cut is left alone: it may be read-only)
+                Some(s) if s == *from_size => {
+                    if modified_ns.is_some() && self::modified_ns(&live) != *modified_ns {
+                        set_modified(&live, *modified_ns)?;
+                    }
+                    Ok(())
+                }
                 Some(s) if s >= *to_size && s < *from_size => {
                     // put the cut bytes back (after a partial append, start over)
                     let mut f = OpenOptions::new().write(true).open(&live).map_err(|e| io(e, &live))?;
@@ -791,19 +854,27 @@ pub fn undo(
     }
     m.state = State::Undoing;
     save(&dir, &m)?;
-    crash_point();
-    let mut touched = Vec::new();
-    for step in m.steps.iter().rev() {
-        revert(&log_dir_abs, &dir, step)?;
-        crash_point();
-        touched.push(log_dir_abs.join(step.file()).parent().map(Path::to_path_buf).unwrap_or_default());
+    let run = || -> std::result::Result<(), RepairError> {
+        fail_point(&dir.join("manifest.json"))?;
+        let mut touched = Vec::new();
+        for step in m.steps.iter().rev() {
+            revert(&log_dir_abs, &dir, step)?;
+            let live = log_dir_abs.join(step.file());
+            fail_point(&live)?;
+            touched.push(live.parent().map(Path::to_path_buf).unwrap_or_default());
+        }
+        touched.sort();
+        touched.dedup();
+        for d in touched {
+            fsync_dir(&d)?;
+        }
+        fail_point(&dir.join("manifest.json"))?;
+        Ok(())
+    };
+    if let Err(e) = run() {
+        // every revert is idempotent: running undo again finishes it
+        return Err(RepairError::UndoStopped(Box::new(e), logfmt::journal::unfinished_advice(&log_dir_abs, &m)));
     }
-    touched.sort();
-    touched.dedup();
-    for d in touched {
-        fsync_dir(&d)?;
-    }
-    crash_point();
     m.state = State::Undone;
     save(&dir, &m)?;
     Ok(m)

@@ -486,7 +486,9 @@ impl LogDirWriter {
 
     fn create_with(dir: &Path, node_id: i32, in_place: bool) -> Result<LogDirWriter> {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(e, Some(dir)))?;
-        if std::fs::read_dir(dir).map_err(|e| Error::io(e, Some(dir)))?.next().is_some() {
+        // (a `.lock` the caller holds is no content)
+        let mut entries = std::fs::read_dir(dir).map_err(|e| Error::io(e, Some(dir)))?;
+        if entries.any(|e| e.is_ok_and(|e| e.file_name() != n::LOCK)) {
             return Err(Error::refused(format!(
                 "{}: not empty; logtool writes a log dir only into an empty one",
                 dir.display()
