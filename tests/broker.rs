@@ -17,14 +17,14 @@ use logfmt::builder::{BatchBuilder, NewRecord};
 
 use crate::util::run;
 
-struct Broker {
-    child: Child,
+pub(crate) struct Broker {
+    pub(crate) child: Child,
     addr: String,
     logs: std::path::PathBuf,
 }
 
 impl Broker {
-    fn start(dir: &tempfile::TempDir, extra: &[&str]) -> Broker {
+    pub(crate) fn start(dir: &tempfile::TempDir, extra: &[&str]) -> Broker {
         let logs = dir.path().join("logs");
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_logtool"));
         cmd.args(["broker", "--log-dir", logs.to_str().unwrap(), "--listen", "127.0.0.1:0"]).args(extra);
@@ -48,12 +48,12 @@ impl Broker {
         Broker { child, addr, logs }
     }
 
-    fn connect(&self) -> TcpStream {
+    pub(crate) fn connect(&self) -> TcpStream {
         TcpStream::connect(&self.addr).unwrap()
     }
 
     /// SIGTERM, and the exit code.
-    fn stop(&mut self) -> i32 {
+    pub(crate) fn stop(&mut self) -> i32 {
         Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status().unwrap();
         self.child.wait().unwrap().code().unwrap_or(-1)
     }
@@ -105,7 +105,7 @@ fn batch(seq: i32, n: i32) -> Vec<u8> {
     crate::util::idempotent_batch(0, 0, seq, n)
 }
 
-fn create_topic(s: &mut TcpStream, topic: &str) {
+pub(crate) fn create_topic(s: &mut TcpStream, topic: &str) {
     let mut t = create_topics_request::CreatableTopic::default();
     t.name = name(topic);
     t.num_partitions = 1;
@@ -117,7 +117,7 @@ fn create_topic(s: &mut TcpStream, topic: &str) {
     assert_eq!(r.topics[0].error_code, 0);
 }
 
-fn produce(s: &mut TcpStream, records: Vec<u8>) -> (i16, i64) {
+pub(crate) fn produce(s: &mut TcpStream, records: Vec<u8>) -> (i16, i64) {
     let mut p = produce_request::PartitionProduceData::default();
     p.index = 0;
     p.records = Some(Bytes::from(records));
@@ -574,7 +574,7 @@ fn a_failed_create_topics_leaves_nothing() {
     assert_eq!(code, 0, "{out}");
 }
 
-fn fetch(s: &mut TcpStream, topic: &str, partition: i32, offset: i64) -> (i16, i64, Bytes) {
+pub(crate) fn fetch(s: &mut TcpStream, topic: &str, partition: i32, offset: i64) -> (i16, i64, Bytes) {
     fetch_asking(s, topic, partition, offset, 50 << 20)
 }
 
@@ -821,7 +821,7 @@ fn transactions_commit_abort_and_fence() {
 }
 
 /// Every batch of a fetch answer, as (base offset, partition leader epoch).
-fn batches_of(mut records: Bytes) -> Vec<(i64, i32)> {
+pub(crate) fn batches_of(mut records: Bytes) -> Vec<(i64, i32)> {
     let mut out = Vec::new();
     while records.len() >= 61 {
         let base = i64::from_be_bytes(records[..8].try_into().unwrap());

@@ -87,6 +87,9 @@ pub struct Store {
     pub pending_txn_offsets: BTreeMap<i64, Vec<(String, String, i32, crate::groups::Committed)>>,
     /// `transaction.state.log.num.partitions`.
     transaction_partitions: i32,
+    /// A produce failed to write (a full disk) and none has succeeded since:
+    /// said once in the log, and again when writes succeed.
+    storage_failing: bool,
 }
 
 /// 16 random bytes from the system.
@@ -138,6 +141,7 @@ impl Store {
             next_producer_id: 0,
             groups: BTreeMap::new(),
             offsets_partitions,
+            storage_failing: false,
             txns: BTreeMap::new(),
             pending_txn_offsets: BTreeMap::new(),
             transaction_partitions: TRANSACTION_PARTITIONS,
@@ -249,6 +253,7 @@ impl Store {
             next_producer_id: meta.next_producer_id.unwrap_or(0).max(0),
             groups,
             offsets_partitions,
+            storage_failing: false,
             txns,
             pending_txn_offsets: BTreeMap::new(),
             transaction_partitions,
@@ -644,8 +649,20 @@ impl Store {
             }
         }
         match w.append_raw(batch, now_ms()) {
-            Ok(a) => AppendResult::Appended { base_offset: a.base_offset },
-            Err(e) => AppendResult::Error(E::KafkaStorageError.code(), e.to_string()),
+            Ok(a) => {
+                if std::mem::take(&mut self.storage_failing) {
+                    eprintln!("logtool broker: writes to the log dir succeed again");
+                }
+                AppendResult::Appended { base_offset: a.base_offset }
+            }
+            Err(e) => {
+                if !std::mem::replace(&mut self.storage_failing, true) {
+                    eprintln!(
+                        "logtool broker: cannot write to {topic}-{partition}: {e}; what was written of the batch is cut off and producers get KAFKA_STORAGE_ERROR (nothing is acknowledged that is not in place) until writes succeed again"
+                    );
+                }
+                AppendResult::Error(E::KafkaStorageError.code(), e.to_string())
+            }
         }
     }
 

@@ -182,6 +182,19 @@ impl SegmentLog {
     }
 }
 
+impl SegmentLog {
+    /// Cut what a failed append left after `position` (a full disk writes
+    /// part of a batch). In place only: a segment under a temporary name is
+    /// never published after an error.
+    fn truncate_to(&mut self, position: u64) -> std::io::Result<()> {
+        match self {
+            SegmentLog::Atomic(_) => Err(std::io::Error::other("a segment being written whole cannot be cut back")),
+            // (opened to append: the next write goes to the new end)
+            SegmentLog::InPlace { file, .. } => file.set_len(position),
+        }
+    }
+}
+
 impl std::io::Write for SegmentLog {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
         match self {
@@ -245,6 +258,10 @@ pub struct PartitionWriter {
     last_batch_base: Option<i64>,
     /// Segments are appended to in place (see the module docs).
     in_place: bool,
+    /// Why the partition takes no more appends: an append failed and what it
+    /// wrote could not be cut back, or a roll failed part way (Kafka takes
+    /// the log dir offline on such an `IOException`); a restart recovers.
+    offline: Option<String>,
 }
 
 fn io(e: std::io::Error, path: &Path) -> Error {
@@ -314,6 +331,7 @@ impl PartitionWriter {
             last_snapshot: 0,
             last_batch_base: None,
             in_place,
+            offline: None,
         })
     }
 
@@ -388,6 +406,7 @@ impl PartitionWriter {
             last_snapshot: p.snapshots.iter().map(|(o, _)| *o).max().unwrap_or(0),
             last_batch_base: None,
             in_place: true,
+            offline: None,
         })
     }
 
@@ -555,13 +574,33 @@ impl PartitionWriter {
         marker: Option<&EndTxnMarker>,
     ) -> Result<Appended> {
         let last_offset = header.last_offset();
+        if let Some(why) = &self.offline {
+            return Err(Error::refused(format!("{}: offline: {why}", self.dir.display())));
+        }
         let mut a = self.active.take().ok_or_else(|| Error::refused("the partition writer is closed"))?;
         if a.size > 0 && self.should_roll(&a, size, header.max_timestamp, last_offset) {
-            a = self.roll(a, self.next_offset)?;
+            a = match self.roll(a, self.next_offset) {
+                Ok(next) => next,
+                Err(e) => {
+                    // part of a roll done: nothing more is appended here
+                    self.offline = Some(format!("a segment roll failed: {e}"));
+                    return Err(e);
+                }
+            };
         }
         let position = a.size;
         if let Err(e) = write(&mut a.log) {
+            // `UnifiedLog.append` writes nothing after bytes it failed to
+            // write: the partial batch is cut off (the indexes, producer
+            // state and epochs were not touched), or the partition goes
+            // offline when even that fails
             let err = io(e, a.log.path());
+            if let Err(cut) = a.log.truncate_to(position) {
+                self.offline = Some(format!(
+                    "an append failed ({err}) and its partial batch at byte {position} of {} could not be cut off ({cut})",
+                    a.log.path().display()
+                ));
+            }
             self.active = Some(a);
             return Err(err);
         }
