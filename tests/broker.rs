@@ -665,6 +665,43 @@ fn fetches_asking_100_mib_stay_within_the_fetch_budget() {
     assert!(peak < 96 << 20, "peak RSS {} MiB", peak >> 20);
 }
 
+/// 300 connections each declaring a 100 MB request and sending 2 MB of it,
+/// then waiting: the broker reads a request's body only once its size is
+/// granted from `queued.max.request.bytes` (100 MiB), so its peak RSS stays
+/// under 256 MiB, and it still answers a new client meanwhile. Before, each
+/// connection buffered what it was sent: 972 MiB (issue 36).
+#[test]
+fn unfinished_requests_cannot_take_the_brokers_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = Broker::start(&dir, &[]);
+    let chunk = vec![0u8; 64 << 10];
+    let mut held = Vec::new();
+    for _ in 0..300 {
+        let mut c = TcpStream::connect(&b.addr).unwrap();
+        c.write_all(&100_000_000i32.to_be_bytes()).unwrap();
+        c.set_nonblocking(true).unwrap();
+        // as much of 2 MB as the socket takes without waiting
+        let mut sent = 0;
+        while sent < 2 << 20 {
+            match c.write(&chunk) {
+                Ok(n) => sent += n,
+                Err(_) => break,
+            }
+        }
+        held.push(c);
+    }
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    // (a new client's small request waits for the pool too: it is given back
+    // only as requests complete, as Kafka's is)
+    let peak = peak_rss(b.child.id());
+    eprintln!("peak RSS with 300 unfinished 100 MB requests: {} MiB", peak >> 20);
+    assert!(peak < 256 << 20, "peak RSS {} MiB", peak >> 20);
+    drop(held);
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let mut s = b.connect();
+    create_topic(&mut s, "after");
+}
+
 fn txn_id(id: &str) -> TransactionalId {
     TransactionalId(StrBytes::from_string(id.to_string()))
 }

@@ -98,6 +98,8 @@ pub struct Shared {
     /// The memory Fetch responses may take, all together
     /// (`handlers::FETCH_MEMORY` bytes).
     fetch_memory: Arc<tokio::sync::Semaphore>,
+    /// The bytes of requests being read (`server::QUEUED_MAX_REQUEST_BYTES`).
+    request_memory: Arc<tokio::sync::Semaphore>,
     /// Woken after every append (Fetch waits on it).
     appended: Notify,
     /// Woken when a group changes (JoinGroup and SyncGroup wait on it).
@@ -161,6 +163,7 @@ pub fn run(config: &Config, ready: impl FnOnce(SocketAddr)) -> Result<(), Broker
         let sh = Arc::new(Shared {
             store: Mutex::new(store),
             fetch_memory: Arc::new(tokio::sync::Semaphore::new(handlers::FETCH_MEMORY)),
+            request_memory: Arc::new(tokio::sync::Semaphore::new(server::QUEUED_MAX_REQUEST_BYTES)),
             appended: Notify::new(),
             group_changed: Notify::new(),
             initial_rebalance_delay: std::time::Duration::from_millis(config.initial_rebalance_delay_ms),

@@ -6,7 +6,9 @@
 //! known, which is answered in v0 with `UNSUPPORTED_VERSION` and the table
 //! (`RequestContext.isUnsupportedApiVersionsRequest`), and APIs a Kafka
 //! broker listener takes that this broker does not implement, which get
-//! `UNSUPPORTED_VERSION` (`generic`). A request is read as Kafka reads one:
+//! `UNSUPPORTED_VERSION` (`generic`). A request's body is read only once
+//! its size is granted from `QUEUED_MAX_REQUEST_BYTES` (so unfinished
+//! requests cannot take the broker's memory). A request is read as Kafka reads one:
 //! bytes after its last field are ignored (`walk`).
 
 use std::sync::Arc;
@@ -22,6 +24,14 @@ use crate::{Shared, faults, generic, group_api, handlers, txn_api, versions};
 
 /// Kafka's default `socket.request.max.bytes` (100 MiB).
 pub const MAX_REQUEST_BYTES: usize = 104_857_600;
+
+/// The bytes of requests being read, at most (Kafka's
+/// `queued.max.request.bytes`, which is unbounded by default; here 100 MiB,
+/// one request of the largest size): a connection reads a request's body
+/// only once its size is granted from this pool (Kafka's `MemoryPool`), and
+/// gives it back when the request is answered. Connections past it wait
+/// with their bytes unread in the socket.
+pub const QUEUED_MAX_REQUEST_BYTES: usize = MAX_REQUEST_BYTES;
 
 /// Values (array elements, structs) a request may hold: each becomes a
 /// struct of the decoder (at most a few hundred bytes), so this bounds what
@@ -47,6 +57,10 @@ pub async fn connection(mut stream: TcpStream, sh: Arc<Shared>) {
             close(&peer, format!("a request of {size} bytes (socket.request.max.bytes is {MAX_REQUEST_BYTES})"));
             return;
         };
+        // the request's bytes granted before they are read, held until it
+        // is answered (what its decoded form holds is bounded by its size)
+        let Ok(permits) = u32::try_from(size) else { return };
+        let Ok(_request_memory) = Arc::clone(&sh.request_memory).acquire_many_owned(permits).await else { return };
         // grows as the bytes arrive: a claimed size costs nothing until sent
         let mut frame = Vec::with_capacity(size.min(64 * 1024));
         match (&mut stream).take(size as u64).read_to_end(&mut frame).await {
