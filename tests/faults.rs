@@ -388,3 +388,45 @@ fn a_full_disk_under_the_broker_loses_no_acknowledged_record() {
     assert_eq!(served, want, "after a restart");
     assert_eq!(again.stop(), 0);
 }
+
+/// A real read-only file system partway: one partition dir bind-mounted
+/// read-only (root only; skipped, saying so, elsewhere). Every repair that
+/// reaches it exits 2 with the log dir as before, byte for byte: what it
+/// had changed in the other partitions is reverted. (Before, the other
+/// partitions stayed changed and the journal said `committing`.)
+#[test]
+fn a_read_only_partition_partway_leaves_the_dir_as_before() {
+    for args in [
+        &["recover", "--execute"][..],
+        &["reindex", "--execute"][..],
+        &["retain", "--max-bytes", "1", "--execute"][..],
+        &["truncate-to-hw", "--execute"][..],
+    ] {
+        let c = Copy::of("sigkill");
+        let ro = c.path("kill-txn-0");
+        let bound = std::process::Command::new("mount").arg("--bind").arg(&ro).arg(&ro).stderr(Stdio::null()).status();
+        if !bound.is_ok_and(|s| s.success()) {
+            eprintln!("skipped: cannot bind-mount here (needs root) to make one partition read-only");
+            return;
+        }
+        struct Unmount(std::path::PathBuf);
+        impl Drop for Unmount {
+            fn drop(&mut self) {
+                let _ = std::process::Command::new("umount").arg(&self.0).status();
+            }
+        }
+        let _unmount = Unmount(ro.clone());
+        let remount = std::process::Command::new("mount").args(["-o", "remount,bind,ro"]).arg(&ro).status();
+        assert!(remount.unwrap().success());
+        let before = contents(&c.logs);
+        let mut v: Vec<&str> = args.to_vec();
+        let logs = c.s("");
+        v.push(&logs);
+        let (code, _, err) = run(&v);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains("nothing was changed") && err.contains("is as before"), "{args:?}: {err}");
+        let now = contents(&c.logs);
+        assert!(now == before, "{args:?}: {:?}", differing(&now, &before));
+        assert!(!c.quarantine().exists(), "{args:?}: the quarantine was left behind");
+    }
+}
