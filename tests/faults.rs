@@ -329,23 +329,7 @@ fn records_served(s: &mut std::net::TcpStream) -> Vec<(i64, i32)> {
 fn a_full_disk_under_the_broker_loses_no_acknowledged_record() {
     let dir = tempfile::tempdir().unwrap();
     let mnt = dir.path();
-    let mounted = std::process::Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=6m", "tmpfs"])
-        .arg(mnt)
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !mounted {
-        eprintln!("skipped: cannot mount a tmpfs here (needs root, or CAP_SYS_ADMIN) to fill a disk");
-        return;
-    }
-    struct Unmount<'a>(&'a Path);
-    impl Drop for Unmount<'_> {
-        fn drop(&mut self) {
-            let _ = std::process::Command::new("umount").arg("-l").arg(self.0).status();
-        }
-    }
-    let _unmount = Unmount(mnt);
+    let Some(_mounted) = tmpfs(mnt, "6m") else { return };
     // room that is given back once the disk is full
     let filler = mnt.join("filler");
     std::fs::write(&filler, vec![0u8; 1 << 20]).unwrap();
@@ -429,4 +413,70 @@ fn a_read_only_partition_partway_leaves_the_dir_as_before() {
         assert!(now == before, "{args:?}: {:?}", differing(&now, &before));
         assert!(!c.quarantine().exists(), "{args:?}: the quarantine was left behind");
     }
+}
+
+/// Mount a tmpfs of `size` on `at` for the life of the guard (None, having
+/// said "skipped", where mounting is not allowed).
+fn tmpfs(at: &Path, size: &str) -> Option<impl Drop> {
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+        .arg(at)
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        eprintln!("skipped: cannot mount a tmpfs here (needs root, or CAP_SYS_ADMIN) to fill a disk");
+        return None;
+    }
+    struct Unmount(std::path::PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount").arg("-l").arg(&self.0).status();
+        }
+    }
+    Some(Unmount(at.to_path_buf()))
+}
+
+/// A real full disk under a repair: the log dir and its quarantine on a
+/// 2 MiB tmpfs, filled to leave 0 to 1 MiB free. Each `recover --execute
+/// --roll` either completes or exits 2 with the log dir as before; either
+/// way nothing is left on the disk that was not there (no `.tmp`, no
+/// quarantine of a repair that did not happen, no `.lock` it made).
+#[test]
+fn a_full_disk_under_a_repair_leaves_it_as_before_or_repaired() {
+    let fixture = crate::util::fixtures().join("sigkill/logs");
+    let reference = Copy::of("sigkill");
+    assert!(logtool().args(["recover", "--execute", "--roll", &reference.s("")]).output().unwrap().status.success());
+    let repaired = contents(&reference.logs);
+    let original = contents(&fixture);
+    let (mut failed, mut done) = (0, 0);
+    for free_kib in [0u64, 4, 16, 64, 128, 256, 512, 1024] {
+        let dir = tempfile::tempdir().unwrap();
+        let Some(_mounted) = tmpfs(dir.path(), "2m") else { return };
+        let logs = dir.path().join("logs");
+        crate::util::copy_dir(&fixture, &logs);
+        // fill what is left but `free_kib`
+        let stat = rustix::fs::statvfs(dir.path()).unwrap();
+        let free = stat.f_bavail * stat.f_bsize;
+        let fill = free.saturating_sub(free_kib << 10);
+        std::fs::write(dir.path().join("filler"), vec![1u8; fill as usize]).unwrap();
+        let listing = |p: &Path| -> Vec<String> {
+            crate::util::files_under(p).iter().map(|f| f.strip_prefix(p).unwrap().display().to_string()).collect()
+        };
+        let before = listing(dir.path());
+        let out = logtool().args(["recover", "--execute", "--roll", logs.to_str().unwrap()]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        let now = contents(&logs);
+        if out.status.success() {
+            assert!(now == repaired, "{free_kib} KiB free: {:?}", differing(&now, &repaired));
+            done += 1;
+        } else {
+            assert_eq!(out.status.code(), Some(2), "{free_kib} KiB free: {err}");
+            assert!(err.contains("nothing was changed"), "{free_kib} KiB free: {err}");
+            assert!(now == original, "{free_kib} KiB free: {:?}", differing(&now, &original));
+            assert_eq!(listing(dir.path()), before, "{free_kib} KiB free: left behind");
+            failed += 1;
+        }
+    }
+    assert!(failed > 0 && done > 0, "failed {failed}, done {done}");
 }

@@ -134,7 +134,14 @@ fn run_plan(
         return Ok(if dry.changes.is_empty() { Status::Clean } else { Status::Problems });
     }
     let quarantine = write.quarantine.clone().unwrap_or_else(|| journal::default_quarantine(log_dir));
-    let mut repair = Repair::begin(log_dir, &quarantine, command)?;
+    let mut repair = match Repair::begin(log_dir, &quarantine, command) {
+        Ok(r) => r,
+        // (a full disk before the first change: the journal could not be made)
+        Err(e @ journal::RepairError::Io(_)) => {
+            return Err(anyhow::Error::new(e).context(format!("{log_dir_s}: nothing was changed")));
+        }
+        Err(e) => return Err(e.into()),
+    };
     for id in &repair.rolled_forward {
         let q = quarantine.display().to_string();
         out.report(&NoteLine { file: &q, message: format!("finished the interrupted repair {id} first") })?;

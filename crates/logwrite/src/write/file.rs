@@ -158,8 +158,17 @@ impl AtomicFile {
         &self.path
     }
 
-    /// fsync, rename into place, fsync the directory.
+    /// fsync, rename into place, fsync the directory. On an error the
+    /// temporary file is removed (a full disk leaves no `.tmp` behind).
     pub fn commit(mut self) -> Result<()> {
+        let done = self.finish();
+        if done.is_err() {
+            let _ = fs::remove_file(&self.tmp);
+        }
+        done
+    }
+
+    fn finish(&mut self) -> Result<()> {
         let f = match self.out.take() {
             None => return Ok(()),
             Some(Sink::Direct(out)) => out.into_inner().map_err(|e| io(e.into_error(), &self.tmp))?,
