@@ -100,3 +100,26 @@ fn times_can_be_written_as_dates_and_kafkas_special_values() {
     assert_eq!(code, 1);
     assert!(v[0]["offset"].is_null() && v[0]["detail"].is_string());
 }
+
+/// After a start, the transaction coordinator aborts a transaction left open
+/// past its timeout: the ABORT marker in its partition, and its own
+/// PrepareAbort and CompleteAbort records in `__transaction_state`; `latest`
+/// counts both (tests/interop/start.sh checks it against Kafka 3.9.1
+/// started on this dir). Before, `__transaction_state` was 2 short.
+#[test]
+fn latest_counts_what_the_coordinator_writes_at_start() {
+    let logs = test_support::committed_fixtures().join("incident/logs");
+    let (_, lines) = run_json(&["offset-for-time", logs.to_str().unwrap(), "latest"]);
+    let answer = |topic: &str| {
+        lines.iter().find(|l| l["type"] == "offset" && l["topic"] == topic && l["partition"] == 0).unwrap().clone()
+    };
+    let (_, dump) = run_json(&["dump", logs.join("__transaction_state-0").to_str().unwrap()]);
+    let log_end = dump.iter().filter(|l| l["type"] == "batch").map(|b| b["last_offset"].as_i64().unwrap()).max();
+    let state = answer("__transaction_state");
+    assert_eq!(state["offset"].as_i64(), log_end.map(|e| e + 1 + 2), "{state}");
+    let detail = state["detail"].as_str().unwrap();
+    assert!(detail.contains("PrepareAbort of tx-open, CompleteAbort of tx-open"), "{detail}");
+    assert!(
+        answer("payments")["detail"].as_str().unwrap().contains("marker(s) the coordinator then writes for tx-open")
+    );
+}

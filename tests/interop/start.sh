@@ -21,6 +21,11 @@
 #     the transaction coordinator has aborted the transaction the SIGKILL
 #     left open: asked again for up to 40 s). (The
 #     crash spec's dir is checked the same way in tests/interop/fixture.sh.)
+#  4. What the coordinator writes at start. The committed incident dir holds
+#     a transaction open past its timeout: Kafka 3.9.1 started on it aborts
+#     it, and answers latest for the partitions that get records (the ABORT
+#     marker, and PrepareAbort + CompleteAbort in __transaction_state) as
+#     `offset-for-time` predicted on another copy.
 #
 # LOGTOOL_FIXTURES names freshly generated 3.9.1 fixtures (tests/interop/run.sh)
 # and LOGTOOL_FIXTURES_4 the 4.3.1 ones; the committed ones otherwise (the
@@ -156,4 +161,32 @@ if [ -d "$fixtures/sigkill/metadata" ]; then
 else
   log "sigkill: no metadata log beside the fixture (committed fixtures): step 3 skipped"
 fi
+# ---- 4. what the coordinator writes on start: incident ------------------------------
+# The incident dir holds a transaction left open (tx-open) long past its
+# timeout: at start the coordinator aborts it, writing the ABORT marker to
+# payments-0 and PrepareAbort + CompleteAbort to __transaction_state-0.
+# Every partition offset-for-time says will get such records answers
+# latest (kafka-get-offsets) as offset-for-time predicts, once written.
+for c in kafka logtool; do cp -a fixtures/kafka-3.9.1/incident/logs "$work/incident-$c"; done
+"$LT" offset-for-time --format json "$work/incident-logtool" latest | python3 -c '
+import json, sys
+for l in sys.stdin:
+    v = json.loads(l)
+    if v["type"] == "offset" and "coordinator then writes" in (v["detail"] or ""):
+        print("%s:%s:%s" % (v["topic"], v["partition"], v["offset"]))' | sort >"$work/incident.expected"
+grep -q '^__transaction_state:' "$work/incident.expected" || die "incident: offset-for-time predicts no coordinator records"
+grep -q '^payments:' "$work/incident.expected" || die "incident: offset-for-time predicts no ABORT marker"
+topics=$(cut -d: -f1 "$work/incident.expected" | sort -u | paste -sd'|')
+start_version 3.9 "$work/incident-kafka" incident
+kafka_wait_started "$work/incident.broker.log" "$KAFKA_PID"
+i=0
+# (every expected line among Kafka's answers: comm prints those missing)
+until kafka_java org.apache.kafka.tools.GetOffsetShell --bootstrap-server "$BOOTSTRAP" --topic "$topics" --time -1 2>/dev/null \
+        | grep -E '^[^:]+:[0-9]+:[0-9]+$' | sort >"$work/incident.kafka"
+      [ -z "$(comm -23 "$work/incident.expected" "$work/incident.kafka")" ]; do
+  [ $i -ge 40 ] && { diff "$work/incident.expected" "$work/incident.kafka" >&2; die "incident: Kafka's latest after its start differs from offset-for-time's"; }
+  sleep 1; i=$((i + 1))
+done
+kafka_stop "$KAFKA_PID"
+log "incident: Kafka 3.9.1 aborted the open transaction at start and answers latest as offset-for-time predicted: $(paste -sd' ' "$work/incident.expected")"
 log "start interop: all checks passed"

@@ -270,9 +270,9 @@ impl PartitionOffsets {
                     detail: Some(match self.markers_on_start.as_slice() {
                         [] => self.high_watermark_rule.describe().into(),
                         ids => format!(
-                            "{}, after the transaction marker(s) the coordinator then writes for {}",
+                            "{}, {}",
                             self.high_watermark_rule.describe(),
-                            ids.join(", ")
+                            start::written_on_start(&self.topic, ids)
                         ),
                     }),
                 });

@@ -280,29 +280,70 @@ fn writes_markers_on_start(t: &TxnMetadata, now_ms: i64) -> bool {
     }
 }
 
+/// What the transaction coordinator appends to `__transaction_state` for
+/// `t` soon after a start (see [`markers_on_start`]), by state name: a
+/// transaction loaded in `PrepareCommit`/`PrepareAbort` gets its
+/// `CompleteCommit`/`CompleteAbort` once its markers are written
+/// (`TransactionStateManager.loadTransactionsForTxnTopicPartition`, then
+/// `TransactionMarkerChannelManager`'s completion); one `Ongoing` past its
+/// timeout is aborted with its epoch bumped: `PrepareAbort`, the markers,
+/// then `CompleteAbort` (`TransactionCoordinator.abortTimedOutTransactions`
+/// -> `endTransaction`). Each is a batch of one record.
+fn coordinator_records_on_start(t: &TxnMetadata, now_ms: i64) -> &'static [&'static str] {
+    use super::transactions::TransactionState as S;
+    if !writes_markers_on_start(t, now_ms) {
+        return &[];
+    }
+    match t.state {
+        Some(S::PrepareCommit) => &["CompleteCommit"],
+        Some(S::Ongoing) => &["PrepareAbort", "CompleteAbort"],
+        _ => &["CompleteAbort"],
+    }
+}
+
 /// [`markers_on_start`] for every partition, from the `__transaction_state`
 /// partitions of the log dir `log_dir`, at `now_ms`: (topic, partition) to
-/// transactional ids.
+/// what is appended there soon after a start - for a data partition the
+/// transactional ids whose markers the coordinator writes, for a
+/// `__transaction_state` partition the coordinator's own records
+/// ("PrepareAbort of ID": [`coordinator_records_on_start`]). One entry is
+/// one offset.
 pub fn pending_markers(
     log_dir: &std::path::Path,
     now_ms: i64,
     limits: &crate::limits::Limits,
 ) -> crate::error::Result<std::collections::HashMap<(String, i32), Vec<String>>> {
     let checkpoints = crate::partition::LogDirCheckpoints::read(log_dir, limits);
-    let mut coordinator = Vec::new();
-    for (name, dir) in crate::logdir::live_partitions(log_dir)? {
-        if name.topic == crate::internal::TRANSACTION_STATE_TOPIC {
-            coordinator.push(crate::partition::Partition::open_with(&dir, &checkpoints)?);
-        }
-    }
-    let txns = super::transactions::load(&coordinator, limits)?;
     let mut out: std::collections::HashMap<(String, i32), Vec<String>> = std::collections::HashMap::new();
-    for t in txns.values().filter(|t| writes_markers_on_start(t, now_ms)) {
-        for (topic, partition) in &t.partitions {
-            out.entry((topic.clone(), *partition)).or_default().push(t.transactional_id.clone());
+    for (name, dir) in crate::logdir::live_partitions(log_dir)? {
+        if name.topic != crate::internal::TRANSACTION_STATE_TOPIC {
+            continue;
+        }
+        // each transactional id lives in one coordinator partition
+        let coordinator = crate::partition::Partition::open_with(&dir, &checkpoints)?;
+        let txns = super::transactions::load(std::slice::from_ref(&coordinator), limits)?;
+        for t in txns.values().filter(|t| writes_markers_on_start(t, now_ms)) {
+            for (topic, partition) in &t.partitions {
+                out.entry((topic.clone(), *partition)).or_default().push(t.transactional_id.clone());
+            }
+            for record in coordinator_records_on_start(t, now_ms) {
+                let id = &t.transactional_id;
+                out.entry((name.topic.clone(), name.partition)).or_default().push(format!("{record} of {id}"));
+            }
         }
     }
     Ok(out)
+}
+
+/// What a high watermark moved on start comes after, in words: the
+/// transaction markers of `ids` in a data partition, the coordinator's own
+/// records in a `__transaction_state` one ([`pending_markers`]).
+pub fn written_on_start(topic: &str, ids: &[String]) -> String {
+    if topic == crate::internal::TRANSACTION_STATE_TOPIC {
+        format!("after the record(s) the transaction coordinator then writes: {}", ids.join(", "))
+    } else {
+        format!("after the transaction marker(s) the coordinator then writes for {}", ids.join(", "))
+    }
 }
 
 /// The partition `topic`-`partition` as the metadata holds it: by the topic

@@ -939,9 +939,7 @@ fn on_start(
         let (hw, rule) = start::high_watermark_on_start(state, node, checkpoint, log_end, markers.map_or(0, Vec::len));
         let alone = rule == start::HighWatermarkRule::IsrIsThisNode;
         let after = match markers {
-            Some(ids) if alone => {
-                format!(", after the transaction marker(s) the coordinator then writes for {}", ids.join(", "))
-            }
+            Some(ids) if alone => format!(", {}", start::written_on_start(&p.name.topic, ids)),
             _ => String::new(),
         };
         if alone && let Some(before) = checkpoint.filter(|c| *c != hw) {
