@@ -779,6 +779,9 @@ impl Store {
     pub fn shutdown(self) -> Result<(), BrokerError> {
         // producer id blocks were committed live (allocate_producer_id)
         let cluster = self.cluster();
+        if let Some(why) = self.writer.partitions().find_map(|w| w.offline()) {
+            eprintln!("logtool broker: stopping without a clean shutdown (the next start recovers): {why}");
+        }
         self.writer.finish(&cluster, &Shutdown::clean())?;
         Ok(())
     }

@@ -641,6 +641,11 @@ impl LogDirWriter {
         Ok(())
     }
 
+    /// Every partition added.
+    pub fn partitions(&self) -> impl Iterator<Item = &PartitionWriter> {
+        self.partitions.values()
+    }
+
     /// A partition added before.
     pub fn partition(&mut self, topic: &str, partition: i32) -> Option<&mut PartitionWriter> {
         self.partitions.get_mut(&partition_dir_name(topic, partition))
@@ -649,7 +654,10 @@ impl LogDirWriter {
     /// Close every partition and write the node's files (see the module
     /// docs). Returns what each partition left, by dir name.
     pub fn finish(self, cluster: &Cluster, shutdown: &Shutdown) -> Result<BTreeMap<String, ClosedPartition>> {
-        let clean = shutdown.clean;
+        // a partition gone offline (a failed write it could not cut back)
+        // makes the stop unclean, as a failed log dir does in Kafka: the
+        // next start recovers it
+        let clean = shutdown.clean && self.partitions.values().all(|w| w.offline().is_none());
         let node = cluster
             .nodes
             .iter()

@@ -430,6 +430,13 @@ impl PartitionWriter {
         })
     }
 
+    /// Why the partition takes no more appends, if it went offline (see
+    /// the field): its log may end in a partial batch, so a clean shutdown
+    /// must not be claimed for it.
+    pub fn offline(&self) -> Option<&str> {
+        self.offline.as_deref()
+    }
+
     /// The partition dir.
     pub fn dir(&self) -> &Path {
         &self.dir
