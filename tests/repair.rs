@@ -835,3 +835,34 @@ fn every_crash_point_of_compact() {
         &verify_has_no_error,
     );
 }
+
+/// Retention as Kafka applies it (`UnifiedLog.deleteOldSegments`):
+/// `--before` and `--max-bytes` leave a topic whose `cleanup.policy` lacks
+/// `delete` alone (the compacted topic, `__consumer_offsets`,
+/// `__transaction_state`) and say so; `--log-start` (DeleteRecords) moves
+/// every topic's. Before, `retain --before` planned deleting `compacted-0`.
+#[test]
+fn retain_by_time_or_size_skips_topics_kafka_only_compacts() {
+    let c = Copy::of("clean");
+    let logs = c.s("");
+    for rule in [&["--before", "2030-01-01T00:00:00Z"][..], &["--max-bytes", "1"][..]] {
+        let mut args = vec!["retain"];
+        args.extend_from_slice(rule);
+        args.push(&logs);
+        let (code, lines) = run_json(&args);
+        assert_eq!(code, 1, "{rule:?}: {lines:?}");
+        let changed: Vec<&str> = of_type(&lines, "change").iter().map(|ch| ch["file"].as_str().unwrap()).collect();
+        for topic in ["compacted-0", "__consumer_offsets-0", "__transaction_state-0"] {
+            assert!(!changed.iter().any(|f| f.contains(topic)), "{rule:?}: {topic} changed: {changed:?}");
+            let skipped = of_type(&lines, "note").iter().any(|n| {
+                n["file"].as_str().unwrap().ends_with(topic)
+                    && n["message"].as_str().unwrap().contains("cleanup.policy is compact")
+            });
+            assert!(skipped, "{rule:?}: {topic} not said to be skipped");
+        }
+        assert!(changed.iter().any(|f| f.contains("plain-0")), "{rule:?}: {changed:?}");
+    }
+    // a new log start is Kafka's DeleteRecords: it applies to compacted topics too
+    let (_, lines) = run_json(&["retain", "--log-start", "100", &c.s("compacted-0")]);
+    assert!(!of_type(&lines, "loss").is_empty(), "{lines:?}");
+}

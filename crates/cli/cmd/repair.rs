@@ -319,7 +319,8 @@ pub fn retain(global: &GlobalOpts, args: &RetainArgs) -> anyhow::Result<Status> 
             if p.is_metadata_log() {
                 continue;
             }
-            if let Some(loss) = retain::retain_partition(&p, rule, &limits, &mut lim, changes)? {
+            let policy = targets.log_dir.cleanup_policy(&p.name.topic);
+            if let Some(loss) = retain::retain_partition(&p, rule, policy.as_deref(), &limits, &mut lim, changes)? {
                 changes.note(Note::Loss(loss));
             }
         }

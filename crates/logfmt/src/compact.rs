@@ -29,8 +29,7 @@ use crate::error::{Error, Result};
 use crate::limits::Limits;
 use crate::log::{Entry, Item};
 use crate::metadata::{
-    CLEANUP_POLICY, ConfigKey, DELETE_RETENTION_MS, INDEX_INTERVAL_BYTES, MIN_COMPACTION_LAG_MS, SEGMENT_BYTES,
-    SEGMENT_INDEX_BYTES,
+    ConfigKey, DELETE_RETENTION_MS, INDEX_INTERVAL_BYTES, MIN_COMPACTION_LAG_MS, SEGMENT_BYTES, SEGMENT_INDEX_BYTES,
 };
 use crate::partition::{LogDir, Partition, Segment};
 use crate::rules::cleaner::{
@@ -46,9 +45,6 @@ pub const DEFAULT_DEDUPE_BUFFER: u64 = 128 << 20;
 /// `producer.id.expiration.ms`'s default (a broker config): a producer
 /// idle for longer is no longer in the producer state the cleaner asks.
 pub const DEFAULT_PRODUCER_ID_EXPIRATION_MS: i64 = 86_400_000;
-/// Kafka's compacted internal topics (their `cleanup.policy` is set when
-/// they are created).
-const COMPACTED_INTERNAL_TOPICS: [&str; 3] = ["__consumer_offsets", "__transaction_state", "__share_group_state"];
 
 /// How a pass runs.
 #[derive(Clone, Debug)]
@@ -93,9 +89,7 @@ impl CleanerConfig {
             text(key).and_then(|v| v.trim().parse().ok()).or_else(|| key.default.parse().ok()).unwrap_or(0)
         };
         let unsigned = |key: ConfigKey| u64::try_from(num(key)).unwrap_or(0);
-        let cleanup_policy = text(CLEANUP_POLICY)
-            .filter(|_| log_dir.metadata.is_some())
-            .or_else(|| COMPACTED_INTERNAL_TOPICS.contains(&topic).then(|| "compact".to_string()));
+        let cleanup_policy = log_dir.cleanup_policy(topic);
         CleanerConfig {
             cleanup_policy,
             delete_retention_ms: num(DELETE_RETENTION_MS),

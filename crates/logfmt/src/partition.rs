@@ -122,11 +122,24 @@ impl LogDir {
         }
     }
 
+    /// The `cleanup.policy` of `topic`: from the metadata log, else, for
+    /// Kafka's compacted internal topics, `compact` (set when Kafka creates
+    /// them); None when nothing here says.
+    pub fn cleanup_policy(&self, topic: &str) -> Option<String> {
+        self.topic_config(topic, metadata::CLEANUP_POLICY)
+            .map(|(v, _)| v)
+            .or_else(|| COMPACTED_INTERNAL_TOPICS.contains(&topic).then(|| "compact".to_string()))
+    }
+
     /// A config of `topic` from the metadata log, when it is here.
     pub fn topic_config(&self, topic: &str, key: metadata::ConfigKey) -> Option<(String, metadata::ConfigSource)> {
         self.metadata.as_ref().map(|m| m.topic_config(topic, key, self.node_id.as_deref()))
     }
 }
+
+/// Kafka's compacted internal topics (their `cleanup.policy` is set when
+/// they are created).
+pub const COMPACTED_INTERNAL_TOPICS: [&str; 3] = ["__consumer_offsets", "__transaction_state", "__share_group_state"];
 
 /// One live segment.
 #[derive(Clone, Debug)]

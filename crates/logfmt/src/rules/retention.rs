@@ -13,7 +13,9 @@
 //! * `LogStart(o)`: the log start offset moves to `o` (`DeleteRecords`,
 //!   refused above the high watermark), and segments entirely below it go.
 //!
-//! The log start offset then becomes the first remaining offset (or `o`).
+//! `Before` and `MaxBytes` apply only to topics whose `cleanup.policy`
+//! includes `delete` ([`applies`]). The log start offset then becomes the
+//! first remaining offset (or `o`).
 //! `stats` asks what retention would reclaim; `repair::retain` does it.
 
 use crate::error::Result;
@@ -31,6 +33,17 @@ pub enum Rule {
     MaxBytes(u64),
     /// Move the log start offset here.
     LogStart(i64),
+}
+
+/// Whether Kafka applies `rule` to a topic whose `cleanup.policy` is
+/// `policy` (`UnifiedLog.deleteOldSegments`: `retention.ms` and
+/// `retention.bytes` only where the policy includes `delete`; a log start
+/// moved by DeleteRecords deletes below it in every topic).
+pub fn applies(rule: Rule, policy: &str) -> bool {
+    match rule {
+        Rule::LogStart(_) => true,
+        Rule::Before(_) | Rule::MaxBytes(_) => policy.split(',').any(|p| p.trim() == "delete"),
+    }
 }
 
 /// What a rule does to a partition.
@@ -137,4 +150,21 @@ pub fn plan(p: &Partition, rule: Rule, limits: &Limits) -> Result<Outcome> {
         loss.to_offset = new_start;
     }
     Ok(Outcome::Plan(Plan { deleted, new_start, first_kept, active_segment_kept, loss: Some(loss) }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_and_size_retention_only_where_the_policy_has_delete() {
+        for (policy, by_time) in
+            [("delete", true), ("compact", false), ("compact,delete", true), (" delete , compact", true), ("", false)]
+        {
+            assert_eq!(applies(Rule::Before(0), policy), by_time, "{policy:?}");
+            assert_eq!(applies(Rule::MaxBytes(0), policy), by_time, "{policy:?}");
+            // DeleteRecords moves the log start of every topic
+            assert!(applies(Rule::LogStart(5), policy), "{policy:?}");
+        }
+    }
 }

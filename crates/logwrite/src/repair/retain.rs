@@ -12,16 +12,39 @@ use logfmt::limits::Limits;
 use logfmt::partition::Partition;
 use logfmt::rules::log as rules;
 pub use logfmt::rules::retention::Rule;
-use logfmt::rules::retention::{Outcome, plan};
+use logfmt::rules::retention::{self, Outcome, plan};
 
-/// Plan a retention clean-up of partition `p`. Returns what is deleted.
+/// Plan a retention clean-up of partition `p`, whose topic's
+/// `cleanup.policy` is `policy` (None: nothing in the log dir says; Kafka's
+/// default, `delete`, is assumed and said). Returns what is deleted.
 pub fn retain_partition(
     p: &Partition,
     rule: Rule,
+    policy: Option<&str>,
     limits: &Limits,
     lim: &mut CheckpointLimits,
     changes: &mut dyn Changes,
 ) -> Result<Option<Loss>> {
+    match policy {
+        Some(policy) if !retention::applies(rule, policy) => {
+            changes.note(Note::Info {
+                path: p.dir.clone(),
+                message: format!(
+                    "skipped: topic {}'s cleanup.policy is {policy}: Kafka applies retention.ms and retention.bytes only where it includes delete (UnifiedLog.deleteOldSegments)",
+                    p.name.topic
+                ),
+            });
+            return Ok(None);
+        }
+        None if !matches!(rule, Rule::LogStart(_)) => changes.note(Note::Warning {
+            path: p.dir.clone(),
+            message: format!(
+                "topic {}'s cleanup.policy is not known here (no metadata log in this log dir): Kafka's default, delete, is assumed; a compacted topic keeps what this plan deletes",
+                p.name.topic
+            ),
+        }),
+        _ => {}
+    }
     let plan = match plan(p, rule, limits)? {
         Outcome::AboveHighWatermark { log_start, high_watermark } => {
             changes.note(Note::Warning {
