@@ -137,3 +137,25 @@ fn divergent_records_filtered_and_redacted() {
 fn hex(s: &str) -> Vec<u8> {
     (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
 }
+
+/// Given the two brokers' log dirs, diff-replicas compares every partition
+/// they share, exactly as their partition dirs: div-0 DIVERGED from the
+/// same offset, exit 1. Before, two log dirs were read as two empty
+/// replicas: "consistent", exit 0. Mixed levels and a segment file are
+/// refused (exit 2), never compared.
+#[test]
+fn log_dirs_are_compared_partition_by_partition() {
+    let logs = |b: u32| fixtures().join("failover/before").join(format!("broker-{b}")).display().to_string();
+    let (code, by_partition) = run_json(&["diff-replicas", &replica("before", 2), &replica("before", 3)]);
+    assert_eq!(code, 1);
+    let (code, by_log_dir) = run_json(&["diff-replicas", &logs(2), &logs(3)]);
+    assert_eq!(code, 1, "{by_log_dir:?}");
+    let summary = |lines: &[Value]| of_type(lines, "summary").last().map(|s| s["divergence_offset"].clone());
+    assert_eq!(summary(&by_log_dir), summary(&by_partition));
+    assert_eq!(of_type(&by_log_dir, "replica"), of_type(&by_partition, "replica"));
+    let segment = format!("{}/00000000000000000000.log", replica("before", 2));
+    for args in [[logs(2), replica("before", 3)], [segment, replica("before", 3)]] {
+        let (code, _, err) = crate::util::run(&["diff-replicas", &args[0], &args[1]]);
+        assert_eq!(code, 2, "{args:?}: {err}");
+    }
+}

@@ -31,11 +31,116 @@ fn leader_index(args: &DiffReplicasArgs) -> anyhow::Result<Option<usize>> {
     }
 }
 
+/// The replicas to compare, one partition at a time: the arguments as they
+/// are (partition dirs or digests of one partition), or, given log dirs,
+/// each partition that two or more of them hold (by name; the KRaft
+/// metadata log is Raft's, not replicated by the ISR protocol, and left
+/// out), with the position of `--leader` among that partition's replicas.
+/// Paths of different levels, a segment file, or partition dirs of
+/// different partitions are refused (exit 2), never compared as if alike.
+struct Group {
+    paths: Vec<PathBuf>,
+    leader: Option<usize>,
+}
+
+fn groups(args: &DiffReplicasArgs, out: &mut Output<BufWriter<io::StdoutLock<'static>>>) -> anyhow::Result<Vec<Group>> {
+    use logfmt::logdir::{LogDirEntry, Target};
+    let leader = leader_index(args)?;
+    let mut targets = Vec::new();
+    for p in &args.replicas {
+        let t = if p.is_dir() { logfmt::logdir::resolve(p)? } else { Target::File(p.clone()) };
+        if let Target::File(f) = &t {
+            let name = f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            if logfmt::naming::classify(&name).kind != logfmt::naming::FileKind::Unknown {
+                anyhow::bail!(
+                    "{}: a file of a partition, not a replica: give its partition dir (or a digest of it, `logtool digest`)",
+                    f.display()
+                );
+            }
+        }
+        targets.push(t);
+    }
+    let log_dirs: Vec<&PathBuf> =
+        targets.iter().filter_map(|t| if let Target::LogDir(d) = t { Some(d) } else { None }).collect();
+    if log_dirs.is_empty() {
+        let names: std::collections::BTreeSet<String> = args
+            .replicas
+            .iter()
+            .filter(|p| p.is_dir())
+            .filter_map(|p| p.canonicalize().ok()?.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .filter(|n| logfmt::naming::parse_partition_dir(n).is_some())
+            .collect();
+        if names.len() > 1 {
+            anyhow::bail!(
+                "replicas of one partition are compared, and these are of {}",
+                names.into_iter().collect::<Vec<_>>().join(", ")
+            );
+        }
+        return Ok(vec![Group { paths: args.replicas.clone(), leader }]);
+    }
+    if log_dirs.len() != targets.len() {
+        anyhow::bail!(
+            "give log dirs (every partition they share is compared) or partition dirs or digests of one partition, not both"
+        );
+    }
+    let mut held: std::collections::BTreeMap<String, Vec<(usize, PathBuf)>> = std::collections::BTreeMap::new();
+    for (i, d) in log_dirs.iter().enumerate() {
+        for e in logfmt::logdir::log_dir_entries(d)? {
+            if let LogDirEntry::Partition(p) = e {
+                let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                if name != format!("{}-0", logfmt::spec::names::CLUSTER_METADATA_TOPIC) {
+                    held.entry(name).or_default().push((i, p));
+                }
+            }
+        }
+    }
+    let mut out_groups = Vec::new();
+    for (name, replicas) in held {
+        if replicas.len() < 2 {
+            let only = replicas.first().map(|(_, p)| p.display().to_string()).unwrap_or_default();
+            out.report(&NoteLine {
+                file: &only,
+                message: format!("{name}: in one of the log dirs only, not compared"),
+            })?;
+            continue;
+        }
+        let leader = leader.and_then(|l| replicas.iter().position(|(i, _)| *i == l));
+        out_groups.push(Group { paths: replicas.into_iter().map(|(_, p)| p).collect(), leader });
+    }
+    if out_groups.is_empty() {
+        anyhow::bail!("the log dirs share no partition: nothing to compare");
+    }
+    Ok(out_groups)
+}
+
 pub fn diff(global: &GlobalOpts, args: &DiffReplicasArgs) -> anyhow::Result<Status> {
-    let limits = args.limits.limits();
-    let opts = Options { leader: leader_index(args)?, limits };
-    let report = diff::diff(&args.replicas, &opts)?;
     let mut out = Output::new(BufWriter::new(io::stdout().lock()), global.format);
+    let groups = groups(args, &mut out)?;
+    let several = groups.len() > 1;
+    let mut diverged = 0usize;
+    for g in &groups {
+        if diff_one(global, args, g, &mut out)? {
+            diverged += 1;
+        }
+    }
+    if several {
+        let message = format!("{} partition(s) compared: {diverged} diverged", groups.len());
+        out.report(&NoteLine { file: "", message })?;
+    }
+    out.finish()?;
+    Ok(if diverged > 0 { Status::Problems } else { Status::Clean })
+}
+
+/// Compare the replicas of one partition; whether they diverged.
+fn diff_one(
+    global: &GlobalOpts,
+    args: &DiffReplicasArgs,
+    group: &Group,
+    out: &mut Output<BufWriter<io::StdoutLock<'static>>>,
+) -> anyhow::Result<bool> {
+    let limits = args.limits.limits();
+    let opts = Options { leader: group.leader, limits };
+    let report = diff::diff(&group.paths, &opts)?;
     for r in &report.replicas {
         out.report(r)?;
     }
@@ -126,8 +231,7 @@ pub fn diff(global: &GlobalOpts, args: &DiffReplicasArgs) -> anyhow::Result<Stat
         }
     }
     out.report(&DiffSummaryLine::of(&report, leader))?;
-    out.finish()?;
-    Ok(if report.diverged { Status::Problems } else { Status::Clean })
+    Ok(report.diverged)
 }
 
 pub fn digest(global: &GlobalOpts, args: &DigestArgs) -> anyhow::Result<Status> {
@@ -192,7 +296,8 @@ impl replica::BatchStream for WithProgress<'_> {
 
 #[derive(Args, Debug)]
 pub struct DiffReplicasArgs {
-    /// Partition dirs or digest files of the same partition (two or more).
+    /// Partition dirs or digest files of the same partition (two or more), or
+    /// log dirs: every partition two or more of them hold is compared.
     #[arg(required = true, num_args = 2.., value_name = "REPLICA")]
     pub replicas: Vec<PathBuf>,
     /// Which replica leads: its position (1 = the first REPLICA) or its path.
