@@ -192,3 +192,43 @@ fn dump_decodes_internal_topics_by_name() {
     let data: Vec<_> = forced.iter().filter(|v| v["type"] == "record" && v.get("control").is_none()).collect();
     assert!(data.len() > 10 && data.iter().all(|v| v["decoded"]["error"].is_string()));
 }
+
+/// A partition dir given to `txns` or `groups` is answered for exactly as
+/// its log dir answers for that partition (the coordinators' state is in
+/// the log dir); a file is refused (exit 2). Before, `txns` on payments-0
+/// said "0 open transaction(s)" (exit 0) and `groups` on
+/// `__consumer_offsets-0` "no __consumer_offsets partition".
+#[test]
+fn a_partition_dir_is_answered_as_its_log_dir_answers_for_it() {
+    let logs = logs();
+    let part = |p: &str| format!("{logs}/{p}");
+    let open_in = |args: &[&str]| {
+        let mut args = args.to_vec();
+        args.extend(["--at", "2026-11-24T00:00:00Z"]);
+        let (_, lines) = run_json(&args);
+        lines.into_iter().filter(|l| l["type"] == "open_transaction").collect::<Vec<Value>>()
+    };
+    let whole: Vec<Value> = open_in(&["txns", &logs])
+        .into_iter()
+        .filter(|t| t["partition"] == "payments-0" || t["topic"] == "payments")
+        .collect();
+    assert!(!whole.is_empty(), "the log dir shows an open transaction on payments-0");
+    assert_eq!(open_in(&["txns", &part("payments-0")]), whole);
+    // groups: the coordinator partition's groups, a data partition's commits
+    let commits = |args: &[&str]| {
+        let (code, lines) = run_json(args);
+        assert!(code <= 1, "{args:?}: {lines:?}");
+        let mut c: Vec<Value> = lines.into_iter().filter(|l| l["type"] == "committed_offset").collect();
+        c.sort_by_key(|v| v.to_string());
+        c
+    };
+    let all = commits(&["groups", &logs]);
+    assert_eq!(commits(&["groups", &part("__consumer_offsets-0")]).is_empty(), all.is_empty());
+    let orders0: Vec<Value> = all.iter().filter(|c| c["topic"] == "orders" && c["partition"] == 0).cloned().collect();
+    assert!(!orders0.is_empty());
+    assert_eq!(commits(&["groups", &part("orders-0")]), orders0);
+    for cmd in ["txns", "groups"] {
+        let (code, _, err) = run(&[cmd, &part("orders-0/00000000000000000000.log")]);
+        assert_eq!(code, 2, "{cmd}: {err}");
+    }
+}

@@ -26,7 +26,10 @@ const DEFAULT_OFFSETS_PARTITIONS: i32 = 50;
 pub fn run(global: &GlobalOpts, args: &GroupsArgs) -> anyhow::Result<Status> {
     let limits = args.limits.limits();
     let mut out = Output::new(BufWriter::new(io::stdout().lock()), global.format);
-    let dirs = open_log_dirs(&args.log_dirs, &limits)?;
+    // a partition dir is answered for as its log dir answers for it
+    let given =
+        logfmt::logdir::log_dirs_of(&args.log_dirs, "the group coordinator's state (__consumer_offsets) is there")?;
+    let dirs = open_log_dirs(&given.log_dirs, &limits)?;
     // __consumer_offsets' partition count: given, from a metadata log, or Kafka's default
     let (partitions, partitions_from) = match args.partitions {
         Some(n) => (n, "given"),
@@ -73,7 +76,23 @@ pub fn run(global: &GlobalOpts, args: &GroupsArgs) -> anyhow::Result<Status> {
             message: format!("{} record(s) of __consumer_offsets did not decode and were skipped", groups.undecoded),
         })?;
     }
-    let wanted = |g: &str| args.group.as_deref().is_none_or(|w| w == g);
+    // partition dirs given: the groups a __consumer_offsets-N coordinates,
+    // and the groups committing to a data partition (its commits only)
+    let named = |p: &str| logfmt::naming::parse_partition_dir(p).map(|d| (d.topic, d.partition));
+    let coordinators: Vec<i32> = given
+        .partitions
+        .iter()
+        .filter_map(|p| named(p))
+        .filter(|(t, _)| t == CONSUMER_OFFSETS_TOPIC)
+        .map(|(_, n)| n)
+        .collect();
+    let data_named: Vec<(String, i32)> =
+        given.partitions.iter().filter_map(|p| named(p)).filter(|(t, _)| t != CONSUMER_OFFSETS_TOPIC).collect();
+    let commits_to = |g: &str| groups.offsets.keys().any(|(og, t, p)| og == g && data_named.contains(&(t.clone(), *p)));
+    let in_scope = |g: &str| {
+        given.partitions.is_empty() || coordinators.contains(&partition_for_group(g, partitions)) || commits_to(g)
+    };
+    let wanted = |g: &str| args.group.as_deref().is_none_or(|w| w == g) && in_scope(g);
     // every group with metadata or offsets
     let mut names: Vec<&String> = groups.groups.keys().chain(groups.offsets.keys().map(|(g, _, _)| g)).collect();
     names.sort();
@@ -104,7 +123,10 @@ pub fn run(global: &GlobalOpts, args: &GroupsArgs) -> anyhow::Result<Status> {
     }
     // each data partition's offsets, read once however many groups commit to it
     let mut offsets: HashMap<(String, i32), Offsets> = HashMap::new();
-    for ((group, topic, partition), c) in groups.offsets.iter().filter(|((g, _, _), _)| wanted(g)) {
+    let offset_wanted = |t: &String, p: i32| data_named.is_empty() || data_named.contains(&(t.clone(), p));
+    for ((group, topic, partition), c) in
+        groups.offsets.iter().filter(|((g, t, p), _)| wanted(g) && offset_wanted(t, *p))
+    {
         let key = (topic.clone(), *partition);
         let o = match (offsets.get(&key), data.get(&key)) {
             (Some(o), _) => Some(*o),

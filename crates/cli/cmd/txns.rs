@@ -24,7 +24,9 @@ pub fn run(global: &GlobalOpts, args: &TxnsArgs) -> anyhow::Result<Status> {
     let as_of = args.at.unwrap_or_else(|| jiff::Timestamp::now().as_millisecond());
     let mut coordinator_parts: Vec<Partition> = Vec::new();
     let mut data: Vec<Partition> = Vec::new();
-    for (_, parts) in open_log_dirs(&args.log_dirs, &limits)? {
+    // a partition dir is answered for as its log dir answers for it
+    let given = logfmt::logdir::log_dirs_of(&args.log_dirs, "the transaction coordinator's state is there")?;
+    for (_, parts) in open_log_dirs(&given.log_dirs, &limits)? {
         for p in parts {
             if p.name.topic == TRANSACTION_STATE_TOPIC {
                 coordinator_parts.push(p);
@@ -33,10 +35,12 @@ pub fn run(global: &GlobalOpts, args: &TxnsArgs) -> anyhow::Result<Status> {
             }
         }
     }
-    if let Some(want) = &args.partition {
-        data.retain(|p| format!("{}-{}", p.name.topic, p.name.partition) == *want);
+    let wanted: Vec<&String> = args.partition.iter().chain(&given.partitions).collect();
+    if !wanted.is_empty() {
+        data.retain(|p| wanted.iter().any(|w| format!("{}-{}", p.name.topic, p.name.partition) == **w));
         if data.is_empty() {
-            anyhow::bail!("no partition {want} in the log dirs");
+            let names: Vec<&str> = wanted.iter().map(|w| w.as_str()).collect();
+            anyhow::bail!("no data partition {} in the log dirs", names.join(", "));
         }
     }
     data.sort_by(|a, b| (&a.name.topic, a.name.partition).cmp(&(&b.name.topic, b.name.partition)));
@@ -81,7 +85,8 @@ pub fn run(global: &GlobalOpts, args: &TxnsArgs) -> anyhow::Result<Status> {
 
 #[derive(Args, Debug)]
 pub struct TxnsArgs {
-    /// Log dirs: those holding the data partitions, and __transaction_state's.
+    /// Log dirs: those holding the data partitions, and __transaction_state's
+    /// (a partition dir in a log dir: that partition, as its log dir answers).
     #[arg(required = true, value_name = "LOG_DIR")]
     pub log_dirs: Vec<PathBuf>,
     /// Only this partition (TOPIC-N).

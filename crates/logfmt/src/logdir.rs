@@ -89,6 +89,55 @@ pub fn resolve(path: &Path) -> Result<Target> {
     if looks_partition { Ok(Target::PartitionDir(path.to_path_buf())) } else { Err(not_kafka(path)) }
 }
 
+/// What paths given to a command that reads whole log dirs (`groups`,
+/// `txns`: the coordinators' state is in the log dir) name: the log dirs,
+/// and the partitions asked for when a path was a partition dir in one (a
+/// command answers for those exactly as for its log dir).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LogDirsOf {
+    /// The log dirs, each once, in the order given.
+    pub log_dirs: Vec<PathBuf>,
+    /// The partitions named by partition-dir paths (`topic-N`); empty: all.
+    pub partitions: Vec<String>,
+}
+
+/// [`LogDirsOf`] for `paths`: a log dir is itself; a partition dir names its
+/// log dir and itself; a file, a partition dir outside a log dir and a
+/// directory without Kafka data are errors (`wants` says what the command
+/// reads there, for the message).
+pub fn log_dirs_of(paths: &[PathBuf], wants: &str) -> Result<LogDirsOf> {
+    let mut out = LogDirsOf::default();
+    for p in paths {
+        let dir = match resolve(p)? {
+            Target::LogDir(d) => d,
+            Target::PartitionDir(d) => {
+                let abs = std::fs::canonicalize(&d).map_err(|e| Error::io(e, Some(&d)))?;
+                let parent = abs.parent().map(Path::to_path_buf).unwrap_or_default();
+                let name = abs.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                if !matches!(resolve(&parent), Ok(Target::LogDir(_))) {
+                    return Err(Error::refused(format!(
+                        "{}: a partition dir outside a log dir; give the log dir: {wants}",
+                        d.display()
+                    )));
+                }
+                out.partitions.push(name);
+                parent
+            }
+            Target::File(f) => {
+                return Err(Error::refused(format!(
+                    "{}: a file; give a log dir (or a partition dir in one): {wants}",
+                    f.display()
+                )));
+            }
+        };
+        let same = |a: &Path| std::fs::canonicalize(a).ok() == std::fs::canonicalize(&dir).ok();
+        if !out.log_dirs.iter().any(|d| same(d)) {
+            out.log_dirs.push(dir);
+        }
+    }
+    Ok(out)
+}
+
 /// The error for a directory that holds no Kafka log data.
 fn not_kafka(path: &Path) -> Error {
     let detail = "holds no Kafka log data (no partition dir such as topic-0, no meta.properties or \
