@@ -315,3 +315,72 @@ fn progress_bars_on_a_terminal() {
         assert!(first.trim_start().starts_with('…'), "{args}: the first frame guesses an ETA: {screen:?}");
     }
 }
+
+/// Every command at the levels it does not take, and at a path without
+/// Kafka data (a dir shaped like /etc: `dbus-1` is named like a partition
+/// dir) or a missing one: exit 2 with the reason on stderr, never exit 0
+/// with a clean answer. Before, `dump` and `stats` of such a dir exited 0,
+/// `digest LOGDIR` wrote "(0 batches)", and `recover FILE` said "malformed
+/// recover target".
+#[test]
+fn every_command_refuses_a_level_it_cannot_serve() {
+    let tmp = tempfile::tempdir().unwrap();
+    let etc = tmp.path().join("etc");
+    std::fs::create_dir_all(etc.join("dbus-1/system.d")).unwrap();
+    std::fs::create_dir_all(etc.join("polkit-1")).unwrap();
+    std::fs::write(etc.join("polkit-1/rules"), b"x").unwrap();
+    std::fs::write(etc.join("passwd"), b"root:x:0:0\n").unwrap();
+    let etc = etc.to_str().unwrap().to_string();
+    let missing = tmp.path().join("missing").to_str().unwrap().to_string();
+    let logs = crate::util::fixtures().join("clean/logs");
+    let log_dir = logs.to_str().unwrap().to_string();
+    let segment = logs.join("txn-1/00000000000000000000.log").to_str().unwrap().to_string();
+    let digest = tmp.path().join("d").to_str().unwrap().to_string();
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["dump"],
+        vec!["verify"],
+        vec!["stats"],
+        vec!["offset-for-time", "latest"],
+        vec!["txns"],
+        vec!["groups"],
+        vec!["digest", "-o", &digest],
+        vec!["recover"],
+        vec!["reindex"],
+        vec!["truncate-to-hw"],
+        vec!["retain", "--max-bytes", "1"],
+        vec!["compact"],
+    ];
+    let at = |cmd: &[&str], path: &str| -> Vec<String> {
+        // the path goes before a trailing query (offset-for-time PATH latest)
+        let mut v: Vec<String> = cmd.iter().map(ToString::to_string).collect();
+        let pos = if cmd[0] == "offset-for-time" { 1 } else { v.len() };
+        v.insert(pos, path.to_string());
+        v
+    };
+    for cmd in &commands {
+        for path in [&etc, &missing] {
+            let v = at(cmd, path);
+            let (code, _, err) = run(&v.iter().map(String::as_str).collect::<Vec<_>>());
+            assert_eq!(code, 2, "{v:?}: {err}");
+            assert!(err.contains("no Kafka log data") || err.contains("no such file"), "{v:?}: {err}");
+            assert!(!err.contains("os error"), "{v:?}: {err}");
+        }
+    }
+    // the levels each command does not take
+    for (cmd, path) in [
+        (vec!["txns"], &segment),
+        (vec!["groups"], &segment),
+        (vec!["digest", "-o", &digest], &segment),
+        (vec!["digest", "-o", &digest], &log_dir),
+        (vec!["stats"], &segment),
+        (vec!["recover"], &segment),
+        (vec!["truncate-to-hw"], &segment),
+        (vec!["retain", "--max-bytes", "1"], &segment),
+        (vec!["compact"], &segment),
+    ] {
+        let v = at(&cmd, path);
+        let (code, _, err) = run(&v.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(code, 2, "{v:?}: {err}");
+        assert!(err.contains("give a"), "{v:?} does not say what it takes: {err}");
+    }
+}

@@ -33,9 +33,10 @@ impl Status {
 /// (logfmt's "I/O error: ...") is not appended again, and a context that
 /// only names the path its cause names too gives way to the cause.
 pub fn message(err: &anyhow::Error) -> String {
-    let mut message = err.to_string();
-    for cause in err.chain().skip(1).map(ToString::to_string) {
-        if message.contains(&cause) {
+    let mut message = without_errno(&err.to_string());
+    for cause in err.chain().skip(1).map(|c| without_errno(&c.to_string())) {
+        // (the system's text of an I/O error is said once, in our words)
+        if message.contains(&cause) || message.to_lowercase().contains(&cause.to_lowercase()) {
             continue;
         }
         if cause.starts_with(&message) {
@@ -46,6 +47,16 @@ pub fn message(err: &anyhow::Error) -> String {
         }
     }
     message
+}
+
+/// `text` without the " (os error N)" the system adds to an I/O error.
+fn without_errno(text: &str) -> String {
+    let mut out = text.to_string();
+    while let Some(at) = out.find(" (os error ") {
+        let end = out[at..].find(')').map_or(out.len(), |e| at + e + 1);
+        out.replace_range(at..end, "");
+    }
+    out
 }
 
 #[cfg(test)]

@@ -188,6 +188,9 @@ fn partition_line(out: &mut Out, dir: &Path, fields: serde_json::Value) -> io::R
 
 pub fn recover(global: &GlobalOpts, args: &RecoverArgs) -> anyhow::Result<Status> {
     let path = &resolved(&args.path);
+    if let Target::File(f) = logdir::resolve(path)? {
+        anyhow::bail!("{} is a file; give a partition dir or a log dir (recovery is of whole partitions)", f.display());
+    }
     let log_dir = log_dir_of(path)?;
     let (bar, progress) = segment_progress(global, path);
     let opts = RecoverOptions {

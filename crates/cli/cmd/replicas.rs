@@ -242,6 +242,9 @@ pub fn digest(global: &GlobalOpts, args: &DigestArgs) -> anyhow::Result<Status> 
     if !args.path.is_dir() {
         anyhow::bail!("{}: a file; give a partition dir", args.path.display());
     }
+    if let logfmt::logdir::Target::LogDir(d) = logfmt::logdir::resolve(&args.path)? {
+        anyhow::bail!("{}: a log dir; a digest is of one partition: give a partition dir in it", d.display());
+    }
     let (info, stream) = replica::open(&args.path, &limits)?;
     let progress = Progress::new(logfmt::logdir::segment_bytes(&args.path), global.quiet);
     let mut stream = WithProgress { inner: stream, progress: &progress };

@@ -36,6 +36,8 @@ enum Unit {
 /// each log dir (and what chose it).
 fn plan(path: &Path, opts: &Options, units: &mut Vec<Unit>, versions: &mut Vec<(Version, String)>) {
     let failed = |e: logfmt::Error| {
+        // a path that could not be read at all: said where errors go too
+        eprintln!("logtool: error: {e}");
         let f = verify::Finding {
             file: path.to_path_buf(),
             position: None,

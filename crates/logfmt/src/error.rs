@@ -203,8 +203,24 @@ pub enum ErrorKind {
     #[error("{0}")]
     NotKafka(String),
     /// Reading failed.
-    #[error("I/O error: {0}")]
+    #[error("{}", io_words(.0))]
     Io(std::io::Error),
+}
+
+/// An I/O error in words: the system's text without its number ("No such
+/// file or directory", not "... (os error 2)"), what it means for a missing
+/// path.
+fn io_words(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    let text = match text.rfind(" (os error ") {
+        Some(at) if text.ends_with(')') => text.get(..at).unwrap_or(&text).to_string(),
+        _ => text,
+    };
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
+        std::io::ErrorKind::PermissionDenied => format!("{text} (permission denied: run as the user Kafka runs as)"),
+        _ => format!("I/O error: {text}"),
+    }
 }
 
 impl ErrorKind {

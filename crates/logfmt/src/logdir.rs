@@ -75,8 +75,11 @@ pub fn resolve(path: &Path) -> Result<Target> {
         return Ok(Target::File(path.to_path_buf()));
     }
     let names = read_dir_names(path)?;
-    let has_partition_children =
-        names.iter().any(|(name, is_dir)| *is_dir && naming::parse_partition_dir(name).is_some());
+    // a child named like a partition (`dbus-1` in /etc is) counts when it
+    // holds a file of one
+    let has_partition_children = names.iter().any(|(name, is_dir)| {
+        *is_dir && naming::parse_partition_dir(name).is_some() && holds_partition_files(&path.join(name))
+    });
     let has_log_dir_files = names.iter().any(|(name, is_dir)| {
         !is_dir && (name == n::META_PROPERTIES || naming::classify(name).kind.is_offset_checkpoint())
     });
@@ -136,6 +139,34 @@ pub fn log_dirs_of(paths: &[PathBuf], wants: &str) -> Result<LogDirsOf> {
         }
     }
     Ok(out)
+}
+
+/// Whether `dir` can be a partition dir by what it holds: a file only a
+/// partition dir holds (a segment or an index, `partition.metadata`,
+/// `leader-epoch-checkpoint`, a producer snapshot, the metadata log's
+/// files), or nothing at all (a partition whose files were never written
+/// or were removed); not a dir of other files (`/etc/dbus-1`).
+fn holds_partition_files(dir: &Path) -> bool {
+    let Ok(rd) = std::fs::read_dir(dir) else { return false };
+    let mut rd = rd.flatten().take(64).peekable();
+    if rd.peek().is_none() {
+        return true;
+    }
+    rd.any(|e| {
+        let name = e.file_name().to_string_lossy().into_owned();
+        matches!(
+            naming::classify(&name).kind,
+            FileKind::Log
+                | FileKind::OffsetIndex
+                | FileKind::TimeIndex
+                | FileKind::TxnIndex
+                | FileKind::ProducerSnapshot
+                | FileKind::LeaderEpochCheckpoint
+                | FileKind::PartitionMetadata
+                | FileKind::QuorumState
+                | FileKind::KraftSnapshot
+        )
+    })
 }
 
 /// The error for a directory that holds no Kafka log data.

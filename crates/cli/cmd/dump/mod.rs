@@ -114,6 +114,8 @@ pub fn run(global: &GlobalOpts, args: &DumpArgs) -> anyhow::Result<Status> {
             Work::Failed { path, error } => {
                 let file = path.display().to_string();
                 d.error(&file, &error, None)?;
+                // a path that could not be read at all: said where errors go too
+                eprintln!("logtool: error: {error}");
             }
             Work::NoneInRange { dir, message } => {
                 let file = dir.display().to_string();
