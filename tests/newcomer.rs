@@ -349,6 +349,7 @@ fn every_command_refuses_a_level_it_cannot_serve() {
         vec!["truncate-to-hw"],
         vec!["retain", "--max-bytes", "1"],
         vec!["compact"],
+        vec!["undo"],
     ];
     let at = |cmd: &[&str], path: &str| -> Vec<String> {
         // the path goes before a trailing query (offset-for-time PATH latest)
