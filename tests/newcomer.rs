@@ -385,3 +385,43 @@ fn every_command_refuses_a_level_it_cannot_serve() {
         assert!(err.contains("give a"), "{v:?} does not say what it takes: {err}");
     }
 }
+
+/// One range notation: verify's BYTES column and compact's plan print
+/// `first-last` (before: `14984..15222` and `[0, 2987)`), `--offsets` takes
+/// it back (both included) as well as `A..B`, and a wrong form is refused
+/// naming the accepted ones; a time that is not one is refused in our words
+/// (before: "failed to parse two digit integer as month").
+#[test]
+fn one_range_notation_and_errors_in_our_words() {
+    let txn = fixtures().join("clean/logs/txn-1");
+    let txn = txn.to_str().unwrap();
+    let records = |range: &str| {
+        let (code, lines) = run_json(&["dump", "--deep", "--offsets", range, txn]);
+        assert!(code <= 1);
+        of_type(&lines, "record").iter().map(|r| r["offset"].as_i64().unwrap()).collect::<Vec<_>>()
+    };
+    assert_eq!(records("10-12"), records("10..13"));
+    assert_eq!(records("10-12"), vec![10, 11, 12]);
+    for bad in ["10-x", "abc", "10:20"] {
+        let (code, _, err) = run(&["dump", "--offsets", bad, txn]);
+        assert_eq!(code, 2);
+        assert!(err.contains("FIRST-LAST") && err.contains("A..B"), "{bad}: {err}");
+    }
+    for bad in ["2026-13-45", "yesterday"] {
+        let (code, _, err) = run(&["offset-for-time", txn, bad]);
+        assert_eq!(code, 2);
+        assert!(err.contains("is not a time") && !err.contains("failed to parse"), "{bad}: {err}");
+    }
+    // a damaged segment's byte range in verify's table
+    let c = tempfile::tempdir().unwrap();
+    let dir = c.path().join("txn-1");
+    copy_dir(Path::new(txn), &dir);
+    let seg = dir.join("00000000000000000000.log");
+    let mut bytes = std::fs::read(&seg).unwrap();
+    let at = bytes.len() / 2;
+    bytes[at] ^= 0xff;
+    std::fs::write(&seg, bytes).unwrap();
+    let (_, out, _) = run(&["verify", dir.to_str().unwrap()]);
+    assert!(out.contains("│ error"), "{out}");
+    assert!(!out.contains(".."), "{out}");
+}

@@ -520,7 +520,8 @@ fn the_table_says_what_and_where() {
     for want in [
         "crc_mismatch",
         "plain-0/00000000000000000000.log",
-        &format!("{}..{}", b.position, b.position + b.size),
+        // first-last, both included
+        &format!("{}-{}", b.position, b.position + b.size - 1),
         "1 error(s)",
     ] {
         assert!(out.contains(want), "missing {want:?} in\n{out}");

@@ -389,10 +389,15 @@ pub fn parse_time(s: &str) -> Result<i64, String> {
     if let Ok(ts) = t.parse::<jiff::Timestamp>() {
         return Ok(ts.as_millisecond());
     }
-    let civil: jiff::civil::DateTime = t.parse().map_err(|e| {
-        format!("{s:?} is not epoch milliseconds or a date-time like 2026-11-22T09:14:00[Z|+01:00] ({e})")
-    })?;
-    let zoned = civil.to_zoned(jiff::tz::TimeZone::system()).map_err(|e| format!("{s:?}: {e}"))?;
+    // (in our words: the date library's, "failed to parse two digit integer
+    // as month", say how it failed, not what to type)
+    let not_a_time = || {
+        format!(
+            "{s:?} is not a time: give epoch milliseconds (1795428840000) or an RFC 3339 date-time: 2026-11-22T09:14:00Z, 2026-11-22T09:14:00+01:00, or 2026-11-22T09:14:00 (the local time zone), with a real month, day and hour"
+        )
+    };
+    let civil: jiff::civil::DateTime = t.parse().map_err(|_| not_a_time())?;
+    let zoned = civil.to_zoned(jiff::tz::TimeZone::system()).map_err(|_| not_a_time())?;
     Ok(zoned.timestamp().as_millisecond())
 }
 
@@ -406,8 +411,16 @@ pub fn parse_offset(s: &str) -> Result<i64, String> {
 
 pub fn parse_offset_range(s: &str) -> Result<OffsetRange, String> {
     let r = match s.split_once("..") {
+        // `first-last`, both included: the notation logtool prints ranges in
+        None if s.trim().contains('-') && !s.trim().starts_with('-') => {
+            let (a, b) = s.trim().split_once('-').unwrap_or_default();
+            let (first, last) = (parse_offset(a)?, parse_offset(b).map_err(|_| format!("{s:?} is not a range: give FIRST-LAST (both included, as logtool prints ranges) or A..B (B excluded)"))?);
+            OffsetRange { start: first, end: last.saturating_add(1) }
+        }
         None => {
-            let a = parse_offset(s)?;
+            let a = parse_offset(s).map_err(|_| {
+                format!("{s:?} is not an offset or a range: give N, FIRST-LAST (both included, as logtool prints ranges) or A..B (B excluded)")
+            })?;
             OffsetRange { start: a, end: a.saturating_add(1) }
         }
         Some((a, b)) => OffsetRange {

@@ -379,7 +379,10 @@ pub fn undo(global: &GlobalOpts, args: &UndoArgs) -> anyhow::Result<Status> {
         Ok(Target::LogDir(_)) => given,
         // (not "no repair to undo": that would be a clean claim about a dir
         // that is not a log dir at all, such as the parent of one)
-        Err(e) => return Err(anyhow::Error::new(e).context("undo takes the log dir a repair changed (or a partition dir or file in it)")),
+        Err(e) => {
+            return Err(anyhow::Error::new(e)
+                .context("undo takes the log dir a repair changed (or a partition dir or file in it)"));
+        }
     };
     let quarantine = args.write.quarantine.clone().unwrap_or_else(|| journal::default_quarantine(&log_dir));
     let mut out = output(global);

@@ -27,7 +27,9 @@ fn leader_index(args: &DiffReplicasArgs) -> anyhow::Result<Option<usize>> {
     let canon = |p: &PathBuf| p.canonicalize().unwrap_or_else(|_| p.clone());
     match args.replicas.iter().position(|p| *p == want || canon(p) == canon(&want)) {
         Some(i) => Ok(Some(i)),
-        None => anyhow::bail!("--leader {l}: neither a position 1..={} nor one of the replicas", args.replicas.len()),
+        None => {
+            anyhow::bail!("--leader {l}: neither a position from 1 to {} nor one of the replicas", args.replicas.len())
+        }
     }
 }
 

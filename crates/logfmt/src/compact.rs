@@ -130,7 +130,7 @@ impl Skip {
             Skip::NotCompacted(None) => "no metadata log says this topic is compacted".into(),
             Skip::MetadataLog => "the metadata log is not compacted (snapshots take its place)".into(),
             Skip::NothingDirty(c) => format!(
-                "nothing to clean: the dirty range [{}, {}) is empty (cleaner checkpoint to the first uncleanable offset)",
+                "nothing to clean: no dirty offset (the cleaner checkpoint, {}, is at the first uncleanable offset, {})",
                 c.first_dirty, c.first_uncleanable
             ),
             Skip::InterruptedSwap(path) => format!(

@@ -80,7 +80,7 @@ pub enum ErrorKind {
         needed: u64,
     },
     /// A length or count field holds a value outside its valid range.
-    #[error("{what} is {value}, outside the valid range {min}..={max}")]
+    #[error("{what} is {value}, outside the valid range {min} to {max}")]
     BadLength {
         /// The field.
         what: &'static str,

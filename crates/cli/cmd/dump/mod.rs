@@ -1188,7 +1188,8 @@ pub struct DumpArgs {
     /// files are cluster metadata). The decoded record is a `decoded` object in JSON.
     #[arg(long, value_enum, default_value_t = Decode::Auto)]
     pub decode: Decode,
-    /// Only offsets in this range: A..B (B excluded), A.., ..B, or one offset A.
+    /// Only offsets in this range: FIRST-LAST (both included, as ranges are
+    /// printed), A..B (B excluded), A.., ..B, or one offset A.
     /// Segments outside it are skipped and the offset index is used to seek.
     #[arg(long, value_name = "RANGE", value_parser = parse_offset_range)]
     pub offsets: Option<OffsetRange>,

@@ -191,7 +191,7 @@ impl Kind {
             Kind::RecordCountMismatch => "`DefaultRecordBatch`: recordsCount <= lastOffsetDelta + 1",
             Kind::OffsetGapInBatch => "`LogValidator` assigns consecutive offsets; only `LogCleaner` removes records",
             Kind::RecordInvalid => "`DefaultRecord.readFrom`: each record uses exactly its length; the count matches",
-            Kind::RecordOffsetInvalid => "`DefaultRecord` offset deltas increase within 0..=lastOffsetDelta",
+            Kind::RecordOffsetInvalid => "`DefaultRecord` offset deltas increase from 0 to lastOffsetDelta",
             Kind::DecompressionFailed => "`CompressionType.wrapForInput` with Kafka's framing",
             Kind::ControlRecordInvalid => "`ControlRecordType`, `EndTransactionMarker`: one marker per control batch",
             Kind::MaxTimestampMismatch => "`DefaultRecordBatch.maxTimestamp` of CreateTime batches",
@@ -327,8 +327,9 @@ impl crate::report::Report for Finding {
     fn show(&self) -> crate::report::Shown {
         let cells = {
             let at = match (self.position, self.end_position) {
-                (Some(p), Some(e)) => format!("{p}..{e}"),
-                (Some(p), None) => p.to_string(),
+                // first-last, both included: the one range notation
+                (Some(p), Some(e)) if e > p.saturating_add(1) => format!("{p}-{}", e.saturating_sub(1)),
+                (Some(p), _) => p.to_string(),
                 _ => String::new(),
             };
             vec![

@@ -401,7 +401,7 @@ fn content_v2(b: &RecordBatch<'_>, scratch: &mut Vec<u8>, limits: &Limits) -> Co
             Some(h.base_offset.wrapping_add(delta.into())),
             Kind::RecordOffsetInvalid,
             format!(
-                "record offset delta {delta} (after {prev:?}) outside 0..={} or not increasing",
+                "record offset delta {delta} (after {prev:?}) outside 0 to {} or not increasing",
                 h.last_offset_delta
             ),
         );

@@ -152,8 +152,9 @@ impl logfmt::report::Report for Compacted {
             None => vec![
                 self.partition.display().to_string(),
                 format!(
-                    "[{}, {}) of [{}, {})",
-                    self.first_dirty, self.end_offset, self.first_dirty, self.first_uncleanable
+                    "{} of {}",
+                    logfmt::report::offset_range(self.first_dirty, self.end_offset.saturating_sub(1)),
+                    logfmt::report::offset_range(self.first_dirty, self.first_uncleanable.saturating_sub(1))
                 ),
                 format!("{} -> {}", self.segments_before, self.segments_after),
                 format!("{} of {}", grouped(self.records_after), grouped(self.records_before)),
