@@ -117,6 +117,16 @@ pub struct OpenTxn {
     pub bytes: u64,
 }
 
+/// Whether Kafka checks the producer sequences of batches in `topic`'s
+/// partitions: only of batches from clients (`ProducerAppendInfo.append`
+/// checks when `origin == AppendOrigin.CLIENT`). The coordinators append
+/// to their own topics themselves (`AppendOrigin.COORDINATOR`): a
+/// transactional offset commit in `__consumer_offsets` carries its
+/// producer's id and epoch with base sequence 0, every time.
+pub fn checks_sequences(topic: &str) -> bool {
+    !matches!(topic, "__consumer_offsets" | "__transaction_state" | "__share_group_state")
+}
+
 /// `ProducerAppendInfo.inSequence`: whether `base_sequence` follows
 /// `last_sequence` (wrapping from `i32::MAX` to 0).
 pub fn follows(last_sequence: i32, base_sequence: i32) -> bool {

@@ -55,6 +55,8 @@ pub(crate) struct PartitionState {
     compacted: bool,
     /// Sequence continuity of idempotent producers.
     sequences: SequenceTracker,
+    /// Whether Kafka checks sequences here (`rules::producer::checks_sequences`).
+    sequences_checked: bool,
     /// Open transactions, as Kafka's producer state keeps them.
     transactions: ProducerState,
     /// Each time the batches' leader epoch rose.
@@ -62,12 +64,13 @@ pub(crate) struct PartitionState {
 }
 
 impl PartitionState {
-    fn with(compaction: Compaction, transactions: ProducerState) -> PartitionState {
+    fn with(compaction: Compaction, transactions: ProducerState, topic: Option<&str>) -> PartitionState {
         PartitionState {
             last_offset: None,
             compaction,
             compacted: compaction == Compaction::Compacted,
             sequences: SequenceTracker::new(MAX_TRACKED_PRODUCERS),
+            sequences_checked: topic.is_none_or(crate::rules::producer::checks_sequences),
             transactions,
             lineage: Vec::new(),
         }
@@ -78,18 +81,18 @@ impl PartitionState {
     pub fn new(p: &Partition, compaction: Compaction, opts: &Options) -> PartitionState {
         let at = p.first_base().unwrap_or(0);
         let transactions = ProducerState::at(p, at, &opts.limits).unwrap_or_else(|_| ProducerState::incomplete());
-        PartitionState::with(compaction, transactions)
+        PartitionState::with(compaction, transactions, Some(&p.name.topic))
     }
 
     /// State for checking segment `seg` of `p` alone.
     pub fn at_segment(p: &Partition, seg: &Segment, compaction: Compaction, opts: &Options) -> PartitionState {
         let transactions = ProducerState::at(p, seg.base, &opts.limits).unwrap_or_else(|_| ProducerState::incomplete());
-        PartitionState::with(compaction, transactions)
+        PartitionState::with(compaction, transactions, Some(&p.name.topic))
     }
 
     /// State for a segment outside any partition.
     pub fn standalone(_opts: &Options) -> PartitionState {
-        PartitionState::with(Compaction::Unknown, ProducerState::incomplete())
+        PartitionState::with(Compaction::Unknown, ProducerState::incomplete(), None)
     }
 
     /// Whether the log cleaner has run on the partition.
@@ -837,6 +840,8 @@ impl<'a> SegmentChecker<'a> {
     fn sequence(&mut self, h: &crate::batch::BatchHeader, pos: u64, end: u64) {
         let log = &self.seg.log;
         let (kind, message) = match self.st.sequences.observe(h) {
+            // the coordinator's own appends: Kafka checks no sequence there
+            Continuity::Gap(_) if !self.st.sequences_checked => return,
             Continuity::Gap(p) => (
                 if self.st.compacted { Kind::SequenceGapCompacted } else { Kind::SequenceGap },
                 format!(
