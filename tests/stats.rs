@@ -226,7 +226,9 @@ fn compaction_figures(dir: &Path) -> (Reclaims, Reclaims) {
         let r = &v["reclaimable"];
         if let (Some(b), Some(n)) =
             (r["compaction_bytes_reclaimable"].as_u64(), r["compaction_records_reclaimable"].as_u64())
+            && (b, n) != (0, 0)
         {
+            // (a compacted partition with nothing dirty: 0, and no plan row)
             stats.insert(name(v["path"].as_str().unwrap()), (b, n));
         }
     }
@@ -254,4 +256,18 @@ fn the_compaction_stats_reclaim_is_compacts_plan() {
         cleaned += plan.len();
     }
     assert!(cleaned > 0, "no fixture had anything for a cleaner pass");
+}
+
+/// `stats` of a compacted partition with nothing dirty says a cleaner pass
+/// removes nothing, as `compact` does, before the records superseded in
+/// all. Before, it said "compaction 17 superseded records" as what was
+/// reclaimable, while `compact` had nothing to clean.
+#[test]
+fn stats_and_compact_agree_on_a_partition_with_nothing_dirty() {
+    let dir = fixtures().join("clean/logs/__consumer_offsets-0");
+    let (_, out, _) = run(&["stats", s(&dir)]);
+    assert!(out.contains("a cleaner pass 0 B in 0 records"), "{out}");
+    let (_, lines) = run_json(&["compact", s(&dir)]);
+    let row = &of_type(&lines, "compaction")[0];
+    assert!(row["skipped"].as_str().unwrap().contains("nothing to clean"), "{row}");
 }

@@ -275,11 +275,18 @@ fn details(s: &Stats) -> String {
         };
         reclaim.push(format!("retention {} in {} records{cfg}", human_bytes(b), grouped(n)));
     }
-    if let (Some(n), Some(b)) = (r.superseded_records, r.superseded_bytes) {
-        reclaim.push(format!("compaction {} superseded records ({} uncompressed)", grouped(n), human_bytes(b)));
-    }
+    // what one cleaner pass removes now (the computation `compact` runs),
+    // then all the records a later one of their key supersedes (some not
+    // cleanable yet: in the active segment, above the last stable offset)
     if let (Some(b), Some(n)) = (r.compaction_bytes_reclaimable, r.compaction_records_reclaimable) {
         reclaim.push(format!("a cleaner pass {} in {} records (logtool compact)", human_bytes(b), grouped(n)));
+    }
+    if let (Some(n), Some(b)) = (r.superseded_records, r.superseded_bytes) {
+        reclaim.push(format!(
+            "{} records superseded by a later one of their key ({} uncompressed; a pass removes those it can clean)",
+            grouped(n),
+            human_bytes(b)
+        ));
     }
     if reclaim.is_empty() {
         reclaim.push("unknown (no metadata log with the topic's configs)".into());

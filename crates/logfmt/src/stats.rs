@@ -859,6 +859,11 @@ fn reclaimable(
             r.compaction_bytes_reclaimable = Some(c.bytes_before.saturating_sub(c.bytes_after));
             r.compaction_records_reclaimable = Some(c.records_before.saturating_sub(c.records_after));
         }
+        // a compacted topic with nothing cleanable now: a pass removes nothing
+        Ok(None) if compacted => {
+            r.compaction_bytes_reclaimable = Some(0);
+            r.compaction_records_reclaimable = Some(0);
+        }
         Ok(None) => {}
         // (a map the budget refused while other threads held memory: the
         // caller reads the partition again alone)
