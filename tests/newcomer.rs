@@ -250,11 +250,19 @@ fn fixture_specs_are_checked_field_by_field() {
             "[[topic]]\nname = \"t\"\n[topic.workload]\nleader_epochs = [{ offset = 10, epoch = 5 }, { offset = 50, epoch = 3 }]\n",
             "epoch 3 from offset 50 follows epoch 5 from offset 10",
         ),
+        // in our words: not "expected u64", not the date library's, not the staging dir
+        ("[[topic]]\nname = \"t\"\n[topic.workload]\nrecords = -5\n", "expected a whole number, 0 or more"),
+        ("[[topic]]\nname = \"t\"\n[topic.workload.timestamps]\nstart = \"yesterday\"\n", "\"yesterday\": not a time"),
+        (
+            "[[topic]]\nname = \"t\"\n[[damage]]\nkind = \"torn_tail\"\npartition = \"u-0\"\n",
+            "damage[0].partition = \"u-0\"",
+        ),
     ] {
         let (code, out, err, tmp) = fixture_of(spec);
         assert_eq!(code, 2, "{spec}: {out}{err}");
         assert!(err.contains("my-spec.toml") && err.contains(field), "{spec}: {err}");
         assert!(!err.contains("logtool-fixture-partial"), "{err}");
+        assert!(!err.contains("u64") && !err.contains("failed to parse"), "{err}");
         let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(left, ["my-spec.toml"], "{spec}: left behind");
     }
