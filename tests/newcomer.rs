@@ -433,3 +433,15 @@ fn one_range_notation_and_errors_in_our_words() {
     assert!(out.contains("│ error"), "{out}");
     assert!(!out.contains(".."), "{out}");
 }
+
+/// `dump --deep`'s table says what its record rows hold: the key and value
+/// under a header that names records (`FLAGS / RECORD`), their sizes as
+/// `k6 v41` (before: keys under FLAGS, sizes as an unexplained `6/41`).
+#[test]
+fn dump_record_rows_say_what_they_hold() {
+    let txn = fixtures().join("clean/logs/txn-1");
+    let (code, out, _) = run(&["dump", "--deep", s(&txn)]);
+    assert!(code <= 1);
+    assert!(out.contains("FLAGS / RECORD"), "{out}");
+    assert!(out.contains("k6 v41"), "{out}");
+}

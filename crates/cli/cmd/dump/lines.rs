@@ -205,7 +205,10 @@ fn record_json(out: &mut Vec<u8>, names: &mut JsonName, r: &RecordLine<'_>) -> i
 }
 
 /// The columns of a segment's batches and records.
-const LOG: &[&str] = &["POSITION", "OFFSETS", "COUNT", "SIZE", "EPOCH", "CODEC", "TIME", "PRODUCER", "CRC", "FLAGS"];
+// (a batch row's FLAGS; a record row's key, value and headers there, and
+// its key and value sizes under SIZE: `k6 v41`)
+const LOG: &[&str] =
+    &["POSITION", "OFFSETS", "COUNT", "SIZE", "EPOCH", "CODEC", "TIME", "PRODUCER", "CRC", "FLAGS / RECORD"];
 
 /// A batch's row.
 fn batch_row(b: &BatchLine<'_>) -> Vec<String> {
@@ -280,7 +283,7 @@ fn record_row(r: &RecordLine<'_>) -> Vec<String> {
         String::new(),
         format!("  {}", r.offset),
         String::new(),
-        format!("{}/{}", r.key_size, r.value_size),
+        format!("k{} v{}", r.key_size, r.value_size),
         String::new(),
         String::new(),
         fmt_time(r.timestamp),
