@@ -470,6 +470,10 @@ fn cell_width(s: &str) -> usize {
     s.lines().map(shown_width).max().unwrap_or(0)
 }
 
+/// The longest word a column keeps whole when it can (longer ones, paths
+/// mostly, wrap after a `/`, `_` or `-`).
+const WHOLE_WORD: usize = 24;
+
 /// Each column's width in a table `width` characters wide (`None`: as wide
 /// as its widest cell); `None` when even each column at its floor is too
 /// wide (then the rows are shown one below the other). Borders and padding take 3 per column and 1; each
@@ -489,7 +493,28 @@ fn column_widths(header: &[&str], rows: &[Vec<String>], width: usize) -> Option<
     if natural.iter().sum::<usize>() <= available {
         return Some(vec![None; n]);
     }
-    let floor: Vec<usize> = header.iter().zip(&natural).map(|(h, &nat)| nat.min(shown_width(h).max(6))).collect();
+    // each column keeps its header whole, and a column of names (one word
+    // per cell, no path: a finding kind such as `unclean_shutdown`) its
+    // longest name up to WHOLE_WORD; else at least 6
+    let mut longest_word: Vec<usize> = vec![0; n];
+    let mut names: Vec<bool> = vec![true; n];
+    for row in rows {
+        for ((w, is_name), cell) in longest_word.iter_mut().zip(names.iter_mut()).zip(row) {
+            *is_name &= !cell.contains([' ', '\n', '/']);
+            *w = (*w).max(shown_width(cell).min(WHOLE_WORD));
+        }
+    }
+    for (w, is_name) in longest_word.iter_mut().zip(&names) {
+        if !is_name {
+            *w = 0;
+        }
+    }
+    let floor: Vec<usize> = header
+        .iter()
+        .zip(&natural)
+        .zip(&longest_word)
+        .map(|((h, &nat), &word)| nat.min(shown_width(h).max(6).max(word)))
+        .collect();
     if floor.iter().sum::<usize>() > available {
         return None;
     }
@@ -648,6 +673,20 @@ pub use logfmt::report::{clip, time_text as fmt_time};
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_column_of_names_keeps_them_whole() {
+        let header = ["SEVERITY", "KIND", "MESSAGE"];
+        let rows = vec![vec![
+            "info".to_string(),
+            "unclean_shutdown".to_string(),
+            "no clean-shutdown marker: the broker did not stop cleanly".to_string(),
+        ]];
+        let widths = column_widths(&header, &rows, 50).unwrap();
+        // KIND whole (16), MESSAGE wraps; before, KIND wrapped at `unclean_`
+        assert_eq!(widths.get(1), Some(&None), "{widths:?}");
+        assert!(matches!(widths.get(2), Some(Some(_))), "{widths:?}");
+    }
 
     #[test]
     fn cells_wrap_at_words_and_separators() {
