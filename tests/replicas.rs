@@ -159,3 +159,25 @@ fn log_dirs_are_compared_partition_by_partition() {
         assert_eq!(code, 2, "{args:?}: {err}");
     }
 }
+
+/// `diff-replicas -` reads a digest from stdin, as `digest -o -` writes it
+/// (before: "-" was taken for a path), and answers as with the digest file.
+#[test]
+fn a_digest_on_stdin_is_a_replica() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("b2.digest");
+    let (code, _) = run_json(&["digest", "-o", file.to_str().unwrap(), &replica("before", 2)]);
+    assert_eq!(code, 0);
+    let (code, from_file) = run_json(&["diff-replicas", file.to_str().unwrap(), &replica("before", 3)]);
+    assert_eq!(code, 1);
+    let out = crate::util::logtool()
+        .args(["--format", "json", "diff-replicas", "-", &replica("before", 3)])
+        .write_stdin(std::fs::read(&file).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let summary = |l: &[Value]| of_type(l, "summary")[0]["divergence_offset"].clone();
+    assert_eq!(summary(&lines), summary(&from_file));
+}

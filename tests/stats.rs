@@ -226,9 +226,7 @@ fn compaction_figures(dir: &Path) -> (Reclaims, Reclaims) {
         let r = &v["reclaimable"];
         if let (Some(b), Some(n)) =
             (r["compaction_bytes_reclaimable"].as_u64(), r["compaction_records_reclaimable"].as_u64())
-            && (b, n) != (0, 0)
         {
-            // (a compacted partition with nothing dirty: 0, and no plan row)
             stats.insert(name(v["path"].as_str().unwrap()), (b, n));
         }
     }
@@ -251,7 +249,10 @@ fn the_compaction_stats_reclaim_is_compacts_plan() {
     std::fs::write(dirty.join("cleaner-offset-checkpoint"), "0\n0\n").unwrap();
     let mut cleaned = 0;
     for dir in log_dirs().into_iter().chain([dirty]) {
-        let (stats, plan) = compaction_figures(&dir);
+        let (mut stats, plan) = compaction_figures(&dir);
+        // a compacted partition with nothing dirty: stats says a pass
+        // removes 0, compact skips it (no plan row)
+        stats.retain(|p, figures| *figures != (0, 0) || plan.contains_key(p));
         assert_eq!(stats, plan, "{}", dir.display());
         cleaned += plan.len();
     }

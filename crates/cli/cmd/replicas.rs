@@ -43,13 +43,32 @@ fn leader_index(args: &DiffReplicasArgs) -> anyhow::Result<Option<usize>> {
 struct Group {
     paths: Vec<PathBuf>,
     leader: Option<usize>,
+    /// A digest read from stdin (`-`), kept until the comparison is done.
+    _stdin: Option<tempfile::NamedTempFile>,
+}
+
+/// `-` among the replicas: a digest on stdin (what `digest -o -` writes),
+/// copied to a temporary file (a digest is read more than once) whose path
+/// takes its place. At most one.
+fn stdin_digest(replicas: &mut [PathBuf]) -> anyhow::Result<Option<tempfile::NamedTempFile>> {
+    let mut dashes = replicas.iter_mut().filter(|p| p.as_os_str() == "-");
+    let Some(slot) = dashes.next() else { return Ok(None) };
+    if dashes.next().is_some() {
+        anyhow::bail!("stdin (-) can hold one digest, not two");
+    }
+    let mut tmp = tempfile::NamedTempFile::new()?;
+    io::copy(&mut io::stdin().lock(), tmp.as_file_mut())?;
+    *slot = tmp.path().to_path_buf();
+    Ok(Some(tmp))
 }
 
 fn groups(args: &DiffReplicasArgs, out: &mut Output<BufWriter<io::StdoutLock<'static>>>) -> anyhow::Result<Vec<Group>> {
     use logfmt::logdir::{LogDirEntry, Target};
     let leader = leader_index(args)?;
+    let mut replicas = args.replicas.clone();
+    let stdin = stdin_digest(&mut replicas)?;
     let mut targets = Vec::new();
-    for p in &args.replicas {
+    for p in &replicas {
         let t = if p.is_dir() { logfmt::logdir::resolve(p)? } else { Target::File(p.clone()) };
         if let Target::File(f) = &t {
             let name = f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -65,8 +84,7 @@ fn groups(args: &DiffReplicasArgs, out: &mut Output<BufWriter<io::StdoutLock<'st
     let log_dirs: Vec<&PathBuf> =
         targets.iter().filter_map(|t| if let Target::LogDir(d) = t { Some(d) } else { None }).collect();
     if log_dirs.is_empty() {
-        let names: std::collections::BTreeSet<String> = args
-            .replicas
+        let names: std::collections::BTreeSet<String> = replicas
             .iter()
             .filter(|p| p.is_dir())
             .filter_map(|p| p.canonicalize().ok()?.file_name().map(|n| n.to_string_lossy().into_owned()))
@@ -78,7 +96,7 @@ fn groups(args: &DiffReplicasArgs, out: &mut Output<BufWriter<io::StdoutLock<'st
                 names.into_iter().collect::<Vec<_>>().join(", ")
             );
         }
-        return Ok(vec![Group { paths: args.replicas.clone(), leader }]);
+        return Ok(vec![Group { paths: replicas, leader, _stdin: stdin }]);
     }
     if log_dirs.len() != targets.len() {
         anyhow::bail!(
@@ -107,7 +125,7 @@ fn groups(args: &DiffReplicasArgs, out: &mut Output<BufWriter<io::StdoutLock<'st
             continue;
         }
         let leader = leader.and_then(|l| replicas.iter().position(|(i, _)| *i == l));
-        out_groups.push(Group { paths: replicas.into_iter().map(|(_, p)| p).collect(), leader });
+        out_groups.push(Group { paths: replicas.into_iter().map(|(_, p)| p).collect(), leader, _stdin: None });
     }
     if out_groups.is_empty() {
         anyhow::bail!("the log dirs share no partition: nothing to compare");
@@ -301,8 +319,9 @@ impl replica::BatchStream for WithProgress<'_> {
 
 #[derive(Args, Debug)]
 pub struct DiffReplicasArgs {
-    /// Partition dirs or digest files of the same partition (two or more), or
-    /// log dirs: every partition two or more of them hold is compared.
+    /// Partition dirs or digest files of the same partition (two or more; `-`:
+    /// a digest on stdin), or log dirs: every partition two or more of them
+    /// hold is compared.
     #[arg(required = true, num_args = 2.., value_name = "REPLICA")]
     pub replicas: Vec<PathBuf>,
     /// Which replica leads: its position (1 = the first REPLICA) or its path.
