@@ -596,11 +596,7 @@ fn commit_with(
             touched.push(live.parent().map(Path::to_path_buf).unwrap_or_default());
             fail_point(&live)?;
         }
-        touched.sort();
-        touched.dedup();
-        for d in touched {
-            fsync_dir(&d)?;
-        }
+        fsync_dirs(touched)?;
         sync_tree(&dir.join("files"))?;
         Ok(())
     };
@@ -632,17 +628,13 @@ fn roll_back(
     // best effort: a journal left `committing` is as unfinished to every
     // reader as one `undoing`
     let _ = save(dir, m);
-    let mut touched = Vec::new();
-    let mut revert_all = || -> std::result::Result<(), RepairError> {
+    let revert_all = || -> std::result::Result<(), RepairError> {
+        let mut touched = Vec::new();
         for step in m.steps.iter().take(applied).rev() {
             revert(log_dir, dir, step)?;
             touched.push(log_dir.join(step.file()).parent().map(Path::to_path_buf).unwrap_or_default());
         }
-        touched.sort();
-        touched.dedup();
-        for d in &touched {
-            fsync_dir(d)?;
-        }
+        fsync_dirs(touched)?;
         Ok(())
     };
     if let Err(revert) = revert_all() {
@@ -657,6 +649,16 @@ fn roll_back(
         let _ = save(dir, m);
     }
     RepairError::RolledBack { log_dir: log_dir.to_path_buf(), id: m.id.clone(), applied, error: Box::new(error) }
+}
+
+/// fsync each of `dirs` once (the directories steps changed entries of).
+fn fsync_dirs(mut dirs: Vec<PathBuf>) -> Result<()> {
+    dirs.sort();
+    dirs.dedup();
+    for d in dirs {
+        fsync_dir(&d)?;
+    }
+    Ok(())
 }
 
 /// fsync every directory of a tree (files were fsynced when written).
@@ -863,11 +865,7 @@ pub fn undo(
             fail_point(&live)?;
             touched.push(live.parent().map(Path::to_path_buf).unwrap_or_default());
         }
-        touched.sort();
-        touched.dedup();
-        for d in touched {
-            fsync_dir(&d)?;
-        }
+        fsync_dirs(touched)?;
         fail_point(&dir.join("manifest.json"))?;
         Ok(())
     };
