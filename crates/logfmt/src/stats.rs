@@ -877,7 +877,7 @@ fn reclaimable(
     let Some(policy) = &r.cleanup_policy else { return Ok(r) };
     r.retention_ms = config_i64(log_dir, topic, RETENTION_MS);
     r.retention_bytes = config_i64(log_dir, topic, RETENTION_BYTES);
-    if !crate::rules::retention::applies(Rule::MaxBytes(0), policy) {
+    if !crate::rules::retention::deletes(policy) {
         return Ok(r);
     }
     // Kafka deletes by time, then by size (UnifiedLog.deleteOldSegments):

@@ -124,7 +124,8 @@ pub struct OpenTxn {
 /// transactional offset commit in `__consumer_offsets` carries its
 /// producer's id and epoch with base sequence 0, every time.
 pub fn checks_sequences(topic: &str) -> bool {
-    !matches!(topic, "__consumer_offsets" | "__transaction_state" | "__share_group_state")
+    // (the coordinators' topics are Kafka's compacted internal ones)
+    !crate::partition::COMPACTED_INTERNAL_TOPICS.contains(&topic)
 }
 
 /// `ProducerAppendInfo.inSequence`: whether `base_sequence` follows

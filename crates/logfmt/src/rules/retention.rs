@@ -42,8 +42,14 @@ pub enum Rule {
 pub fn applies(rule: Rule, policy: &str) -> bool {
     match rule {
         Rule::LogStart(_) => true,
-        Rule::Before(_) | Rule::MaxBytes(_) => policy.split(',').any(|p| p.trim() == "delete"),
+        Rule::Before(_) | Rule::MaxBytes(_) => deletes(policy),
     }
+}
+
+/// Whether `cleanup.policy` `policy` includes `delete` (`LogConfig.delete`):
+/// time and size retention apply.
+pub fn deletes(policy: &str) -> bool {
+    policy.split(',').any(|p| p.trim() == "delete")
 }
 
 /// What a rule does to a partition.
