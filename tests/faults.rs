@@ -393,12 +393,6 @@ fn a_read_only_partition_partway_leaves_the_dir_as_before() {
             eprintln!("skipped: cannot bind-mount here (needs root) to make one partition read-only");
             return;
         }
-        struct Unmount(std::path::PathBuf);
-        impl Drop for Unmount {
-            fn drop(&mut self) {
-                let _ = std::process::Command::new("umount").arg(&self.0).status();
-            }
-        }
         let _unmount = Unmount(ro.clone());
         let remount = std::process::Command::new("mount").args(["-o", "remount,bind,ro"]).arg(&ro).status();
         assert!(remount.unwrap().success());
@@ -415,9 +409,18 @@ fn a_read_only_partition_partway_leaves_the_dir_as_before() {
     }
 }
 
+/// A mount undone (lazily) when the test ends, however it ends.
+struct Unmount(std::path::PathBuf);
+
+impl Drop for Unmount {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg("-l").arg(&self.0).status();
+    }
+}
+
 /// Mount a tmpfs of `size` on `at` for the life of the guard (None, having
 /// said "skipped", where mounting is not allowed).
-fn tmpfs(at: &Path, size: &str) -> Option<impl Drop> {
+fn tmpfs(at: &Path, size: &str) -> Option<Unmount> {
     let mounted = std::process::Command::new("mount")
         .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
         .arg(at)
@@ -427,12 +430,6 @@ fn tmpfs(at: &Path, size: &str) -> Option<impl Drop> {
     if !mounted {
         eprintln!("skipped: cannot mount a tmpfs here (needs root, or CAP_SYS_ADMIN) to fill a disk");
         return None;
-    }
-    struct Unmount(std::path::PathBuf);
-    impl Drop for Unmount {
-        fn drop(&mut self) {
-            let _ = std::process::Command::new("umount").arg("-l").arg(&self.0).status();
-        }
     }
     Some(Unmount(at.to_path_buf()))
 }
