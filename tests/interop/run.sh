@@ -90,7 +90,7 @@ reap() {
   for name in "${!running[@]}"; do [ "${running[$name]}" = "$pid" ] && break; done
   unset "running[$name]"
   if [ $rc = 0 ]; then
-    log "interop $name: passed in $((SECONDS - started[$name])) s"
+    log "interop $name: passed in $((SECONDS - started[$name])) s ($(cat "$logs/$name.cpu" 2>/dev/null || echo ?) s of CPU)"
     cat "$logs/$name.log" >&2
   else
     log "interop $name: FAILED (exit $rc) after $((SECONDS - started[$name])) s; its log:"
@@ -104,7 +104,10 @@ for s in "${suites[@]}"; do
   log "interop $s: started"
   started[$s]=$SECONDS
   # a process group of its own (setsid), so a failure elsewhere stops it whole
-  setsid bash -c "${suite[$s]}" >"$logs/$s.log" 2>&1 &
+  # (its CPU seconds, user + system of what it waited for, go to NAME.cpu)
+  setsid bash -c "${suite[$s]}"'
+    rc=$?; read -ra f </proc/$$/stat; echo $(((f[15] + f[16]) / $(getconf CLK_TCK))) >"$0"; exit $rc' \
+    "$logs/$s.cpu" >"$logs/$s.log" 2>&1 &
   running[$s]=$!
 done
 while [ ${#running[@]} -gt 0 ] && [ ${#failed[@]} = 0 ]; do reap; done
