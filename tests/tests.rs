@@ -8,6 +8,8 @@ mod dump;
 mod faults;
 // `logtool fixture`: log dirs written from specs
 mod fixture;
+// GUIDE.md's worked examples reproduce, piped and at 80 columns
+mod guide;
 // `logtool groups` and `txns` against a live broker's answers, `dump --decode`
 mod incident;
 // hostile inputs: clear errors, exit codes, no panic, bounded memory

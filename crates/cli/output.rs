@@ -14,8 +14,7 @@ use std::io::{self, Write};
 use logfmt::report::{Report, Shown};
 use serde::Serialize;
 use tabled::builder::Builder;
-use tabled::settings::object::Columns;
-use tabled::settings::{Modify, Style, Width};
+use tabled::settings::{Padding, Style};
 
 use crate::args::Format;
 
@@ -330,34 +329,47 @@ impl<W: Write> Output<W> {
         if self.table.rows.is_empty() {
             return Ok(());
         }
-        let layout = terminal_width().map(|w| (w, column_widths(&self.table.header, &self.table.rows, w)));
-        if let Some((width, None)) = layout {
-            return self.flush_expanded(width);
-        }
-        let widths = layout.and_then(|(_, w)| w);
+        let layout = match terminal_width() {
+            Some(w) => layout(&self.table.header, &self.table.rows, w),
+            None => Layout::Bordered(vec![None; self.table.header.len()]),
+        };
+        let (widths, plain) = match layout {
+            Layout::Expanded(width) => return self.flush_expanded(width),
+            Layout::Bordered(w) => (w, false),
+            Layout::Plain(w) => (w, true),
+        };
+        // the terminal's width: each cell (and header) wrapped to its
+        // column's share, at words (JSON keeps every value whole)
+        let fit = |row: Vec<String>| -> Vec<String> {
+            row.into_iter()
+                .zip(&widths)
+                .map(|(cell, w)| match w {
+                    Some(w) => wrap_cell(&cell, *w),
+                    None => cell,
+                })
+                .collect()
+        };
+        let mut rows: Vec<Vec<String>> = vec![fit(self.table.header.iter().map(|s| s.to_string()).collect())];
+        rows.extend(self.table.rows.drain(..).map(fit));
+        let heights: Vec<usize> = rows.iter().map(|r| r.iter().map(|c| c.lines().count()).max().unwrap_or(1)).collect();
         let mut b = Builder::default();
-        b.push_record(self.table.header.iter().map(|s| s.to_string()));
-        for mut row in self.table.rows.drain(..) {
-            // the terminal's width: each cell wrapped to its column's share,
-            // at words (JSON keeps every value whole)
-            if let Some(widths) = &widths {
-                for (cell, w) in row.iter_mut().zip(widths) {
-                    if let Some(w) = w {
-                        *cell = wrap_cell(cell, *w);
-                    }
-                }
-            }
+        for row in rows {
             b.push_record(row);
         }
         let mut t = b.build();
-        t.with(Style::sharp());
-        if widths.is_some() {
-            // fitted above
-        } else if self.table.header.last() == Some(&"MESSAGE") {
-            let last = self.table.header.len() - 1;
-            t.with(Modify::new(Columns::one(last)).with(Width::wrap(70).keep_words(true)));
-            t.with(Modify::new(Columns::one(2)).with(Width::wrap(50)));
+        if plain {
+            // no borders: two spaces between columns, and a blank line
+            // between rows when a row (or the header) takes more than one
+            t.with(Style::empty()).with(Padding::new(0, 2, 0, 0));
+            let text = t.to_string();
+            let text = if heights.iter().any(|&h| h > 1) {
+                separate_rows(&text, &heights)
+            } else {
+                text.lines().map(str::trim_end).collect::<Vec<_>>().join("\n")
+            };
+            return self.write_out(|out| writeln!(out, "{text}"));
         }
+        t.with(Style::sharp());
         self.write_out(|out| writeln!(out, "{t}"))
     }
 
@@ -419,7 +431,7 @@ impl<W: Write> Output<W> {
 
 /// A line of text wrapped to `width`, continuation lines indented as the
 /// line is (so "  note: ..." stays readable).
-fn wrap_line(line: &str, width: usize) -> String {
+pub fn wrap_line(line: &str, width: usize) -> String {
     if shown_width(line) <= width {
         return line.to_string();
     }
@@ -474,14 +486,28 @@ fn cell_width(s: &str) -> usize {
 /// mostly, wrap after a `/`, `_` or `-`).
 const WHOLE_WORD: usize = 24;
 
-/// Each column's width in a table `width` characters wide (`None`: as wide
-/// as its widest cell); `None` when even each column at its floor is too
-/// wide (then the rows are shown one below the other). Borders and padding take 3 per column and 1; each
-/// column keeps at least its header (or its natural width, if narrower); the
-/// rest is shared out narrowest-first (max-min fairness), so short columns
-/// stay whole and the wide ones split what is left. A table that fits is
-/// left alone.
-fn column_widths(header: &[&str], rows: &[Vec<String>], width: usize) -> Option<Vec<Option<usize>>> {
+/// How a table is shown in a terminal `width` characters wide.
+#[derive(Debug, PartialEq, Eq)]
+enum Layout {
+    /// Boxed, each column's width (`None`: as wide as its widest cell).
+    Bordered(Vec<Option<usize>>),
+    /// No borders, two spaces between columns (a boxed table does not fit
+    /// even with every column wrapped to its floor).
+    Plain(Vec<Option<usize>>),
+    /// The rows one below the other (not even that fits).
+    Expanded(usize),
+}
+
+/// The layout of a table in a terminal `width` characters wide. A table
+/// that fits boxed is left alone. Else each column keeps at least its floor:
+/// the longest word of its header (headers wrap at spaces and after a `-`),
+/// a column of names (one word per cell, no path: a finding kind such as
+/// `unclean_shutdown`) its longest name up to [`WHOLE_WORD`], anything else
+/// at least 6 (or its natural width, if narrower); the rest is shared out
+/// narrowest-first (max-min fairness), so short columns stay whole and the
+/// wide ones split what is left. Boxed, borders and padding take 3 per column
+/// and 1; without borders 2 between columns.
+fn layout(header: &[&str], rows: &[Vec<String>], width: usize) -> Layout {
     let n = header.len();
     let mut natural: Vec<usize> = header.iter().map(|h| shown_width(h)).collect();
     for row in rows {
@@ -489,13 +515,10 @@ fn column_widths(header: &[&str], rows: &[Vec<String>], width: usize) -> Option<
             *w = (*w).max(cell_width(cell));
         }
     }
-    let available = width.saturating_sub(n.saturating_mul(3).saturating_add(1));
-    if natural.iter().sum::<usize>() <= available {
-        return Some(vec![None; n]);
+    let boxed = width.saturating_sub(n.saturating_mul(3).saturating_add(1));
+    if natural.iter().sum::<usize>() <= boxed {
+        return Layout::Bordered(vec![None; n]);
     }
-    // each column keeps its header whole, and a column of names (one word
-    // per cell, no path: a finding kind such as `unclean_shutdown`) its
-    // longest name up to WHOLE_WORD; else at least 6
     let mut longest_word: Vec<usize> = vec![0; n];
     let mut names: Vec<bool> = vec![true; n];
     for row in rows {
@@ -509,29 +532,121 @@ fn column_widths(header: &[&str], rows: &[Vec<String>], width: usize) -> Option<
             *w = 0;
         }
     }
-    let floor: Vec<usize> = header
-        .iter()
-        .zip(&natural)
-        .zip(&longest_word)
-        .map(|((h, &nat), &word)| nat.min(shown_width(h).max(6).max(word)))
-        .collect();
-    if floor.iter().sum::<usize>() > available {
-        return None;
+    // names whole where that fits, else names wrap too (at separators)
+    let floors = |names_whole: bool| -> Vec<usize> {
+        header
+            .iter()
+            .zip(&natural)
+            .zip(&longest_word)
+            .map(|((h, &nat), &word)| {
+                let word = if names_whole { word } else { 0 };
+                nat.min(header_floor(h).max(word).max(if word > 0 { 0 } else { 6 }))
+            })
+            .collect()
+    };
+    let plain = width.saturating_sub(n.saturating_sub(1).saturating_mul(2));
+    let floor = floors(true);
+    let need: usize = floor.iter().sum();
+    if need <= boxed {
+        return Layout::Bordered(share(&natural, &floor, boxed));
     }
-    let mut alloc = floor.clone();
+    // borderless: unless the rows one below the other take fewer lines
+    let floor = if need <= plain { floor } else { floors(false) };
+    if floor.iter().sum::<usize>() <= plain {
+        let widths = share(&natural, &floor, plain);
+        if plain_lines(header, rows, &widths).is_some_and(|lines| lines <= expanded_lines(rows)) {
+            return Layout::Plain(widths);
+        }
+    }
+    Layout::Expanded(width)
+}
+
+/// The narrowest a header can be: its longest piece when it wraps at spaces
+/// and after a `-` (`LOG-END-OFFSET (HW)`: 6).
+fn header_floor(h: &str) -> usize {
+    h.split(' ').flat_map(|w| w.split_inclusive('-')).map(shown_width).max().unwrap_or(0)
+}
+
+/// Column widths: each its floor, then `available` shared out: the columns
+/// that need least to show whole get it first (so as many columns as can stay
+/// whole), the rest is split evenly among the others. `None` for a column
+/// left at its natural width.
+fn share(natural: &[usize], floor: &[usize], available: usize) -> Vec<Option<usize>> {
+    let n = natural.len();
+    let mut alloc = floor.to_vec();
     let mut rest = available.saturating_sub(floor.iter().sum());
+    let want = |i: usize| natural.get(i).copied().unwrap_or(0).saturating_sub(floor.get(i).copied().unwrap_or(0));
     let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by_key(|&i| natural.get(i).copied().unwrap_or(0).saturating_sub(floor.get(i).copied().unwrap_or(0)));
-    for (k, &i) in order.iter().enumerate() {
-        let want = natural.get(i).copied().unwrap_or(0).saturating_sub(floor.get(i).copied().unwrap_or(0));
-        let share = rest / (n - k).max(1);
-        let give = want.min(share);
+    order.sort_by_key(|&i| want(i));
+    let mut k = 0;
+    while let Some(&i) = order.get(k) {
+        if want(i) > rest {
+            break;
+        }
+        if let Some(a) = alloc.get_mut(i) {
+            *a = a.saturating_add(want(i));
+        }
+        rest = rest.saturating_sub(want(i));
+        k += 1;
+    }
+    let left = order.len().saturating_sub(k);
+    for (j, &i) in order.iter().skip(k).enumerate() {
+        let give = rest / (left - j).max(1);
         if let Some(a) = alloc.get_mut(i) {
             *a = a.saturating_add(give);
         }
         rest = rest.saturating_sub(give);
     }
-    Some(alloc.into_iter().zip(natural).map(|(a, nat)| (a < nat).then_some(a.max(1))).collect())
+    alloc.into_iter().zip(natural).map(|(a, &nat)| (a < nat).then_some(a.max(1))).collect()
+}
+
+/// The most lines a wrapped cell of a borderless table may take (beyond,
+/// the rows one below the other read better).
+const PLAIN_CELL_LINES: usize = 4;
+
+/// How many lines a table takes with these column widths, borderless: the
+/// header and each row as tall as its tallest wrapped cell, a blank line
+/// between rows when any row takes more than one; `None` when a cell would
+/// take more than [`PLAIN_CELL_LINES`].
+fn plain_lines(header: &[&str], rows: &[Vec<String>], widths: &[Option<usize>]) -> Option<usize> {
+    let height = |row: &mut dyn Iterator<Item = &str>| -> usize {
+        row.zip(widths)
+            .map(|(c, w)| match w {
+                Some(w) => wrap_cell(c, *w).lines().count(),
+                None => c.lines().count(),
+            })
+            .max()
+            .unwrap_or(1)
+            .max(1)
+    };
+    let mut heights = vec![height(&mut header.iter().copied())];
+    heights.extend(rows.iter().map(|r| height(&mut r.iter().map(String::as_str))));
+    if heights.iter().any(|&h| h > PLAIN_CELL_LINES) {
+        return None;
+    }
+    let lines: usize = heights.iter().sum();
+    Some(if heights.iter().any(|&h| h > 1) { lines.saturating_add(heights.len().saturating_sub(1)) } else { lines })
+}
+
+/// How many lines the rows take one below the other.
+fn expanded_lines(rows: &[Vec<String>]) -> usize {
+    rows.iter().map(|r| r.iter().filter(|c| !c.trim().is_empty()).count().saturating_add(1)).sum()
+}
+
+/// A borderless table's lines with a blank line after each row (the
+/// header first) of `heights` lines each: rows that take several lines are
+/// told apart.
+fn separate_rows(text: &str, heights: &[usize]) -> String {
+    let mut lines = text.lines().map(str::trim_end);
+    let mut out: Vec<&str> = Vec::new();
+    for (i, &h) in heights.iter().enumerate() {
+        out.extend(lines.by_ref().take(h.max(1)));
+        if i + 1 < heights.len() {
+            out.push("");
+        }
+    }
+    out.extend(lines);
+    out.join("\n")
 }
 
 /// `s` wrapped to lines of at most `width` characters: at spaces, and a
@@ -567,7 +682,14 @@ fn wrap_cell(s: &str, width: usize) -> String {
                 let limit = width.min(chars.len());
                 let cut = (1..limit)
                     .rev()
-                    .find(|&i| chars.get(i - 1).is_some_and(|c| matches!(c, '/' | '_' | '-' | '.' | ',')))
+                    .find(|&i| {
+                        let digit = |j: usize| chars.get(j).is_some_and(char::is_ascii_digit);
+                        // (a time's `T` between its date and time of day)
+                        chars.get(i - 1).is_some_and(|c| {
+                            matches!(c, '/' | '_' | '-' | '.' | ',')
+                                || (*c == 'T' && digit(i) && i >= 2 && digit(i - 2))
+                        })
+                    })
                     .filter(|&i| i * 3 >= limit)
                     .unwrap_or(limit)
                     .max(1);
@@ -682,7 +804,7 @@ mod tests {
             "unclean_shutdown".to_string(),
             "no clean-shutdown marker: the broker did not stop cleanly".to_string(),
         ]];
-        let widths = column_widths(&header, &rows, 50).unwrap();
+        let Layout::Bordered(widths) = layout(&header, &rows, 50) else { panic!() };
         // KIND whole (16), MESSAGE wraps; before, KIND wrapped at `unclean_`
         assert_eq!(widths.get(1), Some(&None), "{widths:?}");
         assert!(matches!(widths.get(2), Some(Some(_))), "{widths:?}");
@@ -693,10 +815,16 @@ mod tests {
         assert_eq!(wrap_cell("no clean-shutdown marker: the broker", 14), "no\nclean-shutdown\nmarker: the\nbroker");
         assert_eq!(wrap_cell("kill-lz4-0/00000000000000000775.index", 16), "kill-lz4-0/\n0000000000000000\n0775.index");
         assert_eq!(wrap_cell("short", 10), "short");
-        let widths = column_widths(&["A", "MESSAGE"], &[vec!["x".into(), "word ".repeat(40)]], 40);
-        assert_eq!(widths, Some(vec![None, Some(40 - 7 - 1)]));
+        let widths = layout(&["A", "MESSAGE"], &[vec!["x".into(), "word ".repeat(40)]], 40);
+        assert_eq!(widths, Layout::Bordered(vec![None, Some(40 - 7 - 1)]));
+        // too wide boxed: no borders, headers wrapped at spaces and `-`
+        let lag = ["GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET (HW)", "LAG"];
+        let rows: Vec<Vec<String>> = (0..3)
+            .map(|p| ["g-active", "orders", &p.to_string(), "40", "100", "60"].map(String::from).to_vec())
+            .collect();
+        assert!(matches!(layout(&lag, &rows, 50), Layout::Plain(_)), "{:?}", layout(&lag, &rows, 50));
         // too many columns for the width: rows one below the other
-        assert_eq!(column_widths(&["POSITION"; 9], &[], 80), None);
+        assert_eq!(layout(&["POSITION"; 9], &[], 80), Layout::Expanded(80));
     }
 
     #[test]

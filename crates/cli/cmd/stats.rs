@@ -138,7 +138,7 @@ pub fn run(global: &GlobalOpts, args: &StatsArgs) -> anyhow::Result<Status> {
         }
     };
     if !args.no_charts {
-        out.prose(&details(&summary))?;
+        out.prose(&details(&summary, crate::output::terminal_width()))?;
     }
     out.finish()?;
     if let Some(file) = &args.chart {
@@ -162,25 +162,38 @@ fn bar(v: u64, max: u64, width: usize) -> String {
     "█".repeat(n.min(width))
 }
 
+/// The widest a bar is (the terminal's width can make it narrower).
+const BAR: usize = 40;
+
+/// How wide bars are on lines where `fixed` characters are not the bar:
+/// the line fits `width` where one is known, between 10 and [`BAR`].
+fn bar_width(width: Option<usize>, fixed: usize) -> usize {
+    width.map_or(BAR, |w| w.saturating_sub(fixed).clamp(10, BAR))
+}
+
 /// A histogram as labelled bars, one line per bucket.
-fn histogram_lines(title: &str, h: &Histogram, bytes: bool) -> String {
+fn histogram_lines(title: &str, h: &Histogram, bytes: bool, width: Option<usize>) -> String {
     let buckets = h.buckets();
     let max = buckets.iter().map(|b| b.count).max().unwrap_or(0);
     let label = |v: u64| if bytes { human_bytes(v) } else { grouped(v) };
+    let counts = buckets.iter().map(|b| grouped(b.count).chars().count()).max().unwrap_or(0);
+    let w = bar_width(width, 2 + 21 + 2 + 1 + counts);
     let mut s = format!("{title}\n");
     for b in &buckets {
         let range = format!("{} - {}", label(b.from), label(b.to));
-        s.push_str(&format!("  {range:>21}  {:<40} {}\n", bar(b.count, max, 40), grouped(b.count)));
+        s.push_str(&format!("  {range:>21}  {:<w$} {}\n", bar(b.count, max, w), grouped(b.count)));
     }
     s
 }
 
-fn timeline_line(t: &Timeline) -> Option<String> {
+fn timeline_line(t: &Timeline, width: Option<usize>) -> Option<String> {
     let points = t.points();
     let (first, last) = (points.first()?, points.last()?);
     let records: Vec<u64> = points.iter().map(|p| p.1).collect();
-    // at most 100 characters: neighbouring buckets summed
-    let per = records.len().div_ceil(100).max(1);
+    // at most 100 characters, and what fits the terminal between the two
+    // times (2 + 20 + 2 + marks + 2 + 20): neighbouring buckets summed
+    let marks = width.map_or(100, |w| w.saturating_sub(46).clamp(10, 100));
+    let per = records.len().div_ceil(marks).max(1);
     let cells: Vec<u64> = records.chunks(per).map(|c| c.iter().sum()).collect();
     let width_s = (t.width_ms as f64 * per as f64) / 1000.0;
     Some(format!(
@@ -204,14 +217,26 @@ fn seconds(s: f64) -> String {
     }
 }
 
-/// The terminal charts and the numbers that do not fit the table.
-fn details(s: &Stats) -> String {
+/// The terminal charts and the numbers that do not fit the table: charts
+/// sized to fit `width` (the terminal's; `None` when piped), sentences
+/// wrapped to it.
+fn details(s: &Stats, width: Option<usize>) -> String {
+    let text = details_unwrapped(s, width);
+    let Some(w) = width else { return text };
+    // chart lines are indented and sized above; the rest is sentences
+    text.split('\n')
+        .map(|l| if l.starts_with(' ') { l.to_string() } else { crate::output::wrap_line(l, w) })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn details_unwrapped(s: &Stats, width: Option<usize>) -> String {
     let mut out = format!("\n{} ({}, {} partition(s))\n", s.path.display(), s.scope.replace('_', " "), s.partitions);
-    if let Some(t) = timeline_line(&s.timeline) {
+    if let Some(t) = timeline_line(&s.timeline, width) {
         out.push_str(&t);
     }
-    out.push_str(&histogram_lines("batch sizes", &s.batch_size, true));
-    out.push_str(&histogram_lines("records per batch", &s.records_per_batch, false));
+    out.push_str(&histogram_lines("batch sizes", &s.batch_size, true, width));
+    out.push_str(&histogram_lines("records per batch", &s.records_per_batch, false, width));
     let codecs: Vec<String> = s
         .codecs
         .iter()
@@ -230,10 +255,15 @@ fn details(s: &Stats) -> String {
     if rest > 0 {
         rows.push(("others / no id".into(), rest, 0));
     }
+    let tail = |bytes: u64, records: u64| {
+        let recs = if records > 0 { format!(", {} records", grouped(records)) } else { String::new() };
+        format!("{}{recs}", human_bytes(bytes))
+    };
+    let tails = rows.iter().map(|(_, b, r)| tail(*b, *r).chars().count()).max().unwrap_or(0);
+    let w = bar_width(width, 2 + 22 + 2 + 1 + 6 + 1 + tails);
     for (name, bytes, records) in rows {
         let pct = bytes as f64 * 100.0 / all as f64;
-        let recs = if records > 0 { format!(", {} records", grouped(records)) } else { String::new() };
-        out.push_str(&format!("  {name:>22}  {:<40} {pct:5.1}% {}{recs}\n", bar(bytes, all, 40), human_bytes(bytes)));
+        out.push_str(&format!("  {name:>22}  {:<w$} {pct:5.1}% {}\n", bar(bytes, all, w), tail(bytes, records)));
     }
     let headers = if s.headers == 0 {
         "no headers".to_string()
