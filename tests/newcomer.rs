@@ -445,3 +445,33 @@ fn dump_record_rows_say_what_they_hold() {
     assert!(out.contains("FLAGS / RECORD"), "{out}");
     assert!(out.contains("k6 v41"), "{out}");
 }
+
+/// `help` offers no progress bar or colour option, and `--format json`
+/// gives the command's arguments as JSON, not the text help.
+#[test]
+fn help_offers_what_it_takes_and_answers_in_json() {
+    let (code, out, _) = run(&["help", "--help"]);
+    assert_eq!(code, 0);
+    assert!(!out.contains("--quiet") && !out.contains("--color"), "{out}");
+    assert!(out.contains("--format"), "{out}");
+    // still taken where a user puts them
+    for args in [&["help", "-q", "dump"][..], &["-q", "help", "dump"], &["help", "--color", "never", "dump"]] {
+        let (code, out, err) = run(args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert!(out.starts_with("Print the contents"), "{args:?}: {out}");
+    }
+    let (code, lines) = run_json(&["help", "dump"]);
+    assert_eq!(code, 0);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    let h = &lines[0];
+    assert_eq!(h["type"], "help");
+    assert_eq!(h["command"], "logtool dump");
+    let args = h["arguments"].as_array().unwrap();
+    let deep = args.iter().find(|a| a["long"] == "--deep").expect("--deep");
+    assert_eq!(deep["required"], false);
+    let payload = args.iter().find(|a| a["long"] == "--payload").expect("--payload");
+    assert!(payload["possible_values"].as_array().unwrap().iter().any(|v| v == "hex"), "{payload}");
+    assert!(args.iter().any(|a| a["id"] == "paths" && a["positional"] == true));
+    let (_, top) = run_json(&["help"]);
+    assert!(top[0]["subcommands"].as_array().unwrap().iter().any(|c| c == "verify"));
+}

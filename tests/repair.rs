@@ -866,3 +866,30 @@ fn retain_by_time_or_size_skips_topics_kafka_only_compacts() {
     let (_, lines) = run_json(&["retain", "--log-start", "100", &c.s("compacted-0")]);
     assert!(!of_type(&lines, "loss").is_empty(), "{lines:?}");
 }
+
+/// A long plan (a compacted partition cleaned: three steps per file) is
+/// counted by directory and kind in the table, each change listed with
+/// --details and always in JSON.
+#[test]
+fn a_long_plan_is_summarised_unless_details_are_asked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("logs");
+    let (code, _, err) = run(&["fixture", "compacted", "-q", "--out", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let d = dir.to_str().unwrap();
+    let (_, json) = run_json(&["compact", d]);
+    let changes = of_type(&json, "change").len();
+    assert!(changes > 100, "{changes}");
+    assert!(of_type(&json, "change_group").is_empty());
+    let (code, table, _) = run(&["compact", d]);
+    assert_eq!(code, 1);
+    assert!(
+        table.contains(&format!("{changes} changes, counted by directory and kind: --details lists each")),
+        "{table}"
+    );
+    assert!(table.lines().count() < 30, "{table}");
+    assert!(table.contains("│ remove  │") && table.contains("cleaned into the new segment"), "{table}");
+    let (_, details, _) = run(&["compact", "--details", d]);
+    assert!(details.lines().filter(|l| l.contains(".swap")).count() >= changes / 3, "{details}");
+    assert!(!details.contains("counted by directory"));
+}

@@ -203,6 +203,10 @@ pub struct WriteArgs {
     /// dir, <log dir>.logtool-quarantine.
     #[arg(long, value_name = "DIR")]
     pub quarantine: Option<PathBuf>,
+    /// List every file change in the table. Without it, a plan of more than 30 changes is
+    /// shown counted by directory and kind (JSON lists every change either way).
+    #[arg(long)]
+    pub details: bool,
 }
 
 /// Where the index interval comes from (commands that build indexes).
@@ -271,11 +275,18 @@ pub struct ManArgs {
 
 #[derive(Args, Debug)]
 pub struct HelpArgs {
-    /// The command (and subcommand) whose help to print.
+    /// The command (and subcommand) whose help to print. With --format json, its
+    /// arguments as one JSON object (docs/json.md, "logtool help").
     #[arg(value_name = "COMMAND")]
     pub command: Vec<String>,
     #[command(flatten)]
     pub reads_nothing: ReadsNothing,
+    // the global -q and --color, taken but not offered: help has no progress
+    // bar and no colour
+    #[arg(short = 'q', long = "quiet", id = "quiet", hide = true)]
+    _quiet: bool,
+    #[arg(long = "color", id = "color", value_enum, value_name = "WHEN", hide = true)]
+    _color: Option<ColorWhen>,
 }
 
 /// The memory budget and the ceilings on what one batch may cost.

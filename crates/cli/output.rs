@@ -329,6 +329,7 @@ impl<W: Write> Output<W> {
         if self.table.rows.is_empty() {
             return Ok(());
         }
+        let notes = footnotes(&mut self.table.rows);
         let layout = match terminal_width() {
             Some(w) => layout(&self.table.header, &self.table.rows, w),
             None => Layout::Bordered(vec![None; self.table.header.len()]),
@@ -367,10 +368,16 @@ impl<W: Write> Output<W> {
             } else {
                 text.lines().map(str::trim_end).collect::<Vec<_>>().join("\n")
             };
-            return self.write_out(|out| writeln!(out, "{text}"));
+            self.write_out(|out| writeln!(out, "{text}"))?;
+        } else {
+            t.with(Style::sharp());
+            self.write_out(|out| writeln!(out, "{t}"))?;
         }
-        t.with(Style::sharp());
-        self.write_out(|out| writeln!(out, "{t}"))
+        if notes.is_empty() {
+            return Ok(());
+        }
+        let text: Vec<String> = notes.iter().enumerate().map(|(i, n)| format!("  [{}] {n}", i + 1)).collect();
+        self.push_wrapped(&text.join("\n"))
     }
 
     /// The rows one below the other, `COLUMN  value` per line (empty cells
@@ -485,6 +492,62 @@ fn cell_width(s: &str) -> usize {
 /// The longest word a column keeps whole when it can (longer ones, paths
 /// mostly, wrap after a `/`, `_` or `-`).
 const WHOLE_WORD: usize = 24;
+
+/// Explanations at least this long that end cells of two rows or more are
+/// shown once under the table.
+const FOOTNOTE_MIN: usize = 40;
+
+/// Long text repeated on rows, once: a cell ending in a parenthesised
+/// explanation of [`FOOTNOTE_MIN`] characters or more that another cell of
+/// the chunk ends in too keeps `[n]` in its place; the notes, in order,
+/// are returned (printed under the table).
+fn footnotes(rows: &mut [Vec<String>]) -> Vec<String> {
+    fn tail(cell: &str) -> Option<&str> {
+        let body = cell.strip_suffix(')')?;
+        // the `(` that opens the last group (nested groups counted)
+        let mut depth = 0usize;
+        for (i, c) in body.char_indices().rev() {
+            match c {
+                ')' => depth += 1,
+                '(' if depth == 0 => {
+                    let t = cell.get(i..)?;
+                    return (t.chars().count() >= FOOTNOTE_MIN).then_some(t);
+                }
+                '(' => depth -= 1,
+                _ => {}
+            }
+        }
+        None
+    }
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for row in rows.iter() {
+        for cell in row {
+            if let Some(t) = tail(cell) {
+                *seen.entry(t.to_string()).or_default() += 1;
+            }
+        }
+    }
+    let mut notes: Vec<String> = Vec::new();
+    for row in rows.iter_mut() {
+        for cell in row.iter_mut() {
+            let Some(t) = tail(cell).map(str::to_string) else { continue };
+            if seen.get(&t).copied().unwrap_or(0) < 2 {
+                continue;
+            }
+            let n = match notes.iter().position(|x| *x == t) {
+                Some(n) => n,
+                None => {
+                    notes.push(t.clone());
+                    notes.len() - 1
+                }
+            };
+            let keep = cell.len() - t.len();
+            cell.truncate(keep);
+            cell.push_str(&format!("[{}]", n + 1));
+        }
+    }
+    notes.into_iter().map(|t| t.strip_prefix('(').and_then(|t| t.strip_suffix(')')).unwrap_or(&t).to_string()).collect()
+}
 
 /// How a table is shown in a terminal `width` characters wide.
 #[derive(Debug, PartialEq, Eq)]
@@ -825,6 +888,24 @@ mod tests {
         assert!(matches!(layout(&lag, &rows, 50), Layout::Plain(_)), "{:?}", layout(&lag, &rows, 50));
         // too many columns for the width: rows one below the other
         assert_eq!(layout(&["POSITION"; 9], &[], 80), Layout::Expanded(80));
+    }
+
+    #[test]
+    fn long_repeated_text_once_under_the_table() {
+        let why = "(Kafka's default (no metadata log found: give --metadata-dir))";
+        let mut rows = vec![
+            vec!["a-0".to_string(), format!("4096 {why}")],
+            vec!["b-0".to_string(), format!("4096 {why}")],
+            vec!["c-0".to_string(), "128 (topic config)".to_string()],
+        ];
+        let notes = footnotes(&mut rows);
+        assert_eq!(notes, ["Kafka's default (no metadata log found: give --metadata-dir)"]);
+        assert_eq!(rows[0][1], "4096 [1]");
+        assert_eq!(rows[1][1], "4096 [1]");
+        assert_eq!(rows[2][1], "128 (topic config)");
+        // said once: left alone
+        let mut one = vec![vec![format!("4096 {why}")]];
+        assert!(footnotes(&mut one).is_empty());
     }
 
     #[test]

@@ -221,18 +221,53 @@ pub enum Command {
     Help(HelpArgs),
 }
 
-/// `logtool help [COMMAND...]`: the long help of logtool or of a command.
-fn help(path: &[String]) -> anyhow::Result<Status> {
+/// `logtool help [COMMAND...]`: the long help of logtool or of a command;
+/// with `--format json`, the command and its arguments as one object.
+fn help(global: &GlobalOpts, path: &[String]) -> anyhow::Result<Status> {
     let mut cmd = <Cli as clap::CommandFactory>::command();
     cmd.build();
     let mut at = &mut cmd;
-    for name in path {
-        at = match at.find_subcommand_mut(name) {
+    let mut name = vec!["logtool".to_string()];
+    for sub in path {
+        at = match at.find_subcommand_mut(sub) {
             Some(c) => c,
-            None => anyhow::bail!("no command {name:?}: `logtool --help` lists them"),
+            None => anyhow::bail!("no command {sub:?}: `logtool --help` lists them"),
         };
+        name.push(sub.clone());
     }
-    at.print_long_help()?;
+    if global.format == crate::args::Format::Table {
+        at.print_long_help()?;
+        return Ok(Status::Clean);
+    }
+    let text = |s: Option<&clap::builder::StyledStr>| s.map(|s| s.to_string());
+    let args: Vec<serde_json::Value> = at
+        .get_arguments()
+        .filter(|a| !a.is_hide_set() && a.get_id() != "help" && a.get_id() != "version")
+        .map(|a| {
+            serde_json::json!({
+                "id": a.get_id().as_str(),
+                "long": a.get_long().map(|l| format!("--{l}")),
+                "short": a.get_short().map(|c| format!("-{c}")),
+                "value_names": a.get_value_names().map(|v| v.iter().map(|n| n.as_str()).collect::<Vec<_>>()),
+                "positional": a.is_positional(),
+                "required": a.is_required_set(),
+                "global": a.is_global_set(),
+                "help": text(a.get_long_help().or(a.get_help())),
+                "default": a.get_default_values().iter().map(|v| v.to_string_lossy().into_owned()).collect::<Vec<_>>(),
+                "possible_values": a.get_possible_values().iter().filter(|v| !v.is_hide_set()).map(|v| v.get_name()).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let line = serde_json::json!({
+        "type": "help",
+        "command": name.join(" "),
+        "about": text(at.get_about()),
+        "long_about": text(at.get_long_about()),
+        "usage": at.render_usage().to_string(),
+        "arguments": args,
+        "subcommands": at.get_subcommands().map(|c| c.get_name()).collect::<Vec<_>>(),
+    });
+    println!("{line}");
     Ok(Status::Clean)
 }
 
@@ -262,7 +297,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
             }
             Ok(Status::Clean)
         }
-        Command::Help(args) => help(&args.command),
+        Command::Help(args) => help(&cli.global, &args.command),
         Command::Dump(args) => dump::run(&cli.global, &args),
         Command::Verify(args) => verify::run(&cli.global, &args),
         Command::Recover(args) => repair::recover(&cli.global, &args),

@@ -76,7 +76,11 @@ fn segment_progress(global: &GlobalOpts, path: &Path) -> (crate::progress::Progr
     (bar, logwrite::repair::Progress::new(move |n| handle.inc(n)))
 }
 
-fn emit_changes(out: &mut Out, changes: &[Change], notes: &[Note]) -> io::Result<()> {
+/// A table lists at most this many changes one by one (else counted by
+/// directory and kind, unless --details).
+const CHANGES_LISTED: usize = 30;
+
+fn emit_changes(out: &mut Out, changes: &[Change], notes: &[Note], details: bool, log_dir: &str) -> io::Result<()> {
     for n in notes {
         match n {
             Note::Loss(l) => out.report(l)?,
@@ -90,10 +94,19 @@ fn emit_changes(out: &mut Out, changes: &[Change], notes: &[Note]) -> io::Result
             }
         }
     }
-    for c in changes {
-        out.report(c)?;
+    if details || changes.len() <= CHANGES_LISTED {
+        for c in changes {
+            out.report(c)?;
+        }
+        return Ok(());
     }
-    Ok(())
+    for g in logwrite::repair::lines::change_groups(changes) {
+        out.report(&g)?;
+    }
+    out.report(&NoteLine {
+        file: log_dir,
+        message: format!("{} changes, counted by directory and kind: --details lists each", changes.len()),
+    })
 }
 
 /// Plan with `plan`; print; with `--execute`, stage and commit.
@@ -106,10 +119,11 @@ fn run_plan(
 ) -> anyhow::Result<Status> {
     let mut out = output(global);
     let log_dir_s = log_dir.display().to_string();
+    let details = write.details || global.format == crate::args::Format::Json;
     if !write.execute {
         let mut dry = DryRun::default();
         plan(&mut dry, &mut out)?;
-        emit_changes(&mut out, &dry.changes, &dry.notes)?;
+        emit_changes(&mut out, &dry.changes, &dry.notes, details, &log_dir_s)?;
         // say now what --execute would meet: a live broker's lock
         if let logfmt::lock::LockState::Held(holder) = logfmt::lock::log_dir_lock(log_dir) {
             out.report(&WarningLine {
@@ -153,7 +167,7 @@ fn run_plan(
     }
     let changes = std::mem::take(&mut repair.changes);
     let notes = std::mem::take(&mut repair.notes);
-    emit_changes(&mut out, &changes, &notes)?;
+    emit_changes(&mut out, &changes, &notes, details, &log_dir_s)?;
     let dir = repair.dir().display().to_string();
     let (id, state, quarantine) = if changes.is_empty() {
         let id = repair.id().to_string();

@@ -149,3 +149,78 @@ impl Report for ChangeLine {
         )
     }
 }
+
+/// Changes of one kind in one directory, counted (a long plan's table
+/// summary; JSON and `--details` list every [`super::Change`]).
+#[derive(Serialize)]
+pub struct ChangeGroupLine {
+    /// What the steps do.
+    pub op: String,
+    /// The directory of the files (a partition dir, or the log dir).
+    pub dir: String,
+    /// How many files.
+    pub files: usize,
+    /// Their sizes before, summed (`None`: none had one).
+    pub bytes_before: Option<u64>,
+    /// Their sizes after, summed.
+    pub bytes_after: Option<u64>,
+    /// The reasons given, in order, each once.
+    pub why: Vec<String>,
+}
+
+impl Report for ChangeGroupLine {
+    const TYPE: &'static str = "change_group";
+
+    fn show(&self) -> Shown {
+        Shown::Row(
+            &["CHANGE", "DIR", "FILES", "BYTES BEFORE", "BYTES AFTER", "WHY"],
+            vec![
+                self.op.clone(),
+                self.dir.clone(),
+                self.files.to_string(),
+                self.bytes_before.map_or("-".into(), |n| n.to_string()),
+                self.bytes_after.map_or("-".into(), |n| n.to_string()),
+                self.why.join("; "),
+            ],
+        )
+    }
+}
+
+/// `changes` counted by directory and kind, in the order each group first
+/// appears.
+pub fn change_groups(changes: &[super::Change]) -> Vec<ChangeGroupLine> {
+    let mut groups: Vec<ChangeGroupLine> = Vec::new();
+    for c in changes {
+        let op = c.op.name().to_string();
+        let dir = c.file.parent().map(|d| d.display().to_string()).unwrap_or_default();
+        let at = match groups.iter().position(|g| g.op == op && g.dir == dir) {
+            Some(i) => i,
+            None => {
+                groups.push(ChangeGroupLine {
+                    op,
+                    dir,
+                    files: 0,
+                    bytes_before: None,
+                    bytes_after: None,
+                    why: Vec::new(),
+                });
+                groups.len().saturating_sub(1)
+            }
+        };
+        let Some(g) = groups.get_mut(at) else { continue };
+        g.files = g.files.saturating_add(1);
+        let add = |sum: &mut Option<u64>, v: Option<u64>| {
+            if let Some(v) = v {
+                *sum = Some(sum.unwrap_or(0).saturating_add(v));
+            }
+        };
+        add(&mut g.bytes_before, c.size_before);
+        add(&mut g.bytes_after, c.size_after);
+        // (a reason naming one file, "... (from X.swap)", counts once by its start)
+        let why = c.why.split(" (from ").next().unwrap_or(&c.why).to_string();
+        if !g.why.contains(&why) {
+            g.why.push(why);
+        }
+    }
+    groups
+}
