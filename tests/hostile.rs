@@ -39,6 +39,7 @@ fn run(args: &[&str]) -> Run {
     let code: i32 = code.parse().unwrap();
     let stderr = read("err");
     assert!(code >= 0, "{args:?}: killed by a signal: {stderr}");
+    crate::util::in_our_words(args, &read("out"), &stderr);
     let lines = read("out").lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}"))).collect();
     Run { code, lines, stderr, peak_kib: peak.parse().unwrap() }
 }

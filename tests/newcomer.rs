@@ -12,16 +12,7 @@ fn s(p: &Path) -> &str {
 
 /// (code, stdout, stderr) of logtool with the environment `env` added.
 fn run_env(env: &[(&str, &str)], args: &[&str]) -> (i32, String, String) {
-    let mut c = logtool();
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    let o = c.args(args).output().unwrap();
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8(o.stdout).unwrap(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
+    run_with(env, args)
 }
 
 /// A chart that cannot be written is refused before anything is read, in
