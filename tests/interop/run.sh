@@ -19,6 +19,8 @@
 #   repair       the repairs against Kafka's own recovery and index rebuild
 #   compact      `compact` against Kafka 3.9.1's log cleaner; compact-4.3.1
 #                against 4.3.1's
+#   retention    `retain --before` against Kafka 3.9.1's retention.ms, per
+#                cleanup.policy (delete, compact, compact,delete)
 #   start        what Kafka 3.9.1 and 4.3.1 do when they start on a dir:
 #                strays, refused starts, the high watermark once a
 #                partition leads again
@@ -70,13 +72,14 @@ declare -A suite=(
   [repair]=tests/interop/repair.sh
   [compact]=tests/interop/compact.sh
   [compact-4.3.1]="KAFKA_VERSION=4.3.1 tests/interop/compact.sh"
+  [retention]=tests/interop/retention.sh
   [start]=tests/interop/start.sh
   [fixture]=tests/interop/fixture.sh
   [broker]=tests/interop/broker.sh
   [streams]=tests/interop/streams.sh
 )
 # the longest first (as in the last runs), so the lanes end close together
-all=(broker fixture repair compact-4.3.1 integration compact start streams live_lock)
+all=(broker fixture repair compact-4.3.1 integration compact start retention streams live_lock)
 if [ $# -gt 0 ]; then suites=("$@"); else suites=("${all[@]}"); fi
 for s in "${suites[@]}"; do [ -n "${suite[$s]:-}" ] || die "no interop suite $s (one of: ${all[*]})"; done
 jobs=${LOGTOOL_INTEROP_JOBS:-2}

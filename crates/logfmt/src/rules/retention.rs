@@ -14,7 +14,11 @@
 //!   refused above the high watermark), and segments entirely below it go.
 //!
 //! `Before` and `MaxBytes` apply only to topics whose `cleanup.policy`
-//! includes `delete` ([`applies`]). The log start offset then becomes the
+//! includes `delete` ([`applies`]). (A `compact,delete` topic's retention
+//! is run by the log cleaner's thread, `LogCleaner.cleanOrSleep` ->
+//! `deletableLogs`: a broker with `log.cleaner.enable=false` applies none
+//! to it - `LogManager.cleanupLogs` skips compacted logs then. This models
+//! the default, cleaner on; tests/interop/retention.sh checks it.) The log start offset then becomes the
 //! first remaining offset (or `o`).
 //! `stats` asks what retention would reclaim; `repair::retain` does it.
 
