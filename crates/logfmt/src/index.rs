@@ -115,6 +115,33 @@ pub enum IndexEntry {
     Txn(TxnIndexEntry),
 }
 
+/// Where a reader's data is: a sparse file's holes read as zeros without
+/// being read (a crashed broker's preallocated 10 MiB index is mostly hole;
+/// a hostile one may be 4 GiB of it).
+pub trait DataRegions {
+    /// The data region at or after `at`: `Some(Some((start, end)))`, or
+    /// `Some(None)` when only hole is left; `None` when unknown (read it all).
+    fn data_region(&mut self, at: u64) -> Option<Option<(u64, u64)>>;
+}
+
+impl DataRegions for File {
+    fn data_region(&mut self, at: u64) -> Option<Option<(u64, u64)>> {
+        use rustix::fs::{SeekFrom as S, seek};
+        // (moves the file's offset: the caller seeks where it reads next)
+        match seek(&*self, S::Data(at)) {
+            Ok(start) => Some(seek(&*self, S::Hole(start)).ok().map(|end| (start, end))),
+            Err(rustix::io::Errno::NXIO) => Some(None),
+            Err(_) => None,
+        }
+    }
+}
+
+impl<T> DataRegions for std::io::Cursor<T> {
+    fn data_region(&mut self, _at: u64) -> Option<Option<(u64, u64)>> {
+        None
+    }
+}
+
 /// Streaming reader of one index file.
 pub struct IndexReader<R = File> {
     src: BufReader<R>,
@@ -138,7 +165,7 @@ impl IndexReader<File> {
     }
 }
 
-impl<R: Read> IndexReader<R> {
+impl<R: Read + Seek + DataRegions> IndexReader<R> {
     /// Read `len` bytes of `src` as an index of `kind`.
     pub fn new(src: R, len: u64, kind: IndexKind, base_offset: i64) -> IndexReader<R> {
         IndexReader {
@@ -176,13 +203,34 @@ impl<R: Read> IndexReader<R> {
         let mut zeroed = first.is_none_or(|b| b.iter().all(|&x| x == 0));
         let consumed = if first.is_some() { size } else { 0 };
         let mut left = slots.saturating_mul(size).saturating_sub(consumed);
+        let mut at = position.saturating_add(consumed);
         let mut buf = [0u8; 8192];
+        // the end of the data region being read (holes are skipped: zeros)
+        let mut region_end = at;
         while zeroed && left > 0 {
-            let n = (left.min(buf.len() as u64)) as usize;
+            if at >= region_end {
+                match self.src.get_mut().data_region(at) {
+                    Some(None) => break,
+                    Some(Some((start, end))) => {
+                        let skip = start.saturating_sub(at).min(left);
+                        at = at.saturating_add(skip);
+                        left = left.saturating_sub(skip);
+                        region_end = end.max(at.saturating_add(1));
+                    }
+                    None => region_end = u64::MAX,
+                }
+                // where reading goes on (the query moved the file's offset)
+                self.src.seek(SeekFrom::Start(at)).map_err(|e| self.io(e))?;
+                if left == 0 {
+                    break;
+                }
+            }
+            let n = left.min(buf.len() as u64).min(region_end.saturating_sub(at)).max(1) as usize;
             let chunk = buf.get_mut(..n).unwrap_or_default();
             self.src.read_exact(chunk).map_err(|e| self.io(e))?;
             zeroed = chunk.iter().all(|&x| x == 0);
             left = left.saturating_sub(n as u64);
+            at = at.saturating_add(n as u64);
         }
         self.tail = Some(IndexTail { position, slots, zeroed: zeroed || slots == 0, partial_bytes });
         self.done = true;
@@ -257,7 +305,7 @@ impl<R: Read> IndexReader<R> {
     }
 }
 
-impl<R: Read> Iterator for IndexReader<R> {
+impl<R: Read + Seek + DataRegions> Iterator for IndexReader<R> {
     type Item = Result<IndexEntry>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -429,6 +477,29 @@ mod tests {
             IndexEntry::Offset(OffsetIndexEntry { slot: 1, relative_offset: 9, offset: 1009, position: 300 })
         );
         assert_eq!(r.tail(), Some(&IndexTail { position: 16, slots: 4, zeroed: true, partial_bytes: 0 }));
+    }
+
+    /// A sparse tail is zeros without being read; data in it (a stale
+    /// byte past a hole) is still found.
+    #[test]
+    fn sparse_tails_skip_their_holes_and_find_data_past_them() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("00000000000000000000.index");
+        let mut f = File::create(&path).unwrap();
+        f.write_all(&offset_index(&[(3, 100), (7, 900)], 0)).unwrap();
+        f.set_len(1 << 30).unwrap();
+        drop(f);
+        let mut r = IndexReader::open(&path, IndexKind::Offset, 0).unwrap();
+        assert_eq!(r.by_ref().count(), 2);
+        assert_eq!(r.tail(), Some(&IndexTail { position: 16, slots: (1 << 27) - 2, zeroed: true, partial_bytes: 0 }));
+        // one byte of data 512 MiB in, between holes
+        let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        std::os::unix::fs::FileExt::write_all_at(&f, &[1], 512 << 20).unwrap();
+        drop(f);
+        let mut r = IndexReader::open(&path, IndexKind::Offset, 0).unwrap();
+        assert_eq!(r.by_ref().count(), 2);
+        assert!(!r.tail().unwrap().zeroed);
     }
 
     #[test]
