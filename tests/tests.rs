@@ -14,6 +14,8 @@ mod guide;
 mod incident;
 // hostile inputs: clear errors, exit codes, no panic, bounded memory
 mod hostile;
+// every command at every path level: the log dir's answer, or exit 2
+mod levels;
 // `logtool dump` against Kafka's DumpLogSegments on the real-Kafka fixtures
 mod kafka_oracle;
 // what a new user meets first: errors, exit codes, widths, units, specs

@@ -40,7 +40,12 @@ pub fn run(global: &GlobalOpts, args: &TxnsArgs) -> anyhow::Result<Status> {
         data.retain(|p| wanted.iter().any(|w| format!("{}-{}", p.name.topic, p.name.partition) == **w));
         if data.is_empty() {
             let names: Vec<&str> = wanted.iter().map(|w| w.as_str()).collect();
-            anyhow::bail!("no data partition {} in the log dirs", names.join(", "));
+            anyhow::bail!(
+                "no data partition {} in the log dirs: txns answers for data partitions (the transaction \
+                 coordinator's own partitions hold its state, read from the log dir); give the log dir, or a \
+                 data partition dir in it",
+                names.join(", ")
+            );
         }
     }
     data.sort_by(|a, b| (&a.name.topic, a.name.partition).cmp(&(&b.name.topic, b.name.partition)));

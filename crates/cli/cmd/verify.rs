@@ -60,17 +60,22 @@ fn plan(path: &Path, opts: &Options, units: &mut Vec<Unit>, versions: &mut Vec<(
             }
             units.push(Unit::File(p))
         }
-        Ok(Target::PartitionDir(p)) => match logfmt::partition::Targets::of(&p, &opts.limits) {
-            // the parent's checkpoints describe this partition, if it is a log dir
-            Ok(t) => {
-                if let Some(log_dir) = std::fs::canonicalize(&p).ok().as_deref().and_then(Path::parent) {
-                    units.push(Unit::Done(verify::unfinished_repairs(log_dir, opts)));
+        Ok(Target::PartitionDir(p)) => {
+            // the parent's checkpoints (and coordinator state) describe this
+            // partition, if it is a log dir: read as for the whole log dir
+            let parent = std::fs::canonicalize(&p).ok().as_deref().and_then(Path::parent).map(Path::to_path_buf);
+            let log_dir = match parent {
+                Some(log_dir) => {
+                    units.push(Unit::Done(verify::unfinished_repairs(&log_dir, opts)));
+                    let (ld, report) = verify::partition_context(&log_dir, opts);
+                    units.push(Unit::Done(report));
+                    ld
                 }
-                versions.push(version_of(&t.log_dir, opts));
-                units.push(Unit::Partition(p, t.log_dir));
-            }
-            Err(e) => units.push(failed(e)),
-        },
+                None => LogDir::default(),
+            };
+            versions.push(version_of(&log_dir, opts));
+            units.push(Unit::Partition(p, Arc::new(log_dir)));
+        }
         Ok(Target::LogDir(p)) => {
             let (log_dir, report) = verify::check_log_dir(&p, opts);
             versions.push(version_of(&log_dir, opts));

@@ -75,21 +75,45 @@ pub fn resolve(path: &Path) -> Result<Target> {
         return Ok(Target::File(path.to_path_buf()));
     }
     let names = read_dir_names(path)?;
-    // a child named like a partition (`dbus-1` in /etc is) counts when it
-    // holds a file of one
-    let has_partition_children = names.iter().any(|(name, is_dir)| {
-        *is_dir && naming::parse_partition_dir(name).is_some() && holds_partition_files(&path.join(name))
-    });
-    let has_log_dir_files = names.iter().any(|(name, is_dir)| {
-        !is_dir && (name == n::META_PROPERTIES || naming::classify(name).kind.is_offset_checkpoint())
-    });
-    if has_partition_children || has_log_dir_files {
+    if is_log_dir(path, &names) {
         return Ok(Target::LogDir(path.to_path_buf()));
     }
     let own_name = path.file_name().map(|s| s.to_string_lossy().into_owned());
     let looks_partition = own_name.as_deref().and_then(naming::parse_partition_dir).is_some()
         || names.iter().any(|(name, is_dir)| !is_dir && naming::classify(name).kind == FileKind::Log);
-    if looks_partition { Ok(Target::PartitionDir(path.to_path_buf())) } else { Err(not_kafka(path)) }
+    if looks_partition {
+        return Ok(Target::PartitionDir(path.to_path_buf()));
+    }
+    // a dir holding log dirs (a broker's data dir with several, or a copy's
+    // parent): name them rather than say there is no Kafka data
+    let mut inner: Vec<String> = names
+        .iter()
+        .filter(|(name, is_dir)| *is_dir && matches!(resolve_shallow(&path.join(name)), Some(true)))
+        .map(|(name, _)| name.clone())
+        .collect();
+    inner.sort();
+    if inner.is_empty() {
+        return Err(not_kafka(path));
+    }
+    let shown: Vec<String> = inner.iter().take(5).map(|n| path.join(n).display().to_string()).collect();
+    let more = if inner.len() > 5 { format!(" and {} more", inner.len().saturating_sub(5)) } else { String::new() };
+    let detail = format!("is no log dir but holds {} log dir(s): give one: {}{more}", inner.len(), shown.join(", "));
+    Err(Error::new(crate::error::ErrorKind::NotKafka(detail), None).with_path(path))
+}
+
+/// Whether `dir` is a log dir, by its own entries alone (`None`: unreadable).
+fn resolve_shallow(dir: &Path) -> Option<bool> {
+    Some(is_log_dir(dir, &read_dir_names(dir).ok()?))
+}
+
+/// Whether `dir`, holding `names`, is a log dir: a meta.properties or an
+/// offset checkpoint, or a child named like a partition that holds a file
+/// of one (`dbus-1` in /etc is named like one).
+fn is_log_dir(dir: &Path, names: &[(String, bool)]) -> bool {
+    names.iter().any(|(name, is_dir)| {
+        (*is_dir && naming::parse_partition_dir(name).is_some() && holds_partition_files(&dir.join(name)))
+            || (!is_dir && (name == n::META_PROPERTIES || naming::classify(name).kind.is_offset_checkpoint()))
+    })
 }
 
 /// What paths given to a command that reads whole log dirs (`groups`,

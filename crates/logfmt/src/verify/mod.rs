@@ -537,6 +537,39 @@ fn unfinished_into(dir: &Path, out: &mut Findings) {
     }
 }
 
+/// The transaction markers the coordinator writes soon after a start
+/// (`rules::start::pending_markers`), into `log_dir` (read from `dir`): a
+/// partition's high watermark on start counts them.
+fn markers_into(dir: &Path, log_dir: &mut LogDir, opts: &Options, out: &mut Findings) {
+    if log_dir.metadata.is_none() {
+        return;
+    }
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    match start::pending_markers(dir, now_ms, &opts.limits) {
+        Ok(m) => log_dir.markers_on_start = m,
+        Err(e) => out.push(
+            dir,
+            None,
+            None,
+            None,
+            Kind::Note,
+            format!("the transaction coordinator's state could not be read ({e}): markers it writes after a start are not counted"),
+        ),
+    }
+}
+
+/// What the log dir `dir` holding a partition given alone says of it, as
+/// [`check_log_dir`] reads it for its partitions (its checkpoints, metadata,
+/// the markers a start adds), with the findings made reading that.
+pub fn partition_context(dir: &Path, opts: &Options) -> (LogDir, Report) {
+    let mut out = Findings::new(opts.max_per_kind);
+    let mut log_dir = LogDir::read(dir, &opts.limits);
+    markers_into(dir, &mut log_dir, opts, &mut out);
+    (log_dir, Report { findings: out.finish(), ..Report::default() })
+}
+
 /// Check a log dir's own files. Returns what it says about its partitions
 /// (for [`check_partition`]) and the findings.
 pub fn check_log_dir(dir: &Path, opts: &Options) -> (LogDir, Report) {
@@ -565,22 +598,7 @@ pub fn check_log_dir(dir: &Path, opts: &Options) -> (LogDir, Report) {
         );
     }
     let mut log_dir = LogDir::read(dir, &opts.limits);
-    if log_dir.metadata.is_some() {
-        let now_ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
-        match start::pending_markers(dir, now_ms, &opts.limits) {
-            Ok(m) => log_dir.markers_on_start = m,
-            Err(e) => out.push(
-                dir,
-                None,
-                None,
-                None,
-                Kind::Note,
-                format!("the transaction coordinator's state could not be read ({e}): markers it writes after a start are not counted"),
-            ),
-        }
-    }
+    markers_into(dir, &mut log_dir, opts, &mut out);
     let checkpoints = &log_dir.checkpoints;
     for (path, e) in &checkpoints.unreadable {
         out.error(path, e, Kind::CheckpointMalformed);
