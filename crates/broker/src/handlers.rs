@@ -344,7 +344,7 @@ pub fn produce(sh: &Shared, _version: i16, req: ProduceRequest) -> Option<Produc
 /// ListOffsets: earliest (the log start), latest (the high watermark, or
 /// for read_committed the last stable offset), a time or
 /// the largest timestamp (`logfmt::offsets`, as `offset-for-time`).
-pub fn list_offsets(sh: &Shared, _version: i16, req: ListOffsetsRequest) -> ListOffsetsResponse {
+pub fn list_offsets(sh: &Shared, version: i16, req: ListOffsetsRequest) -> ListOffsetsResponse {
     let mut store = sh.lock();
     let mut r = ListOffsetsResponse::default();
     for t in req.topics {
@@ -398,6 +398,13 @@ pub fn list_offsets(sh: &Shared, _version: i16, req: ListOffsetsRequest) -> List
             tr.partitions.push(pr);
         }
         r.topics.push(tr);
+    }
+    // what a version cannot carry: the leader epoch exists from v4 (the
+    // codec refuses to write one below, and the client lost its connection)
+    if version < 4 {
+        for p in r.topics.iter_mut().flat_map(|t| t.partitions.iter_mut()) {
+            p.leader_epoch = -1;
+        }
     }
     r
 }
