@@ -244,16 +244,7 @@ fn fault_rules_fail_drop_and_delay_what_they_name() {
     assert_eq!(produce(&mut s, batch(2, 2)).0, 6);
     assert_eq!(produce(&mut s, batch(2, 2)), (0, 2));
     // the first ListOffsets loses its connection
-    let mut lp = list_offsets_request::ListOffsetsPartition::default();
-    lp.partition_index = 0;
-    lp.timestamp = -1;
-    lp.current_leader_epoch = -1;
-    let mut lt = list_offsets_request::ListOffsetsTopic::default();
-    lt.name = name("t");
-    lt.partitions = vec![lp];
-    let mut req = ListOffsetsRequest::default();
-    req.replica_id = BrokerId(-1);
-    req.topics = vec![lt];
+    let req = list_offsets("t", -1, 7);
     let mut lost = b.connect();
     let mut header = RequestHeader::default();
     header.request_api_key = ListOffsetsRequest::KEY;
@@ -1008,18 +999,7 @@ fn list_offsets_answers_at_every_version() {
     assert_eq!(produce(&mut s, batch(0, 3)).0, 0);
     for version in 1..=9 {
         for (timestamp, offset) in [(-2i64, 0i64), (-1, 3)] {
-            let mut lp = list_offsets_request::ListOffsetsPartition::default();
-            lp.partition_index = 0;
-            lp.timestamp = timestamp;
-            if version >= 4 {
-                lp.current_leader_epoch = -1;
-            }
-            let mut lt = list_offsets_request::ListOffsetsTopic::default();
-            lt.name = name("t");
-            lt.partitions = vec![lp];
-            let mut req = ListOffsetsRequest::default();
-            req.replica_id = BrokerId(-1);
-            req.topics = vec![lt];
+            let req = list_offsets("t", timestamp, version);
             let r = ListOffsetsResponse::decode(&mut call(&mut s, version, &req), version)
                 .unwrap_or_else(|e| panic!("v{version}: {e}"));
             let p = &r.topics[0].partitions[0];
@@ -1029,4 +1009,22 @@ fn list_offsets_answers_at_every_version() {
     }
     drop(s);
     assert_eq!(b.stop(), 0);
+}
+
+/// A ListOffsets request for partition 0 of `topic` at `timestamp`, with
+/// only the fields `version` has set.
+fn list_offsets(topic: &str, timestamp: i64, version: i16) -> ListOffsetsRequest {
+    let mut lp = list_offsets_request::ListOffsetsPartition::default();
+    lp.partition_index = 0;
+    lp.timestamp = timestamp;
+    if version >= 4 {
+        lp.current_leader_epoch = -1;
+    }
+    let mut lt = list_offsets_request::ListOffsetsTopic::default();
+    lt.name = name(topic);
+    lt.partitions = vec![lp];
+    let mut req = ListOffsetsRequest::default();
+    req.replica_id = BrokerId(-1);
+    req.topics = vec![lt];
+    req
 }
