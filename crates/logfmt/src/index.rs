@@ -129,7 +129,8 @@ impl DataRegions for File {
         use rustix::fs::{SeekFrom as S, seek};
         // (moves the file's offset: the caller seeks where it reads next)
         match seek(&*self, S::Data(at)) {
-            Ok(start) => Some(seek(&*self, S::Hole(start)).ok().map(|end| (start, end))),
+            // (data at `start` whose end is unknown: read it all, not "hole")
+            Ok(start) => seek(&*self, S::Hole(start)).ok().map(|end| Some((start, end))),
             Err(rustix::io::Errno::NXIO) => Some(None),
             Err(_) => None,
         }
