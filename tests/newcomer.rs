@@ -148,6 +148,16 @@ fn tables_fit_the_terminal() {
             }
         }
     }
+    // at 80 columns a lag table stays a table, one line per partition, its
+    // names whole; the detail columns left out are named (before: every
+    // name cut mid-word, "fixtur / e- / group", 4 lines a partition)
+    let (_, out, _) = run_env(&[("COLUMNS", "80")], &["groups", s(&clean)]);
+    let rows: Vec<&str> = out.lines().filter(|l| l.starts_with("fixture-group  plain")).collect();
+    assert_eq!(rows.len(), 3, "{out}");
+    assert!(out.contains("not shown at this width: COMMITTED, METADATA"), "{out}");
+    // piped: every column
+    let (_, out, _) = run(&["groups", s(&clean)]);
+    assert!(out.contains("COMMITTED") && !out.contains("not shown"), "{out}");
     for args in [vec!["--help"], vec!["dump", "--help"], vec!["verify", "--help"]] {
         let (code, out, _) = run(&args);
         assert_eq!(code, 0);

@@ -228,6 +228,8 @@ pub struct Output<W: Write> {
 struct TableState {
     header: Vec<&'static str>,
     rows: Vec<Vec<String>>,
+    /// The columns said not shown already (said once per run).
+    said_hidden: Vec<Vec<&'static str>>,
 }
 
 impl<W: Write> Output<W> {
@@ -334,17 +336,20 @@ impl<W: Write> Output<W> {
             Some(w) => layout(&self.table.header, &self.table.rows, w),
             None => Layout::Bordered(vec![None; self.table.header.len()]),
         };
-        let (widths, plain) = match layout {
+        let (widths, plain, hidden) = match layout {
             Layout::Expanded(width) => return self.flush_expanded(width),
-            Layout::Bordered(w) => (w, false),
-            Layout::Plain(w) => (w, true),
+            Layout::Bordered(w) => (w, false, Vec::new()),
+            Layout::Plain(w, hidden) => (w, true, hidden),
         };
+        let keep = |i: &usize| !hidden.contains(i);
         // the terminal's width: each cell (and header) wrapped to its
         // column's share, at words (JSON keeps every value whole)
         let fit = |row: Vec<String>| -> Vec<String> {
             row.into_iter()
                 .zip(&widths)
-                .map(|(cell, w)| match w {
+                .enumerate()
+                .filter(|(i, _)| keep(i))
+                .map(|(_, (cell, w))| match w {
                     Some(w) => wrap_cell(&cell, *w),
                     None => cell,
                 })
@@ -363,7 +368,7 @@ impl<W: Write> Output<W> {
             // between rows when a row (or the header) takes more than one
             t.with(Style::empty()).with(Padding::new(0, 2, 0, 0));
             let text = t.to_string();
-            let text = if heights.iter().any(|&h| h > 1) {
+            let text = if heights.iter().skip(1).any(|&h| h > 1) {
                 separate_rows(&text, &heights)
             } else {
                 text.lines().map(str::trim_end).collect::<Vec<_>>().join("\n")
@@ -373,10 +378,18 @@ impl<W: Write> Output<W> {
             t.with(Style::sharp());
             self.write_out(|out| writeln!(out, "{t}"))?;
         }
-        if notes.is_empty() {
+        let mut text: Vec<String> = notes.iter().enumerate().map(|(i, n)| format!("  [{}] {n}", i + 1)).collect();
+        let names: Vec<&'static str> = hidden.iter().filter_map(|&i| self.table.header.get(i).copied()).collect();
+        if !names.is_empty() && !self.table.said_hidden.contains(&names) {
+            text.push(format!(
+                "  not shown at this width: {} (a wider terminal, a pipe or --format json shows every column)",
+                names.join(", ")
+            ));
+            self.table.said_hidden.push(names);
+        }
+        if text.is_empty() {
             return Ok(());
         }
-        let text: Vec<String> = notes.iter().enumerate().map(|(i, n)| format!("  [{}] {n}", i + 1)).collect();
         self.push_wrapped(&text.join("\n"))
     }
 
@@ -555,8 +568,9 @@ enum Layout {
     /// Boxed, each column's width (`None`: as wide as its widest cell).
     Bordered(Vec<Option<usize>>),
     /// No borders, two spaces between columns (a boxed table does not fit
-    /// even with every column wrapped to its floor).
-    Plain(Vec<Option<usize>>),
+    /// even with every column wrapped to its floor); the columns in
+    /// `hidden` (`None` width) are left out and named under the table.
+    Plain(Vec<Option<usize>>, Vec<usize>),
     /// The rows one below the other (not even that fits).
     Expanded(usize),
 }
@@ -610,15 +624,76 @@ fn layout(header: &[&str], rows: &[Vec<String>], width: usize) -> Layout {
     let plain = width.saturating_sub(n.saturating_sub(1).saturating_mul(2));
     let floor = floors(true);
     let need: usize = floor.iter().sum();
+    let prose: Vec<bool> = (0..n).map(|i| rows.iter().any(|r| r.get(i).is_some_and(|c| c.contains(' ')))).collect();
     if need <= boxed {
-        return Layout::Bordered(share(&natural, &floor, boxed));
+        let widths = share(&natural, &floor, boxed);
+        // (unless a name or path would take more than two lines)
+        let cut = rows.iter().any(|r| {
+            r.iter()
+                .zip(&widths)
+                .zip(&prose)
+                .any(|((c, w), &p)| !p && w.is_some_and(|w| wrap_cell(c, w).lines().count() > 2))
+        });
+        if !cut {
+            return Layout::Bordered(widths);
+        }
     }
     // borderless: unless the rows one below the other take fewer lines
-    let floor = if need <= plain { floor } else { floors(false) };
+    if need <= plain {
+        let widths = share(&natural, &floor, plain);
+        if plain_lines(header, rows, &widths).is_some_and(|lines| lines <= expanded_lines(rows)) {
+            return Layout::Plain(widths, Vec::new());
+        }
+    }
+    // names and times would break mid-word: leave out up to a third of the
+    // columns, from the right (the detail columns; prose columns wrap well
+    // and stay), where that makes the table fit and at most half as long as
+    // the rows one below the other
+    let mut hidden: Vec<usize> = Vec::new();
+    // (lines, widths, hidden) of the best so far: one more column left out
+    // only where that saves a quarter of the lines
+    let mut best: Option<(usize, Vec<Option<usize>>, Vec<usize>)> = None;
+    for i in (2..n).rev() {
+        if prose.get(i) == Some(&true) {
+            continue;
+        }
+        if hidden.len() >= n / 3 {
+            break;
+        }
+        hidden.push(i);
+        let shown = |v: &[usize]| -> Vec<usize> {
+            v.iter().enumerate().map(|(j, &w)| if hidden.contains(&j) { 0 } else { w }).collect()
+        };
+        let (nat, flo) = (shown(&natural), shown(&floor));
+        let plain = width.saturating_sub(n.saturating_sub(1 + hidden.len()).saturating_mul(2));
+        if flo.iter().sum::<usize>() > plain {
+            continue;
+        }
+        let mut widths = share(&nat, &flo, plain);
+        for &j in &hidden {
+            if let Some(w) = widths.get_mut(j) {
+                *w = None;
+            }
+        }
+        let Some(lines) = plain_lines(header, rows, &widths) else { continue };
+        if lines.saturating_add(2).saturating_mul(2) > expanded_lines(rows) {
+            continue;
+        }
+        if best.as_ref().is_none_or(|(b, _, _)| lines.saturating_mul(4) <= b.saturating_mul(3)) {
+            let mut h = hidden.clone();
+            h.sort_unstable();
+            best = Some((lines, widths, h));
+        }
+    }
+    if let Some((_, widths, hidden)) = best {
+        return Layout::Plain(widths, hidden);
+    }
+    // else every column, names wrapped too, if that is shorter
+    let floor = floors(false);
     if floor.iter().sum::<usize>() <= plain {
         let widths = share(&natural, &floor, plain);
         if plain_lines(header, rows, &widths).is_some_and(|lines| lines <= expanded_lines(rows)) {
-            return Layout::Plain(widths);
+            return Layout::Plain(widths, Vec::new());
         }
     }
     Layout::Expanded(width)
@@ -669,7 +744,7 @@ const PLAIN_CELL_LINES: usize = 4;
 
 /// How many lines a table takes with these column widths, borderless: the
 /// header and each row as tall as its tallest wrapped cell, a blank line
-/// between rows when any row takes more than one; `None` when a cell would
+/// between rows when a row (not the header) takes more than one; `None` when a cell would
 /// take more than [`PLAIN_CELL_LINES`].
 fn plain_lines(header: &[&str], rows: &[Vec<String>], widths: &[Option<usize>]) -> Option<usize> {
     let height = |row: &mut dyn Iterator<Item = &str>| -> usize {
@@ -688,7 +763,11 @@ fn plain_lines(header: &[&str], rows: &[Vec<String>], widths: &[Option<usize>]) 
         return None;
     }
     let lines: usize = heights.iter().sum();
-    Some(if heights.iter().any(|&h| h > 1) { lines.saturating_add(heights.len().saturating_sub(1)) } else { lines })
+    Some(if heights.iter().skip(1).any(|&h| h > 1) {
+        lines.saturating_add(heights.len().saturating_sub(1))
+    } else {
+        lines
+    })
 }
 
 /// How many lines the rows take one below the other.
@@ -698,7 +777,7 @@ fn expanded_lines(rows: &[Vec<String>]) -> usize {
 
 /// A borderless table's lines with a blank line after each row (the
 /// header first) of `heights` lines each: rows that take several lines are
-/// told apart.
+/// told apart (used when a row, not just the header, takes several).
 fn separate_rows(text: &str, heights: &[usize]) -> String {
     let mut lines = text.lines().map(str::trim_end);
     let mut out: Vec<&str> = Vec::new();
@@ -885,9 +964,46 @@ mod tests {
         let rows: Vec<Vec<String>> = (0..3)
             .map(|p| ["g-active", "orders", &p.to_string(), "40", "100", "60"].map(String::from).to_vec())
             .collect();
-        assert!(matches!(layout(&lag, &rows, 50), Layout::Plain(_)), "{:?}", layout(&lag, &rows, 50));
+        assert!(matches!(layout(&lag, &rows, 50), Layout::Plain(_, _)), "{:?}", layout(&lag, &rows, 50));
         // too many columns for the width: rows one below the other
         assert_eq!(layout(&["POSITION"; 9], &[], 80), Layout::Expanded(80));
+    }
+
+    #[test]
+    fn detail_columns_left_out_before_names_break() {
+        // a lag table at 80 columns: its two detail columns (a time, a
+        // name) are left out rather than every name cut mid-word
+        let header = [
+            "GROUP",
+            "TOPIC",
+            "PARTITION",
+            "CURRENT-OFFSET",
+            "LOG-END-OFFSET (HW)",
+            "LAG",
+            "LOG END",
+            "COMMITTED",
+            "METADATA",
+        ];
+        let rows: Vec<Vec<String>> = (0..3)
+            .map(|p| {
+                let p = p.to_string();
+                ["fixture-group", "plain", &p, "210", "210", "0", "210", "2026-11-22T05:08:54.148Z", "seen=180"]
+                    .map(String::from)
+                    .to_vec()
+            })
+            .collect();
+        let Layout::Plain(widths, hidden) = layout(&header, &rows, 80) else {
+            panic!("{:?}", layout(&header, &rows, 80))
+        };
+        assert_eq!(hidden, [7, 8]);
+        assert_eq!(widths.first(), Some(&None), "GROUP whole: {widths:?}");
+        // a prose column is never left out; a third of the columns at most
+        let rows =
+            vec![["info", "unclean_shutdown", "x/y", "no marker: the broker did not stop"].map(String::from).to_vec()];
+        match layout(&["SEVERITY", "KIND", "FILE", "MESSAGE"], &rows, 40) {
+            Layout::Plain(_, hidden) => assert!(!hidden.contains(&3) && hidden.len() <= 1, "{hidden:?}"),
+            other => assert!(!matches!(other, Layout::Plain(..)), "{other:?}"),
+        }
     }
 
     #[test]
