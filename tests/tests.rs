@@ -32,5 +32,7 @@ mod roundtrip;
 mod stats;
 // shared helpers
 mod util;
+// `logtool broker`: every advertised API at every version
+mod versions;
 // `logtool verify` on real-Kafka fixtures and real corruptions of them
 mod verify;

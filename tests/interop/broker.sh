@@ -209,12 +209,16 @@ diff <(sort "$work/served-rc.txt") <(sort "$work/kafka-rc.txt") >&2 \
 txn_list "$BOOTSTRAP" >"$work/txns.kafka"
 diff "$work/txns.lt" "$work/txns.kafka" >&2 || die "Kafka loaded other transactional ids or states from __transaction_state"
 [ "$(grep -c '^console ' "$work/kafka.txt")" = 50 ] || die "Kafka serves $(grep -c '^console ' "$work/kafka.txt") console lines"
-# every API logtool broker advertises, at the versions Kafka 3.9.1 advertises
+# every API logtool broker advertises, up to the version Kafka 3.9.1
+# advertises, from Kafka 3.9.1's minimum or the higher one Kafka 4.x keeps
 kafka_java kafka.admin.BrokerApiVersionsCommand --bootstrap-server "$BOOTSTRAP" >"$work/api-versions.kafka" 2>&1
 ranges() { grep -oE '^\s*[A-Za-z]+\([0-9]+\): [0-9]+ to [0-9]+' "$1" | sed 's/^ *//' | sort; }
 [ "$(ranges "$work/api-versions.lt" | wc -l)" -ge 8 ] || { cat "$work/api-versions.lt" >&2; die "logtool broker advertised too little"; }
-missing=$(comm -23 <(ranges "$work/api-versions.lt") <(ranges "$work/api-versions.kafka"))
-[ -z "$missing" ] || die "advertised otherwise than Kafka 3.9.1: $missing"
+outside=$(join -t'|' <(ranges "$work/api-versions.lt" | sed -E 's/: ([0-9]+) to ([0-9]+)$/|\1|\2/' | sort) \
+                     <(ranges "$work/api-versions.kafka" | sed -E 's/: ([0-9]+) to ([0-9]+)$/|\1|\2/' | sort) \
+  | awk -F'|' '$2 < $4 || $3 != $5')
+unknown=$(comm -23 <(ranges "$work/api-versions.lt" | sed 's/:.*//') <(ranges "$work/api-versions.kafka" | sed 's/:.*//'))
+[ -z "$outside$unknown" ] || die "advertised outside Kafka 3.9.1's ranges: $outside $unknown"
 get_offsets "$BOOTSTRAP" >"$work/offsets.kafka"
 diff "$work/offsets.lt" "$work/offsets.kafka" >&2 || die "Kafka answers ListOffsets otherwise than logtool broker did"
 describe_groups "$BOOTSTRAP" >"$work/groups.kafka"

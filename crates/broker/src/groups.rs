@@ -97,6 +97,7 @@ mod code {
     pub const INVALID_SESSION_TIMEOUT: i16 = 26;
     pub const REBALANCE_IN_PROGRESS: i16 = 27;
     pub const MEMBER_ID_REQUIRED: i16 = 79;
+    pub const FENCED_INSTANCE_ID: i16 = 82;
 }
 pub use code::*;
 
@@ -192,13 +193,27 @@ impl Group {
                 return Err((INCONSISTENT_GROUP_PROTOCOL, None));
             }
         }
+        // a static member's (KIP-345) current member id
+        let holder = instance_id
+            .as_deref()
+            .and_then(|i| self.members.values().find(|m| m.instance_id.as_deref() == Some(i)))
+            .map(|m| m.id.clone());
+        let mut carried = None;
         let id = if member_id.is_empty() {
             let id = new_id();
-            if require_known_id {
+            if let Some(old) = holder {
+                // `GroupCoordinator.doStaticNewMemberJoinGroup`: the new
+                // id replaces the one its instance id had (that one is
+                // fenced from now on), with its assignment
+                carried = self.members.remove(&old).map(|m| m.assignment);
+            } else if require_known_id && instance_id.is_none() {
+                // (a static member joins at once: no MEMBER_ID_REQUIRED)
                 self.pending.insert(id.clone());
                 return Err((MEMBER_ID_REQUIRED, Some(id)));
             }
             id
+        } else if holder.as_deref().is_some_and(|h| h != member_id) {
+            return Err((FENCED_INSTANCE_ID, None));
         } else if self.members.contains_key(member_id) || self.pending.contains(member_id) {
             member_id.to_string()
         } else {
@@ -216,7 +231,7 @@ impl Group {
                 session_timeout_ms,
                 rebalance_timeout_ms,
                 protocols,
-                assignment: self.members.get(&id).map(|m| m.assignment.clone()).unwrap_or_default(),
+                assignment: carried.or_else(|| self.members.get(&id).map(|m| m.assignment.clone())).unwrap_or_default(),
                 last_heartbeat: now,
                 joined: false,
             },
@@ -431,6 +446,41 @@ mod tests {
             Duration::from_millis(100),
             || format!("{id}-new"),
         )
+    }
+
+    /// A static member (KIP-345, `group.instance.id`) joins without
+    /// MEMBER_ID_REQUIRED; joining again with a new member id replaces its
+    /// old one, which is fenced, and keeps its assignment.
+    #[test]
+    fn a_static_member_joins_at_once_and_replaces_its_old_id() {
+        let t0 = Instant::now();
+        let mut g = Group::new("g");
+        let protocols = || vec![("range".to_string(), Bytes::from_static(b"m"))];
+        let static_join = |g: &mut Group, id: &str, new: &str| {
+            let new = new.to_string();
+            g.join(
+                t0,
+                id,
+                Some("gi".into()),
+                "c",
+                "/h",
+                10_000,
+                20_000,
+                "consumer",
+                protocols(),
+                true,
+                Duration::ZERO,
+                move || new,
+            )
+        };
+        assert_eq!(static_join(&mut g, "", "a").unwrap(), "a");
+        assert!(g.join_ready(t0));
+        g.complete_join(1);
+        g.assign([("a".to_string(), Bytes::from_static(b"p0"))].into());
+        assert_eq!(static_join(&mut g, "", "b").unwrap(), "b");
+        assert!(!g.members.contains_key("a"));
+        assert_eq!(g.members["b"].assignment, Bytes::from_static(b"p0"));
+        assert_eq!(static_join(&mut g, "a", "c"), Err((FENCED_INSTANCE_ID, None)));
     }
 
     #[test]

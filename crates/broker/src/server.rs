@@ -171,12 +171,15 @@ async fn handle(sh: &Shared, frame: Bytes, peer: &str) -> Result<Option<Answer>,
         return encode(key, 0, correlation_id, &body).map(|b| Some((b, None)));
     }
     if version < supported.min || version > supported.max {
-        return Err(format!("{key:?} v{version} (Kafka 3.9 supports v{}-v{})", supported.min, supported.max));
-    }
-    if version < supported.codec_min {
         return Err(format!(
-            "{key:?} v{version} cannot be read (logtool broker reads v{}-v{})",
-            supported.codec_min, supported.max
+            "{key:?} v{version} (logtool broker reads v{}-v{}{})",
+            supported.min,
+            supported.max,
+            if version < supported.min && version >= supported.kafka_min {
+                ", as Kafka 4.x: Kafka 4.0 removed the older versions (KIP-896)"
+            } else {
+                ""
+            }
         ));
     }
     let mut buf = frame;

@@ -1,9 +1,14 @@
 //! The API versions the broker advertises: for each API it implements, the
-//! range a Kafka 3.9.1 broker advertises (`ApiVersionsResponse` of a KRaft
-//! broker, from its `common/message/*Request.json` `validVersions`), and the
-//! lowest version the `kafka-protocol` codec can decode (below it a request
-//! cannot be read, and the connection is closed, as Kafka closes it on a
-//! request it cannot parse).
+//! range it reads and answers. The maximum is what a Kafka 3.9.1 broker
+//! advertises (`ApiVersionsResponse` of a KRaft broker, from its
+//! `common/message/*Request.json` `validVersions`); the minimum is Kafka
+//! 3.9.1's too, raised to the lowest version the `kafka-protocol` codec reads
+//! where that is higher: the versions Kafka 4.0 removed (KIP-896: Produce
+//! v0-v2, Fetch v0-v3, ListOffsets v0, OffsetCommit v0-v1, OffsetFetch v0,
+//! CreateTopics v0-v1, DeleteTopics v0, DescribeConfigs v0), which Kafka 4.x
+//! no longer advertises either and no client since Kafka 2.1 needs. What is
+//! advertised is answered: `tests/versions.rs` sends every advertised
+//! (API, version) pair.
 
 use kafka_protocol::messages::ApiKey;
 
@@ -12,18 +17,21 @@ use kafka_protocol::messages::ApiKey;
 pub struct Supported {
     /// The API.
     pub key: ApiKey,
-    /// Kafka 3.9.1's advertised minimum.
+    /// The lowest version advertised and read: Kafka 3.9.1's minimum, or
+    /// the codec's (Kafka 4.0's) where higher.
     pub min: i16,
     /// Kafka 3.9.1's advertised maximum.
     pub max: i16,
-    /// The lowest version `kafka-protocol` reads.
-    pub codec_min: i16,
+    /// Kafka 3.9.1's advertised minimum (below `min`: refused, the
+    /// connection closed, as Kafka 4.x does).
+    pub kafka_min: i16,
     /// Its request's message definition (`kmsg`).
     pub schema: &'static str,
 }
 
-const fn api(key: ApiKey, min: i16, max: i16, codec_min: i16, schema: &'static str) -> Supported {
-    Supported { key, min, max, codec_min, schema }
+const fn api(key: ApiKey, kafka_min: i16, max: i16, codec_min: i16, schema: &'static str) -> Supported {
+    let min = if codec_min > kafka_min { codec_min } else { kafka_min };
+    Supported { key, min, max, kafka_min, schema }
 }
 
 /// Every API the broker answers, in api-key order.
