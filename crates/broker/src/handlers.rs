@@ -180,14 +180,31 @@ pub fn create_topics(sh: &Shared, _version: i16, req: CreateTopicsRequest) -> Cr
                 ))
             }
         } else {
-            store.create_topic(&name, partitions, configs, req.validate_only)
+            store.create_topic(&name, partitions, configs.clone(), req.validate_only)
         };
         match result {
             Ok(id) => {
                 res.topic_id = uuid(id);
                 res.num_partitions = partitions;
                 res.replication_factor = 1;
-                res.configs = Some(Vec::new());
+                // every topic config, sorted, as the controller's
+                // `ReplicationControlManager.createTopic` answers (v5+)
+                res.configs = Some(
+                    logfmt::rules::config::describe_topic(&configs)
+                        .into_iter()
+                        .map(|c| {
+                            let mut x =
+                                kafka_protocol::messages::create_topics_response::CreatableTopicConfigs::default();
+                            x.name = s(c.name);
+                            // (the value as it was given, as the controller answers)
+                            x.value = Some(s(c.given.unwrap_or(c.value)));
+                            x.read_only = c.read_only;
+                            x.config_source = c.source.id();
+                            x.is_sensitive = c.sensitive;
+                            x
+                        })
+                        .collect(),
+                );
             }
             Err((code, message)) => {
                 res.error_code = code;
@@ -576,37 +593,12 @@ fn fetch_once(sh: &Shared, version: i16, req: &FetchRequest, mut budget: usize) 
 
 /// `ConfigResource.Type.TOPIC`.
 const RESOURCE_TOPIC: i8 = 2;
-/// `DescribeConfigsResponse.ConfigSource.TOPIC_CONFIG`.
-const SOURCE_TOPIC: i8 = 1;
-/// `DescribeConfigsResponse.ConfigSource.DEFAULT_CONFIG`.
-const SOURCE_DEFAULT: i8 = 5;
-
-/// The topic configs described with their defaults (those the writer
-/// obeys, and `max.message.bytes`).
-fn topic_defaults() -> Vec<(&'static str, String)> {
-    use logfmt::metadata as m;
-    let mut v: Vec<(&str, String)> = [
-        m::CLEANUP_POLICY,
-        m::INDEX_INTERVAL_BYTES,
-        m::MESSAGE_TIMESTAMP_TYPE,
-        m::RETENTION_BYTES,
-        m::RETENTION_MS,
-        m::SEGMENT_BYTES,
-        m::SEGMENT_INDEX_BYTES,
-        m::SEGMENT_MS,
-    ]
-    .iter()
-    .map(|k| (k.topic, k.default.to_string()))
-    .collect();
-    v.push(("max.message.bytes", DEFAULT_MAX_MESSAGE_BYTES.to_string()));
-    v.sort();
-    v
-}
-
-/// DescribeConfigs: a topic's overrides (TOPIC_CONFIG) and the defaults
-/// of the configs the broker knows (DEFAULT_CONFIG); other resources
-/// (brokers) are described with no configs.
+/// DescribeConfigs: every topic config of a topic as Kafka 3.9 describes
+/// it (`rules::config::describe_topic`: value, source, synonyms when asked,
+/// type, documentation when asked); other resources (brokers) are
+/// described with no configs.
 pub fn describe_configs(sh: &Shared, _version: i16, req: DescribeConfigsRequest) -> DescribeConfigsResponse {
+    use kafka_protocol::messages::describe_configs_response::DescribeConfigsSynonym;
     let store = sh.lock();
     let mut r = DescribeConfigsResponse::default();
     for res in req.resources {
@@ -621,23 +613,37 @@ pub fn describe_configs(sh: &Shared, _version: i16, req: DescribeConfigsRequest)
                     out.error_message = Some(s(format!("Topic {name} does not exist")));
                 }
                 Some(t) => {
-                    let mut all: BTreeMap<String, (String, i8)> =
-                        topic_defaults().into_iter().map(|(k, v)| (k.to_string(), (v, SOURCE_DEFAULT))).collect();
-                    for (k, v) in &t.topic.configs {
-                        all.insert(k.clone(), (v.clone(), SOURCE_TOPIC));
-                    }
                     let wanted = |k: &str| {
                         res.configuration_keys.as_ref().is_none_or(|keys| keys.iter().any(|x| x.as_str() == k))
                     };
-                    out.configs = all
+                    out.configs = logfmt::rules::config::describe_topic(&t.topic.configs)
                         .into_iter()
-                        .filter(|(k, _)| wanted(k))
-                        .map(|(k, (v, source))| {
-                            let mut c = DescribeConfigsResourceResult::default();
-                            c.name = s(k);
-                            c.value = Some(s(v));
-                            c.config_source = source;
-                            c
+                        .filter(|c| wanted(&c.name))
+                        .map(|c| {
+                            let mut d = DescribeConfigsResourceResult::default();
+                            d.name = s(c.name);
+                            d.value = Some(s(c.value));
+                            d.read_only = c.read_only;
+                            d.is_sensitive = c.sensitive;
+                            d.config_source = c.source.id();
+                            d.config_type = c.config_type;
+                            if req.include_synonyms {
+                                d.synonyms = c
+                                    .synonyms
+                                    .into_iter()
+                                    .map(|y| {
+                                        let mut x = DescribeConfigsSynonym::default();
+                                        x.name = s(y.name);
+                                        x.value = y.value.map(s);
+                                        x.source = y.source.id();
+                                        x
+                                    })
+                                    .collect();
+                            }
+                            if req.include_documentation {
+                                d.documentation = Some(s(c.documentation));
+                            }
+                            d
                         })
                         .collect();
                 }

@@ -419,6 +419,180 @@ pub fn colliding_topic<'a>(name: &str, existing: impl IntoIterator<Item = &'a st
     existing.into_iter().find(|e| *e != name && collision_key(e).as_deref() == Some(key.as_str()))
 }
 
+/// Where a described config's value comes from
+/// (`DescribeConfigsResponse.ConfigSource`, its ids on the wire).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConfigSource {
+    /// `TOPIC_CONFIG` (1): set on the topic (Admin clients say
+    /// DYNAMIC_TOPIC_CONFIG).
+    TopicConfig,
+    /// `STATIC_BROKER_CONFIG` (4): the broker's own configuration.
+    StaticBroker,
+    /// `DEFAULT_CONFIG` (5): Kafka's default.
+    Default,
+}
+
+impl ConfigSource {
+    /// Its id in DescribeConfigs and CreateTopics responses.
+    pub fn id(self) -> i8 {
+        match self {
+            ConfigSource::TopicConfig => 1,
+            ConfigSource::StaticBroker => 4,
+            ConfigSource::Default => 5,
+        }
+    }
+}
+
+/// One synonym of a described config: a name whose value would apply,
+/// in the order Kafka looks (the topic's own first, then the broker's).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Synonym {
+    /// `retention.ms`, `log.retention.hours`, ...
+    pub name: String,
+    /// Its value (`None`: sensitive).
+    pub value: Option<String>,
+    /// Where it is set.
+    pub source: ConfigSource,
+}
+
+/// One topic config as Kafka 3.9's DescribeConfigs describes it
+/// (`ConfigHelper.createTopicConfigEntry`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DescribedConfig {
+    /// The topic config's name.
+    pub name: String,
+    /// Its value as Kafka prints it (`ConfigDef.convertToString` of the
+    /// parsed value: `compact,delete`, `0.5`, `true`).
+    pub value: String,
+    /// The topic's own value as it was set (CreateTopics answers it so),
+    /// if set.
+    pub given: Option<String>,
+    /// Where the value comes from: its first synonym's source.
+    pub source: ConfigSource,
+    /// Every synonym (the topic's own value when set, then the broker
+    /// configs it falls back to that have a value).
+    pub synonyms: Vec<Synonym>,
+    /// `DescribeConfigsResponse.ConfigType` id (BOOLEAN 1, STRING 2, INT 3,
+    /// SHORT 4, LONG 5, DOUBLE 6, LIST 7, CLASS 8, PASSWORD 9).
+    pub config_type: i8,
+    /// Kafka's documentation of it.
+    pub documentation: String,
+    /// Read-only (never, for a topic config).
+    pub read_only: bool,
+    /// Sensitive (no topic config is: none is a PASSWORD).
+    pub sensitive: bool,
+}
+
+/// A topic config's definition as Kafka 3.9.1 has it, from
+/// `topic-configs-3.9.jsonl` (written by `crates/logfmt/update-configs.sh`
+/// from the release's own classes).
+#[derive(serde::Deserialize)]
+struct TopicConfigInfo {
+    name: String,
+    #[serde(rename = "type")]
+    ty: String,
+    default: Option<String>,
+    synonyms: Vec<SynonymInfo>,
+    documentation: String,
+}
+
+#[derive(serde::Deserialize)]
+struct SynonymInfo {
+    name: String,
+    default: Option<String>,
+}
+
+fn topic_config_infos() -> &'static [TopicConfigInfo] {
+    static INFOS: std::sync::OnceLock<Vec<TopicConfigInfo>> = std::sync::OnceLock::new();
+    INFOS.get_or_init(|| {
+        include_str!("topic-configs-3.9.jsonl").lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
+    })
+}
+
+/// `value` of a config of type `ty` as Kafka prints it after parsing it
+/// (`ConfigDef.convertToString(ConfigDef.parseType(...))`); left as given
+/// where it does not parse (a value validation refused first).
+fn as_kafka_prints(ty: &str, value: &str) -> String {
+    let t = value.trim();
+    match ty {
+        "LONG" | "INT" | "SHORT" => t.parse::<i64>().map_or_else(|_| value.to_string(), |n| n.to_string()),
+        "BOOLEAN" => t.to_ascii_lowercase(),
+        "DOUBLE" => match t.parse::<f64>() {
+            // Java's Double.toString: an integral value keeps ".0"
+            Ok(d) if d.is_finite() && d.fract() == 0.0 && d.abs() < 1e7 => format!("{d:.1}"),
+            Ok(d) => d.to_string(),
+            Err(_) => value.to_string(),
+        },
+        "LIST" => t.split(',').map(str::trim).filter(|s| !s.is_empty()).collect::<Vec<_>>().join(","),
+        _ => t.to_string(),
+    }
+}
+
+fn config_type_id(ty: &str) -> i8 {
+    match ty {
+        "BOOLEAN" => 1,
+        "STRING" => 2,
+        "INT" => 3,
+        "SHORT" => 4,
+        "LONG" => 5,
+        "DOUBLE" => 6,
+        "LIST" => 7,
+        "CLASS" => 8,
+        "PASSWORD" => 9,
+        _ => 0,
+    }
+}
+
+/// Every topic config of a topic with `overrides` set on it, as a Kafka 3.9
+/// broker with no topic-related settings of its own describes them
+/// (`ConfigHelper.createTopicConfigEntry`, sorted by name): the override
+/// where set (source TOPIC_CONFIG), else Kafka's default (DEFAULT_CONFIG);
+/// synonyms the override, then the broker synonyms that have a default
+/// when the primary one has (checked against a live Kafka 3.9.1 by
+/// tests/interop/pure.sh).
+/// `logtool broker` answers DescribeConfigs and CreateTopics (v5+) from it.
+pub fn describe_topic(overrides: &BTreeMap<String, String>) -> Vec<DescribedConfig> {
+    topic_config_infos()
+        .iter()
+        .map(|info| {
+            let set = overrides.get(&info.name).map(|v| as_kafka_prints(&info.ty, v));
+            let mut synonyms: Vec<Synonym> = Vec::new();
+            if let Some(v) = &set {
+                synonyms.push(Synonym {
+                    name: info.name.clone(),
+                    value: Some(v.clone()),
+                    source: ConfigSource::TopicConfig,
+                });
+            }
+            // the broker's synonyms that have a value, from the primary one
+            // on (`ConfigHelper.configSynonyms`' dropWhile: when the primary
+            // (`log.retention.ms`) has none, none is listed)
+            if info.synonyms.first().is_some_and(|p| p.default.is_some()) {
+                for s in &info.synonyms {
+                    if let Some(d) = &s.default {
+                        synonyms.push(Synonym {
+                            name: s.name.clone(),
+                            value: Some(d.clone()),
+                            source: ConfigSource::Default,
+                        });
+                    }
+                }
+            }
+            DescribedConfig {
+                given: overrides.get(&info.name).cloned(),
+                name: info.name.clone(),
+                value: set.or_else(|| info.default.clone()).unwrap_or_default(),
+                source: synonyms.first().map_or(ConfigSource::Default, |s| s.source),
+                synonyms,
+                config_type: config_type_id(&info.ty),
+                documentation: info.documentation.clone(),
+                read_only: false,
+                sensitive: false,
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -525,5 +699,33 @@ mod tests {
         assert_eq!(colliding_topic("x.y", ["x_y"]), Some("x_y"));
         assert_eq!(colliding_topic("xy", ["x_y"]), None);
         assert_eq!(colliding_topic("x.y", ["x.y"]), None);
+    }
+    /// Every topic config of Kafka 3.9.1 described: 36, each with its
+    /// documentation; an override first among the synonyms, printed as
+    /// Kafka prints the parsed value.
+    #[test]
+    fn topics_are_described_as_kafka_describes_them() {
+        let d = describe_topic(&BTreeMap::new());
+        assert_eq!(d.len(), 36);
+        assert_eq!(d.len(), TOPIC_CONFIGS.len());
+        assert!(d.iter().all(|c| TOPIC_CONFIGS.iter().any(|t| t.name == c.name) && !c.documentation.is_empty()));
+        let retention = d.iter().find(|c| c.name == "retention.ms").unwrap();
+        assert_eq!(
+            (retention.value.as_str(), retention.source, retention.config_type),
+            ("604800000", ConfigSource::Default, 5)
+        );
+        // (log.retention.ms, the primary synonym, has no default: none listed)
+        assert!(retention.synonyms.is_empty());
+        let policy = d.iter().find(|c| c.name == "cleanup.policy").unwrap();
+        assert_eq!(policy.synonyms.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["log.cleanup.policy"]);
+        let set: BTreeMap<String, String> = [("cleanup.policy", "compact, delete"), ("min.cleanable.dirty.ratio", "1")]
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .into();
+        let d = describe_topic(&set);
+        let policy = d.iter().find(|c| c.name == "cleanup.policy").unwrap();
+        assert_eq!((policy.value.as_str(), policy.source), ("compact,delete", ConfigSource::TopicConfig));
+        assert_eq!(policy.given.as_deref(), Some("compact, delete"));
+        assert_eq!(policy.synonyms.len(), 2);
+        assert_eq!(d.iter().find(|c| c.name == "min.cleanable.dirty.ratio").unwrap().value, "1.0");
     }
 }
