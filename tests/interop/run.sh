@@ -28,6 +28,10 @@
 #                serves exactly what the specs produced
 #   broker       Kafka's clients and tools against `logtool broker`, then
 #                Kafka on the log dir it wrote
+#   pure         the Go clients franz-go and sarama and the Node.js client
+#                kafkajs (each speaks the protocol itself) against `logtool
+#                broker` and, as the control, Kafka 3.9.1 on the dir it wrote;
+#                CreateTopics/DescribeConfigs of a topic against Kafka's
 #   streams      a Kafka Streams exactly_once_v2 application on both
 # Each suite's output is shown whole when it ends, with its time.
 #
@@ -37,7 +41,8 @@
 #   LOGTOOL_BIN=PATH                    the logtool under test (.ci/run: its one
 #                                       release build); else a debug build
 #
-# Needs java 17+ and mvn; brokers bind 127.0.0.1 only and are stopped by pid.
+# Needs java 17+ and mvn, go and node/npm (pure); brokers bind 127.0.0.1 only
+# and are stopped by pid.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . fixtures/kafka/lib.sh
@@ -76,10 +81,11 @@ declare -A suite=(
   [start]=tests/interop/start.sh
   [fixture]=tests/interop/fixture.sh
   [broker]=tests/interop/broker.sh
+  [pure]=tests/interop/pure.sh
   [streams]=tests/interop/streams.sh
 )
 # the longest first (as in the last runs), so the lanes end close together
-all=(broker fixture repair compact-4.3.1 integration compact start retention streams live_lock)
+all=(broker fixture repair compact-4.3.1 integration compact pure start retention streams live_lock)
 if [ $# -gt 0 ]; then suites=("$@"); else suites=("${all[@]}"); fi
 for s in "${suites[@]}"; do [ -n "${suite[$s]:-}" ] || die "no interop suite $s (one of: ${all[*]})"; done
 jobs=${LOGTOOL_INTEROP_JOBS:-2}
