@@ -289,7 +289,35 @@ fn every_advertised_api_answers_at_every_version() {
         }
     }
     assert!(pairs >= 150, "only {pairs} (API, version) pairs advertised");
+    // GUIDE.md's table of APIs and versions is this answer
+    guide_table(&av);
     assert!(failures.is_empty(), "{} of {pairs} pairs:\n{}", failures.len(), failures.join("\n"));
     drop(s);
     assert_eq!(b.stop(), 0);
+}
+
+/// GUIDE.md's table of the APIs and versions `logtool broker` advertises,
+/// between its markers, must be the ApiVersions answer's (so it is never
+/// written by hand): `LOGTOOL_WRITE_GUIDE=1` writes it.
+fn guide_table(av: &Value) {
+    let mut t = String::from("| API (key) | versions | Kafka 3.9.1 |\n|---|---|---|\n");
+    for k in av["apiKeys"].as_array().unwrap() {
+        let id = k["apiKey"].as_i64().unwrap() as i16;
+        let key = ApiKey::try_from(id).unwrap();
+        let s = ::broker::SUPPORTED.iter().find(|s| s.key == key).unwrap();
+        let (min, max) = (k["minVersion"].as_i64().unwrap(), k["maxVersion"].as_i64().unwrap());
+        t.push_str(&format!("| {key:?} ({id}) | {min}-{max} | {}-{} |\n", s.kafka_min, s.max));
+    }
+    let (open, close) = ("<!-- api-versions: tests/versions.rs writes this table -->\n", "<!-- /api-versions -->");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("GUIDE.md");
+    let guide = std::fs::read_to_string(&path).unwrap();
+    let (Some(a), Some(b)) = (guide.find(open), guide.find(close)) else { panic!("GUIDE.md has no api-versions markers") };
+    let now = &guide[a + open.len()..b];
+    if now != t {
+        if std::env::var_os("LOGTOOL_WRITE_GUIDE").is_some() {
+            std::fs::write(&path, format!("{}{t}{}", &guide[..a + open.len()], &guide[b..])).unwrap();
+        } else {
+            panic!("GUIDE.md's table of API versions is not the broker's answer (LOGTOOL_WRITE_GUIDE=1 writes it):\n{t}");
+        }
+    }
 }
