@@ -311,13 +311,17 @@ fn guide_table(av: &Value) {
     let (open, close) = ("<!-- api-versions: tests/versions.rs writes this table -->\n", "<!-- /api-versions -->");
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("GUIDE.md");
     let guide = std::fs::read_to_string(&path).unwrap();
-    let (Some(a), Some(b)) = (guide.find(open), guide.find(close)) else { panic!("GUIDE.md has no api-versions markers") };
+    let (Some(a), Some(b)) = (guide.find(open), guide.find(close)) else {
+        panic!("GUIDE.md has no api-versions markers")
+    };
     let now = &guide[a + open.len()..b];
     if now != t {
         if std::env::var_os("LOGTOOL_WRITE_GUIDE").is_some() {
             std::fs::write(&path, format!("{}{t}{}", &guide[..a + open.len()], &guide[b..])).unwrap();
         } else {
-            panic!("GUIDE.md's table of API versions is not the broker's answer (LOGTOOL_WRITE_GUIDE=1 writes it):\n{t}");
+            panic!(
+                "GUIDE.md's table of API versions is not the broker's answer (LOGTOOL_WRITE_GUIDE=1 writes it):\n{t}"
+            );
         }
     }
 }

@@ -973,17 +973,7 @@ mod tests {
     fn detail_columns_left_out_before_names_break() {
         // a lag table at 80 columns: its two detail columns (a time, a
         // name) are left out rather than every name cut mid-word
-        let header = [
-            "GROUP",
-            "TOPIC",
-            "PARTITION",
-            "CURRENT-OFFSET",
-            "LOG-END-OFFSET (HW)",
-            "LAG",
-            "LOG END",
-            "COMMITTED",
-            "METADATA",
-        ];
+        let header = logfmt::groups::LAG_COLUMNS;
         let rows: Vec<Vec<String>> = (0..3)
             .map(|p| {
                 let p = p.to_string();
@@ -992,8 +982,8 @@ mod tests {
                     .to_vec()
             })
             .collect();
-        let Layout::Plain(widths, hidden) = layout(&header, &rows, 80) else {
-            panic!("{:?}", layout(&header, &rows, 80))
+        let Layout::Plain(widths, hidden) = layout(header, &rows, 80) else {
+            panic!("{:?}", layout(header, &rows, 80))
         };
         assert_eq!(hidden, [7, 8]);
         assert_eq!(widths.first(), Some(&None), "GROUP whole: {widths:?}");

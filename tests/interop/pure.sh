@@ -17,7 +17,8 @@
 #      and what the Java Admin client reads of a topic created with the
 #      same configs (CreateTopics' configs; DescribeConfigs of every config:
 #      value, source, synonyms, type, read-only, sensitive, documentation)
-#      is the same.
+#      is the same, and so is DescribeConfigs of the broker (its 314
+#      configs, but those set in either's configuration).
 # Builds are cached under $LOGTOOL_CACHE (go's module and build caches,
 # npm's cache), so a second run downloads nothing.
 set -euo pipefail
@@ -32,8 +33,8 @@ logs=$work/logs
 
 # ---- the clients, built ------------------------------------------------------
 export GOMODCACHE=$LOGTOOL_CACHE/go/mod GOCACHE=$LOGTOOL_CACHE/go/build GOFLAGS=-modcacherw
-(cd tests/interop/goclients && go build -o "$work/goclients" .) >"$work/go-build.log" 2>&1 \
-  || { cat "$work/go-build.log" >&2; die "building the Go clients failed"; }
+(cd tests/interop/goclients && go build -o "$work/goclients" . && go vet . && test -z "$(gofmt -l .)") \
+  >"$work/go-build.log" 2>&1 || { cat "$work/go-build.log" >&2; die "building (or vetting, gofmt) the Go clients failed"; }
 cp -r tests/interop/nodeclients "$work/nodeclients"
 (cd "$work/nodeclients" && npm ci --cache "$LOGTOOL_CACHE/npm" --prefer-offline --no-audit --no-fund) \
   >"$work/npm.log" 2>&1 || { cat "$work/npm.log" >&2; die "npm ci of the Node client failed"; }
@@ -67,6 +68,8 @@ scenarios "$lt" lt
 # documentation): compared with Kafka's in 4
 workload "$lt" create-describe lt-configs >"$work/lt-configs.txt" 2>"$work/lt-configs.err" \
   || { tail "$work/lt-configs.err" >&2; die "describe-configs against logtool broker failed"; }
+workload "$lt" describe-broker 1 >"$work/lt-broker.txt" 2>"$work/lt-broker.err" \
+  || { tail "$work/lt-broker.err" >&2; die "describe-broker against logtool broker failed"; }
 log "franz-go, sarama and kafkajs against logtool broker: $(cat "$work"/lt-*.txt | grep -c '^CONSUMED ') records read in groups, transactions, offsets by time"
 
 # ---- 2. a clean stop ------------------------------------------------------------
@@ -106,5 +109,14 @@ workload "$BOOTSTRAP" create-describe kf-configs >"$work/kf-configs.txt" 2>"$wor
   || { tail "$work/kf-configs.err" >&2; die "describe-configs against Kafka failed"; }
 diff "$work/lt-configs.txt" "$work/kf-configs.txt" | head -30 >"$work/configs.diff" || true
 [ ! -s "$work/configs.diff" ] || { cat "$work/configs.diff" >&2; die "CreateTopics/DescribeConfigs of a topic: logtool broker (<) and Kafka 3.9.1 (>) differ"; }
+# the broker's configs: the same, but for those set in either's
+# configuration (a Kafka's server.properties, logtool broker's options)
+workload "$BOOTSTRAP" describe-broker 1 >"$work/kf-broker.txt" 2>"$work/kf-broker.err" \
+  || { tail "$work/kf-broker.err" >&2; die "describe-broker against Kafka failed"; }
+[ "$(wc -l <"$work/kf-broker.txt")" -ge 300 ] || die "Kafka described $(wc -l <"$work/kf-broker.txt") broker configs"
+set_in=$(cat "$work/lt-broker.txt" "$work/kf-broker.txt" | awk '/STATIC_BROKER_CONFIG/ { print $1 }' | sort -u)
+diff <(grep -vwFf <(echo "$set_in") "$work/lt-broker.txt") <(grep -vwFf <(echo "$set_in") "$work/kf-broker.txt") \
+  | head -30 >"$work/broker-configs.diff" || true
+[ ! -s "$work/broker-configs.diff" ] || { cat "$work/broker-configs.diff" >&2; die "DescribeConfigs of the broker: logtool broker (<) and Kafka 3.9.1 (>) differ"; }
 kafka_stop "$KAFKA_PID"
 log "the control: franz-go, sarama and kafkajs print the same against Kafka 3.9.1"

@@ -593,19 +593,66 @@ fn fetch_once(sh: &Shared, version: i16, req: &FetchRequest, mut budget: usize) 
 
 /// `ConfigResource.Type.TOPIC`.
 const RESOURCE_TOPIC: i8 = 2;
+/// `ConfigResource.Type.BROKER`.
+const RESOURCE_BROKER: i8 = 4;
+
+/// A synonym as DescribeConfigs carries it.
+fn synonym(
+    y: logfmt::rules::config::Synonym,
+) -> kafka_protocol::messages::describe_configs_response::DescribeConfigsSynonym {
+    let mut x = kafka_protocol::messages::describe_configs_response::DescribeConfigsSynonym::default();
+    x.name = s(y.name);
+    x.value = y.value.map(s);
+    x.source = y.source.id();
+    x
+}
+
 /// DescribeConfigs: every topic config of a topic as Kafka 3.9 describes
 /// it (`rules::config::describe_topic`: value, source, synonyms when asked,
-/// type, documentation when asked); other resources (brokers) are
-/// described with no configs.
+/// type, documentation when asked); the broker's 314 configs as a Kafka 3.9
+/// broker with the settings it runs with describes them
+/// (`rules::config::describe_broker`).
 pub fn describe_configs(sh: &Shared, _version: i16, req: DescribeConfigsRequest) -> DescribeConfigsResponse {
-    use kafka_protocol::messages::describe_configs_response::DescribeConfigsSynonym;
     let store = sh.lock();
     let mut r = DescribeConfigsResponse::default();
     for res in req.resources {
         let mut out = DescribeConfigsResult::default();
         out.resource_type = res.resource_type;
         out.resource_name = res.resource_name.clone();
-        if res.resource_type == RESOURCE_TOPIC {
+        if res.resource_type == RESOURCE_BROKER {
+            // `ConfigHelper.describeConfigs`: "" is the cluster's dynamic
+            // defaults (none set here), this node's id its configs
+            let name = res.resource_name.to_string();
+            let node = sh.broker_configs.get("node.id").cloned().unwrap_or_default();
+            if name == node {
+                let wanted =
+                    |k: &str| res.configuration_keys.as_ref().is_none_or(|keys| keys.iter().any(|x| x.as_str() == k));
+                out.configs = logfmt::rules::config::describe_broker(&sh.broker_configs)
+                    .into_iter()
+                    .filter(|c| wanted(&c.name))
+                    .map(|c| {
+                        let mut d = DescribeConfigsResourceResult::default();
+                        d.name = s(c.name);
+                        d.value = c.value.map(s);
+                        d.read_only = c.read_only;
+                        d.is_sensitive = c.sensitive;
+                        d.config_source = c.source.id();
+                        d.config_type = c.config_type;
+                        if req.include_synonyms {
+                            d.synonyms = c.synonyms.into_iter().map(synonym).collect();
+                        }
+                        if req.include_documentation {
+                            d.documentation = Some(s(c.documentation));
+                        }
+                        d
+                    })
+                    .collect();
+            } else if !name.is_empty() {
+                out.error_code = E::InvalidRequest.code();
+                out.error_message =
+                    Some(s(format!("Unexpected broker id, expected {node} or empty string, but received {name}")));
+            }
+        } else if res.resource_type == RESOURCE_TOPIC {
             let name = res.resource_name.to_string();
             match store.topics().get(&name) {
                 None => {
@@ -628,17 +675,7 @@ pub fn describe_configs(sh: &Shared, _version: i16, req: DescribeConfigsRequest)
                             d.config_source = c.source.id();
                             d.config_type = c.config_type;
                             if req.include_synonyms {
-                                d.synonyms = c
-                                    .synonyms
-                                    .into_iter()
-                                    .map(|y| {
-                                        let mut x = DescribeConfigsSynonym::default();
-                                        x.name = s(y.name);
-                                        x.value = y.value.map(s);
-                                        x.source = y.source.id();
-                                        x
-                                    })
-                                    .collect();
+                                d.synonyms = c.synonyms.into_iter().map(synonym).collect();
                             }
                             if req.include_documentation {
                                 d.documentation = Some(s(c.documentation));

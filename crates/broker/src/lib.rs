@@ -110,6 +110,9 @@ pub struct Shared {
     advertised: SocketAddr,
     auto_create: bool,
     default_partitions: i32,
+    /// What a Kafka broker would hold in its server.properties to run as
+    /// this one does (DescribeConfigs of the broker: STATIC_BROKER_CONFIG).
+    broker_configs: std::collections::BTreeMap<String, String>,
 }
 
 impl Shared {
@@ -172,6 +175,7 @@ pub fn run(config: &Config, ready: impl FnOnce(SocketAddr)) -> Result<(), Broker
             advertised,
             auto_create: config.auto_create_topics,
             default_partitions: config.partitions,
+            broker_configs: broker_configs(config, dir, advertised),
         });
         ready(advertised);
         let mut connections = tokio::task::JoinSet::new();
@@ -235,6 +239,32 @@ pub fn run(config: &Config, ready: impl FnOnce(SocketAddr)) -> Result<(), Broker
 /// broker or another `logtool broker` holds it) is refused naming that
 /// process; a dir with files but no `meta.properties` is not a Kafka log
 /// dir. A new or empty dir, or one a broker left, goes on.
+/// The broker's settings as a Kafka server.properties would hold them
+/// (its node, roles, listener, log dir and the options it was given), with
+/// `broker.id` as Kafka copies it from `node.id`
+/// (`KafkaConfig.populateSynonyms`).
+fn broker_configs(
+    config: &Config,
+    dir: &std::path::Path,
+    listen: SocketAddr,
+) -> std::collections::BTreeMap<String, String> {
+    [
+        ("process.roles", "broker,controller".to_string()),
+        ("node.id", config.node_id.to_string()),
+        ("broker.id", config.node_id.to_string()),
+        ("listeners", format!("PLAINTEXT://{listen}")),
+        ("log.dirs", dir.display().to_string()),
+        ("num.partitions", config.partitions.to_string()),
+        ("auto.create.topics.enable", config.auto_create_topics.to_string()),
+        ("offsets.topic.num.partitions", config.offsets_partitions.to_string()),
+        ("transaction.state.log.num.partitions", config.transaction_partitions.to_string()),
+        ("group.initial.rebalance.delay.ms", config.initial_rebalance_delay_ms.to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
+}
+
 fn check_log_dir(dir: &std::path::Path) -> Result<(), BrokerError> {
     let refused = |why: String| Err(BrokerError::Refused(format!("{}: {why}", dir.display())));
     match std::fs::metadata(dir) {

@@ -197,6 +197,20 @@ pub struct CommittedOffsetLine {
     pub record_offset: i64,
 }
 
+/// The columns of the lag table (`CommittedOffsetLine`), as
+/// `kafka-consumer-groups --describe` names its first six.
+pub const LAG_COLUMNS: &[&str] = &[
+    "GROUP",
+    "TOPIC",
+    "PARTITION",
+    "CURRENT-OFFSET",
+    "LOG-END-OFFSET (HW)",
+    "LAG",
+    "LOG END",
+    "COMMITTED",
+    "METADATA",
+];
+
 impl Report for CommittedOffsetLine {
     const TYPE: &'static str = "committed_offset";
 
@@ -204,17 +218,7 @@ impl Report for CommittedOffsetLine {
         let c = self;
         let opt = |v: Option<i64>| v.map_or("-".into(), |v| v.to_string());
         Shown::Row(
-            &[
-                "GROUP",
-                "TOPIC",
-                "PARTITION",
-                "CURRENT-OFFSET",
-                "LOG-END-OFFSET (HW)",
-                "LAG",
-                "LOG END",
-                "COMMITTED",
-                "METADATA",
-            ],
+            LAG_COLUMNS,
             vec![
                 c.group.clone(),
                 c.topic.clone(),

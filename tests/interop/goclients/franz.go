@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"sort"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -139,10 +138,10 @@ func franz(ctx context.Context, bootstrap, topic string) {
 		if err := tx.BeginTransaction(); err != nil {
 			die("begin: %v", err)
 		}
-		word := map[bool]string{true: "committed", false: "aborted"}[commit]
+		keys, values := txnPayloads(commit)
 		var recs []*kgo.Record
-		for i := 0; i < 10; i++ {
-			recs = append(recs, &kgo.Record{Key: []byte(fmt.Sprintf("t%d", i)), Value: []byte(fmt.Sprintf("%s-%d", word, i))})
+		for i := range keys {
+			recs = append(recs, &kgo.Record{Key: []byte(keys[i]), Value: []byte(values[i])})
 		}
 		if err := tx.ProduceSync(ctx, recs...).FirstErr(); err != nil {
 			die("produce in a transaction: %v", err)
@@ -167,7 +166,9 @@ func franz(ctx context.Context, bootstrap, topic string) {
 		fetches.EachRecord(func(r *kgo.Record) { values = append(values, string(r.Value)) })
 	}
 	// (anything after the committed ten would be the aborted ones)
-	more := rc.PollFetches(shortly(ctx))
+	last, cancelLast := shortly(ctx)
+	more := rc.PollFetches(last)
+	cancelLast()
 	more.EachRecord(func(r *kgo.Record) { values = append(values, string(r.Value)) })
 	rc.Close()
 	sort.Strings(values)

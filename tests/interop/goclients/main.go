@@ -41,7 +41,9 @@ func say(format string, args ...any) { out = append(out, fmt.Sprintf(format, arg
 var start = time.Now()
 
 // A step done, on stderr with the seconds since the start.
-func step(what string) { fmt.Fprintf(os.Stderr, "goclients: %5.1fs %s\n", time.Since(start).Seconds(), what) }
+func step(what string) {
+	fmt.Fprintf(os.Stderr, "goclients: %5.1fs %s\n", time.Since(start).Seconds(), what)
+}
 
 func die(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "goclients: "+format+"\n", args...)
@@ -53,6 +55,17 @@ func payloads(codec string) (keys, values []string) {
 	for i := 0; i < 40; i++ {
 		keys = append(keys, fmt.Sprintf("k%d", i%7))
 		values = append(values, fmt.Sprintf("%s-%d", codec, i))
+	}
+	return
+}
+
+// The records of the committed (`commit`) or the aborted transaction: 10,
+// keys t0-t9, values committed-N or aborted-N.
+func txnPayloads(commit bool) (keys, values []string) {
+	word := map[bool]string{true: "committed", false: "aborted"}[commit]
+	for i := 0; i < 10; i++ {
+		keys = append(keys, fmt.Sprintf("t%d", i))
+		values = append(values, fmt.Sprintf("%s-%d", word, i))
 	}
 	return
 }
@@ -126,10 +139,9 @@ func byTime(records []record, ask func(ts int64) map[int32]int64) {
 }
 
 // A context that ends a second from now (a last poll for what should not
-// come).
-func shortly(ctx context.Context) context.Context {
-	c, _ := context.WithTimeout(ctx, time.Second) //nolint:govet // ends with the parent
-	return c
+// come), and its cancel.
+func shortly(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, time.Second)
 }
 
 func main() {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log"
 	"os"
 	"sort"
@@ -168,11 +167,11 @@ func saramaRun(ctx context.Context, bootstrap, topic string) {
 		if err := tp.BeginTxn(); err != nil {
 			die("begin: %v", err)
 		}
-		word := map[bool]string{true: "committed", false: "aborted"}[commit]
+		keys, values := txnPayloads(commit)
 		var msgs []*sarama.ProducerMessage
-		for i := 0; i < 10; i++ {
-			msgs = append(msgs, &sarama.ProducerMessage{Topic: txTopic, Key: sarama.StringEncoder(fmt.Sprintf("t%d", i)),
-				Value: sarama.StringEncoder(fmt.Sprintf("%s-%d", word, i))})
+		for i := range keys {
+			msgs = append(msgs, &sarama.ProducerMessage{Topic: txTopic, Key: sarama.StringEncoder(keys[i]),
+				Value: sarama.StringEncoder(values[i])})
 		}
 		if err := tp.SendMessages(msgs); err != nil {
 			die("produce in a transaction: %v", err)

@@ -593,6 +593,99 @@ pub fn describe_topic(overrides: &BTreeMap<String, String>) -> Vec<DescribedConf
         .collect()
 }
 
+/// A broker config's definition as Kafka 3.9.1 has it, from
+/// `broker-configs-3.9.jsonl` (written by `crates/logfmt/update-configs.sh`).
+#[derive(serde::Deserialize)]
+struct BrokerConfigInfo {
+    name: String,
+    #[serde(rename = "type")]
+    ty: String,
+    default: Option<String>,
+    read_only: bool,
+    synonyms: Vec<String>,
+    documentation: String,
+}
+
+fn broker_config_infos() -> &'static [BrokerConfigInfo] {
+    static INFOS: std::sync::OnceLock<Vec<BrokerConfigInfo>> = std::sync::OnceLock::new();
+    INFOS.get_or_init(|| {
+        include_str!("broker-configs-3.9.jsonl").lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
+    })
+}
+
+/// Every config of a Kafka 3.9 broker whose server.properties holds
+/// `statics`, as its DescribeConfigs describes the broker
+/// (`ConfigHelper.createBrokerConfigEntry`, sorted by name): the value set
+/// (source STATIC_BROKER_CONFIG) or Kafka's default (DEFAULT_CONFIG, no
+/// value where it has none); sensitive (a password: no value) and read-only
+/// (not dynamically changeable) as Kafka says; synonyms the names the
+/// config falls back to (`DynamicBrokerConfig.brokerConfigSynonyms`),
+/// those set first, then those with a default, from the config's own name
+/// on. `logtool broker` describes itself from it (tests/interop/pure.sh
+/// compares it with a live Kafka 3.9.1).
+pub fn describe_broker(statics: &BTreeMap<String, String>) -> Vec<DescribedBrokerConfig> {
+    broker_config_infos()
+        .iter()
+        .map(|info| {
+            let sensitive = info.ty == "PASSWORD";
+            let shown = |v: &str| (!sensitive).then(|| as_kafka_prints(&info.ty, v));
+            let mut synonyms: Vec<Synonym> = Vec::new();
+            for n in &info.synonyms {
+                if let Some(v) = statics.get(n) {
+                    let value = (!sensitive).then(|| v.clone());
+                    synonyms.push(Synonym { name: n.clone(), value, source: ConfigSource::StaticBroker });
+                }
+            }
+            for n in &info.synonyms {
+                let default = broker_config_infos().iter().find(|i| i.name == *n).and_then(|i| i.default.clone());
+                if let Some(d) = default {
+                    let value = (!sensitive).then_some(d);
+                    synonyms.push(Synonym { name: n.clone(), value, source: ConfigSource::Default });
+                }
+            }
+            // `configSynonyms`' dropWhile: from the config's own name on
+            let from = synonyms.iter().position(|y| y.name == info.name).unwrap_or(synonyms.len());
+            synonyms.drain(..from);
+            let value = match statics.get(&info.name) {
+                Some(v) => shown(v),
+                // (a default is already as Kafka prints it)
+                None => info.default.clone().filter(|_| !sensitive),
+            };
+            DescribedBrokerConfig {
+                name: info.name.clone(),
+                value,
+                source: synonyms.first().map_or(ConfigSource::Default, |y| y.source),
+                synonyms,
+                config_type: config_type_id(&info.ty),
+                documentation: info.documentation.clone(),
+                read_only: info.read_only,
+                sensitive,
+            }
+        })
+        .collect()
+}
+
+/// One broker config as Kafka 3.9's DescribeConfigs describes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DescribedBrokerConfig {
+    /// The broker config's name.
+    pub name: String,
+    /// Its value as Kafka prints it (`None`: no value, or sensitive).
+    pub value: Option<String>,
+    /// Where the value comes from.
+    pub source: ConfigSource,
+    /// The synonyms with a value, in Kafka's order.
+    pub synonyms: Vec<Synonym>,
+    /// `DescribeConfigsResponse.ConfigType` id.
+    pub config_type: i8,
+    /// Kafka's documentation of it.
+    pub documentation: String,
+    /// Not changeable without a restart.
+    pub read_only: bool,
+    /// A password.
+    pub sensitive: bool,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -727,5 +820,28 @@ mod tests {
         assert_eq!(policy.given.as_deref(), Some("compact, delete"));
         assert_eq!(policy.synonyms.len(), 2);
         assert_eq!(d.iter().find(|c| c.name == "min.cleanable.dirty.ratio").unwrap().value, "1.0");
+    }
+
+    /// The broker's configs: 314 of Kafka 3.9.1, a setting first among the
+    /// synonyms, a password never shown.
+    #[test]
+    fn the_broker_is_described_as_kafka_describes_it() {
+        let statics: BTreeMap<String, String> = [("num.partitions", "3"), ("log.retention.hours", "24")]
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .into();
+        let d = describe_broker(&statics);
+        assert_eq!(d.len(), 314);
+        let np = d.iter().find(|c| c.name == "num.partitions").unwrap();
+        assert_eq!((np.value.as_deref(), np.source, np.read_only), (Some("3"), ConfigSource::StaticBroker, true));
+        assert_eq!(np.synonyms.len(), 2);
+        let hours = d.iter().find(|c| c.name == "log.retention.hours").unwrap();
+        assert_eq!(
+            hours.synonyms.iter().map(|y| (y.name.as_str(), y.source)).collect::<Vec<_>>(),
+            [("log.retention.hours", ConfigSource::StaticBroker), ("log.retention.hours", ConfigSource::Default)]
+        );
+        let ms = d.iter().find(|c| c.name == "log.retention.ms").unwrap();
+        // (its synonyms before its own name are dropped, as Kafka drops them)
+        assert_eq!((ms.value.as_deref(), ms.source), (None, ConfigSource::Default));
+        assert!(d.iter().filter(|c| c.sensitive).all(|c| c.value.is_none()));
     }
 }
