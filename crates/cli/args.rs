@@ -356,7 +356,7 @@ pub enum Payload {
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Decode {
     /// By the partition's topic name: __consumer_offsets, __transaction_state,
-    /// __cluster_metadata (and KRaft .checkpoint files).
+    /// __share_group_state, __cluster_metadata (and KRaft .checkpoint files).
     Auto,
     /// Never.
     None,
@@ -364,6 +364,8 @@ pub enum Decode {
     ConsumerOffsets,
     /// Every record as a __transaction_state record.
     TransactionState,
+    /// Every record as a __share_group_state record (Kafka 4.x).
+    ShareGroupState,
     /// Every record as a KRaft metadata record.
     ClusterMetadata,
 }

@@ -1,4 +1,5 @@
-//! Coordinator records (`__consumer_offsets`, `__transaction_state`): the key
+//! Coordinator records (`__consumer_offsets`, `__transaction_state`,
+//! `__share_group_state`): the key
 //! and the value of each record start with an int16 version
 //! (`CoordinatorRecordSerde`, `TransactionLog`), then the message.
 
@@ -64,6 +65,17 @@ pub fn group_record(record_type: i16) -> Option<(&'static schema::MessageSchema,
         if !matches {
             return None;
         }
+        Some((key, schema::by_name(&format!("{stem}Value"))?))
+    })
+}
+
+/// The key and value definitions of a share coordinator record type (the
+/// int16 that starts a `__share_group_state` key: 0 ShareSnapshot, 1
+/// ShareUpdate; the `coordinator-key` definitions' `apiKey`).
+pub fn share_record(record_type: i16) -> Option<(&'static schema::MessageSchema, &'static schema::MessageSchema)> {
+    ["ShareSnapshot", "ShareUpdate"].into_iter().find_map(|stem| {
+        let key = schema::by_name(&format!("{stem}Key"))?;
+        (key.api_key == Some(record_type)).then_some(())?;
         Some((key, schema::by_name(&format!("{stem}Value"))?))
     })
 }

@@ -1,7 +1,8 @@
 //! The records of Kafka's internal topics, decoded ([`kmsg`] reads them by
 //! Kafka's own message definitions): what `DumpLogSegments`
-//! `--offsets-decoder`, `--transaction-log-decoder` and
-//! `--cluster-metadata-decoder` print, as JSON.
+//! `--offsets-decoder`, `--transaction-log-decoder`,
+//! `--share-group-state-decoder` (4.x) and `--cluster-metadata-decoder`
+//! print, as JSON.
 //!
 //! * `__consumer_offsets` (`CoordinatorRecordSerde`): the key's int16 is the
 //!   record type (0 and 1 offset commits, 2 classic group metadata, 3.. the
@@ -13,6 +14,10 @@
 //! * `__transaction_state` (`TransactionLog`): `TransactionLogKey` (version
 //!   0) and `TransactionLogValue`; the state byte is also named
 //!   (`TransactionState.fromId`).
+//! * `__share_group_state` (Kafka 4.x's share coordinator,
+//!   `ShareCoordinatorRecordSerde`): as `__consumer_offsets`, the key's
+//!   int16 the record type (0 ShareSnapshot, 1 ShareUpdate), what
+//!   `--share-group-state-decoder` prints.
 //! * `__cluster_metadata` and KRaft snapshots (`MetadataRecordSerde`).
 //!
 //! Nothing here fails: what does not decode (an unknown record type or
@@ -28,6 +33,8 @@ pub enum Decoder {
     ConsumerOffsets,
     /// `__transaction_state`.
     TransactionState,
+    /// `__share_group_state` (Kafka 4.x share groups).
+    ShareGroupState,
     /// `__cluster_metadata` (and KRaft `.checkpoint` files).
     ClusterMetadata,
 }
@@ -36,6 +43,8 @@ pub enum Decoder {
 pub const CONSUMER_OFFSETS_TOPIC: &str = "__consumer_offsets";
 /// `__transaction_state`.
 pub const TRANSACTION_STATE_TOPIC: &str = "__transaction_state";
+/// `__share_group_state`.
+pub const SHARE_GROUP_STATE_TOPIC: &str = "__share_group_state";
 
 impl Decoder {
     /// The decoder for a topic's records, if it is an internal topic.
@@ -43,6 +52,7 @@ impl Decoder {
         match topic {
             CONSUMER_OFFSETS_TOPIC => Some(Decoder::ConsumerOffsets),
             TRANSACTION_STATE_TOPIC => Some(Decoder::TransactionState),
+            SHARE_GROUP_STATE_TOPIC => Some(Decoder::ShareGroupState),
             crate::spec::names::CLUSTER_METADATA_TOPIC => Some(Decoder::ClusterMetadata),
             _ => None,
         }
@@ -51,7 +61,8 @@ impl Decoder {
     /// Decode one record.
     pub fn decode(self, key: Option<&[u8]>, value: Option<&[u8]>) -> Value {
         match self {
-            Decoder::ConsumerOffsets => consumer_offsets(key, value),
+            Decoder::ConsumerOffsets => coordinator_record(key, value, kmsg::coordinator::group_record),
+            Decoder::ShareGroupState => coordinator_record(key, value, kmsg::coordinator::share_record),
             Decoder::TransactionState => transaction_state(key, value),
             Decoder::ClusterMetadata => cluster_metadata(value),
         }
@@ -67,13 +78,17 @@ fn int16(bytes: &[u8]) -> Option<i16> {
     Some(i16::from_be_bytes(bytes.get(..2)?.try_into().ok()?))
 }
 
-/// A `__consumer_offsets` record: `{record, type, key, version, value}`.
-fn consumer_offsets(key: Option<&[u8]>, value: Option<&[u8]>) -> Value {
+/// The key and value definitions of a coordinator's record type.
+type RecordDefs = fn(i16) -> Option<(&'static kmsg::MessageSchema, &'static kmsg::MessageSchema)>;
+
+/// A `__consumer_offsets` or `__share_group_state` record (`defs` says
+/// which): `{record, type, key, version, value}`.
+fn coordinator_record(key: Option<&[u8]>, value: Option<&[u8]>, defs: RecordDefs) -> Value {
     let mut obj = Map::new();
     let Some(key) = key else { return error(obj, "no key") };
     let Some(record_type) = int16(key) else { return error(obj, "a key shorter than its type") };
     obj.insert("type".into(), json!(record_type));
-    let Some((key_schema, value_schema)) = kmsg::coordinator::group_record(record_type) else {
+    let Some((key_schema, value_schema)) = defs(record_type) else {
         return error(obj, format!("unknown record type {record_type}"));
     };
     obj.insert("record".into(), json!(key_schema.name.strip_suffix("Key").unwrap_or(&key_schema.name)));
@@ -253,7 +268,9 @@ mod tests {
 
     #[test]
     fn nothing_fails() {
-        for d in [Decoder::ConsumerOffsets, Decoder::TransactionState, Decoder::ClusterMetadata] {
+        for d in
+            [Decoder::ConsumerOffsets, Decoder::TransactionState, Decoder::ShareGroupState, Decoder::ClusterMetadata]
+        {
             for (k, v) in [(None, None), (Some(&[0u8][..]), Some(&[1u8][..])), (Some(&[0, 99, 1][..]), None)] {
                 assert!(d.decode(k, v).get("error").is_some(), "{d:?} {k:?} {v:?}");
             }

@@ -4,7 +4,8 @@
 //! JSON `DumpLogSegments --cluster-metadata-decoder` printed for it, and
 //! encodes back to the same bytes; every `__consumer_offsets` and
 //! `__transaction_state` record decodes to what `--offsets-decoder` and
-//! `--transaction-log-decoder` printed.
+//! `--transaction-log-decoder` printed, and every `__share_group_state`
+//! record (Kafka 4.3.1) to what `--share-group-state-decoder` printed.
 #![allow(clippy::restriction, missing_docs)] // test code: [workspace.lints] is for library code
 
 use std::path::{Path, PathBuf};
@@ -144,6 +145,27 @@ fn consumer_offsets_records_decode_as_kafka_prints_them() {
         }
     }
     assert!(checked > 10, "only {checked} records");
+}
+
+/// Kafka 4.3.1's share coordinator records (ShareSnapshot, ShareUpdate) as
+/// its `--share-group-state-decoder` printed them.
+#[test]
+fn share_group_state_records_decode_as_kafka_prints_them() {
+    let mut checked = 0;
+    for (seg, dump) in decoded_dumps("__share_group_state") {
+        let want = decoded_lines(&dump);
+        let got = records(&seg);
+        assert_eq!(got.len(), want.len(), "{}", seg.display());
+        for ((offset, key, value), (want_offset, want_key, want_value)) in got.iter().zip(&want) {
+            assert_eq!(offset, want_offset);
+            let d = logfmt::internal::Decoder::ShareGroupState.decode(key.as_deref(), value.as_deref());
+            let k: serde_json::Value = serde_json::from_str(want_key).unwrap();
+            assert_eq!(d["type"].to_string(), k["type"].as_str().unwrap(), "{}@{offset}", seg.display());
+            same_as_printed(&d, want_key, want_value, false, &format!("{}@{offset}", seg.display()));
+            checked += 1;
+        }
+    }
+    assert!(checked >= 3, "only {checked} records");
 }
 
 #[test]

@@ -136,6 +136,7 @@ fn decoder_for(decode: Decode, path: &Path, name: &FileName) -> Option<Decoder> 
         Decode::None => None,
         Decode::ConsumerOffsets => Some(Decoder::ConsumerOffsets),
         Decode::TransactionState => Some(Decoder::TransactionState),
+        Decode::ShareGroupState => Some(Decoder::ShareGroupState),
         Decode::ClusterMetadata => Some(Decoder::ClusterMetadata),
         Decode::Auto if name.kind == FileKind::KraftSnapshot => Some(Decoder::ClusterMetadata),
         Decode::Auto => {
