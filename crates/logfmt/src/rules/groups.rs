@@ -302,14 +302,22 @@ impl Groups {
         }
     }
 
-    /// A KIP-848 member of a known group: made when `present`, removed (and
-    /// `None`) when its record is a tombstone.
+    /// A KIP-848 member: made when `present` (with its group, which a
+    /// member's record may come before: Kafka writes a new group's first
+    /// member before the group's metadata in one batch, and
+    /// `GroupMetadataManager.replay` creates the group
+    /// (`getOrMaybeCreatePersistedConsumerGroup`)), removed (and `None`)
+    /// when its record is a tombstone.
     fn member(&mut self, group: &str, member: &str, present: bool) -> Option<&mut Member> {
-        let g = self.groups.get_mut(group)?;
         if !present {
-            g.members.remove(member);
+            self.groups.get_mut(group)?.members.remove(member);
             return None;
         }
+        let g = self.groups.entry(group.to_string()).or_insert_with(|| Group {
+            protocol: "consumer",
+            protocol_type: Some("consumer".into()),
+            ..Group::default()
+        });
         let m = g.members.entry(member.to_string()).or_default();
         m.member_id = member.to_string();
         Some(m)
@@ -339,6 +347,34 @@ mod tests {
 
     fn apply(g: &mut Groups, key: &[u8], value: Option<&[u8]>, txn: Option<i64>) {
         g.apply(kmsg::coordinator::decode_group_record(Some(key), value), (0, 0), txn);
+    }
+
+    /// Kafka writes a new KIP-848 group's first member
+    /// (ConsumerGroupMemberMetadata) before the group's
+    /// ConsumerGroupMetadata, in one batch: the member keeps its client id
+    /// and host (before, it was dropped: its group did not exist yet).
+    #[test]
+    fn a_member_before_its_group_record_is_kept() {
+        let mut g = Groups::default();
+        let member_key = kmsg::coordinator::encode_group_key(5, &json!({"groupId": "g", "memberId": "m1"})).unwrap();
+        let member = kmsg::coordinator::encode_versioned(
+            "ConsumerGroupMemberMetadataValue",
+            0,
+            &json!({"clientId": "c1", "clientHost": "/127.0.0.1", "subscribedTopicNames": ["t"]}),
+        )
+        .unwrap();
+        apply(&mut g, &member_key, Some(&member), None);
+        let group_key = kmsg::coordinator::encode_group_key(3, &json!({"groupId": "g"})).unwrap();
+        let group = kmsg::coordinator::encode_versioned("ConsumerGroupMetadataValue", 0, &json!({"epoch": 1})).unwrap();
+        apply(&mut g, &group_key, Some(&group), None);
+        let grp = &g.groups["g"];
+        assert_eq!((grp.protocol, grp.generation), ("consumer", 1));
+        let m = &grp.members["m1"];
+        assert_eq!((m.client_id.as_str(), m.client_host.as_str()), ("c1", "/127.0.0.1"));
+        // a tombstone of a member of no group makes no group
+        let gone = kmsg::coordinator::encode_group_key(5, &json!({"groupId": "h", "memberId": "m"})).unwrap();
+        apply(&mut g, &gone, None, None);
+        assert!(!g.groups.contains_key("h"));
     }
 
     #[test]
