@@ -26,7 +26,7 @@ use crate::store::{self, AppendResult};
 use crate::versions::SUPPORTED;
 
 /// Kafka's default `max.message.bytes`.
-const DEFAULT_MAX_MESSAGE_BYTES: usize = 1_048_588;
+const DEFAULT_MAX_MESSAGE_BYTES: usize = logfmt::rules::config::MESSAGE_MAX_BYTES;
 /// `metadata.version` 3.9-IV0.
 const METADATA_VERSION: i16 = 21;
 

@@ -37,7 +37,7 @@ pub const OFFSETS_TOPIC: &str = "__consumer_offsets";
 pub const TRANSACTION_TOPIC: &str = "__transaction_state";
 
 /// Kafka's default `transaction.state.log.num.partitions`.
-pub const TRANSACTION_PARTITIONS: i32 = 50;
+pub const TRANSACTION_PARTITIONS: i32 = logfmt::rules::config::TRANSACTION_STATE_PARTITIONS;
 
 /// A topic as the broker holds it.
 pub struct TopicState {

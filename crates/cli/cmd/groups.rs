@@ -21,7 +21,7 @@ use crate::progress::Progress;
 use std::path::PathBuf;
 
 /// Kafka's default `offsets.topic.num.partitions`.
-const DEFAULT_OFFSETS_PARTITIONS: i32 = 50;
+const DEFAULT_OFFSETS_PARTITIONS: i32 = logfmt::rules::config::OFFSETS_TOPIC_PARTITIONS;
 
 pub fn run(global: &GlobalOpts, args: &GroupsArgs) -> anyhow::Result<Status> {
     let limits = args.limits.limits();

@@ -134,6 +134,19 @@ const fn def(name: &'static str, ty: Type, default: &'static str, valid: Valid) 
     ConfigDef { name, ty, default, valid }
 }
 
+/// Kafka's broker defaults logtool needs as numbers (each checked against
+/// Kafka 3.9.1's own definition in `broker-configs-3.9.jsonl` by a test):
+/// `offsets.topic.num.partitions`.
+pub const OFFSETS_TOPIC_PARTITIONS: i32 = 50;
+/// `transaction.state.log.num.partitions`.
+pub const TRANSACTION_STATE_PARTITIONS: i32 = 50;
+/// `num.partitions`.
+pub const NUM_PARTITIONS: i32 = 1;
+/// `group.initial.rebalance.delay.ms`.
+pub const GROUP_INITIAL_REBALANCE_DELAY_MS: u64 = 3000;
+/// `message.max.bytes` (a topic's `max.message.bytes` default).
+pub const MESSAGE_MAX_BYTES: usize = 1_048_588;
+
 const LONG_MAX: &str = "9223372036854775807";
 const COMPRESSION_TYPES: &[&str] = &["uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"];
 
@@ -843,5 +856,22 @@ mod tests {
         // (its synonyms before its own name are dropped, as Kafka drops them)
         assert_eq!((ms.value.as_deref(), ms.source), (None, ConfigSource::Default));
         assert!(d.iter().filter(|c| c.sensitive).all(|c| c.value.is_none()));
+    }
+
+    /// The broker defaults logtool uses as numbers are Kafka's.
+    #[test]
+    fn broker_defaults_are_kafkas() {
+        let default =
+            |name: &str| broker_config_infos().iter().find(|i| i.name == name).and_then(|i| i.default.clone());
+        for (name, ours) in [
+            ("offsets.topic.num.partitions", OFFSETS_TOPIC_PARTITIONS.to_string()),
+            ("transaction.state.log.num.partitions", TRANSACTION_STATE_PARTITIONS.to_string()),
+            ("num.partitions", NUM_PARTITIONS.to_string()),
+            ("group.initial.rebalance.delay.ms", GROUP_INITIAL_REBALANCE_DELAY_MS.to_string()),
+            ("message.max.bytes", MESSAGE_MAX_BYTES.to_string()),
+        ] {
+            assert_eq!(default(name).as_deref(), Some(ours.as_str()), "{name}");
+        }
+        assert_eq!(topic_config("max.message.bytes").map(|d| d.default), Some("1048588"));
     }
 }
