@@ -90,7 +90,7 @@ lt_start() { # LOGDIR NAME [OPTIONS...]
   "$LT" broker --log-dir "$dir" --listen 127.0.0.1:0 "$@" >"$work/$name.out" 2>"$work/$name.err" &
   lt_pid=$!
   KAFKA_PIDS+=("$lt_pid")
-  until grep -q '^listening on ' "$work/$name.out"; do
+  until grep -qs '^listening on ' "$work/$name.out"; do
     kill -0 "$lt_pid" 2>/dev/null || { cat "$work/$name.err" >&2; die "logtool broker ($name) exited"; }
     [ $i -gt 200 ] && die "logtool broker ($name) did not say where it listens"
     sleep 0.05; i=$((i + 1))

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"sort"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -29,9 +30,17 @@ func franz(ctx context.Context, bootstrap, topic string) {
 		}
 		say("CREATED %s", c.Topic)
 	}
+	// (asked again for up to 10 s: see sarama.go)
 	listed, err := adm.ListTopics(ctx, topic)
+	for tries := 0; err == nil && listed.Error() != nil && tries < 100; tries++ {
+		time.Sleep(100 * time.Millisecond)
+		listed, err = adm.ListTopics(ctx, topic)
+	}
 	if err != nil {
 		die("list topics: %v", err)
+	}
+	if e := listed.Error(); e != nil {
+		die("list topics: %v", e)
 	}
 	for _, d := range listed.Sorted() {
 		say("TOPIC %s partitions=%d replicas=%d", d.Topic, len(d.Partitions), d.Partitions.NumReplicas())

@@ -41,9 +41,20 @@ func saramaRun(ctx context.Context, bootstrap, topic string) {
 		}
 		say("CREATED %s", t)
 	}
-	topics, err := admin.ListTopics()
-	if err != nil {
-		die("list topics: %v", err)
+	// (a broker learns of a created topic shortly after CreateTopics
+	// answers, as Kafka's do: asked again for up to 10 s)
+	var topics map[string]sarama.TopicDetail
+	for tries := 0; ; tries++ {
+		topics, err = admin.ListTopics()
+		if err != nil {
+			die("list topics: %v", err)
+		}
+		_, a := topics[topic]
+		_, b := topics[txTopic]
+		if (a && b) || tries >= 100 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 	for _, t := range []string{topic, txTopic} {
 		d, ok := topics[t]
