@@ -197,7 +197,7 @@ pub fn create_topics(sh: &Shared, _version: i16, req: CreateTopicsRequest) -> Cr
                                 kafka_protocol::messages::create_topics_response::CreatableTopicConfigs::default();
                             x.name = s(c.name);
                             // (the value as it was given, as the controller answers)
-                            x.value = Some(s(c.given.unwrap_or(c.value)));
+                            x.value = c.given.or(c.value).map(s);
                             x.read_only = c.read_only;
                             x.config_source = c.source.id();
                             x.is_sensitive = c.sensitive;
@@ -596,6 +596,29 @@ const RESOURCE_TOPIC: i8 = 2;
 /// `ConfigResource.Type.BROKER`.
 const RESOURCE_BROKER: i8 = 4;
 
+/// A described config as DescribeConfigs carries it: synonyms and
+/// documentation when the request asks for them.
+fn described(
+    c: logfmt::rules::config::DescribedConfig,
+    synonyms: bool,
+    documentation: bool,
+) -> DescribeConfigsResourceResult {
+    let mut d = DescribeConfigsResourceResult::default();
+    d.name = s(c.name);
+    d.value = c.value.map(s);
+    d.read_only = c.read_only;
+    d.is_sensitive = c.sensitive;
+    d.config_source = c.source.id();
+    d.config_type = c.config_type;
+    if synonyms {
+        d.synonyms = c.synonyms.into_iter().map(synonym).collect();
+    }
+    if documentation {
+        d.documentation = Some(s(c.documentation));
+    }
+    d
+}
+
 /// A synonym as DescribeConfigs carries it.
 fn synonym(
     y: logfmt::rules::config::Synonym,
@@ -630,22 +653,7 @@ pub fn describe_configs(sh: &Shared, _version: i16, req: DescribeConfigsRequest)
                 out.configs = logfmt::rules::config::describe_broker(&sh.broker_configs)
                     .into_iter()
                     .filter(|c| wanted(&c.name))
-                    .map(|c| {
-                        let mut d = DescribeConfigsResourceResult::default();
-                        d.name = s(c.name);
-                        d.value = c.value.map(s);
-                        d.read_only = c.read_only;
-                        d.is_sensitive = c.sensitive;
-                        d.config_source = c.source.id();
-                        d.config_type = c.config_type;
-                        if req.include_synonyms {
-                            d.synonyms = c.synonyms.into_iter().map(synonym).collect();
-                        }
-                        if req.include_documentation {
-                            d.documentation = Some(s(c.documentation));
-                        }
-                        d
-                    })
+                    .map(|c| described(c, req.include_synonyms, req.include_documentation))
                     .collect();
             } else if !name.is_empty() {
                 out.error_code = E::InvalidRequest.code();
@@ -666,22 +674,7 @@ pub fn describe_configs(sh: &Shared, _version: i16, req: DescribeConfigsRequest)
                     out.configs = logfmt::rules::config::describe_topic(&t.topic.configs)
                         .into_iter()
                         .filter(|c| wanted(&c.name))
-                        .map(|c| {
-                            let mut d = DescribeConfigsResourceResult::default();
-                            d.name = s(c.name);
-                            d.value = Some(s(c.value));
-                            d.read_only = c.read_only;
-                            d.is_sensitive = c.sensitive;
-                            d.config_source = c.source.id();
-                            d.config_type = c.config_type;
-                            if req.include_synonyms {
-                                d.synonyms = c.synonyms.into_iter().map(synonym).collect();
-                            }
-                            if req.include_documentation {
-                                d.documentation = Some(s(c.documentation));
-                            }
-                            d
-                        })
+                        .map(|c| described(c, req.include_synonyms, req.include_documentation))
                         .collect();
                 }
             }

@@ -468,15 +468,16 @@ pub struct Synonym {
     pub source: ConfigSource,
 }
 
-/// One topic config as Kafka 3.9's DescribeConfigs describes it
-/// (`ConfigHelper.createTopicConfigEntry`).
+/// One topic or broker config as Kafka 3.9's DescribeConfigs describes it
+/// (`ConfigHelper.createTopicConfigEntry`, `createBrokerConfigEntry`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DescribedConfig {
     /// The topic config's name.
     pub name: String,
     /// Its value as Kafka prints it (`ConfigDef.convertToString` of the
-    /// parsed value: `compact,delete`, `0.5`, `true`).
-    pub value: String,
+    /// parsed value: `compact,delete`, `0.5`, `true`); `None`: a broker
+    /// config with no value, or sensitive.
+    pub value: Option<String>,
     /// The topic's own value as it was set (CreateTopics answers it so),
     /// if set.
     pub given: Option<String>,
@@ -490,9 +491,10 @@ pub struct DescribedConfig {
     pub config_type: i8,
     /// Kafka's documentation of it.
     pub documentation: String,
-    /// Read-only (never, for a topic config).
+    /// Read-only (never, for a topic config; a broker config not
+    /// changeable without a restart).
     pub read_only: bool,
-    /// Sensitive (no topic config is: none is a PASSWORD).
+    /// Sensitive: a password (no topic config is).
     pub sensitive: bool,
 }
 
@@ -594,7 +596,7 @@ pub fn describe_topic(overrides: &BTreeMap<String, String>) -> Vec<DescribedConf
             DescribedConfig {
                 given: overrides.get(&info.name).cloned(),
                 name: info.name.clone(),
-                value: set.or_else(|| info.default.clone()).unwrap_or_default(),
+                value: Some(set.or_else(|| info.default.clone()).unwrap_or_default()),
                 source: synonyms.first().map_or(ConfigSource::Default, |s| s.source),
                 synonyms,
                 config_type: config_type_id(&info.ty),
@@ -636,7 +638,7 @@ fn broker_config_infos() -> &'static [BrokerConfigInfo] {
 /// those set first, then those with a default, from the config's own name
 /// on. `logtool broker` describes itself from it (tests/interop/pure.sh
 /// compares it with a live Kafka 3.9.1).
-pub fn describe_broker(statics: &BTreeMap<String, String>) -> Vec<DescribedBrokerConfig> {
+pub fn describe_broker(statics: &BTreeMap<String, String>) -> Vec<DescribedConfig> {
     broker_config_infos()
         .iter()
         .map(|info| {
@@ -664,7 +666,8 @@ pub fn describe_broker(statics: &BTreeMap<String, String>) -> Vec<DescribedBroke
                 // (a default is already as Kafka prints it)
                 None => info.default.clone().filter(|_| !sensitive),
             };
-            DescribedBrokerConfig {
+            DescribedConfig {
+                given: None,
                 name: info.name.clone(),
                 value,
                 source: synonyms.first().map_or(ConfigSource::Default, |y| y.source),
@@ -676,27 +679,6 @@ pub fn describe_broker(statics: &BTreeMap<String, String>) -> Vec<DescribedBroke
             }
         })
         .collect()
-}
-
-/// One broker config as Kafka 3.9's DescribeConfigs describes it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DescribedBrokerConfig {
-    /// The broker config's name.
-    pub name: String,
-    /// Its value as Kafka prints it (`None`: no value, or sensitive).
-    pub value: Option<String>,
-    /// Where the value comes from.
-    pub source: ConfigSource,
-    /// The synonyms with a value, in Kafka's order.
-    pub synonyms: Vec<Synonym>,
-    /// `DescribeConfigsResponse.ConfigType` id.
-    pub config_type: i8,
-    /// Kafka's documentation of it.
-    pub documentation: String,
-    /// Not changeable without a restart.
-    pub read_only: bool,
-    /// A password.
-    pub sensitive: bool,
 }
 
 #[cfg(test)]
@@ -817,8 +799,8 @@ mod tests {
         assert!(d.iter().all(|c| TOPIC_CONFIGS.iter().any(|t| t.name == c.name) && !c.documentation.is_empty()));
         let retention = d.iter().find(|c| c.name == "retention.ms").unwrap();
         assert_eq!(
-            (retention.value.as_str(), retention.source, retention.config_type),
-            ("604800000", ConfigSource::Default, 5)
+            (retention.value.as_deref(), retention.source, retention.config_type),
+            (Some("604800000"), ConfigSource::Default, 5)
         );
         // (log.retention.ms, the primary synonym, has no default: none listed)
         assert!(retention.synonyms.is_empty());
@@ -829,10 +811,10 @@ mod tests {
             .into();
         let d = describe_topic(&set);
         let policy = d.iter().find(|c| c.name == "cleanup.policy").unwrap();
-        assert_eq!((policy.value.as_str(), policy.source), ("compact,delete", ConfigSource::TopicConfig));
+        assert_eq!((policy.value.as_deref(), policy.source), (Some("compact,delete"), ConfigSource::TopicConfig));
         assert_eq!(policy.given.as_deref(), Some("compact, delete"));
         assert_eq!(policy.synonyms.len(), 2);
-        assert_eq!(d.iter().find(|c| c.name == "min.cleanable.dirty.ratio").unwrap().value, "1.0");
+        assert_eq!(d.iter().find(|c| c.name == "min.cleanable.dirty.ratio").unwrap().value.as_deref(), Some("1.0"));
     }
 
     /// The broker's configs: 314 of Kafka 3.9.1, a setting first among the
