@@ -128,22 +128,30 @@ fn same_as_printed(d: &serde_json::Value, want_key: &str, want_value: &str, subs
     }
 }
 
-#[test]
-fn consumer_offsets_records_decode_as_kafka_prints_them() {
+/// Every record of `topic`'s decoded dumps through `decoder`: its record
+/// type, key, value version and value as the coordinator's decoder printed
+/// them (`{"type", "data"}` keys). Returns how many were checked.
+fn coordinator_records_as_printed(topic: &str, decoder: logfmt::internal::Decoder) -> usize {
     let mut checked = 0;
-    for (seg, dump) in decoded_dumps("__consumer_offsets") {
+    for (seg, dump) in decoded_dumps(topic) {
         let want = decoded_lines(&dump);
         let got = records(&seg);
         assert_eq!(got.len(), want.len(), "{}", seg.display());
         for ((offset, key, value), (want_offset, want_key, want_value)) in got.iter().zip(&want) {
             assert_eq!(offset, want_offset);
-            let d = logfmt::internal::Decoder::ConsumerOffsets.decode(key.as_deref(), value.as_deref());
+            let d = decoder.decode(key.as_deref(), value.as_deref());
             let k: serde_json::Value = serde_json::from_str(want_key).unwrap();
             assert_eq!(d["type"].to_string(), k["type"].as_str().unwrap(), "{}@{offset}", seg.display());
             same_as_printed(&d, want_key, want_value, false, &format!("{}@{offset}", seg.display()));
             checked += 1;
         }
     }
+    checked
+}
+
+#[test]
+fn consumer_offsets_records_decode_as_kafka_prints_them() {
+    let checked = coordinator_records_as_printed("__consumer_offsets", logfmt::internal::Decoder::ConsumerOffsets);
     assert!(checked > 10, "only {checked} records");
 }
 
@@ -151,20 +159,7 @@ fn consumer_offsets_records_decode_as_kafka_prints_them() {
 /// its `--share-group-state-decoder` printed them.
 #[test]
 fn share_group_state_records_decode_as_kafka_prints_them() {
-    let mut checked = 0;
-    for (seg, dump) in decoded_dumps("__share_group_state") {
-        let want = decoded_lines(&dump);
-        let got = records(&seg);
-        assert_eq!(got.len(), want.len(), "{}", seg.display());
-        for ((offset, key, value), (want_offset, want_key, want_value)) in got.iter().zip(&want) {
-            assert_eq!(offset, want_offset);
-            let d = logfmt::internal::Decoder::ShareGroupState.decode(key.as_deref(), value.as_deref());
-            let k: serde_json::Value = serde_json::from_str(want_key).unwrap();
-            assert_eq!(d["type"].to_string(), k["type"].as_str().unwrap(), "{}@{offset}", seg.display());
-            same_as_printed(&d, want_key, want_value, false, &format!("{}@{offset}", seg.display()));
-            checked += 1;
-        }
-    }
+    let checked = coordinator_records_as_printed("__share_group_state", logfmt::internal::Decoder::ShareGroupState);
     assert!(checked >= 3, "only {checked} records");
 }
 
