@@ -4,6 +4,8 @@
 //!
 //! ```text
 //! manifest.json        what the repair does, step by step, and how far it got
+//! manifest.done.json   the manifest as it will say `done`, written before the
+//!                      commit (gone once renamed over manifest.json)
 //! files/<path>         originals: removed files, and files before replacement
 //! tails/<path>         bytes cut from truncated files
 //! new/<path>           staged new contents (gone once committed)
@@ -29,7 +31,11 @@
 //!    A crash between steps leaves some done; the next
 //!    [`Repair::begin`] on the same log dir finishes them (roll forward), and
 //!    [`undo`] reverts them.
-//! 3. *Done*: state `done`, fsynced.
+//! 3. *Done*: state `done`, fsynced. The `done` manifest is written and
+//!    fsynced before the first change (`manifest.done.json`), so marking the
+//!    repair done is a rename that needs no free space: a disk that fills
+//!    during the commit fails it before the log dir changes, never after
+//!    every change is in place.
 //!
 //! Every file write is a temporary file, fsync, rename, fsync of the
 //! directory.
@@ -234,8 +240,29 @@ pub struct Repair {
 }
 
 fn save(dir: &Path, m: &Manifest) -> std::result::Result<(), RepairError> {
+    save_as(dir, m, "manifest.json")
+}
+
+/// The manifest as it will say `done`, prepared before the commit.
+const DONE_MANIFEST: &str = "manifest.done.json";
+
+fn save_as(dir: &Path, m: &Manifest, name: &str) -> std::result::Result<(), RepairError> {
     let text = serde_json::to_vec_pretty(m).map_err(|e| RepairError::BadManifest(dir.to_path_buf(), e.to_string()))?;
-    write_atomic(&dir.join("manifest.json"), &text)?;
+    write_atomic(&dir.join(name), &text)?;
+    Ok(())
+}
+
+/// Mark `m` done: rename the `done` manifest prepared before the commit over
+/// `manifest.json` (no free space needed), or, for a journal that has none
+/// (one an older logtool began), write it.
+fn mark_done(dir: &Path, m: &Manifest) -> std::result::Result<(), RepairError> {
+    let prepared = dir.join(DONE_MANIFEST);
+    if !prepared.is_file() {
+        return save(dir, m);
+    }
+    let manifest = dir.join("manifest.json");
+    fs::rename(&prepared, &manifest).map_err(|e| io(e, &manifest))?;
+    fsync_dir(dir)?;
     Ok(())
 }
 
@@ -583,6 +610,10 @@ fn commit_with(
             for sub in ["new", "tails"] {
                 sync_tree(&dir.join(sub))?;
             }
+            // the last word written now, while nothing has changed
+            let done = Manifest { state: State::Done, ..m.clone() };
+            save_as(dir, &done, DONE_MANIFEST)?;
+            fail_point(&dir.join(DONE_MANIFEST))?;
         }
         m.state = State::Committing;
         save(dir, m)?;
@@ -604,7 +635,7 @@ fn commit_with(
         return Err(roll_back(log_dir, dir, &mut m, applied.get(), error, discard_reverted));
     }
     m.state = State::Done;
-    let marked = fail_point(&dir.join("manifest.json")).map_err(RepairError::from).and_then(|()| save(dir, &m));
+    let marked = fail_point(&dir.join("manifest.json")).map_err(RepairError::from).and_then(|()| mark_done(dir, &m));
     if let Err(error) = marked {
         return Err(RepairError::CompleteUnrecorded {
             log_dir: log_dir.to_path_buf(),
@@ -628,6 +659,7 @@ fn roll_back(
     // best effort: a journal left `committing` is as unfinished to every
     // reader as one `undoing`
     let _ = save(dir, m);
+    let _ = fs::remove_file(dir.join(DONE_MANIFEST));
     let revert_all = || -> std::result::Result<(), RepairError> {
         let mut touched = Vec::new();
         for step in m.steps.iter().take(applied).rev() {
