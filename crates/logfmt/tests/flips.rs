@@ -10,7 +10,7 @@
 //! CI run includes it in release mode) tries every byte of every batch.
 #![allow(clippy::restriction, missing_docs)] // test code: [workspace.lints] is for library code
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use logfmt::log::{Item, LogReader};
@@ -40,7 +40,18 @@ fn fixture() -> &'static std::sync::Mutex<Fixture> {
     static F: OnceLock<std::sync::Mutex<Fixture>> = OnceLock::new();
     F.get_or_init(|| {
         let src = test_support::committed_fixtures().join("clean/logs");
-        let logs = std::env::temp_dir().join(format!("logfmt-flips-{}", std::process::id())).join("logs");
+        // under cargo's scratch dir for tests (a static is never dropped, so
+        // no guard removes it at exit): copies of processes that ended are
+        // removed here, the next run's first step
+        let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+        for e in std::fs::read_dir(&scratch).into_iter().flatten().flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let pid = name.strip_prefix("logfmt-flips-").and_then(|p| p.parse::<u32>().ok());
+            if pid.is_some_and(|pid| !Path::new(&format!("/proc/{pid}")).exists()) {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+        let logs = scratch.join(format!("logfmt-flips-{}", std::process::id())).join("logs");
         let _ = std::fs::remove_dir_all(&logs);
         test_support::copy_dir(&src, &logs);
         let opts = Options::default();
