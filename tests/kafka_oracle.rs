@@ -525,3 +525,135 @@ fn fixtures_cover_the_format() {
     }
     assert!(horizon && log_append && aborted);
 }
+
+/// The rows of a table a Kafka tool printed (`describe/FILE` of the kafka4
+/// scenario): columns split at whitespace (a header cell of two words, e.g.
+/// `COORDINATOR (ID)`, has a two-token value), by header name.
+fn kafka_table(file: &str) -> Vec<HashMap<String, String>> {
+    let path = crate::util::fixtures_4().join("kafka4/describe").join(file);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut header: Vec<String> = Vec::new();
+    let mut rows = Vec::new();
+    for line in text.lines() {
+        let cols: Vec<&str> = line.split_whitespace().collect();
+        if cols.first() == Some(&"GROUP") {
+            header = cols.iter().map(|c| c.to_string()).collect();
+        } else if !header.is_empty() && cols.len() == header.len() {
+            rows.push(header.iter().cloned().zip(cols.iter().map(|c| c.to_string())).collect());
+        }
+    }
+    rows
+}
+
+/// `logtool groups` on the log dir Kafka 4.3.1 left, against what Kafka's
+/// own tools said of every group just before the broker stopped
+/// (`kafka-groups --list`, `kafka-consumer-groups`, `kafka-share-groups`,
+/// `kafka-streams-groups --describe`): each group's type and protocol,
+/// state, group and target assignment epochs, members (id, host, client,
+/// epoch, assignment), committed offsets and lag, and a share group's
+/// start offsets and lag.
+#[test]
+fn kafka_4_groups_are_what_kafkas_describe_commands_said() {
+    let logs = crate::util::fixtures_4().join("kafka4/logs");
+    let (code, lines) = run_json(&["groups", logs.to_str().unwrap()]);
+    assert_eq!(code, 0, "{lines:?}");
+    let groups: HashMap<String, &Value> =
+        lines.iter().filter(|l| l["type"] == "group").map(|l| (l["group"].as_str().unwrap().to_string(), l)).collect();
+    let dash = |v: &Value| match v {
+        Value::Null => "-".to_string(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    // kafka-groups --list: every group, its type and protocol
+    let listed = kafka_table("groups-list.txt");
+    assert_eq!(listed.len(), groups.len(), "{listed:?} vs {:?}", groups.keys());
+    let mut types = std::collections::BTreeSet::new();
+    for row in &listed {
+        let g = groups.get(&row["GROUP"]).unwrap_or_else(|| panic!("{} not found: {:?}", row["GROUP"], groups.keys()));
+        assert_eq!(g["group_type"], row["TYPE"].as_str(), "{g}");
+        assert_eq!(g["protocol_type"], row["PROTOCOL"].as_str(), "{g}");
+        types.insert(row["TYPE"].clone());
+    }
+    assert_eq!(types.len(), 4, "every group type: {types:?}");
+    // --describe --state --verbose of each group
+    let mut states = vec![];
+    for row in &listed {
+        let (name, file) = match row["TYPE"].as_str() {
+            "Share" => (row["GROUP"].clone(), "share-state.txt".to_string()),
+            "Streams" => (row["GROUP"].clone(), "streams-state.txt".to_string()),
+            _ => (row["GROUP"].clone(), format!("consumer-{}-state.txt", row["GROUP"])),
+        };
+        let kafka = kafka_table(&file);
+        assert_eq!(kafka.len(), 1, "{file}: {kafka:?}");
+        let k = &kafka[0];
+        let g = groups[&name];
+        let classic = row["TYPE"] == "Classic";
+        assert_eq!(g["state"], k["STATE"].as_str(), "{name}");
+        assert_eq!(g["members"].as_array().unwrap().len().to_string(), k["#MEMBERS"], "{name}");
+        if !classic {
+            assert_eq!(dash(&g["generation"]), k["GROUP-EPOCH"], "{name}");
+            let target = k.get("TARGET-ASSIGNMENT-EPOCH").or(k.get("ASSIGNMENT-EPOCH")).unwrap();
+            assert_eq!(&dash(&g["assignment_epoch"]), target, "{name}");
+        }
+        if let Some(strategy) = k.get("ASSIGNMENT-STRATEGY") {
+            assert_eq!(&dash(&g["assignor"]), strategy, "{name}");
+        }
+        states.push(k["STATE"].clone());
+    }
+    assert!(states.iter().any(|s| s == "Stable"), "a group with a live member: {states:?}");
+    // --members --verbose: the live KIP-848 member
+    for row in listed.iter().filter(|r| r["TYPE"] == "Consumer") {
+        let kafka = kafka_table(&format!("consumer-{}-members.txt", row["GROUP"]));
+        let members = groups[&row["GROUP"]]["members"].as_array().unwrap();
+        assert_eq!(members.len(), kafka.len(), "{}", row["GROUP"]);
+        for k in &kafka {
+            let m = members.iter().find(|m| m["member_id"] == k["CONSUMER-ID"].as_str()).expect("the member");
+            assert_eq!(m["client_host"], k["HOST"].as_str());
+            assert_eq!(m["client_id"], k["CLIENT-ID"].as_str());
+            assert_eq!(m["member_epoch"].to_string(), k["CURRENT-EPOCH"]);
+            let assignment: Vec<String> = m["assignment"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| {
+                    let parts: Vec<String> = t[1].as_array().unwrap().iter().map(|p| p.to_string()).collect();
+                    format!("{}:{}", t[0].as_str().unwrap(), parts.join(","))
+                })
+                .collect();
+            assert_eq!(assignment.join(";"), k["CURRENT-ASSIGNMENT"]);
+        }
+    }
+    // committed offsets and lag of the consumer groups
+    for row in listed.iter().filter(|r| r["TYPE"] == "Consumer" || r["TYPE"] == "Classic") {
+        let kafka = kafka_table(&format!("consumer-{}-offsets.txt", row["GROUP"]));
+        assert!(!kafka.is_empty(), "{}", row["GROUP"]);
+        for k in kafka {
+            let c = lines
+                .iter()
+                .find(|l| {
+                    l["type"] == "committed_offset"
+                        && l["group"] == row["GROUP"].as_str()
+                        && l["topic"] == k["TOPIC"].as_str()
+                        && l["partition"].as_i64() == k["PARTITION"].parse().ok()
+                })
+                .unwrap_or_else(|| panic!("no commit of {k:?}"));
+            assert_eq!(c["offset"].to_string(), k["CURRENT-OFFSET"], "{k:?}");
+            assert_eq!(c["high_watermark"].to_string(), k["LOG-END-OFFSET"], "{k:?}");
+            assert_eq!(c["lag"].to_string(), k["LAG"], "{k:?}");
+        }
+    }
+    // the share group's start offsets and lag
+    let kafka = kafka_table("share-offsets.txt");
+    let ours: Vec<&Value> = lines.iter().filter(|l| l["type"] == "share_offset").collect();
+    assert_eq!(ours.len(), kafka.len(), "{ours:?} vs {kafka:?}");
+    for k in &kafka {
+        let s = ours
+            .iter()
+            .find(|l| l["group"] == k["GROUP"].as_str() && l["topic"] == k["TOPIC"].as_str())
+            .unwrap_or_else(|| panic!("no share offset of {k:?}"));
+        assert_eq!(s["partition"].to_string(), k["PARTITION"]);
+        assert_eq!(dash(&s["start_offset"]), k["START-OFFSET"], "{k:?}");
+        assert_eq!(dash(&s["leader_epoch"]), k["LEADER-EPOCH"], "{k:?}");
+        assert_eq!(dash(&s["lag"]), k["LAG"], "{k:?}");
+    }
+}

@@ -1,15 +1,17 @@
-//! `logtool groups`: consumer groups as the group coordinator loads them
-//! (`logfmt::rules::groups`), with lag against the partitions' high
-//! watermarks (`logfmt::rules::log`), and `--which`: the partition a group's
-//! records go to (`logfmt::internal::partition_for_group`).
+//! `logtool groups`: groups of every type (classic, consumer, share,
+//! streams) as the group coordinator loads them (`logfmt::rules::groups`),
+//! with lag against the partitions' high watermarks (`logfmt::rules::log`),
+//! share groups' start offsets and lag from the share coordinator's state
+//! (`__share_group_state`), and `--which`: the partition a group's records
+//! go to (`logfmt::internal::partition_for_group`).
 
 use std::collections::HashMap;
 use std::io::{self, BufWriter};
 
-use logfmt::groups::{GroupPartitionLine, committed_offset_line, group_line};
-use logfmt::internal::{CONSUMER_OFFSETS_TOPIC, partition_for_group};
+use logfmt::groups::{GroupPartitionLine, committed_offset_line, group_line, share_offset_line};
+use logfmt::internal::{CONSUMER_OFFSETS_TOPIC, SHARE_GROUP_STATE_TOPIC, partition_for_group};
 use logfmt::partition::{Partition, open_log_dirs};
-use logfmt::rules::groups::Groups;
+use logfmt::rules::groups::{Groups, ShareStates};
 use logfmt::rules::log::Offsets;
 
 use clap::Args;
@@ -52,29 +54,26 @@ pub fn run(global: &GlobalOpts, args: &GroupsArgs) -> anyhow::Result<Status> {
         out.finish()?;
         return Ok(Status::Clean);
     }
-    let mut offsets_topic: Vec<Partition> = Vec::new();
-    let mut data: HashMap<(String, i32), Partition> = HashMap::new();
-    for (_, parts) in dirs {
-        for p in parts {
-            if p.name.topic == CONSUMER_OFFSETS_TOPIC {
-                offsets_topic.push(p);
-            } else if !p.is_metadata_log() {
-                data.insert((p.name.topic.clone(), p.name.partition), p);
-            }
-        }
-    }
+    let Split { mut offsets_topic, mut share_state_topic, data, topic_names } = split(dirs);
+    let topic_name = |id: &str| topic_names.get(id).cloned();
     if offsets_topic.is_empty() {
         anyhow::bail!("no __consumer_offsets partition in {}", dirs_text(args));
     }
     offsets_topic.sort_by_key(|p| p.name.partition);
-    let progress = Progress::new(offsets_topic.iter().flat_map(|p| &p.segments).map(|s| s.size).sum(), global.quiet);
+    share_state_topic.sort_by_key(|p| p.name.partition);
+    let size = |ps: &[Partition]| ps.iter().flat_map(|p| &p.segments).map(|s| s.size).sum::<u64>();
+    let progress = Progress::new(size(&offsets_topic).saturating_add(size(&share_state_topic)), global.quiet);
     let groups = Groups::load_with_progress(&offsets_topic, &limits, &mut |n| progress.inc(n))?;
+    let shares = ShareStates::load(&share_state_topic, &limits, &mut |n| progress.inc(n))?;
     progress.finish();
-    if groups.undecoded > 0 {
-        out.report(&NoteLine {
-            file: &dirs_text(args),
-            message: format!("{} record(s) of __consumer_offsets did not decode and were skipped", groups.undecoded),
-        })?;
+    for (undecoded, topic) in [(groups.undecoded, CONSUMER_OFFSETS_TOPIC), (shares.undecoded, SHARE_GROUP_STATE_TOPIC)]
+    {
+        if undecoded > 0 {
+            out.report(&NoteLine {
+                file: &dirs_text(args),
+                message: format!("{undecoded} record(s) of {topic} did not decode and were skipped"),
+            })?;
+        }
     }
     // partition dirs given: the groups a __consumer_offsets-N coordinates,
     // and the groups committing to a data partition (its commits only)
@@ -119,16 +118,13 @@ pub fn run(global: &GlobalOpts, args: &GroupsArgs) -> anyhow::Result<Status> {
     for name in names {
         let coordinator = partition_for_group(name, partitions);
         let g = groups.groups.get(name);
-        out.report(&group_line(name, g, here.contains(&coordinator).then_some(coordinator)))?;
+        out.report(&group_line(name, g, here.contains(&coordinator).then_some(coordinator), &topic_name))?;
     }
     // each data partition's offsets, read once however many groups commit to it
     let mut offsets: HashMap<(String, i32), Offsets> = HashMap::new();
-    let offset_wanted = |t: &String, p: i32| data_named.is_empty() || data_named.contains(&(t.clone(), p));
-    for ((group, topic, partition), c) in
-        groups.offsets.iter().filter(|((g, t, p), _)| wanted(g) && offset_wanted(t, *p))
-    {
-        let key = (topic.clone(), *partition);
-        let o = match (offsets.get(&key), data.get(&key)) {
+    let mut offsets_of = |topic: &str, partition: i32| -> anyhow::Result<Option<Offsets>> {
+        let key = (topic.to_string(), partition);
+        Ok(match (offsets.get(&key), data.get(&key)) {
             (Some(o), _) => Some(*o),
             (None, Some(p)) => {
                 let o = Offsets::of(p, &limits)?;
@@ -136,11 +132,57 @@ pub fn run(global: &GlobalOpts, args: &GroupsArgs) -> anyhow::Result<Status> {
                 Some(o)
             }
             (None, None) => None,
-        };
+        })
+    };
+    let offset_wanted = |t: &String, p: i32| data_named.is_empty() || data_named.contains(&(t.clone(), p));
+    for ((group, topic, partition), c) in
+        groups.offsets.iter().filter(|((g, t, p), _)| wanted(g) && offset_wanted(t, *p))
+    {
+        let o = offsets_of(topic, *partition)?;
         out.report(&committed_offset_line((group, topic, *partition), c, o))?;
+    }
+    // share groups: each partition whose share state is initialized, as
+    // kafka-share-groups --describe lists them
+    for (group, g) in groups.groups.iter().filter(|(g, _)| wanted(g)) {
+        for (topic_id, topic, partitions) in &g.share_partitions {
+            for &partition in partitions.iter().filter(|p| offset_wanted(topic, **p)) {
+                let state = shares.partitions.get(&(group.clone(), topic_id.clone(), partition));
+                let o = offsets_of(topic, partition)?;
+                out.report(&share_offset_line((group, topic, topic_id, partition), state, o))?;
+            }
+        }
     }
     out.finish()?;
     Ok(Status::Clean)
+}
+
+/// The partitions of the log dirs: `__consumer_offsets`, `__share_group_state`
+/// and the data partitions (by topic and partition), and the topic names
+/// of the metadata log by topic id (the modern groups' assignments).
+struct Split {
+    offsets_topic: Vec<Partition>,
+    share_state_topic: Vec<Partition>,
+    data: HashMap<(String, i32), Partition>,
+    topic_names: HashMap<String, String>,
+}
+
+fn split(dirs: Vec<(logfmt::partition::LogDir, Vec<Partition>)>) -> Split {
+    let topic_names = dirs
+        .iter()
+        .filter_map(|(ld, _)| ld.metadata.as_ref())
+        .flat_map(|m| m.topics.iter().map(|(name, id)| (id.to_string(), name.clone())))
+        .collect();
+    let mut s = Split { offsets_topic: Vec::new(), share_state_topic: Vec::new(), data: HashMap::new(), topic_names };
+    for p in dirs.into_iter().flat_map(|(_, parts)| parts) {
+        if p.name.topic == CONSUMER_OFFSETS_TOPIC {
+            s.offsets_topic.push(p);
+        } else if p.name.topic == SHARE_GROUP_STATE_TOPIC {
+            s.share_state_topic.push(p);
+        } else if !p.is_metadata_log() {
+            s.data.insert((p.name.topic.clone(), p.name.partition), p);
+        }
+    }
+    s
 }
 
 fn dirs_text(args: &GroupsArgs) -> String {

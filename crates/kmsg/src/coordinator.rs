@@ -7,11 +7,7 @@ use serde_json::Value;
 
 use crate::codec::{self, Reader};
 use crate::error::{Error, Result};
-use crate::records::{
-    ConsumerGroupCurrentMemberAssignmentKey, ConsumerGroupCurrentMemberAssignmentValue, ConsumerGroupMemberMetadataKey,
-    ConsumerGroupMemberMetadataValue, ConsumerGroupMetadataKey, ConsumerGroupMetadataValue, GroupMetadataKey,
-    GroupMetadataValue, OffsetCommitKey, OffsetCommitValue,
-};
+use crate::records::*;
 use crate::{Message, schema};
 
 /// Read an int16 version, then the message `name` at it.
@@ -120,9 +116,80 @@ pub enum GroupRecord {
         ConsumerGroupCurrentMemberAssignmentKey,
         Option<ConsumerGroupCurrentMemberAssignmentValue>,
     ),
+    /// A KIP-848 group's target assignment epoch.
+    ConsumerGroupTargetAssignmentMetadata(
+        ConsumerGroupTargetAssignmentMetadataKey,
+        Option<ConsumerGroupTargetAssignmentMetadataValue>,
+    ),
+    /// A share group (KIP-932).
+    ShareGroupMetadata(ShareGroupMetadataKey, Option<ShareGroupMetadataValue>),
+    /// A share group's member.
+    ShareGroupMemberMetadata(ShareGroupMemberMetadataKey, Option<ShareGroupMemberMetadataValue>),
+    /// A share group's target assignment epoch.
+    ShareGroupTargetAssignmentMetadata(
+        ShareGroupTargetAssignmentMetadataKey,
+        Option<ShareGroupTargetAssignmentMetadataValue>,
+    ),
+    /// A share group member's assignment.
+    ShareGroupCurrentMemberAssignment(
+        ShareGroupCurrentMemberAssignmentKey,
+        Option<ShareGroupCurrentMemberAssignmentValue>,
+    ),
+    /// The partitions whose share-group state is initialized.
+    ShareGroupStatePartitionMetadata(
+        ShareGroupStatePartitionMetadataKey,
+        Option<ShareGroupStatePartitionMetadataValue>,
+    ),
+    /// A streams group (KIP-1071).
+    StreamsGroupMetadata(StreamsGroupMetadataKey, Option<StreamsGroupMetadataValue>),
+    /// A streams group's topology.
+    StreamsGroupTopology(StreamsGroupTopologyKey, Option<StreamsGroupTopologyValue>),
+    /// A streams group's member.
+    StreamsGroupMemberMetadata(StreamsGroupMemberMetadataKey, Option<StreamsGroupMemberMetadataValue>),
+    /// A streams group's target assignment epoch.
+    StreamsGroupTargetAssignmentMetadata(
+        StreamsGroupTargetAssignmentMetadataKey,
+        Option<StreamsGroupTargetAssignmentMetadataValue>,
+    ),
+    /// A streams group member's assignment.
+    StreamsGroupCurrentMemberAssignment(
+        StreamsGroupCurrentMemberAssignmentKey,
+        Option<StreamsGroupCurrentMemberAssignmentValue>,
+    ),
     /// Any other record type that decodes by its definitions (legacy
-    /// offset commits, share and streams groups...).
+    /// offset commits, target assignments of members...).
     Other(i16),
+}
+
+/// A `__share_group_state` record (`ShareCoordinatorRecordSerde`); a value
+/// of `None` is a tombstone.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ShareRecord {
+    /// A share partition's whole state (type 0).
+    Snapshot(ShareSnapshotKey, Option<ShareSnapshotValue>),
+    /// A change to it (type 1).
+    Update(ShareUpdateKey, Option<ShareUpdateValue>),
+}
+
+/// Read a `__share_group_state` record: the key's int16 record type picks
+/// the definitions (ShareSnapshot 0, ShareUpdate 1). Fails as the JSON
+/// decoder does: no key, an unknown type, a key or value that does not
+/// decode.
+pub fn decode_share_record(key: Option<&[u8]>, value: Option<&[u8]>) -> Result<ShareRecord> {
+    let key = key.ok_or_else(|| Error::Value("no key".into()))?;
+    let record_type = Reader::new(key).i16()?;
+    let rest = key.get(2..).unwrap_or_default();
+    Ok(match record_type {
+        0 => {
+            let (k, v) = unversioned(typed::<ShareSnapshotKey, ShareSnapshotValue>(rest, 0, value)?);
+            ShareRecord::Snapshot(k, v)
+        }
+        1 => {
+            let (k, v) = unversioned(typed::<ShareUpdateKey, ShareUpdateValue>(rest, 0, value)?);
+            ShareRecord::Update(k, v)
+        }
+        other => return Err(Error::Value(format!("unknown record type {other}"))),
+    })
 }
 
 fn typed<K: Message, V: Message>(key: &[u8], version: i16, value: Option<&[u8]>) -> Result<(K, Option<(i16, V)>)> {
@@ -145,6 +212,13 @@ pub fn decode_group_record(key: Option<&[u8]>, value: Option<&[u8]>) -> Result<G
         group_record(record_type).ok_or_else(|| Error::Value(format!("unknown record type {record_type}")))?;
     let v = key_version(key_schema, record_type);
     let key = key.get(2..).unwrap_or_default();
+    // the variant named as the definitions are, its key and value typed
+    macro_rules! group_typed {
+        ($name:ident, $key:ty, $value:ty) => {{
+            let (k, value) = unversioned(typed::<$key, $value>(key, v, value)?);
+            GroupRecord::$name(k, value)
+        }};
+    }
     Ok(match key_schema.name.strip_suffix("Key").unwrap_or_default() {
         "OffsetCommit" => {
             let (k, value) = typed::<OffsetCommitKey, OffsetCommitValue>(key, v, value)?;
@@ -170,6 +244,49 @@ pub fn decode_group_record(key: Option<&[u8]>, value: Option<&[u8]>) -> Result<G
             >(key, v, value)?);
             GroupRecord::ConsumerGroupCurrentMemberAssignment(k, value)
         }
+        "ConsumerGroupTargetAssignmentMetadata" => group_typed!(
+            ConsumerGroupTargetAssignmentMetadata,
+            ConsumerGroupTargetAssignmentMetadataKey,
+            ConsumerGroupTargetAssignmentMetadataValue
+        ),
+        "ShareGroupMetadata" => group_typed!(ShareGroupMetadata, ShareGroupMetadataKey, ShareGroupMetadataValue),
+        "ShareGroupMemberMetadata" => {
+            group_typed!(ShareGroupMemberMetadata, ShareGroupMemberMetadataKey, ShareGroupMemberMetadataValue)
+        }
+        "ShareGroupTargetAssignmentMetadata" => group_typed!(
+            ShareGroupTargetAssignmentMetadata,
+            ShareGroupTargetAssignmentMetadataKey,
+            ShareGroupTargetAssignmentMetadataValue
+        ),
+        "ShareGroupCurrentMemberAssignment" => group_typed!(
+            ShareGroupCurrentMemberAssignment,
+            ShareGroupCurrentMemberAssignmentKey,
+            ShareGroupCurrentMemberAssignmentValue
+        ),
+        "ShareGroupStatePartitionMetadata" => group_typed!(
+            ShareGroupStatePartitionMetadata,
+            ShareGroupStatePartitionMetadataKey,
+            ShareGroupStatePartitionMetadataValue
+        ),
+        "StreamsGroupMetadata" => {
+            group_typed!(StreamsGroupMetadata, StreamsGroupMetadataKey, StreamsGroupMetadataValue)
+        }
+        "StreamsGroupTopology" => {
+            group_typed!(StreamsGroupTopology, StreamsGroupTopologyKey, StreamsGroupTopologyValue)
+        }
+        "StreamsGroupMemberMetadata" => {
+            group_typed!(StreamsGroupMemberMetadata, StreamsGroupMemberMetadataKey, StreamsGroupMemberMetadataValue)
+        }
+        "StreamsGroupTargetAssignmentMetadata" => group_typed!(
+            StreamsGroupTargetAssignmentMetadata,
+            StreamsGroupTargetAssignmentMetadataKey,
+            StreamsGroupTargetAssignmentMetadataValue
+        ),
+        "StreamsGroupCurrentMemberAssignment" => group_typed!(
+            StreamsGroupCurrentMemberAssignment,
+            StreamsGroupCurrentMemberAssignmentKey,
+            StreamsGroupCurrentMemberAssignmentValue
+        ),
         _ => {
             codec::read(&mut Reader::new(key), key_schema, v)?;
             if let Some(value) = value {

@@ -1317,6 +1317,1241 @@ impl crate::Message for OffsetCommitValue {
     const NAME: &'static str = "OffsetCommitValue";
 }
 
+/// `ConsumerGroupTargetAssignmentMetadataKey` and the structs it uses.
+pub mod consumer_group_target_assignment_metadata_key {
+    use serde::{Deserialize, Serialize};
+
+    /// `ConsumerGroupTargetAssignmentMetadataKey` (versions 0).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct ConsumerGroupTargetAssignmentMetadataKey {
+        /// The group id. (string, versions 0)
+        #[serde(rename = "groupId")]
+        pub group_id: String,
+    }
+
+    impl Default for ConsumerGroupTargetAssignmentMetadataKey {
+        fn default() -> Self {
+            ConsumerGroupTargetAssignmentMetadataKey {
+                group_id: String::from(""),
+            }
+        }
+    }
+}
+pub use consumer_group_target_assignment_metadata_key::ConsumerGroupTargetAssignmentMetadataKey;
+
+impl crate::Message for ConsumerGroupTargetAssignmentMetadataKey {
+    const NAME: &'static str = "ConsumerGroupTargetAssignmentMetadataKey";
+}
+
+/// `ConsumerGroupTargetAssignmentMetadataValue` and the structs it uses.
+pub mod consumer_group_target_assignment_metadata_value {
+    use serde::{Deserialize, Serialize};
+
+    /// `ConsumerGroupTargetAssignmentMetadataValue` (versions 0).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct ConsumerGroupTargetAssignmentMetadataValue {
+        /// The assignment epoch. (int32, versions 0+)
+        #[serde(rename = "assignmentEpoch")]
+        pub assignment_epoch: i32,
+        /// The time at which the assignment calculation finished. (int64, versions 0+, tag 0 in 0+)
+        #[serde(rename = "assignmentTimestamp")]
+        pub assignment_timestamp: i64,
+    }
+
+    impl Default for ConsumerGroupTargetAssignmentMetadataValue {
+        fn default() -> Self {
+            ConsumerGroupTargetAssignmentMetadataValue {
+                assignment_epoch: 0,
+                assignment_timestamp: 0,
+            }
+        }
+    }
+}
+pub use consumer_group_target_assignment_metadata_value::ConsumerGroupTargetAssignmentMetadataValue;
+
+impl crate::Message for ConsumerGroupTargetAssignmentMetadataValue {
+    const NAME: &'static str = "ConsumerGroupTargetAssignmentMetadataValue";
+}
+
+/// `ShareGroupCurrentMemberAssignmentKey` and the structs it uses.
+pub mod share_group_current_member_assignment_key {
+    use serde::{Deserialize, Serialize};
+
+    /// `ShareGroupCurrentMemberAssignmentKey` (versions 0).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct ShareGroupCurrentMemberAssignmentKey {
+        /// The group id. (string, versions 0)
+        #[serde(rename = "groupId")]
+        pub group_id: String,
+        /// The member id. (string, versions 0)
+        #[serde(rename = "memberId")]
+        pub member_id: String,
+    }
+
+    impl Default for ShareGroupCurrentMemberAssignmentKey {
+        fn default() -> Self {
+            ShareGroupCurrentMemberAssignmentKey {
+                group_id: String::from(""),
+                member_id: String::from(""),
+            }
+        }
+    }
+}
+pub use share_group_current_member_assignment_key::ShareGroupCurrentMemberAssignmentKey;
+
+impl crate::Message for ShareGroupCurrentMemberAssignmentKey {
+    const NAME: &'static str = "ShareGroupCurrentMemberAssignmentKey";
+}
+
+/// `ShareGroupCurrentMemberAssignmentValue` and the structs it uses.
+pub mod share_group_current_member_assignment_value {
+    use serde::{Deserialize, Serialize};
+
+    /// `ShareGroupCurrentMemberAssignmentValue` (versions 0).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct ShareGroupCurrentMemberAssignmentValue {
+        /// The current member epoch that is expected from the member in the heartbeat request. (int32, versions 0+)
+        #[serde(rename = "memberEpoch")]
+        pub member_epoch: i32,
+        /// If the last epoch bump is lost before reaching the member, the member will retry with the previous epoch. (int32, versions 0+)
+        #[serde(rename = "previousMemberEpoch")]
+        pub previous_member_epoch: i32,
+        /// The member state. See MemberState for the possible values. (int8, versions 0+)
+        #[serde(rename = "state")]
+        pub state: i8,
+        /// The partitions assigned to (or owned by) this member. ([]TopicPartitions, versions 0+)
+        #[serde(rename = "assignedPartitions")]
+        pub assigned_partitions: Vec<TopicPartitions>,
+    }
+
+    impl Default for ShareGroupCurrentMemberAssignmentValue {
+        fn default() -> Self {
+            ShareGroupCurrentMemberAssignmentValue {
+                member_epoch: 0,
+                previous_member_epoch: 0,
+                state: 0,
+                assigned_partitions: Vec::new(),
+            }
+        }
+    }
+
+    /// `TopicPartitions`, a part of `ShareGroupCurrentMemberAssignmentValue`.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct TopicPartitions {
+        /// The topic Id. (uuid (base64url), versions 0+)
+        #[serde(rename = "topicId")]
+        pub topic_id: String,
+        /// The partition Ids. ([]int32, versions 0+)
+        #[serde(rename = "partitions")]
+        pub partitions: Vec<i32>,
+    }
+
+    impl Default for TopicPartitions {
+        fn default() -> Self {
+            TopicPartitions {
+                topic_id: String::from("AAAAAAAAAAAAAAAAAAAAAA"),
+                partitions: Vec::new(),
+            }
+        }
+    }
+}
+pub use share_group_current_member_assignment_value::ShareGroupCurrentMemberAssignmentValue;
+
+impl crate::Message for ShareGroupCurrentMemberAssignmentValue {
+    const NAME: &'static str = "ShareGroupCurrentMemberAssignmentValue";
+}
+
+/// `ShareGroupMemberMetadataKey` and the structs it uses.
+pub mod share_group_member_metadata_key {
+    use serde::{Deserialize, Serialize};
+
+    /// `ShareGroupMemberMetadataKey` (versions 0).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct ShareGroupMemberMetadataKey {
+        /// The group id. (string, versions 0)
+        #[serde(rename = "groupId")]
+        pub group_id: String,
+        /// The member id. (string, versions 0)
+        #[serde(rename = "memberId")]
+        pub member_id: String,
+    }
+
+    impl Default for ShareGroupMemberMetadataKey {
+        fn default() -> Self {
+            ShareGroupMemberMetadataKey {
+                group_id: String::from(""),
+                member_id: String::from(""),
+            }
+        }
+    }
+}
+pub use share_group_member_metadata_key::ShareGroupMemberMetadataKey;
+
+impl crate::Message for ShareGroupMemberMetadataKey {
+    const NAME: &'static str = "ShareGroupMemberMetadataKey";
+}
+
+/// `ShareGroupMemberMetadataValue` and the structs it uses.
+pub mod share_group_member_metadata_value {
+    use serde::{Deserialize, Serialize};
+
+    /// `ShareGroupMemberMetadataValue` (versions 0).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct ShareGroupMemberMetadataValue {
+        /// The (optional) rack id. (string, versions 0+, nullable 0+)
+        #[serde(rename = "rackId")]
+        pub rack_id: Option<String>,
+        /// The client id. (string, versions 0+)
+        #[serde(rename = "clientId")]
+        pub client_id: String,
+        /// The client host. (string, versions 0+)
+        #[serde(rename = "clientHost")]
+        pub client_host: String,
+        /// The list of subscribed topic names. ([]string, versions 0+)
+        #[serde(rename = "subscribedTopicNames")]
+        pub subscribed_topic_names: Vec<String>,
+    }
+
+    impl Default for ShareGroupMemberMetadataValue {
+        fn default() -> Self {
+            ShareGroupMemberMetadataValue {
+                rack_id: Some(String::from("")),
+                client_id: String::from(""),
+                client_host: String::from(""),
+                subscribed_topic_names: Vec::new(),
+            }
+        }
+    }
+}
+pub use share_group_member_metadata_value::ShareGroupMemberMetadataValue;
+
+impl crate::Message for ShareGroupMemberMetadataValue {
+    const NAME: &'static str = "ShareGroupMemberMetadataValue";
+}
+
+/// `ShareGroupMetadataKey` and the structs it uses.
+pub mod share_group_metadata_key {
+    use serde::{Deserialize, Serialize};
+
+    /// `ShareGroupMetadataKey` (versions 0).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct ShareGroupMetadataKey {
+        /// The group id. (string, versions 0)
+        #[serde(rename = "groupId")]
+        pub group_id: String,
+    }
+
+    impl Default for ShareGroupMetadataKey {
+        fn default() -> Self {
+            ShareGroupMetadataKey {
+                group_id: String::from(""),
+            }
+        }
+    }
+}
+pub use share_group_metadata_key::ShareGroupMetadataKey;
+
+impl crate::Message for ShareGroupMetadataKey {
+    const NAME: &'static str = "ShareGroupMetadataKey";
+}
+
+/// `ShareGroupMetadataValue` and the structs it uses.
+pub mod share_group_metadata_value {
+    use serde::{Deserialize, Serialize};
+
+    /// `ShareGroupMetadataValue` (versions 0).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct ShareGroupMetadataValue {
+        /// The group epoch. (int32, versions 0+)
+        #[serde(rename = "epoch")]
+        pub epoch: i32,
+        /// The hash of all topics in the group. (int64, versions 0+)
+        #[serde(rename = "metadataHash")]
+        pub metadata_hash: i64,
+    }
+
+    impl Default for ShareGroupMetadataValue {
+        fn default() -> Self {
+            ShareGroupMetadataValue {
+                epoch: 0,
+                metadata_hash: 0,
+            }
+        }
+    }
+}
+pub use share_group_metadata_value::ShareGroupMetadataValue;
+
+impl crate::Message for ShareGroupMetadataValue {
+    const NAME: &'static str = "ShareGroupMetadataValue";
+}
+
+/// `ShareGroupStatePartitionMetadataKey` and the structs it uses.
+pub mod share_group_state_partition_metadata_key {
+    use serde::{Deserialize, Serialize};
+
+    /// `ShareGroupStatePartitionMetadataKey` (versions 0).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct ShareGroupStatePartitionMetadataKey {
+        /// The group id. (string, versions 0)
+        #[serde(rename = "groupId")]
+        pub group_id: String,
+    }
+
+    impl Default for ShareGroupStatePartitionMetadataKey {
+        fn default() -> Self {
+            ShareGroupStatePartitionMetadataKey {
+                group_id: String::from(""),
+            }
+        }
+    }
+}
+pub use share_group_state_partition_metadata_key::ShareGroupStatePartitionMetadataKey;
+
+impl crate::Message for ShareGroupStatePartitionMetadataKey {
+    const NAME: &'static str = "ShareGroupStatePartitionMetadataKey";
+}
+
+/// `ShareGroupStatePartitionMetadataValue` and the structs it uses.
+pub mod share_group_state_partition_metadata_value {
+    use serde::{Deserialize, Serialize};
+
+    /// `ShareGroupStatePartitionMetadataValue` (versions 0).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct ShareGroupStatePartitionMetadataValue {
+        /// The topic-partitions whose share-group state is being initialized. ([]TopicPartitionsInfo, versions 0+)
+        #[serde(rename = "initializingTopics")]
+        pub initializing_topics: Vec<TopicPartitionsInfo>,
+        /// The topics with initialized share-group state. ([]TopicPartitionsInfo, versions 0+)
+        #[serde(rename = "initializedTopics")]
+        pub initialized_topics: Vec<TopicPartitionsInfo>,
+        /// The topics whose share-group state is being deleted. ([]TopicInfo, versions 0+)
+        #[serde(rename = "deletingTopics")]
+        pub deleting_topics: Vec<TopicInfo>,
+    }
+
+    impl Default for ShareGroupStatePartitionMetadataValue {
+        fn default() -> Self {
+            ShareGroupStatePartitionMetadataValue {
+                initializing_topics: Vec::new(),
+                initialized_topics: Vec::new(),
+                deleting_topics: Vec::new(),
+            }
+        }
+    }
+
+    /// `TopicPartitionsInfo`, a part of `ShareGroupStatePartitionMetadataValue`.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct TopicPartitionsInfo {
+        /// The topic identifier. (uuid (base64url), versions 0+)
+        #[serde(rename = "topicId")]
+        pub topic_id: String,
+        /// The topic name. (string, versions 0+)
+        #[serde(rename = "topicName")]
+        pub topic_name: String,
+        /// The partitions. ([]int32, versions 0+)
+        #[serde(rename = "partitions")]
+        pub partitions: Vec<i32>,
+    }
+
+    impl Default for TopicPartitionsInfo {
+        fn default() -> Self {
+            TopicPartitionsInfo {
+                topic_id: String::from("AAAAAAAAAAAAAAAAAAAAAA"),
+                topic_name: String::from(""),
+                partitions: Vec::new(),
+            }
+        }
+    }
+
+    /// `TopicInfo`, a part of `ShareGroupStatePartitionMetadataValue`.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct TopicInfo {
+        /// The topic identifier. (uuid (base64url), versions 0+)
+        #[serde(rename = "topicId")]
+        pub topic_id: String,
+        /// The topic name. (string, versions 0+)
+        #[serde(rename = "topicName")]
+        pub topic_name: String,
+    }
+
+    impl Default for TopicInfo {
+        fn default() -> Self {
+            TopicInfo {
+                topic_id: String::from("AAAAAAAAAAAAAAAAAAAAAA"),
+                topic_name: String::from(""),
+            }
+        }
+    }
+}
+pub use share_group_state_partition_metadata_value::ShareGroupStatePartitionMetadataValue;
+
+impl crate::Message for ShareGroupStatePartitionMetadataValue {
+    const NAME: &'static str = "ShareGroupStatePartitionMetadataValue";
+}
+
+/// `ShareGroupTargetAssignmentMetadataKey` and the structs it uses.
+pub mod share_group_target_assignment_metadata_key {
+    use serde::{Deserialize, Serialize};
+
+    /// `ShareGroupTargetAssignmentMetadataKey` (versions 0).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct ShareGroupTargetAssignmentMetadataKey {
+        /// The group id. (string, versions 0)
+        #[serde(rename = "groupId")]
+        pub group_id: String,
+    }
+
+    impl Default for ShareGroupTargetAssignmentMetadataKey {
+        fn default() -> Self {
+            ShareGroupTargetAssignmentMetadataKey {
+                group_id: String::from(""),
+            }
+        }
+    }
+}
+pub use share_group_target_assignment_metadata_key::ShareGroupTargetAssignmentMetadataKey;
+
+impl crate::Message for ShareGroupTargetAssignmentMetadataKey {
+    const NAME: &'static str = "ShareGroupTargetAssignmentMetadataKey";
+}
+
+/// `ShareGroupTargetAssignmentMetadataValue` and the structs it uses.
+pub mod share_group_target_assignment_metadata_value {
+    use serde::{Deserialize, Serialize};
+
+    /// `ShareGroupTargetAssignmentMetadataValue` (versions 0).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct ShareGroupTargetAssignmentMetadataValue {
+        /// The assignment epoch. (int32, versions 0+)
+        #[serde(rename = "assignmentEpoch")]
+        pub assignment_epoch: i32,
+        /// The time at which the assignment calculation finished. (int64, versions 0+, tag 0 in 0+)
+        #[serde(rename = "assignmentTimestamp")]
+        pub assignment_timestamp: i64,
+    }
+
+    impl Default for ShareGroupTargetAssignmentMetadataValue {
+        fn default() -> Self {
+            ShareGroupTargetAssignmentMetadataValue {
+                assignment_epoch: 0,
+                assignment_timestamp: 0,
+            }
+        }
+    }
+}
+pub use share_group_target_assignment_metadata_value::ShareGroupTargetAssignmentMetadataValue;
+
+impl crate::Message for ShareGroupTargetAssignmentMetadataValue {
+    const NAME: &'static str = "ShareGroupTargetAssignmentMetadataValue";
+}
+
+/// `StreamsGroupCurrentMemberAssignmentKey` and the structs it uses.
+pub mod streams_group_current_member_assignment_key {
+    use serde::{Deserialize, Serialize};
+
+    /// `StreamsGroupCurrentMemberAssignmentKey` (versions 0).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct StreamsGroupCurrentMemberAssignmentKey {
+        /// The group ID. (string, versions 0)
+        #[serde(rename = "groupId")]
+        pub group_id: String,
+        /// The member ID. (string, versions 0)
+        #[serde(rename = "memberId")]
+        pub member_id: String,
+    }
+
+    impl Default for StreamsGroupCurrentMemberAssignmentKey {
+        fn default() -> Self {
+            StreamsGroupCurrentMemberAssignmentKey {
+                group_id: String::from(""),
+                member_id: String::from(""),
+            }
+        }
+    }
+}
+pub use streams_group_current_member_assignment_key::StreamsGroupCurrentMemberAssignmentKey;
+
+impl crate::Message for StreamsGroupCurrentMemberAssignmentKey {
+    const NAME: &'static str = "StreamsGroupCurrentMemberAssignmentKey";
+}
+
+/// `StreamsGroupCurrentMemberAssignmentValue` and the structs it uses.
+pub mod streams_group_current_member_assignment_value {
+    use serde::{Deserialize, Serialize};
+
+    /// `StreamsGroupCurrentMemberAssignmentValue` (versions 0).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct StreamsGroupCurrentMemberAssignmentValue {
+        /// The current member epoch that is expected from the member in the heartbeat request. (int32, versions 0+)
+        #[serde(rename = "memberEpoch")]
+        pub member_epoch: i32,
+        /// If the last epoch bump is lost before reaching the member, the member will retry with the previous epoch. (int32, versions 0+)
+        #[serde(rename = "previousMemberEpoch")]
+        pub previous_member_epoch: i32,
+        /// The member state. See StreamsGroupMember.MemberState for the possible values. (int8, versions 0+)
+        #[serde(rename = "state")]
+        pub state: i8,
+        /// Currently assigned active tasks for this streams client. ([]TaskIds, versions 0+)
+        #[serde(rename = "activeTasks")]
+        pub active_tasks: Vec<TaskIds>,
+        /// Currently assigned standby tasks for this streams client. ([]TaskIds, versions 0+)
+        #[serde(rename = "standbyTasks")]
+        pub standby_tasks: Vec<TaskIds>,
+        /// Currently assigned warm-up tasks for this streams client. ([]TaskIds, versions 0+)
+        #[serde(rename = "warmupTasks")]
+        pub warmup_tasks: Vec<TaskIds>,
+        /// The active tasks that must be revoked by this member. ([]TaskIds, versions 0+)
+        #[serde(rename = "activeTasksPendingRevocation")]
+        pub active_tasks_pending_revocation: Vec<TaskIds>,
+        /// The standby tasks that must be revoked by this member. ([]TaskIds, versions 0+)
+        #[serde(rename = "standbyTasksPendingRevocation")]
+        pub standby_tasks_pending_revocation: Vec<TaskIds>,
+        /// The warmup tasks that must be revoked by this member. ([]TaskIds, versions 0+)
+        #[serde(rename = "warmupTasksPendingRevocation")]
+        pub warmup_tasks_pending_revocation: Vec<TaskIds>,
+    }
+
+    impl Default for StreamsGroupCurrentMemberAssignmentValue {
+        fn default() -> Self {
+            StreamsGroupCurrentMemberAssignmentValue {
+                member_epoch: 0,
+                previous_member_epoch: 0,
+                state: 0,
+                active_tasks: Vec::new(),
+                standby_tasks: Vec::new(),
+                warmup_tasks: Vec::new(),
+                active_tasks_pending_revocation: Vec::new(),
+                standby_tasks_pending_revocation: Vec::new(),
+                warmup_tasks_pending_revocation: Vec::new(),
+            }
+        }
+    }
+
+    /// `TaskIds`, a part of `StreamsGroupCurrentMemberAssignmentValue`.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct TaskIds {
+        /// The subtopology ID. (string, versions 0+)
+        #[serde(rename = "subtopologyId")]
+        pub subtopology_id: String,
+        /// The partitions of the input topics processed by this member. ([]int32, versions 0+)
+        #[serde(rename = "partitions")]
+        pub partitions: Vec<i32>,
+        /// The epoch at which the partition was assigned to the member. Used to fence zombie commits requests. Of the same length as Partitions. Only defined for active tasks. ([]int32, versions 0+, nullable 0+, tag 0 in 0+)
+        #[serde(rename = "assignmentEpochs")]
+        pub assignment_epochs: Option<Vec<i32>>,
+    }
+
+    impl Default for TaskIds {
+        fn default() -> Self {
+            TaskIds {
+                subtopology_id: String::from(""),
+                partitions: Vec::new(),
+                assignment_epochs: Some(Vec::new()),
+            }
+        }
+    }
+}
+pub use streams_group_current_member_assignment_value::StreamsGroupCurrentMemberAssignmentValue;
+
+impl crate::Message for StreamsGroupCurrentMemberAssignmentValue {
+    const NAME: &'static str = "StreamsGroupCurrentMemberAssignmentValue";
+}
+
+/// `StreamsGroupMemberMetadataKey` and the structs it uses.
+pub mod streams_group_member_metadata_key {
+    use serde::{Deserialize, Serialize};
+
+    /// `StreamsGroupMemberMetadataKey` (versions 0).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct StreamsGroupMemberMetadataKey {
+        /// The group ID. (string, versions 0)
+        #[serde(rename = "groupId")]
+        pub group_id: String,
+        /// The member ID. (string, versions 0)
+        #[serde(rename = "memberId")]
+        pub member_id: String,
+    }
+
+    impl Default for StreamsGroupMemberMetadataKey {
+        fn default() -> Self {
+            StreamsGroupMemberMetadataKey {
+                group_id: String::from(""),
+                member_id: String::from(""),
+            }
+        }
+    }
+}
+pub use streams_group_member_metadata_key::StreamsGroupMemberMetadataKey;
+
+impl crate::Message for StreamsGroupMemberMetadataKey {
+    const NAME: &'static str = "StreamsGroupMemberMetadataKey";
+}
+
+/// `StreamsGroupMemberMetadataValue` and the structs it uses.
+pub mod streams_group_member_metadata_value {
+    use serde::{Deserialize, Serialize};
+
+    /// `StreamsGroupMemberMetadataValue` (versions 0).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct StreamsGroupMemberMetadataValue {
+        /// The (optional) instance ID for static membership. (string, versions 0+, nullable 0+)
+        #[serde(rename = "instanceId")]
+        pub instance_id: Option<String>,
+        /// The (optional) rack ID. (string, versions 0+, nullable 0+)
+        #[serde(rename = "rackId")]
+        pub rack_id: Option<String>,
+        /// The client ID. (string, versions 0+)
+        #[serde(rename = "clientId")]
+        pub client_id: String,
+        /// The client host. (string, versions 0+)
+        #[serde(rename = "clientHost")]
+        pub client_host: String,
+        /// The rebalance timeout. (int32, versions 0+)
+        #[serde(rename = "rebalanceTimeoutMs")]
+        pub rebalance_timeout_ms: i32,
+        /// The epoch of the topology. (int32, versions 0+)
+        #[serde(rename = "topologyEpoch")]
+        pub topology_epoch: i32,
+        /// Identity of the streams instance that may have multiple consumers. (string, versions 0+)
+        #[serde(rename = "processId")]
+        pub process_id: String,
+        /// User-defined endpoint for running interactive queries on this instance. (Endpoint, versions 0+, nullable 0+)
+        #[serde(rename = "userEndpoint")]
+        pub user_endpoint: Option<Endpoint>,
+        /// Used for rack-aware assignment algorithm. ([]KeyValue, versions 0+)
+        #[serde(rename = "clientTags")]
+        pub client_tags: Vec<KeyValue>,
+    }
+
+    impl Default for StreamsGroupMemberMetadataValue {
+        fn default() -> Self {
+            StreamsGroupMemberMetadataValue {
+                instance_id: Some(String::from("")),
+                rack_id: Some(String::from("")),
+                client_id: String::from(""),
+                client_host: String::from(""),
+                rebalance_timeout_ms: -1,
+                topology_epoch: 0,
+                process_id: String::from(""),
+                user_endpoint: None,
+                client_tags: Vec::new(),
+            }
+        }
+    }
+
+    /// `Endpoint`, a part of `StreamsGroupMemberMetadataValue`.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct Endpoint {
+        /// The host of the endpoint. (string, versions 0+)
+        #[serde(rename = "host")]
+        pub host: String,
+        /// The port of the endpoint. (uint16, versions 0+)
+        #[serde(rename = "port")]
+        pub port: u16,
+    }
+
+    impl Default for Endpoint {
+        fn default() -> Self {
+            Endpoint {
+                host: String::from(""),
+                port: 0,
+            }
+        }
+    }
+
+    /// `KeyValue`, a part of `StreamsGroupMemberMetadataValue`.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct KeyValue {
+        /// The key of the config. (string, versions 0+)
+        #[serde(rename = "key")]
+        pub key: String,
+        /// the value of the config. (string, versions 0+)
+        #[serde(rename = "value")]
+        pub value: String,
+    }
+
+    impl Default for KeyValue {
+        fn default() -> Self {
+            KeyValue {
+                key: String::from(""),
+                value: String::from(""),
+            }
+        }
+    }
+}
+pub use streams_group_member_metadata_value::StreamsGroupMemberMetadataValue;
+
+impl crate::Message for StreamsGroupMemberMetadataValue {
+    const NAME: &'static str = "StreamsGroupMemberMetadataValue";
+}
+
+/// `StreamsGroupMetadataKey` and the structs it uses.
+pub mod streams_group_metadata_key {
+    use serde::{Deserialize, Serialize};
+
+    /// `StreamsGroupMetadataKey` (versions 0).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct StreamsGroupMetadataKey {
+        /// The group ID. (string, versions 0)
+        #[serde(rename = "groupId")]
+        pub group_id: String,
+    }
+
+    impl Default for StreamsGroupMetadataKey {
+        fn default() -> Self {
+            StreamsGroupMetadataKey {
+                group_id: String::from(""),
+            }
+        }
+    }
+}
+pub use streams_group_metadata_key::StreamsGroupMetadataKey;
+
+impl crate::Message for StreamsGroupMetadataKey {
+    const NAME: &'static str = "StreamsGroupMetadataKey";
+}
+
+/// `StreamsGroupMetadataValue` and the structs it uses.
+pub mod streams_group_metadata_value {
+    use serde::{Deserialize, Serialize};
+
+    /// `StreamsGroupMetadataValue` (versions 0).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct StreamsGroupMetadataValue {
+        /// The group epoch. (int32, versions 0+)
+        #[serde(rename = "epoch")]
+        pub epoch: i32,
+        /// The hash of all topics in the group. (int64, versions 0+)
+        #[serde(rename = "metadataHash")]
+        pub metadata_hash: i64,
+        /// The topology epoch whose topics are validated to be present in a valid configuration in the metadata. (int32, versions 0+, tag 0 in 0+)
+        #[serde(rename = "validatedTopologyEpoch")]
+        pub validated_topology_epoch: i32,
+        /// The last used configuration parameters as key-value pairs. ([]LastAssignmentConfig, versions 0+, nullable 0+, tag 1 in 0+)
+        #[serde(rename = "lastAssignmentConfigs")]
+        pub last_assignment_configs: Option<Vec<LastAssignmentConfig>>,
+    }
+
+    impl Default for StreamsGroupMetadataValue {
+        fn default() -> Self {
+            StreamsGroupMetadataValue {
+                epoch: 0,
+                metadata_hash: 0,
+                validated_topology_epoch: -1,
+                last_assignment_configs: Some(Vec::new()),
+            }
+        }
+    }
+
+    /// `LastAssignmentConfig`, a part of `StreamsGroupMetadataValue`.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct LastAssignmentConfig {
+        /// Key of the config. (string, versions 0+)
+        #[serde(rename = "key")]
+        pub key: String,
+        /// Value of the config. (string, versions 0+)
+        #[serde(rename = "value")]
+        pub value: String,
+    }
+
+    impl Default for LastAssignmentConfig {
+        fn default() -> Self {
+            LastAssignmentConfig {
+                key: String::from(""),
+                value: String::from(""),
+            }
+        }
+    }
+}
+pub use streams_group_metadata_value::StreamsGroupMetadataValue;
+
+impl crate::Message for StreamsGroupMetadataValue {
+    const NAME: &'static str = "StreamsGroupMetadataValue";
+}
+
+/// `StreamsGroupTargetAssignmentMetadataKey` and the structs it uses.
+pub mod streams_group_target_assignment_metadata_key {
+    use serde::{Deserialize, Serialize};
+
+    /// `StreamsGroupTargetAssignmentMetadataKey` (versions 0).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct StreamsGroupTargetAssignmentMetadataKey {
+        /// The group ID. (string, versions 0)
+        #[serde(rename = "groupId")]
+        pub group_id: String,
+    }
+
+    impl Default for StreamsGroupTargetAssignmentMetadataKey {
+        fn default() -> Self {
+            StreamsGroupTargetAssignmentMetadataKey {
+                group_id: String::from(""),
+            }
+        }
+    }
+}
+pub use streams_group_target_assignment_metadata_key::StreamsGroupTargetAssignmentMetadataKey;
+
+impl crate::Message for StreamsGroupTargetAssignmentMetadataKey {
+    const NAME: &'static str = "StreamsGroupTargetAssignmentMetadataKey";
+}
+
+/// `StreamsGroupTargetAssignmentMetadataValue` and the structs it uses.
+pub mod streams_group_target_assignment_metadata_value {
+    use serde::{Deserialize, Serialize};
+
+    /// `StreamsGroupTargetAssignmentMetadataValue` (versions 0).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct StreamsGroupTargetAssignmentMetadataValue {
+        /// The assignment epoch. (int32, versions 0+)
+        #[serde(rename = "assignmentEpoch")]
+        pub assignment_epoch: i32,
+        /// The time at which the assignment calculation finished. (int64, versions 0+, tag 0 in 0+)
+        #[serde(rename = "assignmentTimestamp")]
+        pub assignment_timestamp: i64,
+    }
+
+    impl Default for StreamsGroupTargetAssignmentMetadataValue {
+        fn default() -> Self {
+            StreamsGroupTargetAssignmentMetadataValue {
+                assignment_epoch: 0,
+                assignment_timestamp: 0,
+            }
+        }
+    }
+}
+pub use streams_group_target_assignment_metadata_value::StreamsGroupTargetAssignmentMetadataValue;
+
+impl crate::Message for StreamsGroupTargetAssignmentMetadataValue {
+    const NAME: &'static str = "StreamsGroupTargetAssignmentMetadataValue";
+}
+
+/// `StreamsGroupTopologyKey` and the structs it uses.
+pub mod streams_group_topology_key {
+    use serde::{Deserialize, Serialize};
+
+    /// `StreamsGroupTopologyKey` (versions 0).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct StreamsGroupTopologyKey {
+        /// The group ID. (string, versions 0)
+        #[serde(rename = "groupId")]
+        pub group_id: String,
+    }
+
+    impl Default for StreamsGroupTopologyKey {
+        fn default() -> Self {
+            StreamsGroupTopologyKey {
+                group_id: String::from(""),
+            }
+        }
+    }
+}
+pub use streams_group_topology_key::StreamsGroupTopologyKey;
+
+impl crate::Message for StreamsGroupTopologyKey {
+    const NAME: &'static str = "StreamsGroupTopologyKey";
+}
+
+/// `StreamsGroupTopologyValue` and the structs it uses.
+pub mod streams_group_topology_value {
+    use serde::{Deserialize, Serialize};
+
+    /// `StreamsGroupTopologyValue` (versions 0).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct StreamsGroupTopologyValue {
+        /// The epoch of the topology. (int32, versions 0+)
+        #[serde(rename = "epoch")]
+        pub epoch: i32,
+        /// The sub-topologies of the streams application. ([]Subtopology, versions 0+)
+        #[serde(rename = "subtopologies")]
+        pub subtopologies: Vec<Subtopology>,
+    }
+
+    impl Default for StreamsGroupTopologyValue {
+        fn default() -> Self {
+            StreamsGroupTopologyValue {
+                epoch: 0,
+                subtopologies: Vec::new(),
+            }
+        }
+    }
+
+    /// `Subtopology`, a part of `StreamsGroupTopologyValue`.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct Subtopology {
+        /// String to uniquely identify the subtopology. (string, versions 0+)
+        #[serde(rename = "subtopologyId")]
+        pub subtopology_id: String,
+        /// The topics the topology reads from. ([]string, versions 0+)
+        #[serde(rename = "sourceTopics")]
+        pub source_topics: Vec<String>,
+        /// Regular expressions identifying topics the subtopology reads from. ([]string, versions 0+)
+        #[serde(rename = "sourceTopicRegex")]
+        pub source_topic_regex: Vec<String>,
+        /// The set of state changelog topics associated with this subtopology. ([]TopicInfo, versions 0+)
+        #[serde(rename = "stateChangelogTopics")]
+        pub state_changelog_topics: Vec<TopicInfo>,
+        /// The repartition topics the subtopology writes to. ([]string, versions 0+)
+        #[serde(rename = "repartitionSinkTopics")]
+        pub repartition_sink_topics: Vec<String>,
+        /// The set of source topics that are internally created repartition topics. ([]TopicInfo, versions 0+)
+        #[serde(rename = "repartitionSourceTopics")]
+        pub repartition_source_topics: Vec<TopicInfo>,
+        /// A subset of source topics that must be copartitioned. ([]CopartitionGroup, versions 0+)
+        #[serde(rename = "copartitionGroups")]
+        pub copartition_groups: Vec<CopartitionGroup>,
+    }
+
+    impl Default for Subtopology {
+        fn default() -> Self {
+            Subtopology {
+                subtopology_id: String::from(""),
+                source_topics: Vec::new(),
+                source_topic_regex: Vec::new(),
+                state_changelog_topics: Vec::new(),
+                repartition_sink_topics: Vec::new(),
+                repartition_source_topics: Vec::new(),
+                copartition_groups: Vec::new(),
+            }
+        }
+    }
+
+    /// `TopicInfo`, a part of `StreamsGroupTopologyValue`.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct TopicInfo {
+        /// The name of the topic. (string, versions 0+)
+        #[serde(rename = "name")]
+        pub name: String,
+        /// The number of partitions in the topic. Can be 0 if no specific number of partitions is enforced. Always 0 for changelog topics. (int32, versions 0+)
+        #[serde(rename = "partitions")]
+        pub partitions: i32,
+        /// The replication factor of the topic. Can be 0 if the default replication factor should be used. (int16, versions 0+)
+        #[serde(rename = "replicationFactor")]
+        pub replication_factor: i16,
+        /// Topic-level configurations as key-value pairs. ([]TopicConfig, versions 0+)
+        #[serde(rename = "topicConfigs")]
+        pub topic_configs: Vec<TopicConfig>,
+    }
+
+    impl Default for TopicInfo {
+        fn default() -> Self {
+            TopicInfo {
+                name: String::from(""),
+                partitions: 0,
+                replication_factor: 0,
+                topic_configs: Vec::new(),
+            }
+        }
+    }
+
+    /// `TopicConfig`, a part of `StreamsGroupTopologyValue`.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct TopicConfig {
+        /// The key of the topic-level configuration. (string, versions 0+)
+        #[serde(rename = "key")]
+        pub key: String,
+        /// The value of the topic-level configuration. (string, versions 0+)
+        #[serde(rename = "value")]
+        pub value: String,
+    }
+
+    impl Default for TopicConfig {
+        fn default() -> Self {
+            TopicConfig {
+                key: String::from(""),
+                value: String::from(""),
+            }
+        }
+    }
+
+    /// `CopartitionGroup`, a part of `StreamsGroupTopologyValue`.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct CopartitionGroup {
+        /// The topics the topology reads from. Index into the array on the subtopology level. ([]int16, versions 0+)
+        #[serde(rename = "sourceTopics")]
+        pub source_topics: Vec<i16>,
+        /// Regular expressions identifying topics the subtopology reads from. Index into the array on the subtopology level. ([]int16, versions 0+)
+        #[serde(rename = "sourceTopicRegex")]
+        pub source_topic_regex: Vec<i16>,
+        /// The set of source topics that are internally created repartition topics. Index into the array on the subtopology level. ([]int16, versions 0+)
+        #[serde(rename = "repartitionSourceTopics")]
+        pub repartition_source_topics: Vec<i16>,
+    }
+
+    impl Default for CopartitionGroup {
+        fn default() -> Self {
+            CopartitionGroup {
+                source_topics: Vec::new(),
+                source_topic_regex: Vec::new(),
+                repartition_source_topics: Vec::new(),
+            }
+        }
+    }
+}
+pub use streams_group_topology_value::StreamsGroupTopologyValue;
+
+impl crate::Message for StreamsGroupTopologyValue {
+    const NAME: &'static str = "StreamsGroupTopologyValue";
+}
+
+/// `ShareSnapshotKey` and the structs it uses.
+pub mod share_snapshot_key {
+    use serde::{Deserialize, Serialize};
+
+    /// `ShareSnapshotKey` (versions 0).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct ShareSnapshotKey {
+        /// The group id. (string, versions 0)
+        #[serde(rename = "groupId")]
+        pub group_id: String,
+        /// The topic id. (uuid (base64url), versions 0)
+        #[serde(rename = "topicId")]
+        pub topic_id: String,
+        /// The partition index. (int32, versions 0)
+        #[serde(rename = "partition")]
+        pub partition: i32,
+    }
+
+    impl Default for ShareSnapshotKey {
+        fn default() -> Self {
+            ShareSnapshotKey {
+                group_id: String::from(""),
+                topic_id: String::from("AAAAAAAAAAAAAAAAAAAAAA"),
+                partition: 0,
+            }
+        }
+    }
+}
+pub use share_snapshot_key::ShareSnapshotKey;
+
+impl crate::Message for ShareSnapshotKey {
+    const NAME: &'static str = "ShareSnapshotKey";
+}
+
+/// `ShareSnapshotValue` and the structs it uses.
+pub mod share_snapshot_value {
+    use serde::{Deserialize, Serialize};
+
+    /// `ShareSnapshotValue` (versions 0).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct ShareSnapshotValue {
+        /// The snapshot epoch. (int32, versions 0+)
+        #[serde(rename = "snapshotEpoch")]
+        pub snapshot_epoch: i32,
+        /// The state epoch for this share-partition. (int32, versions 0+)
+        #[serde(rename = "stateEpoch")]
+        pub state_epoch: i32,
+        /// The leader epoch of the share-partition. (int32, versions 0+)
+        #[serde(rename = "leaderEpoch")]
+        pub leader_epoch: i32,
+        /// The share-partition start offset. (int64, versions 0+)
+        #[serde(rename = "startOffset")]
+        pub start_offset: i64,
+        /// The number of offsets greater than or equal to share-partition start offset for which delivery has been completed. (int32, versions 0+, tag 0 in 0+)
+        #[serde(rename = "deliveryCompleteCount")]
+        pub delivery_complete_count: i32,
+        /// The time at which the state was created. (int64, versions 0+)
+        #[serde(rename = "createTimestamp")]
+        pub create_timestamp: i64,
+        /// The time at which the state was written or rewritten. (int64, versions 0+)
+        #[serde(rename = "writeTimestamp")]
+        pub write_timestamp: i64,
+        /// The state batches. ([]StateBatch, versions 0+)
+        #[serde(rename = "stateBatches")]
+        pub state_batches: Vec<StateBatch>,
+    }
+
+    impl Default for ShareSnapshotValue {
+        fn default() -> Self {
+            ShareSnapshotValue {
+                snapshot_epoch: 0,
+                state_epoch: 0,
+                leader_epoch: 0,
+                start_offset: 0,
+                delivery_complete_count: -1,
+                create_timestamp: 0,
+                write_timestamp: 0,
+                state_batches: Vec::new(),
+            }
+        }
+    }
+
+    /// `StateBatch`, a part of `ShareSnapshotValue`.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct StateBatch {
+        /// The first offset of this state batch. (int64, versions 0+)
+        #[serde(rename = "firstOffset")]
+        pub first_offset: i64,
+        /// The last offset of this state batch. (int64, versions 0+)
+        #[serde(rename = "lastOffset")]
+        pub last_offset: i64,
+        /// The delivery state - 0:Available,2:Acked,4:Archived. (int8, versions 0+)
+        #[serde(rename = "deliveryState")]
+        pub delivery_state: i8,
+        /// The delivery count. (int16, versions 0+)
+        #[serde(rename = "deliveryCount")]
+        pub delivery_count: i16,
+    }
+
+    impl Default for StateBatch {
+        fn default() -> Self {
+            StateBatch {
+                first_offset: 0,
+                last_offset: 0,
+                delivery_state: 0,
+                delivery_count: 0,
+            }
+        }
+    }
+}
+pub use share_snapshot_value::ShareSnapshotValue;
+
+impl crate::Message for ShareSnapshotValue {
+    const NAME: &'static str = "ShareSnapshotValue";
+}
+
+/// `ShareUpdateKey` and the structs it uses.
+pub mod share_update_key {
+    use serde::{Deserialize, Serialize};
+
+    /// `ShareUpdateKey` (versions 0).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct ShareUpdateKey {
+        /// The group id. (string, versions 0)
+        #[serde(rename = "groupId")]
+        pub group_id: String,
+        /// The topic id. (uuid (base64url), versions 0)
+        #[serde(rename = "topicId")]
+        pub topic_id: String,
+        /// The partition index. (int32, versions 0)
+        #[serde(rename = "partition")]
+        pub partition: i32,
+    }
+
+    impl Default for ShareUpdateKey {
+        fn default() -> Self {
+            ShareUpdateKey {
+                group_id: String::from(""),
+                topic_id: String::from("AAAAAAAAAAAAAAAAAAAAAA"),
+                partition: 0,
+            }
+        }
+    }
+}
+pub use share_update_key::ShareUpdateKey;
+
+impl crate::Message for ShareUpdateKey {
+    const NAME: &'static str = "ShareUpdateKey";
+}
+
+/// `ShareUpdateValue` and the structs it uses.
+pub mod share_update_value {
+    use serde::{Deserialize, Serialize};
+
+    /// `ShareUpdateValue` (versions 0).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct ShareUpdateValue {
+        /// The snapshot epoch. (int32, versions 0+)
+        #[serde(rename = "snapshotEpoch")]
+        pub snapshot_epoch: i32,
+        /// The leader epoch of the share-partition. (int32, versions 0+)
+        #[serde(rename = "leaderEpoch")]
+        pub leader_epoch: i32,
+        /// The share-partition start offset, or -1 if the start offset is not being updated. (int64, versions 0+)
+        #[serde(rename = "startOffset")]
+        pub start_offset: i64,
+        /// The number of offsets greater than or equal to share-partition start offset for which delivery has been completed. (int32, versions 0+, tag 0 in 0+)
+        #[serde(rename = "deliveryCompleteCount")]
+        pub delivery_complete_count: i32,
+        /// The state batches that have been updated. ([]StateBatch, versions 0+)
+        #[serde(rename = "stateBatches")]
+        pub state_batches: Vec<StateBatch>,
+    }
+
+    impl Default for ShareUpdateValue {
+        fn default() -> Self {
+            ShareUpdateValue {
+                snapshot_epoch: 0,
+                leader_epoch: 0,
+                start_offset: 0,
+                delivery_complete_count: -1,
+                state_batches: Vec::new(),
+            }
+        }
+    }
+
+    /// `StateBatch`, a part of `ShareUpdateValue`.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct StateBatch {
+        /// The first offset of this state batch. (int64, versions 0+)
+        #[serde(rename = "firstOffset")]
+        pub first_offset: i64,
+        /// The last offset of this state batch. (int64, versions 0+)
+        #[serde(rename = "lastOffset")]
+        pub last_offset: i64,
+        /// The delivery state - 0:Available,2:Acked,4:Archived. (int8, versions 0+)
+        #[serde(rename = "deliveryState")]
+        pub delivery_state: i8,
+        /// The delivery count. (int16, versions 0+)
+        #[serde(rename = "deliveryCount")]
+        pub delivery_count: i16,
+    }
+
+    impl Default for StateBatch {
+        fn default() -> Self {
+            StateBatch {
+                first_offset: 0,
+                last_offset: 0,
+                delivery_state: 0,
+                delivery_count: 0,
+            }
+        }
+    }
+}
+pub use share_update_value::ShareUpdateValue;
+
+impl crate::Message for ShareUpdateValue {
+    const NAME: &'static str = "ShareUpdateValue";
+}
+
 /// `TransactionLogKey` and the structs it uses.
 pub mod transaction_log_key {
     use serde::{Deserialize, Serialize};

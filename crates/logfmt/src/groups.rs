@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use crate::report::{Report, Shown};
-use crate::rules::groups::{Commit, Group, GroupState, lag};
+use crate::rules::groups::{Commit, Group, SharePartitionState, lag, share_lag};
 use crate::rules::log::Offsets;
 
 /// A committed offset's line: (group, topic, partition), the commit, and
@@ -36,15 +36,26 @@ pub fn committed_offset_line(
 
 /// A group's line: its metadata as the coordinator loaded it (none: only
 /// offsets), and the partition of its coordinator when it is here.
-pub fn group_line(name: &str, g: Option<&Group>, coordinator_partition: Option<i32>) -> GroupLine {
+/// `topic_name` names a modern group's assigned topics by id (from the
+/// metadata log; an id it does not know is kept).
+pub fn group_line(
+    name: &str,
+    g: Option<&Group>,
+    coordinator_partition: Option<i32>,
+    topic_name: &dyn Fn(&str) -> Option<String>,
+) -> GroupLine {
+    let streams = g.is_some_and(|g| g.group_type == crate::rules::groups::GroupType::Streams);
     GroupLine {
         group: name.to_string(),
         coordinator_partition,
+        group_type: g.map(|g| g.group_type.name()),
         protocol: g.map(|g| g.protocol),
         protocol_type: g.and_then(|g| g.protocol_type.clone()),
-        assignor: g.and_then(|g| g.assignor.clone()),
-        state: g.map_or(GroupState::Empty, |g| g.state()).name(),
+        assignor: g.and_then(|g| g.assignor()),
+        state: g.map_or("Empty", |g| g.state()),
         generation: g.map(|g| g.generation),
+        assignment_epoch: g.and_then(|g| g.assignment_epoch),
+        topology_epoch: g.and_then(|g| g.topology_epoch),
         leader: g.and_then(|g| g.leader.clone()),
         members: g
             .map(|g| {
@@ -55,12 +66,97 @@ pub fn group_line(name: &str, g: Option<&Group>, coordinator_partition: Option<i
                         group_instance_id: m.group_instance_id.clone(),
                         client_id: m.client_id.clone(),
                         client_host: m.client_host.clone(),
-                        assignment: m.assignment.clone(),
+                        member_epoch: m.member_epoch,
+                        process_id: m.process_id.clone(),
+                        assignment: m
+                            .assignment
+                            .iter()
+                            .map(|(t, p)| {
+                                let named = if streams { None } else { topic_name(t) };
+                                (named.unwrap_or_else(|| t.clone()), p.clone())
+                            })
+                            .collect(),
                     })
                     .collect()
             })
             .unwrap_or_default(),
         state_timestamp: g.and_then(|g| g.state_timestamp),
+    }
+}
+
+/// A share group's partition: its start offset and lag as
+/// `kafka-share-groups --describe` shows them (`share_offset`), from the
+/// share coordinator's state and the partition's offsets when the
+/// partition is in these log dirs.
+pub fn share_offset_line(
+    (group, topic, topic_id, partition): (&str, &str, &str, i32),
+    state: Option<&SharePartitionState>,
+    offsets: Option<Offsets>,
+) -> ShareOffsetLine {
+    let high_watermark = offsets.map(|o| o.high_watermark);
+    // a start offset of -1 is none (ListShareGroupOffsetsHandler)
+    let start_offset = state.map(|s| s.start_offset).filter(|o| *o >= 0);
+    ShareOffsetLine {
+        group: group.to_string(),
+        topic: topic.to_string(),
+        topic_id: topic_id.to_string(),
+        partition,
+        start_offset,
+        leader_epoch: state.filter(|_| start_offset.is_some()).map(|s| s.leader_epoch),
+        delivery_complete_count: state.map(|s| s.delivery_complete_count).filter(|c| *c >= 0),
+        high_watermark,
+        lag: state.zip(high_watermark).and_then(|(s, hw)| share_lag(s, hw)).filter(|l| *l >= 0),
+        coordinator_partition: state.map(|s| s.at.0),
+        record_offset: state.map(|s| s.at.1),
+    }
+}
+
+/// A share group's partition (`share_offset`).
+#[derive(Serialize)]
+pub struct ShareOffsetLine {
+    /// Group id.
+    pub group: String,
+    /// Topic.
+    pub topic: String,
+    /// Topic id.
+    pub topic_id: String,
+    /// Partition.
+    pub partition: i32,
+    /// The share-partition start offset (none: not initialized, or no
+    /// state in these log dirs).
+    pub start_offset: Option<i64>,
+    /// Its leader epoch.
+    pub leader_epoch: Option<i32>,
+    /// Deliveries completed at or after the start offset.
+    pub delivery_complete_count: Option<i32>,
+    /// The partition's high watermark, when it is here.
+    pub high_watermark: Option<i64>,
+    /// Lag: the high watermark less the start offset and the completed deliveries.
+    pub lag: Option<i64>,
+    /// The `__share_group_state` partition of its state.
+    pub coordinator_partition: Option<i32>,
+    /// The offset there of the state's last record.
+    pub record_offset: Option<i64>,
+}
+
+impl Report for ShareOffsetLine {
+    const TYPE: &'static str = "share_offset";
+
+    fn show(&self) -> Shown {
+        let c = self;
+        let opt = |v: Option<i64>| v.map_or("-".into(), |v| v.to_string());
+        Shown::Row(
+            &["GROUP", "TOPIC", "PARTITION", "START-OFFSET", "LOG-END-OFFSET (HW)", "LAG", "LEADER-EPOCH"],
+            vec![
+                c.group.clone(),
+                c.topic.clone(),
+                c.partition.to_string(),
+                opt(c.start_offset),
+                opt(c.high_watermark),
+                opt(c.lag),
+                opt(c.leader_epoch.map(i64::from)),
+            ],
+        )
     }
 }
 
@@ -75,7 +171,13 @@ pub struct MemberOut {
     pub client_id: String,
     /// Client host.
     pub client_host: String,
-    /// Assigned partitions by topic (topic id for KIP-848 groups).
+    /// Member epoch (modern groups).
+    pub member_epoch: Option<i32>,
+    /// Process id (streams groups).
+    pub process_id: Option<String>,
+    /// Assigned partitions by topic (a modern group's topics by id where
+    /// the metadata log does not name them); a streams member's active
+    /// tasks by subtopology.
     pub assignment: Vec<(String, Vec<i32>)>,
 }
 
@@ -111,7 +213,9 @@ pub struct GroupLine {
     pub group: String,
     /// Its coordinator partition, when in these log dirs.
     pub coordinator_partition: Option<i32>,
-    /// `classic` or `consumer` (none: only offsets).
+    /// `Classic`, `Consumer`, `Share` or `Streams` (none: only offsets).
+    pub group_type: Option<&'static str>,
+    /// `classic`, `consumer`, `share` or `streams` (none: only offsets).
     pub protocol: Option<&'static str>,
     /// Protocol type (`consumer`...).
     pub protocol_type: Option<String>,
@@ -119,8 +223,12 @@ pub struct GroupLine {
     pub assignor: Option<String>,
     /// State, as the coordinator names it.
     pub state: &'static str,
-    /// Generation (group epoch).
+    /// Generation (classic) or group epoch.
     pub generation: Option<i32>,
+    /// The target assignment's epoch (modern groups).
+    pub assignment_epoch: Option<i32>,
+    /// The topology's epoch (streams groups).
+    pub topology_epoch: Option<i32>,
     /// Leader member.
     pub leader: Option<String>,
     /// Members.
@@ -136,15 +244,16 @@ impl Report for GroupLine {
         let g = self;
         let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
         Shown::Row(
-            &["GROUP", "STATE", "PROTOCOL", "ASSIGNOR", "GENERATION", "MEMBERS", "LEADER", "COORDINATOR"],
+            &["GROUP", "TYPE", "STATE", "ASSIGNOR", "EPOCH", "MEMBERS", "LEADER", "COORDINATOR"],
             vec![
                 g.group.clone(),
-                g.state.to_string(),
-                match (g.protocol, &g.protocol_type) {
-                    (Some(p), Some(t)) => format!("{p} ({t})"),
-                    (Some(p), None) => p.to_string(),
+                match (g.group_type, &g.protocol_type) {
+                    // a classic group's protocol type: consumer, connect...
+                    (Some(t @ "Classic"), Some(p)) => format!("{t} ({p})"),
+                    (Some(t), _) => t.to_string(),
                     _ => "-".into(),
                 },
+                g.state.to_string(),
                 opt(&g.assignor),
                 g.generation.map_or("-".into(), |v| v.to_string()),
                 g.members

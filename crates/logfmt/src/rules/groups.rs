@@ -15,9 +15,33 @@
 //!   classic group with members is `Stable`, without `Empty`
 //!   (`GroupMetadata.loadGroup`).
 //! * The KIP-848 records (types 3 to 8, consumer groups): the group epoch
-//!   from `ConsumerGroupMetadata`, members from `ConsumerGroupMemberMetadata`
-//!   and their assignments from `ConsumerGroupCurrentMemberAssignment`;
-//!   tombstones remove them.
+//!   from `ConsumerGroupMetadata`, the target assignment epoch from
+//!   `ConsumerGroupTargetAssignmentMetadata`, members from
+//!   `ConsumerGroupMemberMetadata` and their epochs, states and assignments
+//!   from `ConsumerGroupCurrentMemberAssignment`; tombstones remove them.
+//!   The state is `ConsumerGroup.maybeUpdateGroupState`'s: Empty without
+//!   members, Assigning while the group epoch is ahead of the target
+//!   assignment's, Reconciling while a member is not stable at it, else
+//!   Stable.
+//! * Share groups (KIP-932, types 10 to 15) the same way
+//!   (`ShareGroup.maybeUpdateGroupState`: Empty or Stable), with the
+//!   partitions whose share state is initialized
+//!   (`ShareGroupStatePartitionMetadata`), which `kafka-share-groups
+//!   --describe` lists.
+//! * Streams groups (KIP-1071, types 16 to 22): the group and topology
+//!   epochs, members (process, client) and their active tasks
+//!   (`StreamsGroup.maybeUpdateGroupState`: NotReady until the topology of
+//!   the validated epoch is there).
+//!
+//! A member's record may come before its group's in one batch (Kafka writes
+//! a new group's first member first): it creates the group, as
+//! `GroupMetadataManager.replay` does (`getOrMaybeCreatePersisted*Group`).
+//!
+//! [`ShareStates`] is what the share coordinator loads from
+//! `__share_group_state` (`ShareCoordinatorShard.replay`): per (group,
+//! topic id, partition) the last ShareSnapshot, with each later ShareUpdate
+//! merged (`ShareCoordinatorShard.merge`); [`share_lag`] is the lag
+//! `kafka-share-groups --describe` shows from it.
 //!
 //! A record that does not decode is counted and skipped, as the coordinator
 //! skips unknown record types.
@@ -25,7 +49,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use base64::Engine;
-use kmsg::coordinator::GroupRecord;
+use kmsg::coordinator::{GroupRecord, ShareRecord};
 use kmsg::records::{ConsumerProtocolAssignment, GroupMetadataValue};
 
 use crate::control::ControlRecord;
@@ -101,33 +125,149 @@ pub struct Member {
     pub client_id: String,
     /// Client host.
     pub client_host: String,
-    /// Assigned partitions (topic, partitions).
+    /// Assigned partitions (topic, or topic id for the modern groups, and
+    /// partitions); a streams member's active tasks (subtopology, partitions).
     pub assignment: Vec<(String, Vec<i32>)>,
+    /// The member epoch (modern groups).
+    pub member_epoch: Option<i32>,
+    /// The member state (modern groups: `MemberState`, 0 stable).
+    pub member_state: Option<i8>,
+    /// The streams member's process id.
+    pub process_id: Option<String>,
+    /// The server-side assignor the consumer group member asks for.
+    pub server_assignor: Option<String>,
 }
+
+impl Member {
+    /// `ModernGroupMember.isReconciledTo`: stable at the target assignment's epoch.
+    fn is_reconciled_to(&self, assignment_epoch: Option<i32>) -> bool {
+        self.member_state == Some(MEMBER_STATE_STABLE) && self.member_epoch == assignment_epoch
+    }
+}
+
+/// `MemberState.STABLE`.
+const MEMBER_STATE_STABLE: i8 = 0;
+
+/// The group types of Kafka 4.x's group coordinator (`Group.GroupType`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum GroupType {
+    /// Classic groups (JoinGroup/SyncGroup).
+    #[default]
+    Classic,
+    /// KIP-848 consumer groups.
+    Consumer,
+    /// KIP-932 share groups.
+    Share,
+    /// KIP-1071 streams groups.
+    Streams,
+}
+
+impl GroupType {
+    /// Kafka's name (`kafka-groups --list`'s TYPE).
+    pub fn name(self) -> &'static str {
+        match self {
+            GroupType::Classic => "Classic",
+            GroupType::Consumer => "Consumer",
+            GroupType::Share => "Share",
+            GroupType::Streams => "Streams",
+        }
+    }
+
+    /// The protocol of a modern group's type (`kafka-groups --list`'s
+    /// PROTOCOL; a classic group's is its protocol type).
+    fn protocol(self) -> &'static str {
+        match self {
+            GroupType::Classic => "classic",
+            GroupType::Consumer => "consumer",
+            GroupType::Share => "share",
+            GroupType::Streams => "streams",
+        }
+    }
+}
+
+/// The server-side assignor a KIP-848 group uses when its members name
+/// none: the first of `group.consumer.assignors` (Kafka 4.x's default
+/// `uniform,range`; `GroupCoordinatorConfig`), as `kafka-consumer-groups
+/// --describe --state` shows it.
+pub const CONSUMER_GROUP_DEFAULT_ASSIGNOR: &str = "uniform";
 
 /// A group's last known state.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Group {
-    /// `classic` or `consumer` (KIP-848).
+    /// Its type.
+    pub group_type: GroupType,
+    /// `classic`, `consumer`, `share` or `streams`.
     pub protocol: &'static str,
     /// The classic group's protocol type (`consumer`, `connect`, ...).
     pub protocol_type: Option<String>,
-    /// The assignor (classic) .
+    /// The assignor (classic: the chosen protocol; consumer: the members'
+    /// server assignor).
     pub assignor: Option<String>,
-    /// Generation (classic) or group epoch (consumer).
+    /// Generation (classic) or group epoch (modern groups).
     pub generation: i32,
+    /// The target assignment's epoch (modern groups).
+    pub assignment_epoch: Option<i32>,
+    /// The topology's epoch (streams), and the epoch the coordinator
+    /// validated it at.
+    pub topology_epoch: Option<i32>,
+    /// The validated topology epoch (streams; -1 none).
+    pub validated_topology_epoch: Option<i32>,
     /// The leader (classic).
     pub leader: Option<String>,
     /// Members, by id.
     pub members: BTreeMap<String, Member>,
     /// When its state last changed (classic, value version 2+).
     pub state_timestamp: Option<i64>,
+    /// Share groups: the partitions whose share state is initialized
+    /// (topic id, topic name, partitions).
+    pub share_partitions: Vec<(String, String, Vec<i32>)>,
 }
 
 impl Group {
-    /// The state the coordinator loads it in.
-    pub fn state(&self) -> GroupState {
-        if self.members.is_empty() { GroupState::Empty } else { GroupState::Stable }
+    /// The state the coordinator loads it in: a classic group's
+    /// (`GroupMetadata.loadGroup`), or a modern group's as its type computes
+    /// it (see the module docs).
+    pub fn state(&self) -> &'static str {
+        let reconciled = || self.members.values().all(|m| m.is_reconciled_to(self.assignment_epoch));
+        let behind = self.assignment_epoch.is_none_or(|a| self.generation > a);
+        match self.group_type {
+            _ if self.members.is_empty() => GroupState::Empty.name(),
+            GroupType::Classic | GroupType::Share => GroupState::Stable.name(),
+            GroupType::Streams
+                if self.topology_epoch.is_none() || self.topology_epoch != self.validated_topology_epoch =>
+            {
+                "NotReady"
+            }
+            GroupType::Consumer | GroupType::Streams if behind => "Assigning",
+            GroupType::Consumer | GroupType::Streams if !reconciled() => "Reconciling",
+            GroupType::Consumer | GroupType::Streams => "Stable",
+        }
+    }
+
+    /// The assignor: a classic group's chosen protocol; a consumer group's
+    /// server assignor, the one its members name most
+    /// (`ConsumerGroup.computePreferredServerAssignor`), else the broker's
+    /// default.
+    pub fn assignor(&self) -> Option<String> {
+        if self.group_type != GroupType::Consumer {
+            return self.assignor.clone();
+        }
+        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+        for a in self.members.values().filter_map(|m| m.server_assignor.as_deref()) {
+            let n = counts.entry(a).or_default();
+            *n = n.saturating_add(1);
+        }
+        let most = counts.into_iter().max_by_key(|(_, n)| *n).map(|(a, _)| a);
+        Some(most.unwrap_or(CONSUMER_GROUP_DEFAULT_ASSIGNOR).to_string())
+    }
+
+    fn modern(group_type: GroupType) -> Group {
+        Group {
+            group_type,
+            protocol: group_type.protocol(),
+            protocol_type: Some(group_type.protocol().into()),
+            ..Group::default()
+        }
     }
 }
 
@@ -172,10 +312,12 @@ fn classic_group(v: GroupMetadataValue) -> Group {
             group_instance_id: m.group_instance_id,
             client_id: m.client_id,
             client_host: m.client_host,
+            ..Member::default()
         })
         .map(|m| (m.member_id.clone(), m))
         .collect();
     Group {
+        group_type: GroupType::Classic,
         protocol: "classic",
         protocol_type: Some(v.protocol_type),
         assignor: v.protocol,
@@ -183,6 +325,7 @@ fn classic_group(v: GroupMetadataValue) -> Group {
         leader: v.leader,
         members,
         state_timestamp: Some(v.current_state_timestamp).filter(|t| *t >= 0),
+        ..Group::default()
     }
 }
 
@@ -275,52 +418,271 @@ impl Groups {
             GroupRecord::GroupMetadata(key, Some(v)) => {
                 self.groups.insert(key.group, classic_group(v));
             }
-            GroupRecord::ConsumerGroupMetadata(key, None) => {
-                self.groups.remove(&key.group_id);
+            modern => self.apply_modern(modern),
+        }
+    }
+
+    /// A record of a consumer, share or streams group.
+    fn apply_modern(&mut self, d: GroupRecord) {
+        match d {
+            GroupRecord::ConsumerGroupMetadata(key, value) => {
+                self.metadata(GroupType::Consumer, &key.group_id, value.map(|v| (v.epoch, None)));
             }
-            GroupRecord::ConsumerGroupMetadata(key, Some(v)) => {
-                let g = self.groups.entry(key.group_id).or_default();
-                g.protocol = "consumer";
-                g.protocol_type = Some("consumer".into());
-                g.generation = v.epoch;
+            GroupRecord::ShareGroupMetadata(key, value) => {
+                self.metadata(GroupType::Share, &key.group_id, value.map(|v| (v.epoch, None)));
+            }
+            GroupRecord::StreamsGroupMetadata(key, value) => {
+                let value = value.map(|v| (v.epoch, Some(v.validated_topology_epoch)));
+                self.metadata(GroupType::Streams, &key.group_id, value);
+            }
+            GroupRecord::ConsumerGroupTargetAssignmentMetadata(key, Some(v)) => {
+                self.group(GroupType::Consumer, &key.group_id).assignment_epoch = Some(v.assignment_epoch);
+            }
+            GroupRecord::ShareGroupTargetAssignmentMetadata(key, Some(v)) => {
+                self.group(GroupType::Share, &key.group_id).assignment_epoch = Some(v.assignment_epoch);
+            }
+            GroupRecord::StreamsGroupTargetAssignmentMetadata(key, Some(v)) => {
+                self.group(GroupType::Streams, &key.group_id).assignment_epoch = Some(v.assignment_epoch);
+            }
+            GroupRecord::StreamsGroupTopology(key, value) => {
+                if let Some(g) = self.groups.get_mut(&key.group_id).filter(|_| value.is_none()) {
+                    g.topology_epoch = None;
+                } else if let Some(v) = value {
+                    self.group(GroupType::Streams, &key.group_id).topology_epoch = Some(v.epoch);
+                }
+            }
+            GroupRecord::ShareGroupStatePartitionMetadata(key, value) => {
+                if let Some(v) = value {
+                    let initialized =
+                        v.initialized_topics.into_iter().map(|t| (t.topic_id, t.topic_name, t.partitions));
+                    self.group(GroupType::Share, &key.group_id).share_partitions = initialized.collect();
+                } else if let Some(g) = self.groups.get_mut(&key.group_id) {
+                    g.share_partitions.clear();
+                }
             }
             GroupRecord::ConsumerGroupMemberMetadata(key, value) => {
-                let Some(m) = self.member(&key.group_id, &key.member_id, value.is_some()) else { return };
+                let present = value.is_some();
+                let Some(m) = self.member(GroupType::Consumer, &key.group_id, &key.member_id, present) else { return };
                 if let Some(v) = value {
                     m.client_id = v.client_id;
                     m.client_host = v.client_host;
                     m.group_instance_id = v.instance_id;
+                    m.server_assignor = v.server_assignor;
+                }
+            }
+            GroupRecord::ShareGroupMemberMetadata(key, value) => {
+                let present = value.is_some();
+                let Some(m) = self.member(GroupType::Share, &key.group_id, &key.member_id, present) else { return };
+                if let Some(v) = value {
+                    m.client_id = v.client_id;
+                    m.client_host = v.client_host;
+                }
+            }
+            GroupRecord::StreamsGroupMemberMetadata(key, value) => {
+                let present = value.is_some();
+                let Some(m) = self.member(GroupType::Streams, &key.group_id, &key.member_id, present) else { return };
+                if let Some(v) = value {
+                    m.client_id = v.client_id;
+                    m.client_host = v.client_host;
+                    m.group_instance_id = v.instance_id;
+                    m.process_id = Some(v.process_id);
                 }
             }
             GroupRecord::ConsumerGroupCurrentMemberAssignment(key, value) => {
-                let Some(m) = self.member(&key.group_id, &key.member_id, value.is_some()) else { return };
+                let present = value.is_some();
+                let Some(m) = self.member(GroupType::Consumer, &key.group_id, &key.member_id, present) else { return };
                 if let Some(v) = value {
                     m.assignment = v.assigned_partitions.into_iter().map(|t| (t.topic_id, t.partitions)).collect();
+                    (m.member_epoch, m.member_state) = (Some(v.member_epoch), Some(v.state));
                 }
             }
-            GroupRecord::Other(_) => {}
+            GroupRecord::ShareGroupCurrentMemberAssignment(key, value) => {
+                let present = value.is_some();
+                let Some(m) = self.member(GroupType::Share, &key.group_id, &key.member_id, present) else { return };
+                if let Some(v) = value {
+                    m.assignment = v.assigned_partitions.into_iter().map(|t| (t.topic_id, t.partitions)).collect();
+                    (m.member_epoch, m.member_state) = (Some(v.member_epoch), Some(v.state));
+                }
+            }
+            GroupRecord::StreamsGroupCurrentMemberAssignment(key, value) => {
+                let present = value.is_some();
+                let Some(m) = self.member(GroupType::Streams, &key.group_id, &key.member_id, present) else { return };
+                if let Some(v) = value {
+                    m.assignment = v.active_tasks.into_iter().map(|t| (t.subtopology_id, t.partitions)).collect();
+                    (m.member_epoch, m.member_state) = (Some(v.member_epoch), Some(v.state));
+                }
+            }
+            // (a tombstone of a target assignment's metadata comes with the
+            // group's own tombstone, which removes the group)
+            GroupRecord::ConsumerGroupTargetAssignmentMetadata(_, None)
+            | GroupRecord::ShareGroupTargetAssignmentMetadata(_, None)
+            | GroupRecord::StreamsGroupTargetAssignmentMetadata(_, None)
+            | GroupRecord::Other(_) => {}
+            // (read by `apply`)
+            GroupRecord::OffsetCommit(..) | GroupRecord::GroupMetadata(..) => {}
         }
     }
 
-    /// A KIP-848 member: made when `present` (with its group, which a
-    /// member's record may come before: Kafka writes a new group's first
-    /// member before the group's metadata in one batch, and
-    /// `GroupMetadataManager.replay` creates the group
-    /// (`getOrMaybeCreatePersistedConsumerGroup`)), removed (and `None`)
-    /// when its record is a tombstone.
-    fn member(&mut self, group: &str, member: &str, present: bool) -> Option<&mut Member> {
+    /// A modern group's metadata record: its epoch (and a streams group's
+    /// validated topology epoch) set, or the group removed by a tombstone.
+    fn metadata(&mut self, group_type: GroupType, group: &str, value: Option<(i32, Option<i32>)>) {
+        match value {
+            None => {
+                self.groups.remove(group);
+            }
+            Some((epoch, validated)) => {
+                let g = self.group(group_type, group);
+                g.generation = epoch;
+                g.validated_topology_epoch = validated;
+            }
+        }
+    }
+
+    /// A modern group of `group_type`, made when it is not there yet (a
+    /// classic group of the id is replaced, as a conversion does).
+    fn group(&mut self, group_type: GroupType, group: &str) -> &mut Group {
+        let g = self.groups.entry(group.to_string()).or_insert_with(|| Group::modern(group_type));
+        if g.group_type != group_type {
+            *g = Group::modern(group_type);
+        }
+        g
+    }
+
+    /// A modern group's member: made when `present` (with its group, which
+    /// a member's record may come before), removed (and `None`) when its
+    /// record is a tombstone.
+    fn member(&mut self, group_type: GroupType, group: &str, member: &str, present: bool) -> Option<&mut Member> {
         if !present {
             self.groups.get_mut(group)?.members.remove(member);
             return None;
         }
-        let g = self.groups.entry(group.to_string()).or_insert_with(|| Group {
-            protocol: "consumer",
-            protocol_type: Some("consumer".into()),
-            ..Group::default()
-        });
-        let m = g.members.entry(member.to_string()).or_default();
+        let m = self.group(group_type, group).members.entry(member.to_string()).or_default();
         m.member_id = member.to_string();
         Some(m)
+    }
+}
+
+/// A share partition's state as the share coordinator holds it
+/// (`ShareGroupOffset`), of which `kafka-share-groups --describe` shows
+/// the start offset and the lag.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SharePartitionState {
+    /// The share-partition start offset (-1: not initialized).
+    pub start_offset: i64,
+    /// The leader epoch.
+    pub leader_epoch: i32,
+    /// The state epoch (of the last snapshot).
+    pub state_epoch: i32,
+    /// Offsets at or after the start offset whose delivery is complete
+    /// (-1: not known; KIP-1226).
+    pub delivery_complete_count: i32,
+    /// Where the last record of it is: `__share_group_state` partition and offset.
+    pub at: (i32, i64),
+}
+
+/// (group, topic id, partition).
+pub type SharePartitionKey = (String, String, i32);
+
+/// What the share coordinator loads from `__share_group_state` (see the
+/// module docs).
+#[derive(Clone, Debug, Default)]
+pub struct ShareStates {
+    /// Each share partition's state.
+    pub partitions: BTreeMap<SharePartitionKey, SharePartitionState>,
+    /// Records that did not decode.
+    pub undecoded: u64,
+}
+
+/// `PartitionFactory.UNINITIALIZED_START_OFFSET` and
+/// `UNINITIALIZED_DELIVERY_COMPLETE_COUNT`.
+const UNINITIALIZED: i64 = -1;
+
+/// A share partition's lag as `kafka-share-groups --describe` shows it
+/// (`GroupCoordinatorService.computeShareGroupLagAndBuildResponse`: the
+/// partition's latest offset for a read_uncommitted reader - the high
+/// watermark - less the start offset and the deliveries completed after
+/// it; none while either is not initialized).
+pub fn share_lag(s: &SharePartitionState, high_watermark: i64) -> Option<i64> {
+    if s.start_offset == UNINITIALIZED || i64::from(s.delivery_complete_count) == UNINITIALIZED {
+        return None;
+    }
+    Some(high_watermark.saturating_sub(s.start_offset).saturating_sub(i64::from(s.delivery_complete_count)))
+}
+
+impl ShareStates {
+    /// Load every `__share_group_state` partition given.
+    pub fn load(partitions: &[Partition], limits: &Limits, done: &mut dyn FnMut(u64)) -> Result<ShareStates> {
+        let mut s = ShareStates::default();
+        for p in partitions {
+            let undecoded = super::log::for_each_record(p, limits, done, &mut |h, _, rec| {
+                if h.is_control() {
+                    return Ok(());
+                }
+                s.apply(kmsg::coordinator::decode_share_record(rec.key, rec.value), (p.name.partition, rec.offset));
+                if s.partitions.len() > MAX_KEYS {
+                    return Err(Error::refused(format!(
+                        "{}: more than {MAX_KEYS} share partitions; not a share coordinator's state",
+                        p.dir.display()
+                    )));
+                }
+                Ok(())
+            })?;
+            s.undecoded = s.undecoded.saturating_add(undecoded);
+        }
+        Ok(s)
+    }
+
+    /// `ShareCoordinatorShard.handleShareSnapshot` / `handleShareUpdate`.
+    fn apply(&mut self, r: kmsg::Result<ShareRecord>, at: (i32, i64)) {
+        let Ok(r) = r else {
+            self.undecoded = self.undecoded.saturating_add(1);
+            return;
+        };
+        match r {
+            ShareRecord::Snapshot(k, None) => {
+                self.partitions.remove(&(k.group_id, k.topic_id, k.partition));
+            }
+            ShareRecord::Snapshot(k, Some(v)) => {
+                let state = SharePartitionState {
+                    start_offset: v.start_offset,
+                    leader_epoch: v.leader_epoch,
+                    state_epoch: v.state_epoch,
+                    delivery_complete_count: v.delivery_complete_count,
+                    at,
+                };
+                self.partitions.insert((k.group_id, k.topic_id, k.partition), state);
+            }
+            // (an update is never a tombstone; one that is changes nothing)
+            ShareRecord::Update(_, None) => {}
+            ShareRecord::Update(k, Some(v)) => {
+                let key = (k.group_id, k.topic_id, k.partition);
+                match self.partitions.get_mut(&key) {
+                    // ShareCoordinatorShard.merge
+                    Some(s) => {
+                        if v.start_offset != UNINITIALIZED {
+                            s.start_offset = v.start_offset;
+                        }
+                        if v.leader_epoch != -1 {
+                            s.leader_epoch = v.leader_epoch;
+                        }
+                        s.delivery_complete_count = v.delivery_complete_count;
+                        s.at = at;
+                    }
+                    // ShareGroupOffset.fromRecord(ShareUpdateValue)
+                    None => {
+                        let state = SharePartitionState {
+                            start_offset: v.start_offset,
+                            leader_epoch: v.leader_epoch,
+                            // ShareGroupOffset.UNINITIALIZED_EPOCH
+                            state_epoch: 0,
+                            delivery_complete_count: v.delivery_complete_count,
+                            at,
+                        };
+                        self.partitions.insert(key, state);
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -375,6 +737,115 @@ mod tests {
         let gone = kmsg::coordinator::encode_group_key(5, &json!({"groupId": "h", "memberId": "m"})).unwrap();
         apply(&mut g, &gone, None, None);
         assert!(!g.groups.contains_key("h"));
+    }
+
+    fn record(
+        record_type: i16,
+        key: serde_json::Value,
+        value: Option<(&str, serde_json::Value)>,
+    ) -> (Vec<u8>, Option<Vec<u8>>) {
+        let k = kmsg::coordinator::encode_group_key(record_type, &key).unwrap();
+        (k, value.map(|(name, v)| kmsg::coordinator::encode_versioned(name, 0, &v).unwrap()))
+    }
+
+    fn replay(g: &mut Groups, records: &[(Vec<u8>, Option<Vec<u8>>)]) {
+        for (k, v) in records {
+            apply(g, k, v.as_deref(), None);
+        }
+    }
+
+    /// `ConsumerGroup.maybeUpdateGroupState`: Assigning while the group
+    /// epoch is ahead of the target assignment's, Reconciling while a member
+    /// is not stable at it, then Stable; Empty once its member leaves.
+    #[test]
+    fn a_consumer_groups_state_follows_its_epochs() {
+        let mut g = Groups::default();
+        let member = json!({"groupId": "g", "memberId": "m"});
+        replay(
+            &mut g,
+            &[
+                record(
+                    5,
+                    member.clone(),
+                    Some(("ConsumerGroupMemberMetadataValue", json!({"clientId": "c", "serverAssignor": null}))),
+                ),
+                record(3, json!({"groupId": "g"}), Some(("ConsumerGroupMetadataValue", json!({"epoch": 2})))),
+            ],
+        );
+        assert_eq!(g.groups["g"].state(), "Assigning");
+        let target = json!({"assignmentEpoch": 2, "assignmentTimestamp": 0});
+        replay(
+            &mut g,
+            &[record(6, json!({"groupId": "g"}), Some(("ConsumerGroupTargetAssignmentMetadataValue", target)))],
+        );
+        let assignment = |epoch: i32, state: i8| {
+            record(
+                8,
+                json!({"groupId": "g", "memberId": "m"}),
+                Some((
+                    "ConsumerGroupCurrentMemberAssignmentValue",
+                    json!({"memberEpoch": epoch, "previousMemberEpoch": 0, "state": state, "assignedPartitions": []}),
+                )),
+            )
+        };
+        replay(&mut g, &[assignment(1, 0)]);
+        assert_eq!(g.groups["g"].state(), "Reconciling");
+        replay(&mut g, &[assignment(2, 2)]);
+        assert_eq!(g.groups["g"].state(), "Reconciling", "unreleased partitions");
+        replay(&mut g, &[assignment(2, 0)]);
+        assert_eq!(g.groups["g"].state(), "Stable");
+        assert_eq!(g.groups["g"].assignor().as_deref(), Some("uniform"));
+        replay(&mut g, &[record(5, member, None)]);
+        assert_eq!(g.groups["g"].state(), "Empty");
+        assert_eq!(g.groups["g"].group_type.name(), "Consumer");
+    }
+
+    /// `ShareCoordinatorShard`: a snapshot replaces, an update merges (an
+    /// uninitialized start offset keeps the last; the delivery complete
+    /// count is the update's); the lag is none until both are known.
+    #[test]
+    fn share_state_snapshots_and_updates_merge_as_the_share_coordinator_does() {
+        let key = |t: i16| {
+            let mut k = t.to_be_bytes().to_vec();
+            let name = if t == 0 { "ShareSnapshotKey" } else { "ShareUpdateKey" };
+            let v = json!({"groupId": "s", "topicId": "AAAAAAAAAAAAAAAAAAAAAQ", "partition": 0});
+            k.extend(kmsg::coordinator::encode_versioned(name, 0, &v).unwrap().split_off(2));
+            k
+        };
+        let snapshot = kmsg::coordinator::encode_versioned(
+            "ShareSnapshotValue",
+            0,
+            &json!({"snapshotEpoch": 0, "stateEpoch": 2, "leaderEpoch": 0, "startOffset": -1,
+                    "createTimestamp": 0, "writeTimestamp": 0, "stateBatches": []}),
+        )
+        .unwrap();
+        let update = |start: i64, complete: i32| {
+            kmsg::coordinator::encode_versioned(
+                "ShareUpdateValue",
+                0,
+                &json!({"snapshotEpoch": 0, "leaderEpoch": -1, "startOffset": start,
+                        "deliveryCompleteCount": complete, "stateBatches": []}),
+            )
+            .unwrap()
+        };
+        let mut s = ShareStates::default();
+        let mut at = 0;
+        let mut apply = |s: &mut ShareStates, t: i16, v: &[u8]| {
+            at += 1;
+            s.apply(kmsg::coordinator::decode_share_record(Some(&key(t)), Some(v)), (0, at));
+        };
+        apply(&mut s, 0, &snapshot);
+        let state = |s: &ShareStates| s.partitions.values().next().unwrap().clone();
+        assert_eq!(share_lag(&state(&s), 100), None, "not initialized");
+        apply(&mut s, 1, &update(20, 5));
+        assert_eq!((state(&s).start_offset, state(&s).state_epoch, state(&s).leader_epoch), (20, 2, 0));
+        assert_eq!(share_lag(&state(&s), 100), Some(75));
+        apply(&mut s, 1, &update(-1, 7));
+        assert_eq!((state(&s).start_offset, state(&s).delivery_complete_count), (20, 7));
+        assert_eq!(state(&s).at, (0, 3));
+        // a snapshot replaces all of it
+        apply(&mut s, 0, &snapshot);
+        assert_eq!(state(&s).start_offset, -1);
     }
 
     #[test]
