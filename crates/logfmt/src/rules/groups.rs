@@ -139,6 +139,11 @@ pub struct Member {
 }
 
 impl Member {
+    /// Its current assignment (`*CurrentMemberAssignment`).
+    fn assigned(&mut self, epoch: i32, state: i8, assignment: Vec<(String, Vec<i32>)>) {
+        (self.member_epoch, self.member_state, self.assignment) = (Some(epoch), Some(state), assignment);
+    }
+
     /// `ModernGroupMember.isReconciledTo`: stable at the target assignment's epoch.
     fn is_reconciled_to(&self, assignment_epoch: Option<i32>) -> bool {
         self.member_state == Some(MEMBER_STATE_STABLE) && self.member_epoch == assignment_epoch
@@ -460,57 +465,40 @@ impl Groups {
                     g.share_partitions.clear();
                 }
             }
-            GroupRecord::ConsumerGroupMemberMetadata(key, value) => {
-                let present = value.is_some();
-                let Some(m) = self.member(GroupType::Consumer, &key.group_id, &key.member_id, present) else { return };
-                if let Some(v) = value {
-                    m.client_id = v.client_id;
-                    m.client_host = v.client_host;
-                    m.group_instance_id = v.instance_id;
-                    m.server_assignor = v.server_assignor;
-                }
+            GroupRecord::ConsumerGroupMemberMetadata(k, value) => {
+                self.member(GroupType::Consumer, &k.group_id, &k.member_id, value, |m, v| {
+                    (m.client_id, m.client_host) = (v.client_id, v.client_host);
+                    (m.group_instance_id, m.server_assignor) = (v.instance_id, v.server_assignor);
+                });
             }
-            GroupRecord::ShareGroupMemberMetadata(key, value) => {
-                let present = value.is_some();
-                let Some(m) = self.member(GroupType::Share, &key.group_id, &key.member_id, present) else { return };
-                if let Some(v) = value {
-                    m.client_id = v.client_id;
-                    m.client_host = v.client_host;
-                }
+            GroupRecord::ShareGroupMemberMetadata(k, value) => {
+                self.member(GroupType::Share, &k.group_id, &k.member_id, value, |m, v| {
+                    (m.client_id, m.client_host) = (v.client_id, v.client_host);
+                });
             }
-            GroupRecord::StreamsGroupMemberMetadata(key, value) => {
-                let present = value.is_some();
-                let Some(m) = self.member(GroupType::Streams, &key.group_id, &key.member_id, present) else { return };
-                if let Some(v) = value {
-                    m.client_id = v.client_id;
-                    m.client_host = v.client_host;
-                    m.group_instance_id = v.instance_id;
-                    m.process_id = Some(v.process_id);
-                }
+            GroupRecord::StreamsGroupMemberMetadata(k, value) => {
+                self.member(GroupType::Streams, &k.group_id, &k.member_id, value, |m, v| {
+                    (m.client_id, m.client_host) = (v.client_id, v.client_host);
+                    (m.group_instance_id, m.process_id) = (v.instance_id, Some(v.process_id));
+                });
             }
-            GroupRecord::ConsumerGroupCurrentMemberAssignment(key, value) => {
-                let present = value.is_some();
-                let Some(m) = self.member(GroupType::Consumer, &key.group_id, &key.member_id, present) else { return };
-                if let Some(v) = value {
-                    m.assignment = v.assigned_partitions.into_iter().map(|t| (t.topic_id, t.partitions)).collect();
-                    (m.member_epoch, m.member_state) = (Some(v.member_epoch), Some(v.state));
-                }
+            GroupRecord::ConsumerGroupCurrentMemberAssignment(k, value) => {
+                self.member(GroupType::Consumer, &k.group_id, &k.member_id, value, |m, v| {
+                    let assigned = v.assigned_partitions.into_iter().map(|t| (t.topic_id, t.partitions));
+                    m.assigned(v.member_epoch, v.state, assigned.collect());
+                });
             }
-            GroupRecord::ShareGroupCurrentMemberAssignment(key, value) => {
-                let present = value.is_some();
-                let Some(m) = self.member(GroupType::Share, &key.group_id, &key.member_id, present) else { return };
-                if let Some(v) = value {
-                    m.assignment = v.assigned_partitions.into_iter().map(|t| (t.topic_id, t.partitions)).collect();
-                    (m.member_epoch, m.member_state) = (Some(v.member_epoch), Some(v.state));
-                }
+            GroupRecord::ShareGroupCurrentMemberAssignment(k, value) => {
+                self.member(GroupType::Share, &k.group_id, &k.member_id, value, |m, v| {
+                    let assigned = v.assigned_partitions.into_iter().map(|t| (t.topic_id, t.partitions));
+                    m.assigned(v.member_epoch, v.state, assigned.collect());
+                });
             }
-            GroupRecord::StreamsGroupCurrentMemberAssignment(key, value) => {
-                let present = value.is_some();
-                let Some(m) = self.member(GroupType::Streams, &key.group_id, &key.member_id, present) else { return };
-                if let Some(v) = value {
-                    m.assignment = v.active_tasks.into_iter().map(|t| (t.subtopology_id, t.partitions)).collect();
-                    (m.member_epoch, m.member_state) = (Some(v.member_epoch), Some(v.state));
-                }
+            GroupRecord::StreamsGroupCurrentMemberAssignment(k, value) => {
+                self.member(GroupType::Streams, &k.group_id, &k.member_id, value, |m, v| {
+                    let active = v.active_tasks.into_iter().map(|t| (t.subtopology_id, t.partitions));
+                    m.assigned(v.member_epoch, v.state, active.collect());
+                });
             }
             // (a tombstone of a target assignment's metadata comes with the
             // group's own tombstone, which removes the group)
@@ -548,17 +536,26 @@ impl Groups {
         g
     }
 
-    /// A modern group's member: made when `present` (with its group, which
-    /// a member's record may come before), removed (and `None`) when its
+    /// A modern group's member: made (with its group, which a member's
+    /// record may come before) and filled from `value`, or removed when the
     /// record is a tombstone.
-    fn member(&mut self, group_type: GroupType, group: &str, member: &str, present: bool) -> Option<&mut Member> {
-        if !present {
-            self.groups.get_mut(group)?.members.remove(member);
-            return None;
-        }
+    fn member<V>(
+        &mut self,
+        group_type: GroupType,
+        group: &str,
+        member: &str,
+        value: Option<V>,
+        fill: impl FnOnce(&mut Member, V),
+    ) {
+        let Some(v) = value else {
+            if let Some(g) = self.groups.get_mut(group) {
+                g.members.remove(member);
+            }
+            return;
+        };
         let m = self.group(group_type, group).members.entry(member.to_string()).or_default();
         m.member_id = member.to_string();
-        Some(m)
+        fill(m, v);
     }
 }
 
