@@ -12,6 +12,12 @@
 
 #![cfg_attr(test, allow(clippy::arithmetic_side_effects))]
 
+/// Kafka's defaults of the broker's settings (`rules::config`), the
+/// defaults of `logtool broker`'s options.
+pub mod defaults {
+    pub use logfmt::rules::config::{GROUP_INITIAL_REBALANCE_DELAY_MS, NUM_PARTITIONS, OFFSETS_TOPIC_PARTITIONS};
+}
+
 pub mod faults;
 mod generic;
 mod group_api;

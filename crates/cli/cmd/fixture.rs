@@ -78,7 +78,7 @@ pub struct FixtureArgs {
     /// default) or 4.3 (4.3.1: its metadata.version and feature levels); topic configs
     /// are checked against that release (default: the spec's kafka_version).
     #[arg(long, value_name = "VERSION", value_parser = crate::cmd::verify::parse_version)]
-    pub kafka_version: Option<logfmt::rules::config::Version>,
+    pub kafka_version: Option<logfmt::KafkaVersion>,
     /// List the shipped specs.
     #[arg(long, conflicts_with_all = ["spec", "out"])]
     pub list: bool,

@@ -64,7 +64,7 @@ pub fn run(global: &GlobalOpts, args: &OffsetForTimeArgs) -> anyhow::Result<Stat
     // markers the transaction coordinator (`__transaction_state` of this log
     // dir) writes once a broker starts
     let now_ms = jiff::Timestamp::now().as_millisecond();
-    let pending = logfmt::rules::start::pending_markers(&log_dir, now_ms, &limits)?;
+    let pending = logfmt::offsets::pending_markers(&log_dir, now_ms, &limits)?;
     let mut missing = false;
     for dir in &dirs {
         let partition = targets.open(dir)?;

@@ -261,7 +261,7 @@ pub fn truncate_to_hw(global: &GlobalOpts, args: &TruncateToHwArgs) -> anyhow::R
             if p.is_metadata_log() {
                 continue;
             }
-            let Some(hw) = logfmt::rules::log::truncation_point(&p, args.hw) else {
+            let Some(hw) = logwrite::repair::truncate::truncation_point(&p, args.hw) else {
                 changes.note(Note::Warning {
                     path: dir.clone(),
                     message: "no high watermark in replication-offset-checkpoint: left alone (Kafka would use 0)"
@@ -358,7 +358,7 @@ pub fn compact(global: &GlobalOpts, args: &CompactArgs) -> anyhow::Result<Status
         pass: logfmt::compact::Options {
             limits,
             map_memory: args.dedupe_buffer.unwrap_or(pool / 2),
-            load_factor: logfmt::rules::cleaner::DEFAULT_LOAD_FACTOR,
+            load_factor: logfmt::compact::DEFAULT_LOAD_FACTOR,
             now_ms: args.now.unwrap_or_else(|| jiff::Timestamp::now().as_millisecond()),
             producer_id_expiration_ms: logfmt::compact::DEFAULT_PRODUCER_ID_EXPIRATION_MS,
         },

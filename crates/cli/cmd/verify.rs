@@ -11,9 +11,9 @@ use std::time::Instant;
 
 use std::sync::Arc;
 
+use logfmt::KafkaVersion as Version;
 use logfmt::logdir::{self, LogDirEntry, Target};
 use logfmt::partition::LogDir;
-use logfmt::rules::config::Version;
 use logfmt::verify::{self, Kind, Options, Report, Severity, StartPlanLine, VerifySummaryLine};
 use rayon::prelude::*;
 
@@ -102,7 +102,7 @@ fn version_of(log_dir: &LogDir, opts: &Options) -> (Version, String) {
         (Some(_), _) => "--kafka-version".to_string(),
         (None, Some(level)) => format!(
             "the dir's metadata.version {}",
-            logfmt::rules::start::metadata_version_name(level).unwrap_or("(unknown)")
+            logfmt::verify::metadata_version_name(level).unwrap_or("(unknown)")
         ),
         (None, None) => "no metadata.version here: the default".to_string(),
     };

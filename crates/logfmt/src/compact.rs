@@ -16,6 +16,10 @@
 //! before anything is produced for its group (Kafka marks such a partition
 //! uncleanable).
 
+/// The offset map's load factor Kafka's cleaner uses
+/// (`log.cleaner.io.buffer.load.factor`).
+pub use crate::rules::cleaner::DEFAULT_LOAD_FACTOR;
+
 use std::collections::HashMap;
 use std::io::Write;
 use std::ops::Range;

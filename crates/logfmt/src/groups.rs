@@ -1,13 +1,215 @@
 //! What `logtool groups` reports, built here so the command only prints
-//! it: each group as the group coordinator loads it (`rules::groups`),
+//! it ([`Coordinators::answer`]): each group as the group coordinator loads it (`rules::groups`),
 //! and each committed offset with its lag (`rules::groups::lag` against
 //! `rules::log::Offsets`).
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
+use crate::error::{Error, Result};
+use crate::internal::{CONSUMER_OFFSETS_TOPIC, SHARE_GROUP_STATE_TOPIC, partition_for_group};
+use crate::limits::Limits;
+use crate::logdir::LogDirsOf;
+use crate::partition::{LogDir, Partition};
 use crate::report::{Report, Shown};
-use crate::rules::groups::{Commit, Group, SharePartitionState, lag, share_lag};
+use crate::rules::groups::{Commit, Group, Groups, SharePartitionState, ShareStates, lag, share_lag};
 use crate::rules::log::Offsets;
+
+/// The log dirs `logtool groups` was given, opened: the coordinators'
+/// partitions (`__consumer_offsets`, `__share_group_state`), the data
+/// partitions whose lag to measure, the topic names of the metadata log by
+/// id, and `__consumer_offsets`' partition count.
+pub struct Coordinators {
+    given: LogDirsOf,
+    offsets_topic: Vec<Partition>,
+    share_state_topic: Vec<Partition>,
+    data: HashMap<(String, i32), Partition>,
+    topic_names: HashMap<String, String>,
+    /// `__consumer_offsets`' partition count.
+    pub partitions: i32,
+    /// Where that count comes from.
+    pub partitions_from: &'static str,
+}
+
+/// What `logtool groups` answers, in its order (see [`Coordinators::answer`]).
+pub enum GroupsLine {
+    /// Records that did not decode (the message).
+    Note(String),
+    /// A group asked for (`--group`) is not there (the message).
+    Missing(String),
+    /// A group.
+    Group(GroupLine),
+    /// A committed offset.
+    Offset(CommittedOffsetLine),
+    /// A share partition.
+    Share(ShareOffsetLine),
+}
+
+impl Coordinators {
+    /// Split the opened log dirs; `partitions`: `__consumer_offsets`'
+    /// partition count when given, else the metadata log's, else Kafka's
+    /// default.
+    pub fn new(given: LogDirsOf, dirs: Vec<(LogDir, Vec<Partition>)>, partitions: Option<i32>) -> Coordinators {
+        let (partitions, partitions_from) = match partitions {
+            Some(n) => (n, "given"),
+            None => {
+                dirs.iter().find_map(|(ld, _)| ld.metadata.as_ref()?.partition_count(CONSUMER_OFFSETS_TOPIC)).map_or(
+                    (crate::rules::config::OFFSETS_TOPIC_PARTITIONS, "Kafka's default offsets.topic.num.partitions"),
+                    |n| (n, "from the metadata log"),
+                )
+            }
+        };
+        let topic_names = dirs
+            .iter()
+            .filter_map(|(ld, _)| ld.metadata.as_ref())
+            .flat_map(|m| m.topics.iter().map(|(name, id)| (id.to_string(), name.clone())))
+            .collect();
+        let mut c = Coordinators {
+            given,
+            offsets_topic: Vec::new(),
+            share_state_topic: Vec::new(),
+            data: HashMap::new(),
+            topic_names,
+            partitions,
+            partitions_from,
+        };
+        for p in dirs.into_iter().flat_map(|(_, parts)| parts) {
+            if p.name.topic == CONSUMER_OFFSETS_TOPIC {
+                c.offsets_topic.push(p);
+            } else if p.name.topic == SHARE_GROUP_STATE_TOPIC {
+                c.share_state_topic.push(p);
+            } else if !p.is_metadata_log() {
+                c.data.insert((p.name.topic.clone(), p.name.partition), p);
+            }
+        }
+        c.offsets_topic.sort_by_key(|p| p.name.partition);
+        c.share_state_topic.sort_by_key(|p| p.name.partition);
+        c
+    }
+
+    /// The `__consumer_offsets` partition of `group` (`--which`).
+    pub fn which(&self, group: &str) -> GroupPartitionLine {
+        GroupPartitionLine {
+            group: group.to_string(),
+            partition: partition_for_group(group, self.partitions),
+            partitions: self.partitions,
+            partitions_from: self.partitions_from,
+        }
+    }
+
+    /// The bytes [`Coordinators::answer`] reads (for a progress bar).
+    pub fn bytes(&self) -> u64 {
+        let size = |ps: &[Partition]| ps.iter().flat_map(|p| &p.segments).map(|s| s.size).sum::<u64>();
+        size(&self.offsets_topic).saturating_add(size(&self.share_state_topic))
+    }
+
+    fn dirs_text(&self) -> String {
+        self.given.log_dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ")
+    }
+
+    /// Every group (or only `group`) as the coordinators load them, their
+    /// committed offsets and lag, and share partitions' start offsets and
+    /// lag; partition dirs given narrow it to the groups a
+    /// `__consumer_offsets-N` coordinates and to the commits to a data
+    /// partition. `done` is told the size of each segment read.
+    pub fn answer(&self, group: Option<&str>, limits: &Limits, done: &mut dyn FnMut(u64)) -> Result<Vec<GroupsLine>> {
+        if self.offsets_topic.is_empty() {
+            return Err(Error::refused(format!("no __consumer_offsets partition in {}", self.dirs_text())));
+        }
+        let groups = Groups::load_with_progress(&self.offsets_topic, limits, done)?;
+        let shares = ShareStates::load(&self.share_state_topic, limits, done)?;
+        let mut out = Vec::new();
+        for (undecoded, topic) in
+            [(groups.undecoded, CONSUMER_OFFSETS_TOPIC), (shares.undecoded, SHARE_GROUP_STATE_TOPIC)]
+        {
+            if undecoded > 0 {
+                out.push(GroupsLine::Note(format!("{undecoded} record(s) of {topic} did not decode and were skipped")));
+            }
+        }
+        // partition dirs given: the groups a __consumer_offsets-N coordinates,
+        // and the groups committing to a data partition (its commits only)
+        let named = |p: &str| crate::naming::parse_partition_dir(p).map(|d| (d.topic, d.partition));
+        let given = &self.given.partitions;
+        let coordinators: Vec<i32> = given
+            .iter()
+            .filter_map(|p| named(p))
+            .filter(|(t, _)| t == CONSUMER_OFFSETS_TOPIC)
+            .map(|(_, n)| n)
+            .collect();
+        let data_named: Vec<(String, i32)> =
+            given.iter().filter_map(|p| named(p)).filter(|(t, _)| t != CONSUMER_OFFSETS_TOPIC).collect();
+        let commits_to =
+            |g: &str| groups.offsets.keys().any(|(og, t, p)| og == g && data_named.contains(&(t.clone(), *p)));
+        let in_scope = |g: &str| {
+            given.is_empty() || coordinators.contains(&partition_for_group(g, self.partitions)) || commits_to(g)
+        };
+        let wanted = |g: &str| group.is_none_or(|w| w == g) && in_scope(g);
+        // every group with metadata or offsets
+        let mut names: Vec<&String> = groups.groups.keys().chain(groups.offsets.keys().map(|(g, _, _)| g)).collect();
+        names.sort();
+        names.dedup();
+        let here: Vec<i32> = self.offsets_topic.iter().map(|p| p.name.partition).collect();
+        let names: Vec<&String> = names.into_iter().filter(|g| wanted(g)).collect();
+        if let Some(group) = group
+            && names.is_empty()
+        {
+            // as kafka-consumer-groups says it: the group does not exist (here)
+            let coordinator = partition_for_group(group, self.partitions);
+            let place = if here.contains(&coordinator) {
+                format!("its coordinator partition __consumer_offsets-{coordinator} holds no metadata or offsets of it")
+            } else {
+                format!("its coordinator partition __consumer_offsets-{coordinator} is not in these log dirs")
+            };
+            out.push(GroupsLine::Missing(format!("consumer group '{group}' does not exist: {place}")));
+            return Ok(out);
+        }
+        let topic_name = |id: &str| self.topic_names.get(id).cloned();
+        for name in names {
+            let coordinator = partition_for_group(name, self.partitions);
+            let g = groups.groups.get(name);
+            out.push(GroupsLine::Group(group_line(
+                name,
+                g,
+                here.contains(&coordinator).then_some(coordinator),
+                &topic_name,
+            )));
+        }
+        // each data partition's offsets, read once however many groups commit to it
+        let mut offsets: HashMap<(String, i32), Offsets> = HashMap::new();
+        let mut offsets_of = |topic: &str, partition: i32| -> Result<Option<Offsets>> {
+            let key = (topic.to_string(), partition);
+            Ok(match (offsets.get(&key), self.data.get(&key)) {
+                (Some(o), _) => Some(*o),
+                (None, Some(p)) => {
+                    let o = Offsets::of(p, limits)?;
+                    offsets.insert(key, o);
+                    Some(o)
+                }
+                (None, None) => None,
+            })
+        };
+        let offset_wanted = |t: &String, p: i32| data_named.is_empty() || data_named.contains(&(t.clone(), p));
+        for ((group, topic, partition), c) in
+            groups.offsets.iter().filter(|((g, t, p), _)| wanted(g) && offset_wanted(t, *p))
+        {
+            let o = offsets_of(topic, *partition)?;
+            out.push(GroupsLine::Offset(committed_offset_line((group, topic, *partition), c, o)));
+        }
+        // share groups: each partition whose share state is initialized, as
+        // kafka-share-groups --describe lists them
+        for (group, g) in groups.groups.iter().filter(|(g, _)| wanted(g)) {
+            for (topic_id, topic, partitions) in &g.share_partitions {
+                for &partition in partitions.iter().filter(|p| offset_wanted(topic, **p)) {
+                    let state = shares.partitions.get(&(group.clone(), topic_id.clone(), partition));
+                    let o = offsets_of(topic, partition)?;
+                    out.push(GroupsLine::Share(share_offset_line((group, topic, topic_id, partition), state, o)));
+                }
+            }
+        }
+        Ok(out)
+    }
+}
 
 /// A committed offset's line: (group, topic, partition), the commit, and
 /// the partition's offsets when the partition is in these log dirs.

@@ -61,6 +61,7 @@ pub mod compact;
 pub mod compression;
 pub mod control;
 pub mod cursor;
+pub mod dump;
 pub mod emit;
 pub mod error;
 pub mod groups;
@@ -90,6 +91,8 @@ pub mod verify;
 
 pub use error::{Error, ErrorClass, ErrorKind, Result};
 pub use limits::Limits;
+/// The Kafka release whose rules to apply (`--kafka-version`).
+pub use rules::config::Version as KafkaVersion;
 
 use std::io::Read;
 use std::path::Path;

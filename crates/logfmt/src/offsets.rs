@@ -36,6 +36,10 @@
 //! index reads and at most one index interval of a segment (plus, for the log
 //! end, the tail of the last segment after its last offset-index entry).
 
+/// The transaction markers the coordinator writes once a broker starts on
+/// the log dir (`rules::start::pending_markers`).
+pub use crate::rules::start::pending_markers;
+
 use std::path::PathBuf;
 
 use crate::checkpoint::EpochEntry;

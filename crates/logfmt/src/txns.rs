@@ -4,6 +4,10 @@
 //! transaction coordinator's view of each (`rules::transactions`), and the
 //! find-hanging verdict (`rules::transactions::find_hanging`).
 
+/// The transaction coordinator's state loaded from `__transaction_state`
+/// (`rules::transactions::load_with_progress`).
+pub use crate::rules::transactions::load_with_progress as load_coordinator;
+
 use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;

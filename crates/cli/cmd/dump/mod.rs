@@ -40,7 +40,7 @@ use crate::progress::Progress;
 use lines::*;
 
 /// A partition's aborted transactions (`--aborted`), from its `.txnindex` files.
-type Aborted = Arc<logfmt::rules::log::AbortedTransactions>;
+type Aborted = Arc<logfmt::dump::AbortedTransactions>;
 
 /// One unit of work, in output order.
 enum Work {
@@ -287,7 +287,7 @@ fn plan_partition(dir: &Path, args: &DumpArgs, limits: &Limits, work: &mut Vec<W
                 }
             })
             .collect();
-        match logfmt::rules::log::aborted_transactions(&txn_indexes, None, i64::MIN, i64::MAX, limits) {
+        match logfmt::dump::aborted_transactions(&txn_indexes, limits) {
             Ok(a) => Some(Arc::new(a)),
             Err(error) => {
                 work.push(Work::Failed { path: dir.to_path_buf(), error });
@@ -317,26 +317,12 @@ fn plan_partition(dir: &Path, args: &DumpArgs, limits: &Limits, work: &mut Vec<W
 /// log's offsets. `None`: some may be (or the log's ends cannot be read;
 /// the dump says why then).
 fn none_in_range(dir: &Path, range: OffsetRange, args: &DumpArgs, limits: &Limits) -> Option<String> {
-    let p = logfmt::partition::Partition::open_with(dir, &logfmt::partition::LogDirCheckpoints::default()).ok()?;
-    let end = logfmt::rules::log::log_end_offset(&p, limits).ok()?;
-    let start = p.first_base().unwrap_or(0);
     let asked = if args.filter.since.is_some() || args.filter.until.is_some() {
         "no records between --since and --until"
     } else {
         "no records in --offsets"
     };
-    if range.start >= range.end {
-        return Some(format!("{asked}: they resolve to no offset (log end {end})"));
-    }
-    if range.start >= end || range.end <= start {
-        let holds = if end > start {
-            format!("the log holds offsets {}", logfmt::report::offset_range(start, end.saturating_sub(1)))
-        } else {
-            "the log is empty".to_string()
-        };
-        return Some(format!("{asked}: {holds} (log end {end})"));
-    }
-    None
+    logfmt::dump::none_in_range(dir, (range.start, range.end), asked, limits)
 }
 
 fn encode<'a>(payload: Payload, redact: Option<&crate::redact::Redactor>, bytes: Option<&'a [u8]>) -> Field<'a> {

@@ -23,6 +23,9 @@
 //! `info` is normal-but-notable. Each (file, kind) is listed at most
 //! [`Options::max_per_kind`] times; the rest are counted.
 
+/// The name of a `metadata.version` feature level (`3.9-IV0`...).
+pub use crate::rules::start::metadata_version_name;
+
 mod segment;
 mod summary;
 

@@ -16,6 +16,9 @@
 //! records above it were written in the latest leader epoch (KIP-101): the
 //! [`Loss`] says so.
 
+/// Where truncate-to-hw cuts a partition (`rules::log::truncation_point`).
+pub use logfmt::rules::log::truncation_point;
+
 use std::path::Path;
 
 use super::checkpoints::{CheckpointLimits, adjust_checkpoints};
