@@ -230,6 +230,62 @@ impl Offsets {
     }
 }
 
+/// The active segment as `LogSegment.shouldRoll` looks at it.
+#[derive(Clone, Copy, Debug)]
+pub struct ActiveSegment {
+    /// Its base offset.
+    pub base: i64,
+    /// Its size in bytes.
+    pub size: u64,
+    /// The max timestamp of its first batch (`rollingBasedTimestamp`; none,
+    /// or a negative one, and the segment never rolls by time).
+    pub rolling_based_timestamp: Option<i64>,
+    /// Entries in its offset index and its time index.
+    pub index_entries: (usize, usize),
+}
+
+/// The topic configs a roll obeys: `segment.bytes`, `segment.ms`, and the
+/// entries the indexes of `segment.index.bytes` hold (`AbstractIndex.maxEntries`).
+#[derive(Clone, Copy, Debug)]
+pub struct RollConfig {
+    /// `segment.bytes`.
+    pub segment_bytes: u64,
+    /// `segment.ms`.
+    pub segment_ms: i64,
+    /// Entries the offset index and the time index hold.
+    pub max_index_entries: (usize, usize),
+}
+
+/// Whether a batch of `size` bytes, max timestamp `max_timestamp` and last
+/// offset `last_offset` goes into a new segment (`LogSegment.shouldRoll`,
+/// without roll jitter): the segment would pass `segment.bytes`, it has
+/// waited `segment.ms` since its first batch, an index is full, or the
+/// offset is too far from the base for a relative offset.
+pub fn should_roll(seg: &ActiveSegment, cfg: &RollConfig, size: u64, max_timestamp: i64, last_offset: i64) -> bool {
+    let reached_roll_ms = seg
+        .rolling_based_timestamp
+        .filter(|t| *t >= 0)
+        .is_some_and(|first| max_timestamp.saturating_sub(first) > cfg.segment_ms);
+    seg.size > cfg.segment_bytes.saturating_sub(size)
+        || (seg.size > 0 && reached_roll_ms)
+        || seg.index_entries.0 >= cfg.max_index_entries.0
+        || seg.index_entries.1 >= cfg.max_index_entries.1
+        || !(0..=i64::from(i32::MAX)).contains(&last_offset.saturating_sub(seg.base))
+}
+
+/// An offset checkpoint's value once the log ends at `log_end`: lowered to
+/// it when above (`UnifiedLog.truncateTo` lowers the high watermark and the
+/// recovery point, `LogCleanerManager` the cleaner offset).
+pub fn checkpoint_after_truncation(value: i64, log_end: i64) -> i64 {
+    value.min(log_end)
+}
+
+/// A partition's line in `log-start-offset-checkpoint`: its log start, when
+/// above the first segment's base offset (Kafka writes no line otherwise).
+pub fn log_start_checkpoint(log_start: i64, first_base: i64) -> Option<i64> {
+    (log_start > first_base).then_some(log_start)
+}
+
 /// Where `truncate-to-hw` cuts `p`: the given offset, else the checkpointed
 /// high watermark. None when neither is known: Kafka would take 0 (a
 /// missing entry of `replication-offset-checkpoint` loads as 0 and a
@@ -489,5 +545,25 @@ impl crate::report::Report for Loss {
             );
         }
         crate::report::Shown::Text(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_roll_by_size_time_index_and_relative_offset() {
+        let cfg = RollConfig { segment_bytes: 100, segment_ms: 1000, max_index_entries: (2, 2) };
+        let seg = ActiveSegment { base: 0, size: 60, rolling_based_timestamp: Some(5000), index_entries: (0, 0) };
+        assert!(!should_roll(&seg, &cfg, 40, 5000, 1));
+        assert!(should_roll(&seg, &cfg, 41, 5000, 1), "past segment.bytes");
+        assert!(should_roll(&seg, &cfg, 1, 6001, 1), "segment.ms since the first batch");
+        let untimed = ActiveSegment { rolling_based_timestamp: Some(-1), ..seg };
+        assert!(!should_roll(&untimed, &cfg, 1, 9999, 1), "no time to roll by");
+        assert!(should_roll(&ActiveSegment { index_entries: (2, 0), ..seg }, &cfg, 1, 5000, 1), "a full index");
+        assert!(should_roll(&seg, &cfg, 1, 5000, 1 << 31), "an offset too far for a relative offset");
+        assert_eq!((checkpoint_after_truncation(50, 40), checkpoint_after_truncation(30, 40)), (40, 30));
+        assert_eq!((log_start_checkpoint(10, 0), log_start_checkpoint(0, 0)), (Some(10), None));
     }
 }

@@ -1,8 +1,7 @@
 //! Lowering and moving the log dir's offset checkpoints after a repair, as
-//! Kafka does when a log's end or start moves (`UnifiedLog.truncateTo` lowers
-//! the high watermark and the recovery point, `LogCleanerManager` the
-//! cleaner offset; `log-start-offset-checkpoint` lists a log start only when
-//! it is above the first segment's base offset).
+//! Kafka does when a log's end or start moves: each value as
+//! `rules::log::checkpoint_after_truncation` and
+//! `rules::log::log_start_checkpoint` say.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -69,7 +68,7 @@ pub fn adjust_checkpoints(
         let mut entries = before.clone();
         for e in &mut entries {
             if let Some(end) = lim.log_end.get(&(e.topic.clone(), e.partition)) {
-                e.offset = e.offset.min(*end);
+                e.offset = logfmt::rules::log::checkpoint_after_truncation(e.offset, *end);
             }
         }
         if raising {

@@ -69,9 +69,8 @@ pub fn retain_partition(
             .note(Note::Info { path: seg.log.clone(), message: "the active segment is never deleted offline".into() });
     }
     let Some(loss) = plan.loss else { return Ok(None) };
-    // Kafka lists a log start only when it is above the first segment's base
-    lim.log_start
-        .insert((p.name.topic.clone(), p.name.partition), (plan.new_start > plan.first_kept).then_some(plan.new_start));
+    let listed = logfmt::rules::log::log_start_checkpoint(plan.new_start, plan.first_kept);
+    lim.log_start.insert((p.name.topic.clone(), p.name.partition), listed);
     let cache = rules::move_log_start(p, plan.new_start, limits);
     if p.epochs_path().exists() {
         write_if_changed(

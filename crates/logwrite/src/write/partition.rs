@@ -505,17 +505,20 @@ impl PartitionWriter {
         Ok(())
     }
 
+    /// `rules::log::should_roll`.
     fn should_roll(&self, a: &Active, size: u64, max_timestamp: i64, last_offset: i64) -> bool {
-        let reached_roll_ms = a
-            .first_batch_timestamp
-            .filter(|t| *t >= 0)
-            .is_some_and(|first| max_timestamp.saturating_sub(first) > self.config.segment_ms);
-        let (offset_entries, time_entries) = a.index.entries();
-        a.size > self.config.segment_bytes.saturating_sub(size)
-            || (a.size > 0 && reached_roll_ms)
-            || offset_entries >= self.config.max_offset_entries()
-            || time_entries >= self.config.max_time_entries()
-            || !(0..=i64::from(i32::MAX)).contains(&last_offset.saturating_sub(a.base))
+        let seg = logfmt::rules::log::ActiveSegment {
+            base: a.base,
+            size: a.size,
+            rolling_based_timestamp: a.first_batch_timestamp,
+            index_entries: a.index.entries(),
+        };
+        let cfg = logfmt::rules::log::RollConfig {
+            segment_bytes: self.config.segment_bytes,
+            segment_ms: self.config.segment_ms,
+            max_index_entries: (self.config.max_offset_entries(), self.config.max_time_entries()),
+        };
+        logfmt::rules::log::should_roll(&seg, &cfg, size, max_timestamp, last_offset)
     }
 
     /// Append one batch: it gets the next offsets and the current leader
