@@ -815,7 +815,7 @@ fn load_groups(
     let parts = open_partitions(dir, t, limits)?;
     let loaded = logfmt::rules::groups::Groups::load(&parts, limits)?;
     for (id, g) in &loaded.groups {
-        if g.protocol != "classic" {
+        if g.group_type != logfmt::rules::groups::GroupType::Classic {
             continue;
         }
         let mut group = crate::groups::Group::new(id);

@@ -251,7 +251,7 @@ pub fn group_line(
         group: name.to_string(),
         coordinator_partition,
         group_type: g.map(|g| g.group_type.name()),
-        protocol: g.map(|g| g.protocol),
+        protocol: g.map(|g| g.group_type.protocol()),
         protocol_type: g.and_then(|g| g.protocol_type.clone()),
         assignor: g.and_then(|g| g.assignor()),
         state: g.map_or("Empty", |g| g.state()),

@@ -178,9 +178,10 @@ impl GroupType {
         }
     }
 
-    /// The protocol of a modern group's type (`kafka-groups --list`'s
-    /// PROTOCOL; a classic group's is its protocol type).
-    fn protocol(self) -> &'static str {
+    /// The protocol of the type: `classic`, `consumer`, `share` or
+    /// `streams` (`kafka-groups --list`'s PROTOCOL of a modern group; a
+    /// classic group's is its protocol type).
+    pub fn protocol(self) -> &'static str {
         match self {
             GroupType::Classic => "classic",
             GroupType::Consumer => "consumer",
@@ -201,8 +202,6 @@ pub const CONSUMER_GROUP_DEFAULT_ASSIGNOR: &str = "uniform";
 pub struct Group {
     /// Its type.
     pub group_type: GroupType,
-    /// `classic`, `consumer`, `share` or `streams`.
-    pub protocol: &'static str,
     /// The classic group's protocol type (`consumer`, `connect`, ...).
     pub protocol_type: Option<String>,
     /// The assignor (classic: the chosen protocol; consumer: the members'
@@ -267,12 +266,7 @@ impl Group {
     }
 
     fn modern(group_type: GroupType) -> Group {
-        Group {
-            group_type,
-            protocol: group_type.protocol(),
-            protocol_type: Some(group_type.protocol().into()),
-            ..Group::default()
-        }
+        Group { group_type, protocol_type: Some(group_type.protocol().into()), ..Group::default() }
     }
 }
 
@@ -323,7 +317,6 @@ fn classic_group(v: GroupMetadataValue) -> Group {
         .collect();
     Group {
         group_type: GroupType::Classic,
-        protocol: "classic",
         protocol_type: Some(v.protocol_type),
         assignor: v.protocol,
         generation: v.generation,
@@ -449,11 +442,12 @@ impl Groups {
             GroupRecord::StreamsGroupTargetAssignmentMetadata(key, Some(v)) => {
                 self.group(GroupType::Streams, &key.group_id).assignment_epoch = Some(v.assignment_epoch);
             }
-            GroupRecord::StreamsGroupTopology(key, value) => {
-                if let Some(g) = self.groups.get_mut(&key.group_id).filter(|_| value.is_none()) {
+            GroupRecord::StreamsGroupTopology(key, Some(v)) => {
+                self.group(GroupType::Streams, &key.group_id).topology_epoch = Some(v.epoch);
+            }
+            GroupRecord::StreamsGroupTopology(key, None) => {
+                if let Some(g) = self.groups.get_mut(&key.group_id) {
                     g.topology_epoch = None;
-                } else if let Some(v) = value {
-                    self.group(GroupType::Streams, &key.group_id).topology_epoch = Some(v.epoch);
                 }
             }
             GroupRecord::ShareGroupStatePartitionMetadata(key, value) => {
@@ -727,7 +721,7 @@ mod tests {
         let group = kmsg::coordinator::encode_versioned("ConsumerGroupMetadataValue", 0, &json!({"epoch": 1})).unwrap();
         apply(&mut g, &group_key, Some(&group), None);
         let grp = &g.groups["g"];
-        assert_eq!((grp.protocol, grp.generation), ("consumer", 1));
+        assert_eq!((grp.group_type, grp.generation), (GroupType::Consumer, 1));
         let m = &grp.members["m1"];
         assert_eq!((m.client_id.as_str(), m.client_host.as_str()), ("c1", "/127.0.0.1"));
         // a tombstone of a member of no group makes no group
