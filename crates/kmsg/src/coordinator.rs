@@ -178,17 +178,19 @@ pub enum ShareRecord {
 pub fn decode_share_record(key: Option<&[u8]>, value: Option<&[u8]>) -> Result<ShareRecord> {
     let key = key.ok_or_else(|| Error::Value("no key".into()))?;
     let record_type = Reader::new(key).i16()?;
+    // the type's definitions, as the JSON decoder finds them
+    let (key_schema, _) =
+        share_record(record_type).ok_or_else(|| Error::Value(format!("unknown record type {record_type}")))?;
     let rest = key.get(2..).unwrap_or_default();
-    Ok(match record_type {
-        0 => {
+    Ok(match key_schema.name.as_str() {
+        "ShareSnapshotKey" => {
             let (k, v) = unversioned(typed::<ShareSnapshotKey, ShareSnapshotValue>(rest, 0, value)?);
             ShareRecord::Snapshot(k, v)
         }
-        1 => {
+        _ => {
             let (k, v) = unversioned(typed::<ShareUpdateKey, ShareUpdateValue>(rest, 0, value)?);
             ShareRecord::Update(k, v)
         }
-        other => return Err(Error::Value(format!("unknown record type {other}"))),
     })
 }
 
@@ -224,26 +226,18 @@ pub fn decode_group_record(key: Option<&[u8]>, value: Option<&[u8]>) -> Result<G
             let (k, value) = typed::<OffsetCommitKey, OffsetCommitValue>(key, v, value)?;
             GroupRecord::OffsetCommit(k, value)
         }
-        "GroupMetadata" => {
-            let (k, value) = unversioned(typed::<GroupMetadataKey, GroupMetadataValue>(key, v, value)?);
-            GroupRecord::GroupMetadata(k, value)
-        }
+        "GroupMetadata" => group_typed!(GroupMetadata, GroupMetadataKey, GroupMetadataValue),
         "ConsumerGroupMetadata" => {
-            let (k, value) = unversioned(typed::<ConsumerGroupMetadataKey, ConsumerGroupMetadataValue>(key, v, value)?);
-            GroupRecord::ConsumerGroupMetadata(k, value)
+            group_typed!(ConsumerGroupMetadata, ConsumerGroupMetadataKey, ConsumerGroupMetadataValue)
         }
         "ConsumerGroupMemberMetadata" => {
-            let (k, value) =
-                unversioned(typed::<ConsumerGroupMemberMetadataKey, ConsumerGroupMemberMetadataValue>(key, v, value)?);
-            GroupRecord::ConsumerGroupMemberMetadata(k, value)
+            group_typed!(ConsumerGroupMemberMetadata, ConsumerGroupMemberMetadataKey, ConsumerGroupMemberMetadataValue)
         }
-        "ConsumerGroupCurrentMemberAssignment" => {
-            let (k, value) = unversioned(typed::<
-                ConsumerGroupCurrentMemberAssignmentKey,
-                ConsumerGroupCurrentMemberAssignmentValue,
-            >(key, v, value)?);
-            GroupRecord::ConsumerGroupCurrentMemberAssignment(k, value)
-        }
+        "ConsumerGroupCurrentMemberAssignment" => group_typed!(
+            ConsumerGroupCurrentMemberAssignment,
+            ConsumerGroupCurrentMemberAssignmentKey,
+            ConsumerGroupCurrentMemberAssignmentValue
+        ),
         "ConsumerGroupTargetAssignmentMetadata" => group_typed!(
             ConsumerGroupTargetAssignmentMetadata,
             ConsumerGroupTargetAssignmentMetadataKey,
