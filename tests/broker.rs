@@ -1028,3 +1028,172 @@ fn list_offsets(topic: &str, timestamp: i64, version: i16) -> ListOffsetsRequest
     req.topics = vec![lt];
     req
 }
+
+/// Partitions by topic id, as a consumer group heartbeat carries them.
+type Partitions = Vec<(uuid::Uuid, Vec<i32>)>;
+
+/// A ConsumerGroupHeartbeat of group "cg": (error, member epoch,
+/// assignment when the answer carries one).
+fn cg_heartbeat(
+    s: &mut TcpStream,
+    member: &str,
+    epoch: i32,
+    owned: Option<Partitions>,
+) -> (i16, i32, Option<Partitions>) {
+    let mut req = ConsumerGroupHeartbeatRequest::default();
+    req.group_id = GroupId(StrBytes::from_static_str("cg"));
+    req.member_id = StrBytes::from_string(member.to_string());
+    req.member_epoch = epoch;
+    if epoch == 0 {
+        req.rebalance_timeout_ms = 300_000;
+        req.subscribed_topic_names = Some(vec![name("t4")]);
+    }
+    req.topic_partitions = owned.or_else(|| (epoch == 0).then(Vec::new)).map(|list| {
+        list.into_iter()
+            .map(|(id, ps)| {
+                let mut tp = consumer_group_heartbeat_request::TopicPartitions::default();
+                (tp.topic_id, tp.partitions) = (id, ps);
+                tp
+            })
+            .collect()
+    });
+    let r = ConsumerGroupHeartbeatResponse::decode(&mut call(s, 0, &req), 0).unwrap();
+    let assignment = r.assignment.map(|a| a.topic_partitions.into_iter().map(|t| (t.topic_id, t.partitions)).collect());
+    (r.error_code, r.member_epoch, assignment)
+}
+
+fn cg_describe(s: &mut TcpStream) -> consumer_group_describe_response::DescribedGroup {
+    let mut req = ConsumerGroupDescribeRequest::default();
+    req.group_ids = vec![GroupId(StrBytes::from_static_str("cg"))];
+    let mut r = ConsumerGroupDescribeResponse::decode(&mut call(s, 0, &req), 0).unwrap();
+    r.groups.remove(0)
+}
+
+/// OffsetCommit v9 of partition `p` of t4 by `member` at `epoch`: its error.
+fn cg_commit(s: &mut TcpStream, member: &str, epoch: i32, p: i32) -> i16 {
+    let mut part = offset_commit_request::OffsetCommitRequestPartition::default();
+    (part.partition_index, part.committed_offset) = (p, 42);
+    let mut t = offset_commit_request::OffsetCommitRequestTopic::default();
+    (t.name, t.partitions) = (name("t4"), vec![part]);
+    let mut req = OffsetCommitRequest::default();
+    req.group_id = GroupId(StrBytes::from_static_str("cg"));
+    req.member_id = StrBytes::from_string(member.to_string());
+    req.generation_id_or_member_epoch = epoch;
+    req.topics = vec![t];
+    let r = OffsetCommitResponse::decode(&mut call(s, 9, &req), 9).unwrap();
+    r.topics[0].partitions[0].error_code
+}
+
+/// A KIP-848 consumer group, as Kafka 4.x's coordinator runs it
+/// (`rules::consumer_group`): the first member gets every partition; a
+/// second gets its half only once the first has revoked it; commits and
+/// offset fetches check member epochs; the group is described, listed,
+/// read back by `logtool groups`, and survives a restart (issue 39).
+#[test]
+fn a_consumer_group_reconciles_commits_and_survives_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let logs = dir.path().join("logs");
+    let mut b = Broker::start(&dir, &[]);
+    let mut s = b.connect();
+    assert_eq!(try_create(&mut s, "t4", 4, &[]).0, 0);
+    let mut fc = FindCoordinatorRequest::default();
+    fc.key = StrBytes::from_static_str("cg");
+    assert_eq!(FindCoordinatorResponse::decode(&mut call(&mut s, 3, &fc), 3).unwrap().error_code, 0);
+
+    let (code, epoch, a) = cg_heartbeat(&mut s, "member-a", 0, None);
+    let a = a.unwrap();
+    assert_eq!((code, epoch, a[0].1.clone()), (0, 2, vec![0, 1, 2, 3]), "a new group's epoch 1 bumped by the join");
+    let id = a[0].0;
+    let (code, epoch, got) = cg_heartbeat(&mut s, "member-b", 0, None);
+    assert_eq!((code, epoch, got), (0, 3, Some(vec![])), "its partitions are still a's");
+    assert_eq!(cg_describe(&mut s).group_state.as_str(), "Reconciling");
+    let (code, epoch, got) = cg_heartbeat(&mut s, "member-a", 2, Some(vec![(id, vec![0, 1, 2, 3])]));
+    assert_eq!((code, epoch, got), (0, 2, Some(vec![(id, vec![0, 1])])), "a revokes two, at its epoch");
+    assert_eq!(cg_commit(&mut s, "member-a", 2, 3), 0, "a commits a partition it is revoking, at its epoch");
+    let (code, epoch, got) = cg_heartbeat(&mut s, "member-a", 2, Some(vec![(id, vec![0, 1])]));
+    assert_eq!((code, epoch, got), (0, 3, None));
+    let (code, epoch, got) = cg_heartbeat(&mut s, "member-b", 3, Some(vec![]));
+    assert_eq!((code, epoch, got), (0, 3, Some(vec![(id, vec![2, 3])])));
+    assert_eq!(cg_heartbeat(&mut s, "member-a", 1, None).0, 110, "FENCED_MEMBER_EPOCH");
+    assert_eq!(cg_heartbeat(&mut s, "nobody", 5, None).0, 25, "UNKNOWN_MEMBER_ID");
+
+    assert_eq!(cg_commit(&mut s, "member-b", 3, 2), 0);
+    assert_eq!(cg_commit(&mut s, "member-b", 4, 2), 113, "STALE_MEMBER_EPOCH: newer than the member's");
+    assert_eq!(cg_commit(&mut s, "member-b", 2, 2), 113, "older than the partition's assignment epoch");
+    assert_eq!(cg_commit(&mut s, "nobody", 3, 2), 25);
+    let fetch_as = |s: &mut TcpStream, epoch: i32| {
+        let mut g = offset_fetch_request::OffsetFetchRequestGroup::default();
+        g.group_id = GroupId(StrBytes::from_static_str("cg"));
+        (g.member_id, g.member_epoch, g.topics) = (Some(StrBytes::from_static_str("member-b")), epoch, None);
+        let mut req = OffsetFetchRequest::default();
+        req.groups = vec![g];
+        let r = OffsetFetchResponse::decode(&mut call(s, 9, &req), 9).unwrap();
+        let offsets: Vec<(i32, i64)> = r.groups[0]
+            .topics
+            .iter()
+            .flat_map(|t| t.partitions.iter().map(|p| (p.partition_index, p.committed_offset)))
+            .collect();
+        (r.groups[0].error_code, offsets)
+    };
+    assert_eq!(fetch_as(&mut s, 3), (0, vec![(2, 42), (3, 42)]));
+    assert_eq!(fetch_as(&mut s, 2).0, 113);
+
+    let described = |s: &mut TcpStream| {
+        let d = cg_describe(s);
+        let members: Vec<(String, i32, Vec<i32>)> = d
+            .members
+            .iter()
+            .map(|m| {
+                let parts = m.assignment.topic_partitions.iter().flat_map(|t| t.partitions.clone()).collect();
+                (m.member_id.to_string(), m.member_epoch, parts)
+            })
+            .collect();
+        (
+            d.error_code,
+            d.group_state.to_string(),
+            d.group_epoch,
+            d.assignment_epoch,
+            d.assignor_name.to_string(),
+            members,
+        )
+    };
+    let want = (
+        0,
+        "Stable".to_string(),
+        3,
+        3,
+        "uniform".to_string(),
+        vec![("member-a".to_string(), 3, vec![0, 1]), ("member-b".to_string(), 3, vec![2, 3])],
+    );
+    assert_eq!(described(&mut s), want);
+    let mut lg = ListGroupsRequest::default();
+    lg.types_filter = vec![StrBytes::from_static_str("consumer")];
+    let r = ListGroupsResponse::decode(&mut call(&mut s, 5, &lg), 5).unwrap();
+    let listed: Vec<(String, String, String)> = r
+        .groups
+        .iter()
+        .map(|g| (g.group_id.to_string(), g.group_state.to_string(), g.group_type.to_string()))
+        .collect();
+    assert_eq!(listed, vec![("cg".to_string(), "Stable".to_string(), "consumer".to_string())]);
+    drop(s);
+    assert_eq!(b.stop(), 0);
+
+    // what the coordinator wrote reads back as the same group
+    let (code, lines) = crate::util::run_json(&["groups", logs.to_str().unwrap(), "--group", "cg"]);
+    assert_eq!(code, 0, "{lines:?}");
+    let group = crate::util::of_type(&lines, "group");
+    assert_eq!(group[0]["group_type"], "Consumer", "{group:?}");
+    assert_eq!(group[0]["state"], "Stable", "{group:?}");
+
+    // started again: the members are loaded with their epochs
+    let mut b = Broker::start(&dir, &[]);
+    let mut s = b.connect();
+    assert_eq!(described(&mut s), want);
+    let (code, epoch, _) = cg_heartbeat(&mut s, "member-b", -1, None);
+    assert_eq!((code, epoch), (0, -1));
+    assert_eq!(cg_describe(&mut s).group_epoch, 4, "a member's leave bumps the group epoch");
+    drop(s);
+    assert_eq!(b.stop(), 0);
+    let (code, out, _) = run(&["verify", "--fail-on", "warning", logs.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+}

@@ -39,6 +39,19 @@ start_on() { # LOGDIR NAME
   BOOTSTRAP=127.0.0.1:$bport
 }
 
+# Start a newly formatted single-node broker (static quorum, node 1) on
+# LOGDIR, fresh ports, with the script's BROKER_PROPS. Sets KAFKA_PID and
+# BOOTSTRAP.
+start_fresh() { # LOGDIR NAME
+  local bport cport
+  bport=$(free_port); cport=$(free_port)
+  kraft_config "$work/$2.properties" "$1" "$bport" "$cport" "${BROKER_PROPS[@]}"
+  kraft_format "$work/$2.properties" "$(kafka_java kafka.tools.StorageTool random-uuid 2>/dev/null | tail -1)" >/dev/null
+  kafka_start "$work/$2.properties" "$work/$2.broker.log" "$bport"
+  kafka_wait_started "$work/$2.broker.log" "$KAFKA_PID"
+  BOOTSTRAP=127.0.0.1:$bport
+}
+
 # sha256 of every file under a dir, by relative path
 tree_hash() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
 

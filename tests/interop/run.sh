@@ -33,6 +33,10 @@
 #                broker` and, as the control, Kafka 3.9.1 on the dir it wrote;
 #                CreateTopics/DescribeConfigs of a topic against Kafka's
 #   streams      a Kafka Streams exactly_once_v2 application on both
+#   kip848       KIP-848 consumer groups of Kafka 4.3.1's console consumer
+#                against `logtool broker` and a real Kafka 4.3.1 (the same
+#                states, epochs and assignments), then Kafka 4.3.1 on the
+#                dir logtool broker wrote
 # Each suite's output is shown whole when it ends, with its time.
 #
 #   tests/interop/run.sh [SUITE...]     all suites, or those named
@@ -83,9 +87,10 @@ declare -A suite=(
   [broker]=tests/interop/broker.sh
   [pure]=tests/interop/pure.sh
   [streams]=tests/interop/streams.sh
+  [kip848]="KAFKA_VERSION=4.3.1 tests/interop/kip848.sh"
 )
 # the longest first (as in the last runs), so the lanes end close together
-all=(broker fixture repair compact-4.3.1 integration compact pure start retention streams live_lock)
+all=(broker fixture repair compact-4.3.1 integration compact pure start kip848 retention streams live_lock)
 if [ $# -gt 0 ]; then suites=("$@"); else suites=("${all[@]}"); fi
 for s in "${suites[@]}"; do [ -n "${suite[$s]:-}" ] || die "no interop suite $s (one of: ${all[*]})"; done
 jobs=${LOGTOOL_INTEROP_JOBS:-2}

@@ -47,15 +47,6 @@ kafka_stop "$lt_pid"
 BROKER_PROPS+=("group.initial.rebalance.delay.ms=0")
 kafka_dir=$work/kafka-logs
 mkdir -p "$kafka_dir"
-start_fresh() { # LOGDIR NAME: a newly formatted single-node Kafka
-  local bport cport
-  bport=$(free_port); cport=$(free_port)
-  kraft_config "$work/$2.properties" "$1" "$bport" "$cport" "${BROKER_PROPS[@]}"
-  kraft_format "$work/$2.properties" "$(kafka_java kafka.tools.StorageTool random-uuid 2>/dev/null | tail -1)" >/dev/null
-  kafka_start "$work/$2.properties" "$work/$2.broker.log" "$bport"
-  kafka_wait_started "$work/$2.broker.log" "$KAFKA_PID"
-  BOOTSTRAP=127.0.0.1:$bport
-}
 start_fresh "$kafka_dir" kafka
 run_on "$BOOTSTRAP" kafka
 kafka_stop "$KAFKA_PID"

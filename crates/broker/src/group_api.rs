@@ -314,15 +314,27 @@ pub fn leave_group(sh: &Shared, version: i16, req: LeaveGroupRequest) -> LeaveGr
 /// OffsetCommit: a member of the current generation of a Stable group, or
 /// anyone for a group without members (generation -1: an admin's or a
 /// manually assigned consumer's commit).
-pub fn offset_commit(sh: &Shared, _version: i16, req: OffsetCommitRequest) -> OffsetCommitResponse {
+pub fn offset_commit(sh: &Shared, version: i16, req: OffsetCommitRequest) -> OffsetCommitResponse {
     let group_id = req.group_id.0.to_string();
     let mut store = sh.lock();
     let partition = store.offsets_partition(&group_id);
     tick(sh, &mut store, &group_id);
-    let g = store.groups.entry(group_id.clone()).or_insert_with(|| Group::new(&group_id));
     let generation = req.generation_id_or_member_epoch;
+    // a KIP-848 consumer group checks the member's epoch, per partition
+    // where it is older (`ConsumerGroup.validateOffsetCommit`)
+    let consumer = crate::consumer_api::group(&mut store, &group_id).cloned();
+    let ids: BTreeMap<String, String> =
+        store.topics().iter().map(|(n, t)| (n.clone(), t.topic.topic_id.to_string())).collect();
+    let check = |topic: Option<&str>, p: i32| -> i16 {
+        let Some(g) = &consumer else { return 0 };
+        let partition = topic.map(|t| (ids.get(t).map_or("", String::as_str), p));
+        logfmt::rules::consumer_group::check_commit(g, req.member_id.as_str(), generation, version, partition)
+            .map_or_else(|e| e.code, |()| 0)
+    };
+    let g = store.groups.entry(group_id.clone()).or_insert_with(|| Group::new(&group_id));
     let group_error: i16 = match partition {
         Err((code, _)) => code,
+        Ok(_) if consumer.is_some() => check(None, 0),
         Ok(_) if generation < 0 && g.members.is_empty() => 0,
         Ok(_) => match g.check_member(req.member_id.as_str(), generation) {
             Err(code) => code,
@@ -344,10 +356,13 @@ pub fn offset_commit(sh: &Shared, _version: i16, req: OffsetCommitRequest) -> Of
             pr.partition_index = p.partition_index;
             let exists =
                 known.iter().any(|(n, c)| *n == topic && usize::try_from(p.partition_index).is_ok_and(|i| i < *c));
+            let stale = if exists { check(Some(&topic), p.partition_index) } else { 0 };
             pr.error_code = if group_error != 0 {
                 group_error
             } else if !exists {
                 E::UnknownTopicOrPartition.code()
+            } else if stale != 0 {
+                stale
             } else {
                 let c = Committed {
                     offset: p.committed_offset,
@@ -407,10 +422,22 @@ fn pending(store: &crate::store::Store, group: &str, topic: &str, partition: i32
 /// committed in a transaction not yet ended is answered
 /// `UNSTABLE_OFFSET_COMMIT` (the client retries), as Kafka answers it.
 pub fn offset_fetch(sh: &Shared, version: i16, req: OffsetFetchRequest) -> OffsetFetchResponse {
-    let store = sh.lock();
+    let mut store = sh.lock();
     let mut r = OffsetFetchResponse::default();
     if version >= 8 {
         for g in &req.groups {
+            // a KIP-848 consumer group's member must give its current epoch
+            // (`ConsumerGroup.validateOffsetFetch`)
+            let member = g.member_id.as_ref().map(|m| m.as_str());
+            let refused = crate::consumer_api::group(&mut store, g.group_id.as_str())
+                .and_then(|c| logfmt::rules::consumer_group::check_fetch(c, member, g.member_epoch).err());
+            if let Some(e) = refused {
+                let mut out = OffsetFetchResponseGroup::default();
+                out.group_id = g.group_id.clone();
+                out.error_code = e.code;
+                r.groups.push(out);
+                continue;
+            }
             let wanted = g
                 .topics
                 .as_ref()
@@ -474,29 +501,34 @@ pub fn list_groups(sh: &Shared, _version: i16, req: ListGroupsRequest) -> ListGr
         tick(sh, &mut store, &id);
     }
     let mut r = ListGroupsResponse::default();
-    for g in store.groups.values() {
-        if g.protocol_type.is_none() && g.offsets.is_empty() {
-            continue;
-        }
-        let state = g.state.name();
+    let listed = |r: &mut ListGroupsResponse, id: &str, protocol_type: &str, state: &str, group_type: &str| {
         let state_ok =
             req.states_filter.is_empty() || req.states_filter.iter().any(|f| f.as_str().eq_ignore_ascii_case(state));
         let type_ok =
-            req.types_filter.is_empty() || req.types_filter.iter().any(|f| f.as_str().eq_ignore_ascii_case("classic"));
+            req.types_filter.is_empty() || req.types_filter.iter().any(|f| f.as_str().eq_ignore_ascii_case(group_type));
         if state_ok && type_ok {
             let mut l = ListedGroup::default();
-            l.group_id = GroupId(s(g.id.clone()));
-            l.protocol_type = s(g.protocol_type.clone().unwrap_or_default());
+            l.group_id = GroupId(s(id));
+            l.protocol_type = s(protocol_type);
             l.group_state = s(state);
-            l.group_type = s("classic");
+            l.group_type = s(group_type);
             r.groups.push(l);
         }
+    };
+    for (id, g) in &store.consumer.groups {
+        listed(&mut r, id, "consumer", g.state(), "consumer");
+    }
+    for g in store.groups.values() {
+        if g.protocol_type.is_none() && g.offsets.is_empty() || store.consumer.groups.contains_key(&g.id) {
+            continue;
+        }
+        listed(&mut r, &g.id, g.protocol_type.as_deref().unwrap_or_default(), g.state.name(), "classic");
     }
     r
 }
 
 /// DescribeGroups (an unknown group is `Dead`, without an error, as Kafka).
-pub fn describe_groups(sh: &Shared, _version: i16, req: DescribeGroupsRequest) -> DescribeGroupsResponse {
+pub fn describe_groups(sh: &Shared, version: i16, req: DescribeGroupsRequest) -> DescribeGroupsResponse {
     let mut store = sh.lock();
     for id in &req.groups {
         tick(sh, &mut store, id.as_str());
@@ -506,6 +538,17 @@ pub fn describe_groups(sh: &Shared, _version: i16, req: DescribeGroupsRequest) -
         let mut d = DescribedGroup::default();
         d.group_id = id.clone();
         d.authorized_operations = i32::MIN;
+        // a consumer group is no classic group: Dead, GROUP_ID_NOT_FOUND
+        // from v6 (`GroupMetadataManager.describeGroups`)
+        if store.consumer.groups.contains_key(id.as_str()) {
+            d.group_state = s("Dead");
+            if version >= 6 {
+                d.error_code = E::GroupIdNotFound.code();
+                d.error_message = Some(s(format!("Group {} is not a classic group.", id.as_str())));
+            }
+            r.groups.push(d);
+            continue;
+        }
         match store.groups.get(id.as_str()) {
             None => d.group_state = s("Dead"),
             Some(g) => {

@@ -18,6 +18,7 @@ pub mod defaults {
     pub use logfmt::rules::config::{GROUP_INITIAL_REBALANCE_DELAY_MS, NUM_PARTITIONS, OFFSETS_TOPIC_PARTITIONS};
 }
 
+mod consumer_api;
 pub mod faults;
 mod generic;
 mod group_api;

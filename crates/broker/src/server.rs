@@ -20,7 +20,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::OwnedSemaphorePermit;
 
-use crate::{Shared, faults, generic, group_api, handlers, txn_api, versions};
+use crate::{Shared, consumer_api, faults, generic, group_api, handlers, txn_api, versions};
 
 /// Kafka's default `socket.request.max.bytes` (100 MiB).
 pub const MAX_REQUEST_BYTES: usize = 104_857_600;
@@ -225,6 +225,12 @@ async fn handle(sh: &Shared, frame: Bytes, peer: &str) -> Result<Option<Answer>,
         RequestKind::OffsetFetch(r) => ResponseKind::OffsetFetch(group_api::offset_fetch(sh, version, r)),
         RequestKind::ListGroups(r) => ResponseKind::ListGroups(group_api::list_groups(sh, version, r)),
         RequestKind::DescribeGroups(r) => ResponseKind::DescribeGroups(group_api::describe_groups(sh, version, r)),
+        RequestKind::ConsumerGroupHeartbeat(r) => ResponseKind::ConsumerGroupHeartbeat(
+            consumer_api::consumer_group_heartbeat(sh, version, r, &client_id, &host),
+        ),
+        RequestKind::ConsumerGroupDescribe(r) => {
+            ResponseKind::ConsumerGroupDescribe(consumer_api::consumer_group_describe(sh, version, r))
+        }
         RequestKind::InitProducerId(r) => ResponseKind::InitProducerId(handlers::init_producer_id(sh, version, r)),
         RequestKind::Produce(r) => match handlers::produce(sh, version, r) {
             Some(r) => ResponseKind::Produce(r),

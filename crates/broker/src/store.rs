@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use kmsg::records::{PartitionChangeRecord, RemoveTopicRecord};
 use logfmt::batch::Framing;
 use logfmt::rules::config as config_rules;
+use logfmt::rules::consumer_group;
 use logfmt::rules::producer::AppendCheck;
 use logfmt::uuid::Uuid;
 use logwrite::write::logdir::{self, Cluster, LogDirWriter, Node, Placement, Shutdown, Topic};
@@ -75,8 +76,14 @@ pub struct Store {
     writer: LogDirWriter,
     topics: BTreeMap<String, TopicState>,
     next_producer_id: i64,
-    /// The classic groups, by id.
+    /// The classic groups, by id (and the committed offsets of every group).
     pub groups: BTreeMap<String, crate::groups::Group>,
+    /// The KIP-848 consumer groups, as the coordinator replays what it
+    /// wrote (`rules::groups`; `consumer_api`).
+    pub consumer: logfmt::rules::groups::Groups,
+    /// When each consumer group member's session ends, and its rebalance
+    /// timeout while it revokes partitions, by (group, member).
+    pub consumer_timers: BTreeMap<(String, String), (std::time::Instant, Option<std::time::Instant>)>,
     /// `offsets.topic.num.partitions`.
     offsets_partitions: i32,
     /// The transaction coordinator's transactional ids.
@@ -140,6 +147,8 @@ impl Store {
             topics: BTreeMap::new(),
             next_producer_id: 0,
             groups: BTreeMap::new(),
+            consumer: logfmt::rules::groups::Groups::default(),
+            consumer_timers: BTreeMap::new(),
             offsets_partitions,
             storage_failing: false,
             txns: BTreeMap::new(),
@@ -237,7 +246,15 @@ impl Store {
         let offsets_partitions = topics
             .get(OFFSETS_TOPIC)
             .map_or(offsets_partitions, |t| i32::try_from(t.topic.partitions.len()).unwrap_or(offsets_partitions));
-        let groups = load_groups(dir, topics.get(OFFSETS_TOPIC), &limits)?;
+        let (groups, consumer) = load_groups(dir, topics.get(OFFSETS_TOPIC), &limits)?;
+        // the members loaded have a session from now (`onLoaded`)
+        let session = std::time::Duration::from_millis(consumer_group::SESSION_TIMEOUT_MS.unsigned_abs().into());
+        let consumer_timers = consumer
+            .groups
+            .iter()
+            .flat_map(|(g, x)| x.members.keys().map(move |m| (g.clone(), m.clone())))
+            .map(|k| (k, (crate::after(std::time::Instant::now(), session), None)))
+            .collect();
         let txns = load_txns(dir, topics.get(TRANSACTION_TOPIC), &limits)?;
         let transaction_partitions = topics.get(TRANSACTION_TOPIC).map_or(TRANSACTION_PARTITIONS, |t| {
             i32::try_from(t.topic.partitions.len()).unwrap_or(TRANSACTION_PARTITIONS)
@@ -252,6 +269,8 @@ impl Store {
             topics,
             next_producer_id: meta.next_producer_id.unwrap_or(0).max(0),
             groups,
+            consumer,
+            consumer_timers,
             offsets_partitions,
             storage_failing: false,
             txns,
@@ -801,19 +820,28 @@ fn open_partitions(
         .collect()
 }
 
-/// The classic groups a coordinator loads from `__consumer_offsets`
+/// The groups a coordinator loads from `__consumer_offsets`
 /// (`GroupMetadataManager.loadGroupsAndOffsets`, through
-/// `rules::groups`): generation, protocol and committed offsets; members
-/// are not kept (their sessions ended with the broker; they rejoin).
+/// `rules::groups`): classic groups' generation, protocol and committed
+/// offsets (members are not kept: their sessions ended with the broker;
+/// they rejoin), and the KIP-848 consumer groups whole, members included
+/// (their sessions run again from the load, as Kafka's `onLoaded` does).
 fn load_groups(
     dir: &Path,
     offsets: Option<&TopicState>,
     limits: &logfmt::Limits,
-) -> Result<BTreeMap<String, crate::groups::Group>, BrokerError> {
+) -> Result<(BTreeMap<String, crate::groups::Group>, logfmt::rules::groups::Groups), BrokerError> {
     let mut out = BTreeMap::new();
-    let Some(t) = offsets else { return Ok(out) };
+    let mut consumer = logfmt::rules::groups::Groups::default();
+    let Some(t) = offsets else { return Ok((out, consumer)) };
     let parts = open_partitions(dir, t, limits)?;
     let loaded = logfmt::rules::groups::Groups::load(&parts, limits)?;
+    consumer.groups = loaded
+        .groups
+        .iter()
+        .filter(|(_, g)| g.group_type == logfmt::rules::groups::GroupType::Consumer)
+        .map(|(id, g)| (id.clone(), g.clone()))
+        .collect();
     for (id, g) in &loaded.groups {
         if g.group_type != logfmt::rules::groups::GroupType::Classic {
             continue;
@@ -837,7 +865,7 @@ fn load_groups(
             },
         );
     }
-    Ok(out)
+    Ok((out, consumer))
 }
 
 /// The transaction coordinator's state from `__transaction_state`

@@ -62,6 +62,11 @@ pub const SUPPORTED: &[Supported] = &[
     api(ApiKey::CreatePartitions, 0, 3, 0, "CreatePartitionsRequest"),
     api(ApiKey::DescribeTransactions, 0, 0, 0, "DescribeTransactionsRequest"),
     api(ApiKey::ListTransactions, 0, 1, 0, "ListTransactionsRequest"),
+    // (KIP-848: what Kafka 3.9.1 advertises with the consumer protocol
+    // enabled, `group.coordinator.rebalance.protocols=classic,consumer`;
+    // Kafka 4.x's v1 adds regular-expression subscriptions)
+    api(ApiKey::ConsumerGroupHeartbeat, 0, 0, 0, "ConsumerGroupHeartbeatRequest"),
+    api(ApiKey::ConsumerGroupDescribe, 0, 0, 0, "ConsumerGroupDescribeRequest"),
 ];
 
 /// The entry of `key`, if the broker implements it.

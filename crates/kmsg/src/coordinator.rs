@@ -99,6 +99,34 @@ pub fn encode_group_key_message<M: Message>(record_type: i16, key: &M) -> Result
     encode_group_key(record_type, &key.to_value())
 }
 
+/// A typed coordinator record's key and value (none: a tombstone) as
+/// Kafka 4's coordinator writes them: the key's int16 record type (its
+/// definition's `apiKey`), the key at version 0, the value's int16 version
+/// 0 and the value.
+fn encode_typed<K: Message, V: Message>(key: &K, value: Option<&V>) -> Result<(Vec<u8>, Option<Vec<u8>>)> {
+    let schema = schema::by_name(K::NAME).ok_or_else(|| Error::Schema(format!("no message {}", K::NAME)))?;
+    let record_type = schema.api_key.ok_or_else(|| Error::Schema(format!("{} names no record type", K::NAME)))?;
+    let mut out = record_type.to_be_bytes().to_vec();
+    codec::write(&mut out, schema, 0, &key.to_value())?;
+    Ok((out, value.map(|v| encode_message(0, v)).transpose()?))
+}
+
+/// The key and value (none: a tombstone) of a KIP-848 consumer group
+/// record, as Kafka 4's group coordinator writes it
+/// (`GroupCoordinatorRecordHelpers`); the other records are written
+/// elsewhere (offset commits and classic groups at the versions Kafka 3.9
+/// writes) and are refused here.
+pub fn encode_group_record(record: &GroupRecord) -> Result<(Vec<u8>, Option<Vec<u8>>)> {
+    match record {
+        GroupRecord::ConsumerGroupMetadata(k, v) => encode_typed(k, v.as_ref()),
+        GroupRecord::ConsumerGroupMemberMetadata(k, v) => encode_typed(k, v.as_ref()),
+        GroupRecord::ConsumerGroupCurrentMemberAssignment(k, v) => encode_typed(k, v.as_ref()),
+        GroupRecord::ConsumerGroupTargetAssignmentMember(k, v) => encode_typed(k, v.as_ref()),
+        GroupRecord::ConsumerGroupTargetAssignmentMetadata(k, v) => encode_typed(k, v.as_ref()),
+        other => Err(Error::Value(format!("not a consumer group record: {other:?}"))),
+    }
+}
+
 /// A `__consumer_offsets` record, typed for the records logtool reads by
 /// field; a value of `None` is a tombstone.
 #[derive(Clone, Debug, PartialEq)]
@@ -115,6 +143,11 @@ pub enum GroupRecord {
     ConsumerGroupCurrentMemberAssignment(
         ConsumerGroupCurrentMemberAssignmentKey,
         Option<ConsumerGroupCurrentMemberAssignmentValue>,
+    ),
+    /// A KIP-848 member's target assignment.
+    ConsumerGroupTargetAssignmentMember(
+        ConsumerGroupTargetAssignmentMemberKey,
+        Option<ConsumerGroupTargetAssignmentMemberValue>,
     ),
     /// A KIP-848 group's target assignment epoch.
     ConsumerGroupTargetAssignmentMetadata(
@@ -237,6 +270,11 @@ pub fn decode_group_record(key: Option<&[u8]>, value: Option<&[u8]>) -> Result<G
             ConsumerGroupCurrentMemberAssignment,
             ConsumerGroupCurrentMemberAssignmentKey,
             ConsumerGroupCurrentMemberAssignmentValue
+        ),
+        "ConsumerGroupTargetAssignmentMember" => group_typed!(
+            ConsumerGroupTargetAssignmentMember,
+            ConsumerGroupTargetAssignmentMemberKey,
+            ConsumerGroupTargetAssignmentMemberValue
         ),
         "ConsumerGroupTargetAssignmentMetadata" => group_typed!(
             ConsumerGroupTargetAssignmentMetadata,

@@ -43,6 +43,8 @@ pub(crate) const MESSAGES: &[&str] = &[
     "GroupMetadataValue",
     "OffsetCommitKey",
     "OffsetCommitValue",
+    "ConsumerGroupTargetAssignmentMemberKey",
+    "ConsumerGroupTargetAssignmentMemberValue",
     "ConsumerGroupTargetAssignmentMetadataKey",
     "ConsumerGroupTargetAssignmentMetadataValue",
     "ShareGroupCurrentMemberAssignmentKey",

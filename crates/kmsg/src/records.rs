@@ -1317,6 +1317,85 @@ impl crate::Message for OffsetCommitValue {
     const NAME: &'static str = "OffsetCommitValue";
 }
 
+/// `ConsumerGroupTargetAssignmentMemberKey` and the structs it uses.
+pub mod consumer_group_target_assignment_member_key {
+    use serde::{Deserialize, Serialize};
+
+    /// `ConsumerGroupTargetAssignmentMemberKey` (versions 0).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct ConsumerGroupTargetAssignmentMemberKey {
+        /// The group id. (string, versions 0)
+        #[serde(rename = "groupId")]
+        pub group_id: String,
+        /// The member id. (string, versions 0)
+        #[serde(rename = "memberId")]
+        pub member_id: String,
+    }
+
+    impl Default for ConsumerGroupTargetAssignmentMemberKey {
+        fn default() -> Self {
+            ConsumerGroupTargetAssignmentMemberKey {
+                group_id: String::from(""),
+                member_id: String::from(""),
+            }
+        }
+    }
+}
+pub use consumer_group_target_assignment_member_key::ConsumerGroupTargetAssignmentMemberKey;
+
+impl crate::Message for ConsumerGroupTargetAssignmentMemberKey {
+    const NAME: &'static str = "ConsumerGroupTargetAssignmentMemberKey";
+}
+
+/// `ConsumerGroupTargetAssignmentMemberValue` and the structs it uses.
+pub mod consumer_group_target_assignment_member_value {
+    use serde::{Deserialize, Serialize};
+
+    /// `ConsumerGroupTargetAssignmentMemberValue` (versions 0).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct ConsumerGroupTargetAssignmentMemberValue {
+        /// The assigned partitions. ([]TopicPartition, versions 0+)
+        #[serde(rename = "topicPartitions")]
+        pub topic_partitions: Vec<TopicPartition>,
+    }
+
+    impl Default for ConsumerGroupTargetAssignmentMemberValue {
+        fn default() -> Self {
+            ConsumerGroupTargetAssignmentMemberValue {
+                topic_partitions: Vec::new(),
+            }
+        }
+    }
+
+    /// `TopicPartition`, a part of `ConsumerGroupTargetAssignmentMemberValue`.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct TopicPartition {
+        /// The topic id. (uuid (base64url), versions 0+)
+        #[serde(rename = "topicId")]
+        pub topic_id: String,
+        /// The partition indexes. ([]int32, versions 0+)
+        #[serde(rename = "partitions")]
+        pub partitions: Vec<i32>,
+    }
+
+    impl Default for TopicPartition {
+        fn default() -> Self {
+            TopicPartition {
+                topic_id: String::from("AAAAAAAAAAAAAAAAAAAAAA"),
+                partitions: Vec::new(),
+            }
+        }
+    }
+}
+pub use consumer_group_target_assignment_member_value::ConsumerGroupTargetAssignmentMemberValue;
+
+impl crate::Message for ConsumerGroupTargetAssignmentMemberValue {
+    const NAME: &'static str = "ConsumerGroupTargetAssignmentMemberValue";
+}
+
 /// `ConsumerGroupTargetAssignmentMetadataKey` and the structs it uses.
 pub mod consumer_group_target_assignment_metadata_key {
     use serde::{Deserialize, Serialize};

@@ -50,6 +50,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use base64::Engine;
 use kmsg::coordinator::{GroupRecord, ShareRecord};
+use kmsg::records::consumer_group_current_member_assignment_value::TopicPartitions;
 use kmsg::records::{ConsumerProtocolAssignment, GroupMetadataValue};
 
 use crate::control::ControlRecord;
@@ -136,6 +137,22 @@ pub struct Member {
     pub process_id: Option<String>,
     /// The server-side assignor the consumer group member asks for.
     pub server_assignor: Option<String>,
+    /// A consumer group member's subscribed topic names.
+    pub subscribed_topic_names: Vec<String>,
+    /// Its subscribed topic regex (empty: none; Kafka writes "").
+    pub subscribed_topic_regex: Option<String>,
+    /// Its rack.
+    pub rack_id: Option<String>,
+    /// Its rebalance timeout (-1 none).
+    pub rebalance_timeout_ms: i32,
+    /// The member epoch before the last bump (modern groups).
+    pub previous_member_epoch: Option<i32>,
+    /// The partitions it must revoke (topic id, partitions).
+    pub pending_revocation: Vec<(String, Vec<i32>)>,
+    /// The epoch each of its partitions (assigned or pending revocation)
+    /// was assigned at, by (topic id, partition) (KIP-848; the member epoch
+    /// where the record does not say).
+    pub partition_epochs: BTreeMap<(String, i32), i32>,
 }
 
 impl Member {
@@ -225,6 +242,12 @@ pub struct Group {
     /// Share groups: the partitions whose share state is initialized
     /// (topic id, topic name, partitions).
     pub share_partitions: Vec<(String, String, Vec<i32>)>,
+    /// Consumer groups: each member's target assignment (topic id,
+    /// partitions), by member id (`ConsumerGroupTargetAssignmentMember`).
+    pub targets: BTreeMap<String, Vec<(String, Vec<i32>)>>,
+    /// Consumer groups: the hash of the subscribed topics' metadata the
+    /// group epoch was computed with.
+    pub metadata_hash: i64,
 }
 
 impl Group {
@@ -381,6 +404,13 @@ impl Groups {
         }
     }
 
+    /// Replay one record as the coordinator wrote it at `at` (not in a
+    /// transaction), as a load reads it back: `logtool broker`'s
+    /// coordinator keeps its groups by replaying what it writes.
+    pub fn replay(&mut self, record: GroupRecord, at: (i32, i64)) {
+        self.apply(Ok(record), at, None);
+    }
+
     /// Apply one decoded record at `at`; `txn` is the producer of a
     /// transactional batch.
     fn apply(&mut self, d: kmsg::Result<GroupRecord>, at: (i32, i64), txn: Option<i64>) {
@@ -424,7 +454,11 @@ impl Groups {
     fn apply_modern(&mut self, d: GroupRecord) {
         match d {
             GroupRecord::ConsumerGroupMetadata(key, value) => {
+                let hash = value.as_ref().map(|v| v.metadata_hash);
                 self.metadata(GroupType::Consumer, &key.group_id, value.map(|v| (v.epoch, None)));
+                if let Some(h) = hash {
+                    self.group(GroupType::Consumer, &key.group_id).metadata_hash = h;
+                }
             }
             GroupRecord::ShareGroupMetadata(key, value) => {
                 self.metadata(GroupType::Share, &key.group_id, value.map(|v| (v.epoch, None)));
@@ -463,7 +497,22 @@ impl Groups {
                 self.member(GroupType::Consumer, &k.group_id, &k.member_id, value, |m, v| {
                     (m.client_id, m.client_host) = (v.client_id, v.client_host);
                     (m.group_instance_id, m.server_assignor) = (v.instance_id, v.server_assignor);
+                    (m.subscribed_topic_names, m.subscribed_topic_regex) =
+                        (v.subscribed_topic_names, v.subscribed_topic_regex);
+                    (m.rack_id, m.rebalance_timeout_ms) = (v.rack_id, v.rebalance_timeout_ms);
                 });
+            }
+            GroupRecord::ConsumerGroupTargetAssignmentMember(k, value) => {
+                let g = self.group(GroupType::Consumer, &k.group_id);
+                match value {
+                    Some(v) => {
+                        let target = v.topic_partitions.into_iter().map(|t| (t.topic_id, t.partitions));
+                        g.targets.insert(k.member_id, target.collect());
+                    }
+                    None => {
+                        g.targets.remove(&k.member_id);
+                    }
+                }
             }
             GroupRecord::ShareGroupMemberMetadata(k, value) => {
                 self.member(GroupType::Share, &k.group_id, &k.member_id, value, |m, v| {
@@ -478,6 +527,19 @@ impl Groups {
             }
             GroupRecord::ConsumerGroupCurrentMemberAssignment(k, value) => {
                 self.member(GroupType::Consumer, &k.group_id, &k.member_id, value, |m, v| {
+                    m.partition_epochs.clear();
+                    let mut epochs = |t: &TopicPartitions| {
+                        let given = t.assignment_epochs.as_deref().unwrap_or_default();
+                        for (i, p) in t.partitions.iter().enumerate() {
+                            let epoch = given.get(i).copied().unwrap_or(v.member_epoch);
+                            m.partition_epochs.insert((t.topic_id.clone(), *p), epoch);
+                        }
+                    };
+                    v.assigned_partitions.iter().for_each(&mut epochs);
+                    v.partitions_pending_revocation.iter().for_each(&mut epochs);
+                    let revoking = v.partitions_pending_revocation.into_iter().map(|t| (t.topic_id, t.partitions));
+                    m.pending_revocation = revoking.collect();
+                    m.previous_member_epoch = Some(v.previous_member_epoch);
                     let assigned = v.assigned_partitions.into_iter().map(|t| (t.topic_id, t.partitions));
                     m.assigned(v.member_epoch, v.state, assigned.collect());
                 });

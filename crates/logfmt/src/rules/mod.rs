@@ -12,6 +12,7 @@
 //! | log start, log end, high watermark on load, what truncation does | [`log`] | `UnifiedLog`, `LogLoader` |
 //! | which segments are recovered, recovering one, index spacing | [`recovery`] | `LogLoader.recoverLog`, `LogSegment.recover`, `LogSegment.append` |
 //! | what the group coordinator loads: committed offsets, groups, members | [`groups`] | `GroupMetadataManager.loadGroupsAndOffsets`, `GroupCoordinatorShard.replay` |
+//! | what a KIP-848 consumer group's coordinator does with a heartbeat: member epochs, the group and target assignment epochs, the `uniform` assignor, revocation before assignment, the records it writes; offset commit and fetch checks | [`consumer_group`] | `GroupMetadataManager.consumerGroupHeartbeat`, `CurrentAssignmentBuilder`, `UniformHomogeneousAssignmentBuilder`, `ConsumerGroup.validateOffsetCommit` |
 //! | which topic configs and names a controller takes, with its messages | [`config`] | `LogConfig.validate`, `ConfigDef`, `Topic.validate`, `ReplicationControlManager.validateNewTopicNames` |
 //! | what a start refuses, which partition dirs it sets aside as stray, the high watermark once the broker leads | [`start`] | `LogManager.isStrayKraftReplica`, `ReplicationControlManager.replay`, `Partition.makeLeader` |
 //! | where a follower truncates to after a failover (diverging epochs, KIP-279 rounds, the high watermark without epochs) | [`replication`] | `AbstractFetcherThread.getOffsetTruncationState`, `LeaderEpochFileCache.endOffsetFor`, `Partition.makeLeader` |
@@ -24,6 +25,7 @@
 
 pub mod cleaner;
 pub mod config;
+pub mod consumer_group;
 pub mod epochs;
 pub mod groups;
 pub mod log;

@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# KIP-848 consumer groups (group.protocol=consumer) with Kafka 4.3.1's own
+# clients: the same steps against `logtool broker` and, as the control,
+# against a real Kafka 4.3.1, compared as kafka-consumer-groups describes
+# them. Run with KAFKA_VERSION=4.3.1 (run.sh does).
+#   1. a topic of 4 partitions gets 400 keyed records; console consumer A
+#      joins group cg-848 and reads them (every partition); consumer B
+#      joins (A revokes two partitions, B gets them); 100 more records are
+#      read by the two; B leaves (SIGTERM): A gets all four again;
+#   2. after each step the group as `kafka-consumer-groups --describe
+#      --state --verbose` and `--members --verbose` show it - state,
+#      assignor, group and target assignment epochs, member count, each
+#      member's partition count and epochs - is the same from both brokers,
+#      and the committed offsets at the end too (500 records in all);
+#   3. logtool broker stops with A still a member (A is then killed);
+#      `logtool groups` reads the group as the describe showed it; Kafka
+#      4.3.1 starts on the dir, `kafka-features upgrade --feature
+#      group.version=1` (the dir is a 3.9 cluster's), and it describes the
+#      same group: its member, epochs, assignment and committed offsets.
+# Brokers bind 127.0.0.1 on free ports and are stopped by pid.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. fixtures/kafka/lib.sh
+. tests/interop/lib.sh
+[[ "$KAFKA_VERSION" == 4.* ]] || die "kip848.sh needs KAFKA_VERSION=4.x (the consumer protocol is Kafka 4's)"
+interop_setup kip848
+BROKER_PROPS=("log.retention.ms=-1")
+# (Kafka 4.x's own logging setup: kafka_java's log4j 1 file would send its
+# INFO lines to the console consumer's stdout)
+k4() { java -Xmx384m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$KAFKA_LIBS/*" "$@"; }
+groups_cmd() { k4 org.apache.kafka.tools.consumer.group.ConsumerGroupCommand --bootstrap-server "$1" --describe --group cg-848 "${@:2}" 2>/dev/null; }
+# the group without what differs between brokers (member ids, addresses):
+# "state ASSIGNOR STATE GROUP-EPOCH TARGET-EPOCH MEMBERS", then one
+# "member #PARTITIONS CURRENT-EPOCH TARGET-EPOCH" per member, sorted
+described() { # BOOTSTRAP
+  groups_cmd "$1" --state --verbose | awk '$1 == "cg-848" { print "state", $4, $5, $6, $7, $8 }'
+  groups_cmd "$1" --members --verbose | awk '$1 == "cg-848" { print "member", $5, $6, $8 }' | sort
+}
+# ask until the group's members are as WANT says (members' heartbeats come
+# every 5 s; one tool run a round), then the whole group must be WANT
+settle() { # BOOTSTRAP WANT OUT
+  local i=0
+  until groups_cmd "$1" --members --verbose | awk '$1 == "cg-848" { print "member", $5, $6, $8 }' | sort >"$3" \
+    && [ "$(cat "$3")" = "$(grep '^member' <<<"$2")" ]; do
+    [ $i -ge 30 ] && { cat "$3" >&2; die "the group's members did not become: $2"; }
+    sleep 1; i=$((i + 1))
+  done
+  described "$1" >"$3"
+  [ "$(cat "$3")" = "$2" ] || { cat "$3" >&2; die "the group is not: $2"; }
+}
+consumer() { # BOOTSTRAP OUT: a console consumer of cg-848 in the background, its pid in $consumer_pid
+  # (java itself, not a function's subshell: its pid is the one stopped)
+  java -Xmx384m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$KAFKA_LIBS/*" org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server "$1" --topic k848 --group cg-848 \
+    --consumer-property group.protocol=consumer --consumer-property client.id="$(basename "$2")" \
+    --from-beginning --property print.key=true >"$2" 2>"$2.err" &
+  consumer_pid=$!
+  KAFKA_PIDS+=("$consumer_pid")
+}
+produce() { # BOOTSTRAP FROM TO
+  seq "$2" "$3" | sed 's/.*/k&:v&/' | k4 org.apache.kafka.tools.ConsoleProducer --bootstrap-server "$1" --topic k848 \
+    --reader-property parse.key=true --reader-property key.separator=: >/dev/null 2>&1 || die "producing to k848 failed"
+}
+offsets() { groups_cmd "$1" --offsets | awk '$1 == "cg-848" { print $3, $4 }' | sort -n; }
+
+# the steps, on one broker; the group after each in $work/NAME.N
+steps() { # BOOTSTRAP NAME
+  local b=$1 n=$2
+  k4 org.apache.kafka.tools.TopicCommand --bootstrap-server "$b" --create --topic k848 --partitions 4 >/dev/null 2>&1 \
+    || die "$n: kafka-topics --create"
+  produce "$b" 1 400
+  consumer "$b" "$work/$n.a"
+  a_pid=$consumer_pid
+  settle "$b" "state uniform Stable 2 2 1
+member 4 2 2" "$work/$n.1"
+  consumer "$b" "$work/$n.b"
+  b_pid=$consumer_pid
+  settle "$b" "state uniform Stable 3 3 2
+member 2 3 3
+member 2 3 3" "$work/$n.2"
+  produce "$b" 401 500
+  local i=0
+  until [ "$(cat "$work/$n.a" "$work/$n.b" | sort -u | wc -l)" -ge 500 ]; do
+    [ $i -ge 60 ] && die "$n: the two consumers read $(cat "$work/$n.a" "$work/$n.b" | sort -u | wc -l) of 500 records"
+    sleep 1; i=$((i + 1))
+  done
+  kill -TERM "$b_pid"; wait "$b_pid" 2>/dev/null || true
+  settle "$b" "state uniform Stable 4 4 1
+member 4 4 4" "$work/$n.3"
+  i=0
+  until offsets "$b" >"$work/$n.offsets" && [ "$(awk '{ s += $2 } END { print s }' "$work/$n.offsets")" = 500 ]; do
+    [ $i -ge 20 ] && { cat "$work/$n.offsets" >&2; die "$n: the committed offsets do not reach 500 records"; }
+    sleep 1; i=$((i + 1))
+  done
+  log "$n: A read 400, B joined (A revoked two), 100 more read by both, B left; the group: $(paste -sd' ' "$work/$n.3")"
+}
+
+# ---- logtool broker, then the control ---------------------------------------
+lt_dir=$work/lt-logs
+lt_start "$lt_dir" lt
+steps "$lt" logtool
+groups_cmd "$lt" --members --verbose >"$work/lt.members"
+kafka_stop "$lt_pid"
+{ kill -KILL "$a_pid"; wait "$a_pid"; } 2>/dev/null || true
+"$LT" verify --fail-on warning "$lt_dir" >"$work/verify.out" || { cat "$work/verify.out" >&2; die "verify found problems"; }
+
+mkdir -p "$work/kafka-logs"
+start_fresh "$work/kafka-logs" kafka
+steps "$BOOTSTRAP" kafka
+kafka_stop "$KAFKA_PID"
+{ kill -KILL "$a_pid"; wait "$a_pid"; } 2>/dev/null || true
+for s in 1 2 3 offsets; do
+  diff "$work/logtool.$s" "$work/kafka.$s" >&2 || die "step $s: logtool broker's group is not Kafka 4.3.1's"
+done
+log "logtool broker and Kafka 4.3.1: the same states, epochs, members, assignments and committed offsets at every step"
+
+# ---- what logtool broker wrote, read back -----------------------------------
+"$LT" groups --format json --group cg-848 "$lt_dir" >"$work/groups.json"
+python3 - "$work/groups.json" <<'EOF' || die "logtool groups does not read the group the describe showed"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+g = [l for l in lines if l.get("type") == "group"][0]
+assert (g["group_type"], g["state"], g["generation"], g["assignment_epoch"]) == ("Consumer", "Stable", 4, 4), g
+offsets = sorted((l["partition"], l["offset"]) for l in lines if l.get("type") == "committed_offset")
+assert sum(o for _, o in offsets) == 500, offsets
+EOF
+start_on "$lt_dir" kafka-on-lt
+# (the dir is a Kafka 3.9 cluster's, metadata.version 3.9-IV0: Kafka 4.3.1
+# loads its consumer groups, and serves them over the consumer protocol's
+# APIs once group.version=1 is finalized, as after an upgrade from 3.9)
+k4 org.apache.kafka.tools.FeatureCommand --bootstrap-server "$BOOTSTRAP" upgrade --feature group.version=1 \
+  >"$work/features.out" 2>&1 || { cat "$work/features.out" >&2; die "kafka-features upgrade --feature group.version=1"; }
+groups_cmd "$BOOTSTRAP" --members --verbose >"$work/kafka-on-lt.members"
+described "$BOOTSTRAP" >"$work/kafka-on-lt.group"
+offsets "$BOOTSTRAP" >"$work/kafka-on-lt.offsets"
+kafka_stop "$KAFKA_PID"
+diff "$work/logtool.3" "$work/kafka-on-lt.group" >&2 || die "Kafka 4.3.1 loads another group from logtool broker's dir"
+diff "$work/lt.members" "$work/kafka-on-lt.members" >&2 \
+  || die "Kafka 4.3.1 loads another member from logtool broker's dir"
+diff "$work/logtool.offsets" "$work/kafka-on-lt.offsets" >&2 || die "Kafka 4.3.1 loads other committed offsets"
+log "Kafka 4.3.1 on logtool broker's dir: the same group, member, assignment and committed offsets"
