@@ -17,7 +17,6 @@ use logwrite::repair::journal::{self, Repair};
 use logwrite::repair::recover::{self, Interval, RecoverOptions};
 use logwrite::repair::retain::{self, Rule};
 use logwrite::repair::{Change, Changes, DryRun, Note, reindex, truncate};
-use serde_json::json;
 
 use clap::Args;
 
@@ -192,14 +191,6 @@ fn run_plan(
     Ok(Status::Clean)
 }
 
-fn partition_line(out: &mut Out, dir: &Path, fields: serde_json::Value) -> io::Result<()> {
-    let fields = match fields {
-        serde_json::Value::Object(m) => m,
-        _ => serde_json::Map::new(),
-    };
-    out.report(&(PartitionLine { partition: dir.display().to_string(), fields }))
-}
-
 pub fn recover(global: &GlobalOpts, args: &RecoverArgs) -> anyhow::Result<Status> {
     let path = &resolved(&args.path);
     if let Target::File(f) = logdir::resolve(path)? {
@@ -223,22 +214,7 @@ pub fn recover(global: &GlobalOpts, args: &RecoverArgs) -> anyhow::Result<Status
             if r.segments_recovered == 0 {
                 continue;
             }
-            partition_line(
-                out,
-                &r.dir,
-                json!({
-                    "segments_recovered": r.segments_recovered,
-                    "cut_file": r.cut.as_ref().map(|c| c.0.display().to_string()),
-                    "cut_field": r.cut_field.map(|f| f.kafka_name()),
-                    "cut_position": r.cut.as_ref().map(|c| c.1),
-                    "bytes_removed": r.cut.as_ref().map(|c| c.2),
-                    "segments_removed": r.segments_removed,
-                    "log_end_offset": r.log_end,
-                    "index_interval_bytes": r.interval.0,
-                    "index_interval_source": r.interval.1,
-                    "rolled_at": r.rolled_at,
-                }),
-            )?;
+            out.report(&PartitionLine::from(&r))?;
         }
         Ok(())
     })
@@ -301,16 +277,7 @@ pub fn reindex(global: &GlobalOpts, args: &ReindexArgs) -> anyhow::Result<Status
             reindex::reindex(path, &interval, args.interval.metadata_dir.as_deref(), &limits, &progress, changes);
         bar.finish();
         for r in rebuilt? {
-            partition_line(
-                out,
-                &r.dir,
-                json!({
-                    "segments": r.segments,
-                    "files_changed": r.files_changed,
-                    "index_interval_bytes": r.interval.0,
-                    "index_interval_source": r.interval.1,
-                }),
-            )?;
+            out.report(&PartitionLine::from(&r))?;
         }
         Ok(())
     })

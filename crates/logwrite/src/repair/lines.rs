@@ -5,55 +5,141 @@
 use logfmt::report::{Report, Shown};
 use serde::Serialize;
 
-/// A partition's part of a repair (`partition`).
+/// A partition's part of a repair (`partition`): what `recover` or
+/// `reindex` planned or did there.
 #[derive(Serialize)]
 pub struct PartitionLine {
     /// The partition dir.
     pub partition: String,
+    /// What the repair planned or did there.
     #[serde(flatten)]
-    /// What the repair planned or did there (the plan's own fields).
-    pub fields: serde_json::Map<String, serde_json::Value>,
+    pub result: PartitionResult,
+}
+
+/// What a repair planned or did in one partition.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum PartitionResult {
+    /// `recover`.
+    Recovered(Recovered),
+    /// `reindex`.
+    Reindexed(Reindexed),
+}
+
+/// What `recover` planned or did in a partition (fields in name order,
+/// the order of its JSON keys).
+#[derive(Serialize)]
+pub struct Recovered {
+    /// Bytes removed at the cut.
+    pub bytes_removed: Option<u64>,
+    /// The header field of the batch cut at, when that was why (Kafka's name).
+    pub cut_field: Option<&'static str>,
+    /// The segment file cut.
+    pub cut_file: Option<String>,
+    /// The byte position of the cut.
+    pub cut_position: Option<u64>,
+    /// The index interval used.
+    pub index_interval_bytes: u64,
+    /// Where the index interval came from.
+    pub index_interval_source: String,
+    /// The log end offset after recovery.
+    pub log_end_offset: i64,
+    /// The base of the new segment it was rolled to (`--roll`).
+    pub rolled_at: Option<i64>,
+    /// Segments recovered.
+    pub segments_recovered: usize,
+    /// Segments removed after a cut.
+    pub segments_removed: usize,
+}
+
+/// What `reindex` planned or did in a partition (fields in name order).
+#[derive(Serialize)]
+pub struct Reindexed {
+    /// Index files whose content changes.
+    pub files_changed: usize,
+    /// The index interval used.
+    pub index_interval_bytes: u64,
+    /// Where the index interval came from.
+    pub index_interval_source: String,
+    /// Segments rebuilt.
+    pub segments: usize,
+}
+
+impl From<&super::recover::PartitionRecovery> for PartitionLine {
+    fn from(r: &super::recover::PartitionRecovery) -> PartitionLine {
+        PartitionLine {
+            partition: r.dir.display().to_string(),
+            result: PartitionResult::Recovered(Recovered {
+                bytes_removed: r.cut.as_ref().map(|c| c.2),
+                cut_field: r.cut_field.map(|f| f.kafka_name()),
+                cut_file: r.cut.as_ref().map(|c| c.0.display().to_string()),
+                cut_position: r.cut.as_ref().map(|c| c.1),
+                index_interval_bytes: r.interval.0,
+                index_interval_source: r.interval.1.clone(),
+                log_end_offset: r.log_end,
+                rolled_at: r.rolled_at,
+                segments_recovered: r.segments_recovered,
+                segments_removed: r.segments_removed,
+            }),
+        }
+    }
+}
+
+impl From<&super::reindex::PartitionReindex> for PartitionLine {
+    fn from(r: &super::reindex::PartitionReindex) -> PartitionLine {
+        PartitionLine {
+            partition: r.dir.display().to_string(),
+            result: PartitionResult::Reindexed(Reindexed {
+                files_changed: r.files_changed,
+                index_interval_bytes: r.interval.0,
+                index_interval_source: r.interval.1.clone(),
+                segments: r.segments,
+            }),
+        }
+    }
+}
+
+/// `-` for what is not there.
+fn or_dash<T: ToString>(v: Option<T>) -> String {
+    v.map_or_else(|| "-".to_string(), |v| v.to_string())
 }
 
 impl Report for PartitionLine {
     const TYPE: &'static str = "partition";
 
     fn show(&self) -> Shown {
-        let p = self;
-        let get = |k: &str| p.fields.get(k).filter(|v| !v.is_null());
-        let text = |k: &str| {
-            get(k).map_or_else(|| "-".to_string(), |v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
-        };
-        let interval = format!("{} ({})", text("index_interval_bytes"), text("index_interval_source"));
-        if p.fields.contains_key("segments_recovered") {
-            let cut = match get("cut_file") {
-                None => "-".to_string(),
-                Some(_) => {
-                    let field = get("cut_field").map(|_| format!(", wrong {}", text("cut_field"))).unwrap_or_default();
-                    format!(
-                        "{} at byte {} ({} byte(s){field})",
-                        text("cut_file"),
-                        text("cut_position"),
-                        text("bytes_removed")
-                    )
-                }
-            };
-            let header =
-                &["PARTITION", "RECOVERED", "CUT", "SEGMENTS REMOVED", "LOG END", "ROLLED AT", "INDEX INTERVAL"];
-            let row = vec![
-                p.partition.clone(),
-                format!("{} segment(s)", text("segments_recovered")),
-                cut,
-                text("segments_removed"),
-                text("log_end_offset"),
-                text("rolled_at"),
-                interval,
-            ];
-            Shown::Row(header, row)
-        } else {
-            let header = &["PARTITION", "SEGMENTS", "FILES CHANGED", "INDEX INTERVAL"];
-            let row = vec![p.partition.clone(), text("segments"), text("files_changed"), interval];
-            Shown::Row(header, row)
+        match &self.result {
+            PartitionResult::Recovered(r) => {
+                let cut = match (&r.cut_file, r.cut_position, r.bytes_removed) {
+                    (Some(file), position, removed) => {
+                        let field = r.cut_field.map(|f| format!(", wrong {f}")).unwrap_or_default();
+                        format!("{file} at byte {} ({} byte(s){field})", or_dash(position), or_dash(removed))
+                    }
+                    (None, ..) => "-".to_string(),
+                };
+                let header =
+                    &["PARTITION", "RECOVERED", "CUT", "SEGMENTS REMOVED", "LOG END", "ROLLED AT", "INDEX INTERVAL"];
+                let row = vec![
+                    self.partition.clone(),
+                    format!("{} segment(s)", r.segments_recovered),
+                    cut,
+                    r.segments_removed.to_string(),
+                    r.log_end_offset.to_string(),
+                    or_dash(r.rolled_at),
+                    format!("{} ({})", r.index_interval_bytes, r.index_interval_source),
+                ];
+                Shown::Row(header, row)
+            }
+            PartitionResult::Reindexed(r) => {
+                let header = &["PARTITION", "SEGMENTS", "FILES CHANGED", "INDEX INTERVAL"];
+                let row = vec![
+                    self.partition.clone(),
+                    r.segments.to_string(),
+                    r.files_changed.to_string(),
+                    format!("{} ({})", r.index_interval_bytes, r.index_interval_source),
+                ];
+                Shown::Row(header, row)
+            }
         }
     }
 }
