@@ -16,8 +16,8 @@ use anyhow::Context;
 use clap::Args;
 use logfmt::partition::{LogDir, Partition, Targets};
 use logfmt::report::{grouped, human_bytes};
+use logfmt::schedule;
 use logfmt::stats::{self, Histogram, Stats, Timeline};
-use rayon::prelude::*;
 
 use crate::args::{GlobalOpts, LimitArgs};
 use crate::exit::Status;
@@ -79,37 +79,26 @@ pub fn run(global: &GlobalOpts, args: &StatsArgs) -> anyhow::Result<Status> {
         let t = Targets::of(path, &limits).with_context(|| path.display().to_string())?.live();
         groups.push(Group { path: path.clone(), is_log_dir: t.is_log_dir, log_dir: t.log_dir, dirs: t.partitions });
     }
-    let work: Vec<(Arc<LogDir>, &PathBuf)> =
-        groups.iter().flat_map(|g| g.dirs.iter().map(|d| (Arc::clone(&g.log_dir), d))).collect();
-    // the bar counts what is read: the segments
-    let total_bytes: u64 = work.iter().map(|(_, d)| logfmt::logdir::segment_bytes(d)).sum();
+    // each partition with the bytes of its segments (what the bar counts)
+    let work: Vec<((Arc<LogDir>, &PathBuf), u64)> = groups
+        .iter()
+        .flat_map(|g| g.dirs.iter().map(|d| ((Arc::clone(&g.log_dir), d), logfmt::logdir::segment_bytes(d))))
+        .collect();
+    let total_bytes: u64 = work.iter().map(|(_, size)| size).sum();
+    let dirs: Vec<&PathBuf> = work.iter().map(|((_, d), _)| *d).collect();
     let progress = Progress::new(total_bytes, global.quiet);
-    let one = |(ld, dir): &(Arc<LogDir>, &PathBuf)| -> anyhow::Result<Stats> {
-        let p = Partition::open_with(dir, &ld.checkpoints).with_context(|| dir.display().to_string())?;
-        stats::partition_stats(&p, ld, &opts, &mut |n| progress.inc(n)).with_context(|| dir.display().to_string())
+    // on `logfmt::schedule`'s pool: a partition the memory budget refused
+    // while other threads held memory is read again alone, so the numbers
+    // do not depend on timing
+    let one = |(ld, dir): &(Arc<LogDir>, &PathBuf), _: schedule::Pass| -> logfmt::Result<Stats> {
+        let p = Partition::open_with(dir, &ld.checkpoints)?;
+        stats::partition_stats(&p, ld, &opts, &mut |n| progress.inc(n))
     };
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
-    let mut results: Vec<anyhow::Result<Stats>> = pool.install(|| work.par_iter().map(one).collect());
-    // a partition the memory budget refused while other threads held memory
-    // is read again alone, so the numbers do not depend on timing
-    let refused = |r: &anyhow::Result<Stats>| {
-        r.as_ref()
-            .err()
-            .and_then(|e| e.downcast_ref::<logfmt::Error>())
-            .is_some_and(|e| e.class() == logfmt::ErrorClass::Memory)
-    };
-    if results.iter().any(refused) {
-        pool.broadcast(|_| logfmt::compression::release_thread_caches());
-        for (r, w) in results.iter_mut().zip(&work) {
-            if refused(r) {
-                *r = one(w);
-            }
-        }
-    }
+    let results = schedule::run(work, threads, one)?;
+    let mut results = results.into_iter().zip(dirs).map(|(r, dir)| r.with_context(|| dir.display().to_string()));
     progress.finish();
 
     let mut out = Output::new(BufWriter::new(io::stdout().lock()), global.format);
-    let mut results = results.into_iter();
     let mut total = Stats::empty(Path::new("total"), "total");
     let mut partitions = Vec::new();
     let mut last_sum = None;

@@ -14,8 +14,8 @@ use std::sync::Arc;
 use logfmt::KafkaVersion as Version;
 use logfmt::logdir::{self, LogDirEntry, Target};
 use logfmt::partition::LogDir;
+use logfmt::schedule::{self, Pass};
 use logfmt::verify::{self, Kind, Options, Report, Severity, StartPlanLine, VerifySummaryLine};
-use rayon::prelude::*;
 
 use clap::{Args, ValueEnum};
 
@@ -187,70 +187,34 @@ pub fn run(global: &GlobalOpts, args: &VerifyArgs) -> anyhow::Result<Status> {
     Ok(status)
 }
 
-/// Check every unit on `threads` threads, reports in the order given.
+/// Check every unit on `threads` threads (`logfmt::schedule`: the largest
+/// first, read-ahead where cores would idle, a unit the memory budget
+/// refused checked again alone), reports in the order given.
 fn check_units(units: Vec<Unit>, opts: Options, threads: usize, progress: &Progress) -> anyhow::Result<Vec<Report>> {
-    // Partitions run in parallel; inside one, read-ahead and batch-parallel
-    // checking only pay (and only cost memory) when cores would be idle.
-    // A partition larger than a thread's share of the bytes is also read
-    // ahead and checked batch-parallel, or it would finish alone on one core;
-    // the largest start first (longest-processing-time order) so the small
-    // ones fill in around them.
-    let partitions = units.iter().filter(|u| !matches!(u, Unit::Done(_))).count();
-    let sizes: Vec<u64> = units.iter().map(size_of).collect();
-    let total: u64 = sizes.iter().sum();
-    let share = total.checked_div(threads as u64).unwrap_or(total);
-    let mut order: Vec<(usize, Unit, Options)> = units
-        .into_iter()
-        .enumerate()
-        .map(|(i, u)| {
-            let read_ahead = partitions < threads || sizes.get(i).is_some_and(|s| *s > share);
-            (i, u, Options { read_ahead, ..opts })
-        })
-        .collect();
-    order.sort_by_key(|(i, ..)| std::cmp::Reverse(sizes.get(*i).copied().unwrap_or(0)));
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
-    let check = |u: &Unit, opts: &Options| {
-        let inc = |n: u64| progress.inc(n);
+    // reports already made stay where they are; the rest is scheduled
+    let mut reports: Vec<Option<Report>> = Vec::new();
+    let mut work: Vec<(Unit, u64)> = Vec::new();
+    for u in units {
         match u {
-            Unit::Done(_) => None,
-            Unit::Partition(d, log_dir) => Some(verify::check_partition(d, log_dir, opts, &inc)),
-            Unit::File(f) => Some(verify::check_file(f, opts, &inc)),
-        }
-    };
-    let mut done: Vec<(usize, Report, Option<Unit>)> = pool.install(|| {
-        order
-            .into_par_iter()
-            .with_max_len(1)
-            .map(|(i, u, opts)| match check(&u, &opts) {
-                None => match u {
-                    Unit::Done(r) => (i, r, None),
-                    _ => (i, Report::default(), None),
-                },
-                Some(r) => {
-                    let refused = r.findings.iter().any(|f| f.kind == Kind::MemoryBudget);
-                    (i, r, refused.then_some(u))
-                }
-            })
-            .collect()
-    });
-    // A unit the budget refused while other threads held memory is checked
-    // again alone (nothing else held, nothing read ahead), so what is
-    // reported does not depend on timing; what still does not fit is
-    // reported (`memory_budget`).
-    if done.iter().any(|(.., redo)| redo.is_some()) {
-        pool.broadcast(|_| logfmt::compression::release_thread_caches());
-        let alone = Options { read_ahead: false, ..opts };
-        for (_, r, redo) in &mut done {
-            if let Some(u) = redo.take()
-                && let Some(again) = check(&u, &alone)
-            {
-                *r = again;
+            Unit::Done(r) => reports.push(Some(r)),
+            u => {
+                reports.push(None);
+                let size = size_of(&u);
+                work.push((u, size));
             }
         }
     }
-    // reported in the order given
-    done.sort_by_key(|(i, ..)| *i);
-    Ok(done.into_iter().map(|(_, r, _)| r).collect())
+    let check = |u: &Unit, pass: Pass| {
+        let opts = Options { read_ahead: pass.read_ahead(), ..opts };
+        let inc = |n: u64| progress.inc(n);
+        match u {
+            Unit::Done(_) => Report::default(),
+            Unit::Partition(d, log_dir) => verify::check_partition(d, log_dir, &opts, &inc),
+            Unit::File(f) => verify::check_file(f, &opts, &inc),
+        }
+    };
+    let mut checked = schedule::run(work, threads, check)?.into_iter();
+    Ok(reports.into_iter().map(|r| r.or_else(|| checked.next()).unwrap_or_default()).collect())
 }
 
 #[derive(Args, Debug)]

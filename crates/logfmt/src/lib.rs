@@ -82,6 +82,7 @@ pub mod properties;
 pub mod report;
 pub mod rules;
 pub mod sanity;
+pub mod schedule;
 pub mod snapshot;
 pub mod spec;
 pub mod stats;

@@ -445,6 +445,13 @@ pub struct Report {
     pub start: StartTally,
 }
 
+impl crate::schedule::Refusal for Report {
+    /// A `memory_budget` finding: the budget refused part of the check.
+    fn refused_by_budget(&self) -> bool {
+        self.findings.iter().any(|f| f.kind == Kind::MemoryBudget)
+    }
+}
+
 /// Collects findings, listing each (file, kind) at most `cap` times.
 pub(crate) struct Findings {
     list: Vec<Finding>,
