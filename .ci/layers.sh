@@ -1,15 +1,68 @@
 #!/usr/bin/env bash
-# The layers the compiler does not enforce, checked: the CLI asks the
-# libraries' command modules (logfmt::groups, logfmt::verify, logwrite::repair,
-# ...), never Kafka's rules directly - a rule the CLI named would be one a
-# command re-derives beside the library. Fails with the lines that do.
+# The layers the compiler does not enforce, checked. Fails with the lines
+# that cross one.
+#
+# 1. The CLI asks the libraries' command modules (logfmt::groups,
+#    logfmt::verify, logwrite::repair, ...), never Kafka's rules directly: a
+#    rule the CLI named would be one a command re-derives beside the library.
+# 2. logfmt's layers are its folders, lowest first: util, format, model,
+#    rules, command. A file names (`crate::X`) only modules of its own layer
+#    or lower ones; and `rules` implements no `Report` (how a rule's answer
+#    reads is the commands' business).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# code lines (not comments) of crates/cli that name `rules::`
-bad=$(grep -rnE --include='*.rs' '\brules::' crates/cli | grep -vE '^[^:]+:[0-9]+:\s*//' || true)
+status=0
+# code lines (not comments) of the files given that match a pattern
+code() { # PATTERN FILE...
+  grep -nE "$1" "${@:2}" /dev/null | grep -vE '^[^:]+:[0-9]+:\s*//' || true
+}
+
+bad=$(code '\brules::' $(find crates/cli -name '*.rs'))
 if [ -n "$bad" ]; then
   echo "crates/cli names logfmt's rules (ask a command module of the library instead):" >&2
   echo "$bad" >&2
-  exit 1
+  status=1
+else
+  echo "layers: crates/cli names no rule"
 fi
-echo "layers: crates/cli names no rule"
+
+src=crates/logfmt/src
+layers=(util format model rules command)
+declare -A rank=()
+for i in "${!layers[@]}"; do
+  l=${layers[$i]}
+  rank[$l]=$i
+  # the modules of the layer (files and folders in it; each is re-exported
+  # at the crate root, so `crate::batch` is format's) rank as it does;
+  # rules' own are named through it (`crate::rules::log`)
+  [ "$l" = rules ] && continue
+  for m in "$src/$l"/*; do
+    m=$(basename "$m" .rs)
+    [ "$m" = mod ] || rank[$m]=$i
+  done
+done
+crossed=0
+for l in "${layers[@]}"; do
+  while IFS= read -r line; do
+    [ -n "$line" ] || continue
+    for m in $(grep -oE 'crate::[a-z_]+' <<<"${line#*:*:}" | sed 's/crate:://' | sort -u); do
+      r=${rank[$m]:-}
+      if [ -n "$r" ] && [ "$r" -gt "${rank[$l]}" ]; then
+        echo "  $line  (layer $l names $m, of layer ${layers[$r]})" >&2
+        crossed=1
+      fi
+    done
+  done < <(code 'crate::[a-z_]+' $(find "$src/$l" -name '*.rs'))
+done
+presenting=$(code 'impl\b.*\bReport\b.*\bfor\b' $(find "$src/rules" -name '*.rs'))
+if [ -n "$presenting" ]; then
+  echo "  $presenting  (rules implements Report: presentation is the commands')" >&2
+  crossed=1
+fi
+if [ $crossed = 1 ]; then
+  echo "logfmt: a layer names a higher one (util < format < model < rules < command):" >&2
+  status=1
+else
+  echo "layers: logfmt's util < format < model < rules < command hold"
+fi
+exit $status

@@ -20,7 +20,7 @@ use logwrite::repair::{Change, Changes, DryRun, Note, reindex, truncate};
 
 use clap::Args;
 
-use logwrite::repair::lines::{ChangeLine, PartitionLine, RepairLine};
+use logwrite::repair::lines::{ChangeLine, LossLine, PartitionLine, RepairLine};
 
 use crate::args::{GlobalOpts, IntervalArgs, LimitArgs, WriteArgs, parse_offset, parse_size, parse_time};
 use crate::exit::Status;
@@ -82,7 +82,7 @@ const CHANGES_LISTED: usize = 30;
 fn emit_changes(out: &mut Out, changes: &[Change], notes: &[Note], details: bool, log_dir: &str) -> io::Result<()> {
     for n in notes {
         match n {
-            Note::Loss(l) => out.report(l)?,
+            Note::Loss(l) => out.report(&LossLine(l))?,
             Note::Info { path, message } => {
                 let file = path.display().to_string();
                 out.report(&NoteLine { file: &file, message: message.clone() })?

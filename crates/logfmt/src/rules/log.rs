@@ -523,31 +523,6 @@ impl serde::Serialize for Loss {
     }
 }
 
-impl crate::report::Report for Loss {
-    const TYPE: &'static str = "loss";
-    fn show(&self) -> crate::report::Shown {
-        use crate::report::iso_time;
-        let epochs = self.epochs.iter().map(i32::to_string).collect::<Vec<_>>().join(",");
-        let mut s = format!(
-            "  {}: loses offsets {} ({} record(s) in {} batch(es), {}; leader epoch(s) {}; {} to {})",
-            self.partition.display(),
-            crate::report::offset_range(self.from_offset, self.to_offset.saturating_sub(1)),
-            self.records,
-            self.batches,
-            crate::report::human_bytes(self.bytes),
-            if epochs.is_empty() { "-".into() } else { epochs },
-            iso_time(self.first_timestamp),
-            iso_time(self.last_timestamp)
-        );
-        if self.latest_epoch_lost {
-            s.push_str(
-                "\n  WARNING: these records were written in the latest leader epoch: they may have been acknowledged (KIP-101)",
-            );
-        }
-        crate::report::Shown::Text(s)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

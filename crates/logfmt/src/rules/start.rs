@@ -316,7 +316,7 @@ pub fn pending_markers(
     let checkpoints = crate::partition::LogDirCheckpoints::read(log_dir, limits);
     let mut out: std::collections::HashMap<(String, i32), Vec<String>> = std::collections::HashMap::new();
     for (name, dir) in crate::logdir::live_partitions(log_dir)? {
-        if name.topic != crate::internal::TRANSACTION_STATE_TOPIC {
+        if name.topic != crate::spec::names::TRANSACTION_STATE_TOPIC {
             continue;
         }
         // each transactional id lives in one coordinator partition
@@ -339,7 +339,7 @@ pub fn pending_markers(
 /// transaction markers of `ids` in a data partition, the coordinator's own
 /// records in a `__transaction_state` one ([`pending_markers`]).
 pub fn written_on_start(topic: &str, ids: &[String]) -> String {
-    if topic == crate::internal::TRANSACTION_STATE_TOPIC {
+    if topic == crate::spec::names::TRANSACTION_STATE_TOPIC {
         format!("after the record(s) the transaction coordinator then writes: {}", ids.join(", "))
     } else {
         format!("after the transaction marker(s) the coordinator then writes for {}", ids.join(", "))

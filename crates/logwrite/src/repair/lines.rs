@@ -144,6 +144,39 @@ impl Report for PartitionLine {
     }
 }
 
+/// Records a change would lose (`loss`): a `rules::log::Loss`, printed
+/// (the rules say what is lost; how it reads is the repairs' own).
+#[derive(Serialize)]
+#[serde(transparent)]
+pub struct LossLine<'a>(pub &'a logfmt::rules::log::Loss);
+
+impl Report for LossLine<'_> {
+    const TYPE: &'static str = "loss";
+
+    fn show(&self) -> Shown {
+        use logfmt::report::{human_bytes, iso_time, offset_range};
+        let l = self.0;
+        let epochs = l.epochs.iter().map(i32::to_string).collect::<Vec<_>>().join(",");
+        let mut s = format!(
+            "  {}: loses offsets {} ({} record(s) in {} batch(es), {}; leader epoch(s) {}; {} to {})",
+            l.partition.display(),
+            offset_range(l.from_offset, l.to_offset.saturating_sub(1)),
+            l.records,
+            l.batches,
+            human_bytes(l.bytes),
+            if epochs.is_empty() { "-".into() } else { epochs },
+            iso_time(l.first_timestamp),
+            iso_time(l.last_timestamp)
+        );
+        if l.latest_epoch_lost {
+            s.push_str(
+                "\n  WARNING: these records were written in the latest leader epoch: they may have been acknowledged (KIP-101)",
+            );
+        }
+        Shown::Text(s)
+    }
+}
+
 /// A repair's outcome (`repair`).
 #[derive(Serialize)]
 pub struct RepairLine {

@@ -39,12 +39,7 @@ pub enum Decoder {
     ClusterMetadata,
 }
 
-/// `__consumer_offsets`.
-pub const CONSUMER_OFFSETS_TOPIC: &str = "__consumer_offsets";
-/// `__transaction_state`.
-pub const TRANSACTION_STATE_TOPIC: &str = "__transaction_state";
-/// `__share_group_state`.
-pub const SHARE_GROUP_STATE_TOPIC: &str = "__share_group_state";
+pub use crate::spec::names::{CONSUMER_OFFSETS_TOPIC, SHARE_GROUP_STATE_TOPIC, TRANSACTION_STATE_TOPIC};
 
 impl Decoder {
     /// The decoder for a topic's records, if it is an internal topic.

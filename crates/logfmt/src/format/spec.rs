@@ -211,4 +211,10 @@ pub mod names {
     pub const LOCK: &str = ".lock";
     /// The KRaft metadata log's topic.
     pub const CLUSTER_METADATA_TOPIC: &str = "__cluster_metadata";
+    /// The group coordinator's topic.
+    pub const CONSUMER_OFFSETS_TOPIC: &str = "__consumer_offsets";
+    /// The transaction coordinator's topic.
+    pub const TRANSACTION_STATE_TOPIC: &str = "__transaction_state";
+    /// The share coordinator's topic.
+    pub const SHARE_GROUP_STATE_TOPIC: &str = "__share_group_state";
 }
