@@ -10,9 +10,7 @@ use logfmt::index::{IndexTail, OffsetIndexEntry, TimeIndexEntry, TxnIndexEntry};
 use logfmt::report::WithFile;
 use serde::Serialize;
 
-use crate::output::{
-    Emit, Field, JsonName, NoteLine, Skip, TableSink, clip, decoded_text, fmt_time, json_field, json_int, json_str,
-};
+use crate::output::{Emit, Field, JsonName, NoteLine, Skip, TableSink, clip, fmt_time, json_field, json_int, json_str};
 
 /// A JSON `file` line: what follows concerns this file.
 #[derive(Serialize)]
@@ -255,7 +253,7 @@ fn batch_row(b: &BatchLine<'_>) -> Vec<String> {
 fn record_row(r: &RecordLine<'_>) -> Vec<String> {
     let mut detail = Vec::new();
     if let Some(c) = &r.control {
-        detail.push(crate::output::control_text(c));
+        detail.push(control_text(c));
     } else if let Some(d) = &r.decoded {
         detail.push(decoded_text(d));
     } else {
@@ -391,6 +389,69 @@ impl Emit for Line<'_> {
             )),
         }
     }
+}
+
+/// A decoded internal record in one line: its type, its key's fields, then
+/// its value's (nested lists as counts), e.g.
+/// `OffsetCommit group=g topic=t partition=0 -> offset=68 leaderEpoch=-1 ...`.
+fn decoded_text(d: &serde_json::Value) -> String {
+    use serde_json::Value;
+    fn fields(v: &Value, out: &mut Vec<String>) {
+        if let Value::Object(o) = v {
+            for (k, v) in o {
+                out.push(match v {
+                    Value::String(s) => format!("{k}={}", clip(s)),
+                    Value::Array(a) => format!("{k}=[{}]", a.len()),
+                    Value::Object(_) => format!("{k}={{…}}"),
+                    other => format!("{k}={other}"),
+                });
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let kind = d.get("record").or_else(|| d.get("type")).map(|t| t.as_str().map_or(t.to_string(), str::to_string));
+    out.extend(kind);
+    if let Some(data) = d.get("data") {
+        // a metadata record
+        fields(data, &mut out);
+    } else {
+        fields(d.get("key").unwrap_or(&Value::Null), &mut out);
+        match d.get("value") {
+            Some(Value::Null) => out.push("-> <tombstone>".into()),
+            Some(v) => {
+                out.push("->".into());
+                fields(v, &mut out);
+            }
+            None => {}
+        }
+    }
+    if let Some(e) = d.get("error").and_then(Value::as_str) {
+        out.push(format!("(not decoded: {e})"));
+    }
+    out.join(" ")
+}
+
+/// A control record in words: `control commit coordinator_epoch=3`
+/// (its JSON object's `type`, then its other fields).
+fn control_text(c: &serde_json::Value) -> String {
+    let mut out = vec!["control".to_string()];
+    match c {
+        serde_json::Value::Object(o) => {
+            if let Some(t) = o.get("type") {
+                out.push(t.as_str().map_or_else(|| t.to_string(), str::to_string));
+            }
+            for (k, v) in o.iter().filter(|(k, _)| *k != "type") {
+                out.push(match v {
+                    serde_json::Value::String(s) => format!("{k}={}", clip(s)),
+                    serde_json::Value::Array(a) => format!("{k}=[{}]", a.len()),
+                    serde_json::Value::Object(_) => format!("{k}={{…}}"),
+                    other => format!("{k}={other}"),
+                });
+            }
+        }
+        other => out.push(other.to_string()),
+    }
+    out.join(" ")
 }
 
 #[cfg(test)]
