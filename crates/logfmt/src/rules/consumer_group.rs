@@ -352,6 +352,15 @@ fn current_record(group: &str, m: &M) -> GroupRecord {
     GroupRecord::ConsumerGroupCurrentMemberAssignment(key, Some(value))
 }
 
+fn target_record(group: &str, member: &str, target: &Target) -> GroupRecord {
+    let list =
+        target.iter().map(|(t, ps)| TargetPartitions { topic_id: t.clone(), partitions: ps.iter().copied().collect() });
+    GroupRecord::ConsumerGroupTargetAssignmentMember(
+        ConsumerGroupTargetAssignmentMemberKey { group_id: group.into(), member_id: member.into() },
+        Some(ConsumerGroupTargetAssignmentMemberValue { topic_partitions: list.collect() }),
+    )
+}
+
 fn epoch_record(group: &str, epoch: i32, hash: i64) -> GroupRecord {
     let key = ConsumerGroupMetadataKey { group_id: group.into() };
     GroupRecord::ConsumerGroupMetadata(key, Some(ConsumerGroupMetadataValue { epoch, metadata_hash: hash }))
@@ -681,7 +690,7 @@ impl<'a> G<'a> {
     /// The member a heartbeat is of, checked (`getOrMaybeSubscribe*ConsumerGroupMember`,
     /// `throwIfConsumerGroupMemberEpochIsInvalid`), and the static member it
     /// replaces.
-    fn member_for(&self, hb: &Heartbeat, member_id: &str) -> Result<(M, Option<&M>), Refused> {
+    fn member_for(&self, hb: &Heartbeat, member_id: &str) -> Result<(M, Option<String>), Refused> {
         let joining = hb.member_epoch == 0;
         let group = &hb.group_id;
         if let (Some(instance), Some(m)) = (&hb.instance_id, self.members.get(member_id))
@@ -701,10 +710,12 @@ impl<'a> G<'a> {
                         );
                         return Err(refused(code::UNRELEASED_INSTANCE_ID, message));
                     }
+                    // the member copied with its new id, epoch 0
+                    // (`ConsumerGroupMember.Builder(member, memberId)`)
                     Some(p) => {
                         let mut m = p.clone();
-                        (m.id, m.epoch) = (member_id.to_string(), 0);
-                        (m, Some(p))
+                        (m.id, m.epoch, m.previous_epoch) = (member_id.to_string(), 0, 0);
+                        (m, Some(p.id.clone()))
                     }
                     None => (M::new(member_id), None),
                 }
@@ -734,7 +745,6 @@ impl<'a> G<'a> {
         members: &BTreeMap<String, M>,
         epoch: i32,
         member_id: &str,
-        replaced: Option<&M>,
         records: &mut Vec<GroupRecord>,
     ) -> (i32, Target) {
         if self.assignment_epoch >= epoch {
@@ -742,21 +752,10 @@ impl<'a> G<'a> {
         }
         let subscriptions: BTreeMap<String, BTreeSet<String>> =
             members.iter().map(|(id, m)| (id.clone(), m.topics.clone())).collect();
-        let mut old = self.targets.clone();
-        if let Some(t) = replaced.and_then(|p| old.remove(&p.id)) {
-            old.insert(member_id.to_string(), t);
-        }
-        let new = uniform(&subscriptions, &old, self.topics);
+        let new = uniform(&subscriptions, &self.targets, self.topics);
         for (id, t) in &new {
             if self.targets.get(id) != Some(t) {
-                let list = t.iter().map(|(tid, ps)| TargetPartitions {
-                    topic_id: tid.clone(),
-                    partitions: ps.iter().copied().collect(),
-                });
-                records.push(GroupRecord::ConsumerGroupTargetAssignmentMember(
-                    ConsumerGroupTargetAssignmentMemberKey { group_id: self.id.into(), member_id: id.clone() },
-                    Some(ConsumerGroupTargetAssignmentMemberValue { topic_partitions: list.collect() }),
-                ));
+                records.push(target_record(self.id, id, t));
             }
         }
         records.push(GroupRecord::ConsumerGroupTargetAssignmentMetadata(
@@ -812,7 +811,7 @@ pub fn heartbeat(
     {
         return Err(refused(code::GROUP_ID_NOT_FOUND, format!("Group {} is not a consumer group.", hb.group_id)));
     }
-    let g = G::of(&hb.group_id, group, topics, now_ms);
+    let mut g = G::of(&hb.group_id, group, topics, now_ms);
     if hb.member_epoch == LEAVE_EPOCH || hb.member_epoch == LEAVE_STATIC_EPOCH {
         return leave(group, &g, hb);
     }
@@ -822,7 +821,19 @@ pub fn heartbeat(
     }
     let member_id = if hb.member_id.is_empty() { new_id() } else { hb.member_id.clone() };
     let (member, replaced) = g.member_for(hb, &member_id)?;
-    let mut records: Vec<GroupRecord> = replaced.iter().flat_map(|p| g.remove(&p.id)).collect();
+    let mut records: Vec<GroupRecord> = Vec::new();
+    if let Some(old) = replaced {
+        // `replaceMember`: the old member removed, the new one written with
+        // the old one's target and current assignment
+        records.extend(g.remove(&old));
+        let target = g.targets.remove(&old).unwrap_or_default();
+        records.push(member_record(&hb.group_id, &member));
+        records.push(target_record(&hb.group_id, &member_id, &target));
+        records.push(current_record(&hb.group_id, &member));
+        g.members.remove(&old);
+        g.members.insert(member_id.clone(), member.clone());
+        g.targets.insert(member_id.clone(), target);
+    }
     // 1. the member
     let updated = member.updated(hb);
     let is_new = !g.members.contains_key(&member_id);
@@ -832,9 +843,6 @@ pub fn heartbeat(
     }
     // 2. the group epoch
     let mut members = g.members.clone();
-    if let Some(p) = replaced {
-        members.remove(&p.id);
-    }
     members.insert(member_id.clone(), updated.clone());
     let hash = metadata_hash(members.values().flat_map(|m| m.topics.iter()), topics);
     let mut epoch = g.epoch;
@@ -843,7 +851,7 @@ pub fn heartbeat(
         records.push(epoch_record(&hb.group_id, epoch, hash));
     }
     // 3. the target assignment
-    let (target_epoch, target) = g.target(&members, epoch, &member_id, replaced, &mut records);
+    let (target_epoch, target) = g.target(&members, epoch, &member_id, &mut records);
     // 4. the member's reconciliation
     let subscribed_ids: BTreeSet<String> =
         updated.topics.iter().filter_map(|n| topics.get(n)).map(|(id, _)| id.clone()).collect();
@@ -904,6 +912,10 @@ fn leave(group: Option<&Group>, g: &G, hb: &Heartbeat) -> Result<Outcome, Refuse
                 // its session times out
                 let mut left = m.clone();
                 left.epoch = LEAVE_STATIC_EPOCH;
+                // (its partitions' assignment epochs reset to 0, so the
+                // instance's next member has them from epoch 0)
+                left.revoking.clear();
+                left.assigned.values_mut().flat_map(|ps| ps.values_mut()).for_each(|e| *e = 0);
                 return Ok((vec![current_record(&hb.group_id, &left)], answer));
             }
             m
@@ -1052,6 +1064,29 @@ mod tests {
         send(&mut gs, &hb("a", LEAVE_EPOCH, None));
         assert_eq!(gs.groups["g"].generation, 4);
         assert_eq!(gs.groups["g"].members.len(), 1);
+    }
+
+    /// A static member that leaves for a while (epoch -2) keeps its
+    /// partitions; the instance's next member takes them over without a
+    /// rebalance (`replaceMember`); a second member of a held instance is
+    /// refused.
+    #[test]
+    fn a_static_member_is_replaced_without_a_rebalance() {
+        let mut gs = Groups::default();
+        let with_instance =
+            |member: &str, epoch: i32| Heartbeat { instance_id: Some("i1".into()), ..hb(member, epoch, None) };
+        let a = send(&mut gs, &with_instance("a", 0));
+        assert_eq!((a.member_epoch, parts(&a)), (2, vec![0, 1, 2, 3]));
+        let left = send(&mut gs, &with_instance("a", LEAVE_STATIC_EPOCH));
+        assert_eq!(left.member_epoch, LEAVE_STATIC_EPOCH);
+        assert_eq!(gs.groups["g"].members["a"].member_epoch, Some(LEAVE_STATIC_EPOCH));
+        let b = send(&mut gs, &with_instance("b", 0));
+        assert_eq!((b.member_epoch, parts(&b)), (2, vec![0, 1, 2, 3]), "the same partitions, no new epoch");
+        let g = &gs.groups["g"];
+        assert_eq!((g.generation, g.members.len(), g.state()), (2, 1, "Stable"));
+        assert!(g.targets.contains_key("b") && !g.targets.contains_key("a"));
+        let refused = heartbeat(gs.groups.get("g"), &with_instance("c", 0), &topics(), 1, String::new).unwrap_err();
+        assert_eq!(refused.code, code::UNRELEASED_INSTANCE_ID);
     }
 
     /// The hashes Kafka 4.3.1 wrote in the kafka4 fixture's
