@@ -371,22 +371,7 @@ pub enum Decode {
 }
 
 /// A half-open offset range `[start, end)`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct OffsetRange {
-    pub start: i64,
-    pub end: i64,
-}
-
-impl OffsetRange {
-    pub fn contains(&self, offset: i64) -> bool {
-        offset >= self.start && offset < self.end
-    }
-
-    /// Does `[first, last]` meet the range?
-    pub fn overlaps(&self, first: i64, last: i64) -> bool {
-        first < self.end && last >= self.start
-    }
-}
+pub use logfmt::dump::OffsetRange;
 
 fn parse_regex(s: &str) -> Result<regex::bytes::Regex, String> {
     regex::bytes::Regex::new(s).map_err(|e| e.to_string())

@@ -6,13 +6,17 @@
 #   1. a topic of 4 partitions gets 400 keyed records; console consumer A
 #      joins group cg-848 and reads them (every partition); consumer B
 #      joins (A revokes two partitions, B gets them); 100 more records are
-#      read by the two; B leaves (SIGTERM): A gets all four again;
+#      read by the two; B leaves (SIGTERM): A gets all four again; a
+#      static member (group.instance.id) joins, leaves for a while (its
+#      close sends epoch -2) and returns as a new member of the instance,
+#      keeping its partitions without a new epoch;
 #   2. after each step the group as `kafka-consumer-groups --describe
 #      --state --verbose` and `--members --verbose` show it - state,
 #      assignor, group and target assignment epochs, member count, each
 #      member's partition count and epochs - is the same from both brokers,
 #      and the committed offsets at the end too (500 records in all);
-#   3. logtool broker stops with A still a member (A is then killed);
+#   3. logtool broker stops with A and the static member still members
+#      (they are then killed);
 #      `logtool groups` reads the group as the describe showed it; Kafka
 #      4.3.1 starts on the dir, `kafka-features upgrade --feature
 #      group.version=1` (the dir is a 3.9 cluster's), and it describes the
@@ -48,10 +52,12 @@ settle() { # BOOTSTRAP WANT OUT
   described "$1" >"$3"
   [ "$(cat "$3")" = "$2" ] || { cat "$3" >&2; die "the group is not: $2"; }
 }
-consumer() { # BOOTSTRAP OUT: a console consumer of cg-848 in the background, its pid in $consumer_pid
+consumer() { # BOOTSTRAP OUT [PROPERTY...]: a console consumer of cg-848 in the background, its pid in $consumer_pid
+  local props=() p
+  for p in "${@:3}"; do props+=(--consumer-property "$p"); done
   # (java itself, not a function's subshell: its pid is the one stopped)
   java -Xmx384m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$KAFKA_LIBS/*" org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server "$1" --topic k848 --group cg-848 \
-    --consumer-property group.protocol=consumer --consumer-property client.id="$(basename "$2")" \
+    --consumer-property group.protocol=consumer --consumer-property client.id="$(basename "$2")" "${props[@]}" \
     --from-beginning --property print.key=true >"$2" 2>"$2.err" &
   consumer_pid=$!
   KAFKA_PIDS+=("$consumer_pid")
@@ -91,7 +97,19 @@ member 4 4 4" "$work/$n.3"
     [ $i -ge 20 ] && { cat "$work/$n.offsets" >&2; die "$n: the committed offsets do not reach 500 records"; }
     sleep 1; i=$((i + 1))
   done
-  log "$n: A read 400, B joined (A revoked two), 100 more read by both, B left; the group: $(paste -sd' ' "$work/$n.3")"
+  # a static member (group.instance.id) joins, leaves for a while (its
+  # close sends epoch -2: it keeps its partitions) and comes back as a new
+  # member of the same instance: no new epoch, the same partitions
+  consumer "$b" "$work/$n.c" group.instance.id=static-1
+  settle "$b" "state uniform Stable 5 5 2
+member 2 5 5
+member 2 5 5" "$work/$n.4"
+  kill -TERM "$consumer_pid"; wait "$consumer_pid" 2>/dev/null || true
+  consumer "$b" "$work/$n.c2" group.instance.id=static-1
+  settle "$b" "state uniform Stable 5 5 2
+member 2 5 5
+member 2 5 5" "$work/$n.5"
+  log "$n: A read 400, B joined (A revoked two), 100 more read by both, B left, a static member joined, left for a while and came back; the group: $(paste -sd' ' "$work/$n.5")"
 }
 
 # ---- logtool broker, then the control ---------------------------------------
@@ -100,15 +118,15 @@ lt_start "$lt_dir" lt
 steps "$lt" logtool
 groups_cmd "$lt" --members --verbose >"$work/lt.members"
 kafka_stop "$lt_pid"
-{ kill -KILL "$a_pid"; wait "$a_pid"; } 2>/dev/null || true
+{ kill -KILL "$a_pid" "$consumer_pid"; wait "$a_pid" "$consumer_pid"; } 2>/dev/null || true
 "$LT" verify --fail-on warning "$lt_dir" >"$work/verify.out" || { cat "$work/verify.out" >&2; die "verify found problems"; }
 
 mkdir -p "$work/kafka-logs"
 start_fresh "$work/kafka-logs" kafka
 steps "$BOOTSTRAP" kafka
 kafka_stop "$KAFKA_PID"
-{ kill -KILL "$a_pid"; wait "$a_pid"; } 2>/dev/null || true
-for s in 1 2 3 offsets; do
+{ kill -KILL "$a_pid" "$consumer_pid"; wait "$a_pid" "$consumer_pid"; } 2>/dev/null || true
+for s in 1 2 3 4 5 offsets; do
   diff "$work/logtool.$s" "$work/kafka.$s" >&2 || die "step $s: logtool broker's group is not Kafka 4.3.1's"
 done
 log "logtool broker and Kafka 4.3.1: the same states, epochs, members, assignments and committed offsets at every step"
@@ -119,7 +137,8 @@ python3 - "$work/groups.json" <<'EOF' || die "logtool groups does not read the g
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
 g = [l for l in lines if l.get("type") == "group"][0]
-assert (g["group_type"], g["state"], g["generation"], g["assignment_epoch"]) == ("Consumer", "Stable", 4, 4), g
+assert (g["group_type"], g["state"], g["generation"], g["assignment_epoch"]) == ("Consumer", "Stable", 5, 5), g
+assert len(g["members"]) == 2 and any(m["group_instance_id"] == "static-1" for m in g["members"]), g
 offsets = sorted((l["partition"], l["offset"]) for l in lines if l.get("type") == "committed_offset")
 assert sum(o for _, o in offsets) == 500, offsets
 EOF
@@ -133,7 +152,7 @@ groups_cmd "$BOOTSTRAP" --members --verbose >"$work/kafka-on-lt.members"
 described "$BOOTSTRAP" >"$work/kafka-on-lt.group"
 offsets "$BOOTSTRAP" >"$work/kafka-on-lt.offsets"
 kafka_stop "$KAFKA_PID"
-diff "$work/logtool.3" "$work/kafka-on-lt.group" >&2 || die "Kafka 4.3.1 loads another group from logtool broker's dir"
+diff "$work/logtool.5" "$work/kafka-on-lt.group" >&2 || die "Kafka 4.3.1 loads another group from logtool broker's dir"
 diff "$work/lt.members" "$work/kafka-on-lt.members" >&2 \
   || die "Kafka 4.3.1 loads another member from logtool broker's dir"
 diff "$work/logtool.offsets" "$work/kafka-on-lt.offsets" >&2 || die "Kafka 4.3.1 loads other committed offsets"

@@ -14,16 +14,16 @@
 use std::borrow::Cow;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use base64::Engine;
 use logfmt::batch::RecordBatch;
 use logfmt::control::{self, ControlRecord};
+use logfmt::dump::{Aborted, Selection, Work, is_segment_file, plan};
 use logfmt::index::{self, IndexEntry, IndexKind, IndexReader};
 use logfmt::internal::Decoder;
 use logfmt::legacy::LegacyMessage;
 use logfmt::log::{Entry, Item, LogReader};
-use logfmt::logdir::{self, LogDirEntry, Target};
+use logfmt::logdir::{self, Target};
 use logfmt::naming::{self, FileKind, FileName};
 use logfmt::report::WithFile;
 use logfmt::sanity::Bounds;
@@ -39,38 +39,18 @@ mod lines;
 use crate::progress::Progress;
 use lines::*;
 
-/// A partition's aborted transactions (`--aborted`), from its `.txnindex` files.
-type Aborted = Arc<logfmt::dump::AbortedTransactions>;
-
-/// One unit of work, in output order.
-enum Work {
-    File {
-        path: PathBuf,
-        size: u64,
-        /// Given on the command line (not found by walking a directory).
-        explicit: bool,
-        /// For a segment: the next segment's base offset (its batches must
-        /// stay below it).
-        next_base: Option<i64>,
-        /// The offsets to print (`--offsets`, `--since`, `--until`).
-        range: Option<OffsetRange>,
-        /// With `--aborted`: the partition's aborted transactions.
-        aborted: Option<Aborted>,
-    },
-    /// A directory in a log dir that is not a partition.
-    Foreign(PathBuf),
-    /// A partition dir none of whose records the offsets asked for reach.
-    NoneInRange { dir: PathBuf, message: String },
-    /// A path that could not be listed or opened.
-    Failed { path: PathBuf, error: Error },
-}
-
 pub fn run(global: &GlobalOpts, args: &DumpArgs) -> anyhow::Result<Status> {
     let limits = args.limits.limits();
     if args.follow {
         return follow(global, args, &limits);
     }
     let mut work = Vec::new();
+    let selection = Selection {
+        offsets: args.offsets,
+        since: args.filter.since,
+        until: args.filter.until,
+        aborted: args.filter.aborted,
+    };
     for p in &args.paths {
         if (args.filter.since.is_some() || args.filter.until.is_some())
             && matches!(logdir::resolve(p), Ok(Target::File(_)))
@@ -80,7 +60,7 @@ pub fn run(global: &GlobalOpts, args: &DumpArgs) -> anyhow::Result<Status> {
                 p.display()
             );
         }
-        plan(p, args, &limits, &mut work);
+        plan(p, &selection, &limits, &mut work);
     }
     let total: u64 = work.iter().map(|w| if let Work::File { size, .. } = w { *size } else { 0 }).sum();
     let progress = Progress::new(total, global.quiet);
@@ -144,185 +124,6 @@ fn decoder_for(decode: Decode, path: &Path, name: &FileName) -> Option<Decoder> 
             Decoder::for_topic(&naming::parse_partition_dir(dir)?.topic)
         }
     }
-}
-
-fn file_size(path: &Path) -> Result<u64, Error> {
-    std::fs::metadata(path).map(|m| m.len()).map_err(|e| Error::io(e, Some(path)))
-}
-
-fn push_file(path: PathBuf, explicit: bool, next_base: Option<i64>, range: Option<OffsetRange>, work: &mut Vec<Work>) {
-    push_file_with(path, explicit, next_base, range, None, work)
-}
-
-fn push_file_with(
-    path: PathBuf,
-    explicit: bool,
-    next_base: Option<i64>,
-    range: Option<OffsetRange>,
-    aborted: Option<Aborted>,
-    work: &mut Vec<Work>,
-) {
-    match file_size(&path) {
-        Ok(size) => work.push(Work::File { path, size, explicit, next_base, range, aborted }),
-        Err(error) => work.push(Work::Failed { path, error }),
-    }
-}
-
-/// The live segment base offsets of a partition dir's files, ascending.
-fn segment_bases(files: &[PathBuf]) -> Vec<i64> {
-    let mut bases: Vec<i64> = files
-        .iter()
-        .map(|p| name_of(p))
-        .filter(|n| n.kind == FileKind::Log && n.suffix.is_none())
-        .filter_map(|n| n.offset)
-        .collect();
-    bases.sort_unstable();
-    bases
-}
-
-fn name_of(p: &Path) -> FileName {
-    naming::classify(&p.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default())
-}
-
-/// For a live `.log` named `n`: the base offset of the segment after it.
-fn next_base(n: &FileName, bases: &[i64]) -> Option<i64> {
-    let base = n.offset.filter(|_| n.kind == FileKind::Log && n.suffix.is_none())?;
-    bases.iter().copied().find(|&b| b > base)
-}
-
-/// Expand a user path into work items.
-fn plan(path: &Path, args: &DumpArgs, limits: &Limits, work: &mut Vec<Work>) {
-    let offsets = args.offsets;
-    match logdir::resolve(path) {
-        Err(error) => work.push(Work::Failed { path: path.to_path_buf(), error }),
-        Ok(Target::File(p)) => {
-            // a segment's bound: the next segment in its directory
-            let bases = p
-                .parent()
-                .filter(|d| !d.as_os_str().is_empty())
-                .map_or_else(|| logdir::partition_files(Path::new(".")), logdir::partition_files)
-                .map(|f| segment_bases(&f))
-                .unwrap_or_default();
-            let next = next_base(&name_of(&p), &bases);
-            push_file(p, true, next, offsets, work)
-        }
-        Ok(Target::PartitionDir(p)) => plan_partition(&p, args, limits, work),
-        Ok(Target::LogDir(p)) => match logdir::log_dir_entries(&p) {
-            Err(error) => work.push(Work::Failed { path: p, error }),
-            Ok(entries) => {
-                for e in entries {
-                    match e {
-                        LogDirEntry::File(f) => push_file(f, false, None, offsets, work),
-                        LogDirEntry::Partition(d) => plan_partition(&d, args, limits, work),
-                        LogDirEntry::Foreign(d) => work.push(Work::Foreign(d)),
-                    }
-                }
-            }
-        },
-    }
-}
-
-/// `--offsets` narrowed by `--since`/`--until`: the offsets ListOffsets
-/// answers for those times in `dir` (`logfmt::offsets`, through the time
-/// indexes). A time no record reaches: nothing from `--since`, no bound
-/// from `--until`.
-fn time_range(dir: &Path, args: &DumpArgs, limits: &Limits) -> Result<Option<OffsetRange>, Error> {
-    let mut range = args.offsets;
-    let (since, until) = (args.filter.since, args.filter.until);
-    if since.is_none() && until.is_none() {
-        return Ok(range);
-    }
-    let p = logfmt::partition::Partition::open_with(dir, &logfmt::partition::LogDirCheckpoints::default())?;
-    let offsets = logfmt::offsets::PartitionOffsets::open(&p, limits)?;
-    let mut r = range.unwrap_or(OffsetRange { start: 0, end: i64::MAX });
-    if let Some(t) = since {
-        let start = offsets.answer(logfmt::offsets::Spec::Timestamp(t))?.offset.unwrap_or(i64::MAX);
-        r.start = r.start.max(start);
-    }
-    if let Some(t) = until
-        && let Some(end) = offsets.answer(logfmt::offsets::Spec::Timestamp(t))?.offset
-    {
-        r.end = r.end.min(end);
-    }
-    r.end = r.end.max(r.start);
-    range = Some(r);
-    Ok(range)
-}
-
-fn is_segment_file(n: &FileName) -> bool {
-    matches!(n.kind, FileKind::Log | FileKind::OffsetIndex | FileKind::TimeIndex | FileKind::TxnIndex)
-}
-
-fn plan_partition(dir: &Path, args: &DumpArgs, limits: &Limits, work: &mut Vec<Work>) {
-    let offsets = match time_range(dir, args, limits) {
-        Ok(r) => r,
-        Err(error) => {
-            work.push(Work::Failed { path: dir.to_path_buf(), error });
-            return;
-        }
-    };
-    let files = match logdir::partition_files(dir) {
-        Ok(f) => f,
-        Err(error) => {
-            work.push(Work::Failed { path: dir.to_path_buf(), error });
-            return;
-        }
-    };
-    let bases = segment_bases(&files);
-    if let Some(range) = offsets
-        && let Some(message) = none_in_range(dir, range, args, limits)
-    {
-        work.push(Work::NoneInRange { dir: dir.to_path_buf(), message });
-        return;
-    }
-    // --aborted: every aborted transaction the partition's .txnindex files list
-    let aborted = if args.filter.aborted {
-        let txn_indexes: Vec<(i64, PathBuf)> = files
-            .iter()
-            .filter_map(|f| {
-                let n = name_of(f);
-                match (n.kind, n.suffix, n.offset) {
-                    (FileKind::TxnIndex, None, Some(base)) => Some((base, f.clone())),
-                    _ => None,
-                }
-            })
-            .collect();
-        match logfmt::dump::aborted_transactions(&txn_indexes, limits) {
-            Ok(a) => Some(Arc::new(a)),
-            Err(error) => {
-                work.push(Work::Failed { path: dir.to_path_buf(), error });
-                return;
-            }
-        }
-    } else {
-        None
-    };
-    for f in files {
-        let n = name_of(&f);
-        if let (Some(range), true) = (offsets, is_segment_file(&n)) {
-            // keep a segment's files only if the segment can hold offsets in range
-            let Some(base) = n.offset.filter(|_| n.suffix.is_none()) else { continue };
-            let next = bases.iter().copied().find(|&b| b > base).unwrap_or(i64::MAX);
-            if !range.overlaps(base, next.saturating_sub(1)) {
-                continue;
-            }
-        }
-        let next = next_base(&n, &bases);
-        push_file_with(f, false, next, offsets, aborted.clone(), work);
-    }
-}
-
-/// Why no record of partition `dir` is in `range`, when none is: the range
-/// is empty (`--since`/`--until` resolved to one offset) or lies outside the
-/// log's offsets. `None`: some may be (or the log's ends cannot be read;
-/// the dump says why then).
-fn none_in_range(dir: &Path, range: OffsetRange, args: &DumpArgs, limits: &Limits) -> Option<String> {
-    let asked = if args.filter.since.is_some() || args.filter.until.is_some() {
-        "no records between --since and --until"
-    } else {
-        "no records in --offsets"
-    };
-    logfmt::dump::none_in_range(dir, (range.start, range.end), asked, limits)
 }
 
 fn encode<'a>(payload: Payload, redact: Option<&crate::redact::Redactor>, bytes: Option<&'a [u8]>) -> Field<'a> {
