@@ -33,18 +33,20 @@ BROKER_PROPS=("log.retention.ms=-1")
 # INFO lines to the console consumer's stdout)
 k4() { java -Xmx384m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$KAFKA_LIBS/*" "$@"; }
 groups_cmd() { k4 org.apache.kafka.tools.consumer.group.ConsumerGroupCommand --bootstrap-server "$1" --describe --group cg-848 "${@:2}" 2>/dev/null; }
-# the group without what differs between brokers (member ids, addresses):
+# the group without what differs between brokers (member ids, addresses;
+# a member's columns counted from the end of its line: a GROUP-INSTANCE-ID
+# column is there, empty for dynamic members, once a static member is):
 # "state ASSIGNOR STATE GROUP-EPOCH TARGET-EPOCH MEMBERS", then one
 # "member #PARTITIONS CURRENT-EPOCH TARGET-EPOCH" per member, sorted
 described() { # BOOTSTRAP
   groups_cmd "$1" --state --verbose | awk '$1 == "cg-848" { print "state", $4, $5, $6, $7, $8 }'
-  groups_cmd "$1" --members --verbose | awk '$1 == "cg-848" { print "member", $5, $6, $8 }' | sort
+  groups_cmd "$1" --members --verbose | awk '$1 == "cg-848" { print "member", $(NF-4), $(NF-3), $(NF-1) }' | sort
 }
 # ask until the group's members are as WANT says (members' heartbeats come
 # every 5 s; one tool run a round), then the whole group must be WANT
 settle() { # BOOTSTRAP WANT OUT
   local i=0
-  until groups_cmd "$1" --members --verbose | awk '$1 == "cg-848" { print "member", $5, $6, $8 }' | sort >"$3" \
+  until groups_cmd "$1" --members --verbose | awk '$1 == "cg-848" { print "member", $(NF-4), $(NF-3), $(NF-1) }' | sort >"$3" \
     && [ "$(cat "$3")" = "$(grep '^member' <<<"$2")" ]; do
     [ $i -ge 30 ] && { cat "$3" >&2; die "the group's members did not become: $2"; }
     sleep 1; i=$((i + 1))
