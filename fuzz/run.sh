@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Run every fuzz target for SECONDS each (cargo-fuzz, nightly; installed
 # once into $LOGTOOL_CACHE/tools, ~/.cache/logtool/tools by default, kept
-# across runs on this machine), seeded with the real-Kafka fixtures'
+# across runs on this machine, as the targets' build is in
+# $LOGTOOL_CACHE/fuzz-target), seeded with the real-Kafka fixtures'
 # files, the corpus kept under target/fuzz/corpus between runs. A crash
 # stops the run: its input is in target/fuzz/artifacts/TARGET/; make it a
 # regression test (docs/robustness.md).
@@ -36,7 +37,10 @@ seed() { # TARGET -> the fixture files that seed it
 }
 max_len() { case $1 in log_reader | verify_segment | batch | legacy | kraft_checkpoint) echo 65536 ;; *) echo 8192 ;; esac; }
 mkdir -p target/fuzz
-(cd fuzz && cargo +nightly fuzz build -O >"$root/target/fuzz/build.log" 2>&1) \
+# the targets' build kept in the cache (like cargo-fuzz itself): a clean
+# clone rebuilds only what changed (cargo locks it against a second run)
+build_dir=${LOGTOOL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/logtool}/fuzz-target
+(cd fuzz && cargo +nightly fuzz build -O --target-dir "$build_dir" >"$root/target/fuzz/build.log" 2>&1) \
   || { tail -40 target/fuzz/build.log >&2; echo "fuzz: the targets did not build" >&2; exit 1; }
 # One target for SECS seconds; a crash's input is kept in its artifacts dir.
 one() { # TARGET
@@ -47,7 +51,7 @@ one() { # TARGET
   mkdir -p "$corpus" "$seeds" "$artifacts"
   seed "$t" | while read -r f; do cp "$f" "$seeds/$(echo "$f" | tr / _)"; done
   echo "fuzz: $t for ${secs}s"
-  (cd fuzz && cargo +nightly fuzz run -O "$t" "$corpus" "$seeds" -- \
+  (cd fuzz && cargo +nightly fuzz run -O --target-dir "$build_dir" "$t" "$corpus" "$seeds" -- \
     -max_total_time="$secs" -rss_limit_mb=2048 -max_len="$(max_len "$t")" -dict="$root/fuzz/logtool.dict" \
     -artifact_prefix="$artifacts" -print_final_stats=1 2>&1) >"$root/target/fuzz/$t.log" \
     || { tail -40 "$root/target/fuzz/$t.log" >&2; echo "fuzz: $t failed; input in $artifacts" >&2; return 1; }
