@@ -430,12 +430,13 @@ fn uniform(
     let mut taken: BTreeSet<(String, i32)> = BTreeSet::new();
     for (subs, ids) in by_subscription {
         let ids: Vec<&String> = ids;
-        let topic_ids: BTreeSet<&String> = subs.iter().filter_map(|n| topics.get(n)).map(|(id, _)| id).collect();
-        let mut all: Vec<(String, i32)> = Vec::new();
-        for (id, partitions) in subs.iter().filter_map(|n| topics.get(n)) {
-            all.extend((0..*partitions).map(|p| (id.clone(), p)));
-        }
-        all.retain(|tp| !taken.contains(tp));
+        // the group's partitions not taken by an earlier group
+        let all: BTreeSet<(String, i32)> = subs
+            .iter()
+            .filter_map(|n| topics.get(n))
+            .flat_map(|(id, partitions)| (0..*partitions).map(move |p| (id.clone(), p)))
+            .filter(|tp| !taken.contains(tp))
+            .collect();
         let total = all.len();
         let count = ids.len().max(1);
         let minimum = total.checked_div(count).unwrap_or(0);
@@ -456,11 +457,9 @@ fn uniform(
             }
             let mine = out.entry((*m).clone()).or_default();
             for (id, ps) in old.get(*m).into_iter().flatten() {
-                if !topic_ids.contains(id) {
-                    continue;
-                }
                 for p in ps {
-                    if taken.contains(&(id.clone(), *p)) || !all.contains(&(id.clone(), *p)) {
+                    // (a topic no longer subscribed, a partition gone or taken)
+                    if !all.contains(&(id.clone(), *p)) {
                         continue;
                     }
                     if quota > 0 {
@@ -646,12 +645,16 @@ impl<'a> G<'a> {
         }
     }
 
-    /// `currentPartitionEpoch(t, p) != -1` for a member other than `me`.
-    fn owned_elsewhere(&self, me: &str, t: &str, p: i32) -> bool {
-        self.members.values().filter(|m| m.id != me).any(|m| {
-            m.assigned.get(t).is_some_and(|x| x.contains_key(&p))
-                || m.revoking.get(t).is_some_and(|x| x.contains_key(&p))
-        })
+    /// Who owns each partition (assigned or pending revocation): what
+    /// `ConsumerGroup.currentPartitionEpoch` keeps (one owner at a time).
+    fn owners(&self) -> BTreeMap<(&str, i32), &str> {
+        let mut out = BTreeMap::new();
+        for m in self.members.values() {
+            for (t, ps) in m.assigned.iter().chain(&m.revoking) {
+                out.extend(ps.keys().map(|p| ((t.as_str(), *p), m.id.as_str())));
+            }
+        }
+        out
     }
 
     /// `removeMember`: the tombstones of a member's current assignment,
@@ -858,7 +861,8 @@ pub fn heartbeat(
     let reconciled = if !subscription_changed && updated.reconciled_to(target_epoch) {
         updated.clone()
     } else {
-        let elsewhere = |t: &str, p: i32| g.owned_elsewhere(&member_id, t, p);
+        let owners = g.owners();
+        let elsewhere = |t: &str, p: i32| owners.get(&(t, p)).is_some_and(|o| *o != member_id);
         let owned = hb.owned.as_deref();
         reconcile(&updated, target_epoch, &target, &subscribed_ids, subscription_changed, owned, &elsewhere)?
     };
