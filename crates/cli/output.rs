@@ -1,8 +1,8 @@
 //! Output: the [`Output`] renders every command's lines as JSON Lines (one
 //! object per line, `type` first; schema in docs/json.md) or as tables for
 //! people. A line is a type that shows itself ([`Report`], the library's
-//! report types and most commands' lines) or a command's own [`Emit`] line
-//! (`dump`'s, in `cmd/dump/lines.rs`, whose record line has a fast path);
+//! report types and most commands' lines) or an [`Emit`] line (`dump`'s, in
+//! `cmd/dump/lines.rs`, whose record line has a fast path);
 //! this module knows none of their fields.
 //!
 //! Memory stays bounded for any input: JSON lines are written as they come,
@@ -176,19 +176,7 @@ pub trait TableSink {
 }
 
 /// A note: something worth knowing, in words.
-#[derive(Serialize)]
-pub struct NoteLine<'a> {
-    pub file: &'a str,
-    pub message: String,
-}
-
-impl Report for NoteLine<'_> {
-    const TYPE: &'static str = "note";
-
-    fn show(&self) -> Shown {
-        Shown::Text(format!("  note: {}: {}", self.file, self.message))
-    }
-}
+pub use logfmt::report::NoteLine;
 
 /// A warning: what an operator must read before going on.
 #[derive(Serialize)]

@@ -56,6 +56,76 @@ impl ControlRecord {
     }
 }
 
+impl ControlRecord {
+    /// The record as `dump` prints it in JSON (docs/json.md's `control`
+    /// object; its keys in name order).
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::json;
+        match self {
+            ControlRecord::EndTxn(m) => json!({
+                "type": if m.commit { "commit" } else { "abort" },
+                "version": m.version,
+                "coordinator_epoch": m.coordinator_epoch,
+            }),
+            ControlRecord::LeaderChange(l) => json!({
+                "type": "leader_change",
+                "version": l.version,
+                "leader_id": l.leader_id,
+                "voters": l.voters,
+                "granting_voters": l.granting_voters,
+            }),
+            ControlRecord::SnapshotHeader(h) => json!({
+                "type": "snapshot_header",
+                "version": h.version,
+                "last_contained_log_timestamp": h.last_contained_log_timestamp,
+            }),
+            ControlRecord::SnapshotFooter(f) => json!({ "type": "snapshot_footer", "version": f.version }),
+            ControlRecord::KRaftVersion(k) => json!({
+                "type": "kraft_version",
+                "version": k.version,
+                "kraft_version": k.kraft_version,
+            }),
+            ControlRecord::KRaftVoters(v) => json!({
+                "type": "kraft_voters",
+                "version": v.version,
+                "voters": v.voters.iter().map(|voter| json!({
+                    "voter_id": voter.voter_id,
+                    "voter_directory_id": crate::uuid::Uuid(voter.voter_directory_id).to_string(),
+                    "endpoints": voter.endpoints.iter()
+                        .map(|e| json!({"name": e.name, "host": e.host, "port": e.port}))
+                        .collect::<Vec<_>>(),
+                    "kraft_version_feature": {
+                        "min_supported_version": voter.min_supported_version,
+                        "max_supported_version": voter.max_supported_version,
+                    },
+                })).collect::<Vec<_>>(),
+            }),
+            ControlRecord::Unknown { type_id } => json!({ "type": "unknown", "type_id": type_id }),
+        }
+    }
+
+    /// The record in words, for a table: `control commit
+    /// coordinator_epoch=3 version=0` (its JSON's `type`, then its other
+    /// fields as [`crate::report::json_words`] writes them).
+    pub fn words(&self) -> String {
+        let mut v = self.to_json();
+        let mut out = vec!["control".to_string()];
+        if let serde_json::Value::Object(o) = &mut v
+            && let Some(t) = o.remove("type")
+        {
+            out.push(t.as_str().map_or_else(|| t.to_string(), str::to_string));
+        }
+        out.extend(crate::report::json_words(&v));
+        out.join(" ")
+    }
+}
+
+impl serde::Serialize for ControlRecord {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        self.to_json().serialize(s)
+    }
+}
+
 /// ABORT or COMMIT.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EndTxnMarker {

@@ -113,6 +113,39 @@ pub struct WithFile<'a, T> {
     pub item: T,
 }
 
+/// A note: something worth knowing, in words.
+#[derive(Serialize)]
+pub struct NoteLine<'a> {
+    /// The file or directory it is about.
+    pub file: &'a str,
+    /// What is worth knowing.
+    pub message: String,
+}
+
+impl Report for NoteLine<'_> {
+    const TYPE: &'static str = "note";
+
+    fn show(&self) -> Shown {
+        Shown::Text(format!("  note: {}: {}", self.file, self.message))
+    }
+}
+
+/// A JSON object's fields in words, in its order: `name=text` (clipped),
+/// `name=[3]` for a list (its length), `name={…}` for an object, else
+/// `name=value`; nothing for what is not an object.
+pub fn json_words(v: &serde_json::Value) -> Vec<String> {
+    use serde_json::Value;
+    let Value::Object(o) = v else { return Vec::new() };
+    o.iter()
+        .map(|(k, v)| match v {
+            Value::String(s) => format!("{k}={}", clip(s)),
+            Value::Array(a) => format!("{k}=[{}]", a.len()),
+            Value::Object(_) => format!("{k}={{…}}"),
+            other => format!("{k}={other}"),
+        })
+        .collect()
+}
+
 /// A text in a table cell: at most 60 characters (then `…`), control
 /// characters shown as `.`.
 pub fn clip(s: &str) -> std::borrow::Cow<'_, str> {

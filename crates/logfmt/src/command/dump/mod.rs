@@ -1,15 +1,21 @@
-//! What `logtool dump` walks, and what it asks of Kafka's rules: the plan
-//! ([`plan`]: the paths given expanded - log dir, partition dirs, files, in
-//! the order `logdir` documents - into [`Work`], each segment with the next
-//! segment's base offset and the offsets to print, `--since`/`--until`
-//! resolved through the time indexes as ListOffsets answers them, segments
-//! outside the range left out, a partition none of whose records the range
-//! reaches said so), a partition's aborted transactions (from its
-//! `.txnindex` files, as a `read_committed` fetch skips them) and why an
-//! offset range holds no record of a partition.
+//! `logtool dump` as a library: what it walks and what it tells.
 //!
-//! (Reading each file - batches, records, index entries - is still the
-//! CLI's.)
+//! - the plan ([`plan`]): the paths given expanded - log dir, partition
+//!   dirs, files, in the order `logdir` documents - into [`Work`], each
+//!   segment with the next segment's base offset and the offsets to print,
+//!   `--since`/`--until` resolved through the time indexes as ListOffsets
+//!   answers them, segments outside the range left out, a partition none of
+//!   whose records the range reaches said so; a partition's aborted
+//!   transactions (from its `.txnindex` files, as a `read_committed` fetch
+//!   skips them);
+//! - the walk ([`Walk`], `walk.rs`): each file read by its kind and told to
+//!   a [`Visit`] as typed items ([`Item`], [`RecordItem`], `lines.rs`)
+//!   through the caller's [`RecordFilter`]; [`Walk::follow`] (`follow.rs`)
+//!   tells a partition's appends as they come.
+//!
+//! The caller keeps the arguments, the filters' matching, and how payloads
+//! print (UTF-8, hex, base64, redacted): a record's key, value and headers
+//! are told as bytes.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -19,6 +25,16 @@ use crate::limits::Limits;
 use crate::logdir::{self, LogDirEntry, Target};
 use crate::naming::{self, FileKind, FileName};
 use crate::partition::{LogDirCheckpoints, Partition};
+
+mod follow;
+mod lines;
+mod walk;
+
+pub use lines::{
+    BatchLine, ErrorLine, FileLine, Item, JsonFileLine, LOG_COLUMNS, PartitionMetadataLine, ProducerStateLine,
+    PropertiesLine, RecordItem, SummaryLine, decoded_text, record_row,
+};
+pub use walk::{Decode, NoFilter, Options, Outcome, RecordFilter, Visit, Walk};
 
 /// A half-open offset range `[start, end)` (`--offsets`, and what
 /// `--since`/`--until` resolve to).

@@ -1,0 +1,894 @@
+//! The walk of a dump: each planned [`Work`] read by its file's kind and
+//! told to a [`Visit`] as typed items, through the caller's filter.
+//!
+//! Damage is an `error` item with byte positions and the walk goes on:
+//! inside a `.log` the reader resynchronises at the next valid batch, and
+//! every other file is independent. Only the visitor failing (its output
+//! closed) stops it. A range of offsets seeks inside a segment with its
+//! offset index (never scanning from the start when the index is sound;
+//! when the index points at something that is not the batch it claims, a
+//! note says so and the segment is read from its start).
+//!
+//! Invariants: records are borrowed from the reader (nothing is copied to
+//! tell a record); memory is the reader's and one batch's decompression
+//! scratch, both under [`Limits`].
+
+use std::io;
+use std::path::Path;
+
+use super::lines::{
+    BatchLine, ErrorLine, FileLine, Item, JsonFileLine, PartitionMetadataLine, ProducerStateLine, PropertiesLine,
+    RecordItem, SummaryLine,
+};
+use super::{Aborted, OffsetRange, Work, is_segment_file};
+use crate::batch::{BatchHeader, Headers, Record, RecordBatch};
+use crate::control;
+use crate::error::{Error, ErrorClass, ErrorKind};
+use crate::index::{self, IndexEntry, IndexKind, IndexReader};
+use crate::internal::Decoder;
+use crate::legacy::{LegacyMessage, LegacyRecord};
+use crate::limits::Limits;
+use crate::log::{Entry, Item as LogItem, LogReader};
+use crate::naming::{self, FileKind, FileName};
+use crate::report::{NoteLine, WithFile};
+use crate::sanity::Bounds;
+
+/// Which internal-topic decoder reads records (`--decode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Decode {
+    /// None.
+    None,
+    /// By the partition's topic; KRaft `.checkpoint` files are cluster metadata.
+    #[default]
+    Auto,
+    /// `__consumer_offsets`' records.
+    ConsumerOffsets,
+    /// `__transaction_state`'s records.
+    TransactionState,
+    /// `__share_group_state`'s records.
+    ShareGroupState,
+    /// `__cluster_metadata`'s records.
+    ClusterMetadata,
+}
+
+impl Decode {
+    /// The decoder for the segment or snapshot at `path` named `name`.
+    fn decoder(self, path: &Path, name: &FileName) -> Option<Decoder> {
+        match self {
+            Decode::None => None,
+            Decode::ConsumerOffsets => Some(Decoder::ConsumerOffsets),
+            Decode::TransactionState => Some(Decoder::TransactionState),
+            Decode::ShareGroupState => Some(Decoder::ShareGroupState),
+            Decode::ClusterMetadata => Some(Decoder::ClusterMetadata),
+            Decode::Auto if name.kind == FileKind::KraftSnapshot => Some(Decoder::ClusterMetadata),
+            Decode::Auto => {
+                let dir = path.parent()?.file_name()?.to_str()?;
+                Decoder::for_topic(&naming::parse_partition_dir(dir)?.topic)
+            }
+        }
+    }
+}
+
+/// What the walk is asked to do.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// The memory limits reading obeys.
+    pub limits: Limits,
+    /// Every record of every batch is told (`--deep`, `--follow`); without
+    /// it, only the records of uncompressed batches and of filtered ones.
+    pub deep: bool,
+    /// Only batches lying whole within the first N bytes of each `.log`.
+    pub max_bytes: Option<u64>,
+    /// The internal-topic decoder.
+    pub decode: Decode,
+    /// Some filter is given: only files that hold records are read.
+    pub records_only: bool,
+    /// `--aborted`: only data records of aborted transactions.
+    pub aborted_only: bool,
+}
+
+/// What selects batches and records (all must hold).
+pub trait RecordFilter {
+    /// Whether a filter on records (not only on batches) is given.
+    fn on_records(&self) -> bool;
+    /// Whether a batch with this producer id and transactional flag may
+    /// hold what is asked (legacy messages: -1, not transactional).
+    fn batch(&self, producer_id: i64, transactional: bool) -> bool;
+    /// Whether a record matches.
+    fn record<'h>(
+        &self,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+        headers: &mut dyn Iterator<Item = (&'h [u8], Option<&'h [u8]>)>,
+    ) -> bool;
+}
+
+/// No filter.
+pub struct NoFilter;
+
+impl RecordFilter for NoFilter {
+    fn on_records(&self) -> bool {
+        false
+    }
+    fn batch(&self, _: i64, _: bool) -> bool {
+        true
+    }
+    fn record<'h>(
+        &self,
+        _: Option<&[u8]>,
+        _: Option<&[u8]>,
+        _: &mut dyn Iterator<Item = (&'h [u8], Option<&'h [u8]>)>,
+    ) -> bool {
+        true
+    }
+}
+
+/// Where the walk's items go.
+pub trait Visit {
+    /// An item (everything but records).
+    fn item(&mut self, item: &Item<'_>) -> io::Result<()>;
+    /// A record.
+    fn record(&mut self, record: &RecordItem<'_>) -> io::Result<()>;
+    /// `bytes` more of the planned files' bytes are done.
+    fn progress(&mut self, _bytes: u64) {}
+    /// A path given could not be read at all (after its `error` item).
+    fn unreadable(&mut self, _error: &Error) {}
+    /// The walk waits (`follow`): what was told should be seen now.
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// What the items told amount to (the exit status's basis).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub enum Outcome {
+    /// Nothing wrong.
+    #[default]
+    Clean,
+    /// Damage found.
+    Problems,
+    /// Something could not be judged: unreadable, over the memory budget,
+    /// or not a Kafka file.
+    NotJudged,
+}
+
+/// A dump in progress: [`Walk::work`] each planned item, then [`Walk::finish`].
+pub struct Walk<'a, F: RecordFilter + ?Sized, V: Visit> {
+    pub(super) opts: Options,
+    filter: &'a F,
+    pub(super) sink: V,
+    scratch: Vec<u8>,
+    outcome: Outcome,
+    summary: SummaryLine,
+    /// The internal-topic decoder of the file being dumped.
+    decoder: Option<Decoder>,
+    /// The offsets to tell of the file being dumped.
+    range: Option<OffsetRange>,
+    /// With `--aborted`: its partition's aborted transactions.
+    aborted: Option<Aborted>,
+}
+
+impl<'a, F: RecordFilter + ?Sized, V: Visit> Walk<'a, F, V> {
+    /// A walk telling `sink`.
+    pub fn new(opts: Options, filter: &'a F, sink: V) -> Self {
+        Walk {
+            opts,
+            filter,
+            sink,
+            scratch: Vec::new(),
+            outcome: Outcome::Clean,
+            summary: SummaryLine::default(),
+            decoder: None,
+            range: None,
+            aborted: None,
+        }
+    }
+
+    /// Dump one planned item.
+    pub fn work(&mut self, w: Work) -> io::Result<()> {
+        match w {
+            Work::File { path, size, explicit, next_base, range, aborted } => {
+                self.range = range;
+                self.aborted = aborted;
+                self.file(&path, size, explicit, next_base)
+            }
+            Work::Foreign(path) => {
+                let message =
+                    "a directory that is not a partition (Kafka 3.9 refuses to start on a log dir holding one)".into();
+                self.note(&path.display().to_string(), message)
+            }
+            Work::Failed { path, error } => {
+                self.error(&path.display().to_string(), &error, None)?;
+                self.sink.unreadable(&error);
+                Ok(())
+            }
+            Work::NoneInRange { dir, message } => self.note(&dir.display().to_string(), message),
+        }
+    }
+
+    /// Tell the summary; what the walk amounts to, and the visitor.
+    pub fn finish(mut self) -> io::Result<(Outcome, V)> {
+        let summary = self.summary;
+        self.sink.item(&Item::Summary(summary))?;
+        Ok((self.outcome, self.sink))
+    }
+
+    fn judged(&mut self, o: Outcome) {
+        self.outcome = self.outcome.max(o);
+        self.summary.problems = self.summary.problems.saturating_add(1);
+    }
+
+    /// Report an error: I/O errors (and what `--memory` could not hold) are
+    /// not judged, damage is a problem.
+    fn error(&mut self, file: &str, e: &Error, end: Option<u64>) -> io::Result<()> {
+        let class = e.class();
+        let not_judged = matches!(class, ErrorClass::Io | ErrorClass::Memory);
+        self.judged(if not_judged { Outcome::NotJudged } else { Outcome::Problems });
+        let message = if class == ErrorClass::Io { e.to_string() } else { e.message() };
+        self.sink.item(&Item::Error(ErrorLine {
+            file,
+            position: e.position(),
+            end_position: end,
+            kind: class.name(),
+            field: None,
+            message,
+        }))
+    }
+
+    /// Report a damaged byte range `[start, end)` (the same range `verify`
+    /// reports for the same bytes).
+    pub(super) fn damage(&mut self, file: &str, start: u64, end: u64, e: &Error) -> io::Result<()> {
+        self.judged(Outcome::Problems);
+        self.sink.item(&Item::Error(ErrorLine {
+            file,
+            position: Some(start),
+            end_position: Some(end),
+            kind: e.class().name(),
+            field: e.header_field().map(|f| f.kafka_name()),
+            message: e.message(),
+        }))
+    }
+
+    pub(super) fn note(&mut self, file: &str, message: String) -> io::Result<()> {
+        self.sink.item(&Item::Note(NoteLine { file, message }))
+    }
+
+    fn file(&mut self, path: &Path, size: u64, explicit: bool, next_base: Option<i64>) -> io::Result<()> {
+        let file = path.display().to_string();
+        let fname = path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let mut name = naming::classify(&fname);
+        // a segment under a name that is not Kafka's: read it as one
+        let renamed_segment = name.kind == FileKind::Unknown && fname.ends_with(crate::spec::names::LOG_FILE_SUFFIX);
+        if renamed_segment {
+            name.kind = FileKind::Log;
+        }
+        let holds_records = matches!(name.kind, FileKind::Log | FileKind::KraftSnapshot);
+        if self.opts.records_only && !holds_records {
+            // filters select records: only files that hold records are read
+            self.sink.progress(size);
+            return Ok(());
+        }
+        let base_offset = if is_segment_file(&name) { name.offset } else { None };
+        self.sink.item(&Item::File(FileLine {
+            file: &file,
+            kind: name.kind.name(),
+            size,
+            base_offset,
+            suffix: name.suffix.map(|s| s.name()),
+        }))?;
+        self.summary.files = self.summary.files.saturating_add(1);
+        if renamed_segment {
+            self.note(
+                &file,
+                "not a Kafka segment name (20 digits): read as a segment; its base offset is its first batch's".into(),
+            )?;
+        }
+        self.by_kind(path, &file, &name, explicit, next_base)?;
+        if !holds_records {
+            self.sink.progress(size);
+        }
+        Ok(())
+    }
+
+    fn by_kind(
+        &mut self,
+        path: &Path,
+        file: &str,
+        name: &FileName,
+        explicit: bool,
+        next_base: Option<i64>,
+    ) -> io::Result<()> {
+        let base = name.offset.unwrap_or(0);
+        match name.kind {
+            FileKind::Log | FileKind::KraftSnapshot => self.log(path, file, name, next_base),
+            FileKind::OffsetIndex => self.index(path, file, IndexKind::Offset, base),
+            FileKind::TimeIndex => self.index(path, file, IndexKind::Time, base),
+            FileKind::TxnIndex => self.index(path, file, IndexKind::Txn, base),
+            FileKind::ProducerSnapshot => self.snapshot(path, file),
+            k if k.is_offset_checkpoint() => self.offset_checkpoint(path, file),
+            FileKind::LeaderEpochCheckpoint => self.epochs(path, file),
+            FileKind::PartitionMetadata => self.partition_metadata(path, file),
+            FileKind::MetaProperties => self.meta_properties(path, file),
+            FileKind::QuorumState | FileKind::CleanShutdown => self.json_file(path, file, name.kind),
+            FileKind::Unknown if explicit => {
+                // named on the command line: say it is not what was meant
+                self.judged(Outcome::NotJudged);
+                self.sink.item(&Item::Error(ErrorLine {
+                    file,
+                    position: None,
+                    end_position: None,
+                    kind: "not_kafka",
+                    field: None,
+                    message: "not a file of a Kafka log dir (segment, index, snapshot, checkpoint, properties)".into(),
+                }))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// With a range: seek in the segment with its offset index; the offset
+    /// of the index entry used.
+    fn seek(&mut self, reader: &mut LogReader, path: &Path, file: &str, name: &FileName) -> io::Result<Option<i64>> {
+        let (Some(r), FileKind::Log, Some(base), None) = (self.range, name.kind, name.offset, name.suffix) else {
+            return Ok(None);
+        };
+        let idx = path.with_file_name(naming::segment_file_name(base, crate::spec::names::INDEX_FILE_SUFFIX));
+        if !idx.exists() {
+            return Ok(None);
+        }
+        match index::lookup_offset(&idx, base, r.start) {
+            Ok(Some(e)) if e.position > 0 && u64::from(e.position.unsigned_abs()) < reader.end() => {
+                reader.seek(u64::from(e.position.unsigned_abs()));
+                Ok(Some(e.offset))
+            }
+            Ok(_) => Ok(None),
+            Err(e) => {
+                self.note(file, format!("offset index not usable ({e}); reading from the start"))?;
+                Ok(None)
+            }
+        }
+    }
+
+    fn log(&mut self, path: &Path, file: &str, name: &FileName, next_base: Option<i64>) -> io::Result<()> {
+        self.decoder = self.opts.decode.decoder(path, name);
+        let mut reader = match LogReader::open(path, self.opts.limits) {
+            Ok(r) => r,
+            Err(e) => return self.error(file, &e, None),
+        };
+        if name.kind == FileKind::Log && name.suffix.is_none() {
+            // the offsets a live segment's batches must lie in
+            reader.set_bounds(Bounds { base_offset: name.offset, next_base_offset: next_base });
+        }
+        let size = reader.end();
+        if let Some(n) = self.opts.max_bytes {
+            reader.set_end(n);
+        }
+        let limited = reader.end() < size;
+        let expect = self.seek(&mut reader, path, file, name)?;
+        let done_to = self.read_segment(&mut reader, file, expect, limited)?;
+        self.sink.progress(size.saturating_sub(done_to));
+        let grown = reader.grown_by();
+        if grown > 0 && !limited {
+            self.note(
+                file,
+                format!(
+                    "the file grew by {grown} byte(s) while it was read (a live broker appending): read up to its size when opened, {size}"
+                ),
+            )?;
+        }
+        if limited {
+            self.note(
+                file,
+                format!(
+                    "--max-bytes: only the first {} of {size} byte(s) were read (and a batch is printed only when it lies whole in them)",
+                    reader.end()
+                ),
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Read a segment's entries from where `reader` is; `expect`: the
+    /// offset of the index entry it was sought to. Returns how far it read.
+    fn read_segment(
+        &mut self,
+        reader: &mut LogReader,
+        file: &str,
+        mut expect: Option<i64>,
+        limited: bool,
+    ) -> io::Result<u64> {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let mut done_to = reader.position();
+        let range = self.range;
+        loop {
+            let mut restart = false;
+            let mut stop = false;
+            match reader.next_item() {
+                Err(e) => {
+                    self.error(file, &e, None)?;
+                    break;
+                }
+                Ok(None) => break,
+                Ok(Some(LogItem::Entry(entry))) => {
+                    if let Some(expected) = expect.take()
+                        && entry.last_offset() > expected
+                    {
+                        restart = true;
+                    }
+                    if !restart {
+                        stop = self.entry(file, &entry, range, &mut scratch)?;
+                    }
+                }
+                Ok(Some(LogItem::Damage(d))) => {
+                    if expect.take().is_some() {
+                        restart = true;
+                    } else if d.truncated_tail && limited {
+                        // --max-bytes cut a batch: not damage, as with kafka-dump-log
+                        break;
+                    } else {
+                        self.damage(file, d.start, d.end, &d.error)?;
+                        if d.truncated_tail {
+                            let n = d.end.saturating_sub(d.start);
+                            let m =
+                                format!("{n} byte(s) at the end of the file do not hold a whole batch: a torn write");
+                            self.note(file, m)?;
+                        }
+                    }
+                }
+            }
+            if restart {
+                let m = "the offset index points at a batch that does not match it; reading from the start";
+                self.note(file, m.into())?;
+                reader.seek(0);
+            }
+            let pos = reader.position();
+            self.sink.progress(pos.saturating_sub(done_to));
+            self.summary.bytes_read = self.summary.bytes_read.saturating_add(pos.saturating_sub(done_to));
+            done_to = pos;
+            if stop {
+                break;
+            }
+        }
+        self.scratch = scratch;
+        Ok(done_to)
+    }
+
+    /// Tell one entry; returns true when the offset range is exhausted.
+    pub(super) fn entry(
+        &mut self,
+        file: &str,
+        entry: &Entry<'_>,
+        range: Option<OffsetRange>,
+        scratch: &mut Vec<u8>,
+    ) -> io::Result<bool> {
+        match entry {
+            Entry::V2(b) => self.batch(file, b, range, scratch),
+            Entry::Legacy(m) => self.legacy(file, m, range, scratch),
+        }
+    }
+
+    /// Whether a record of a batch of producer `producer_id` is told.
+    fn wanted(&self, range: Option<OffsetRange>, producer_id: i64, r: &Record<'_>) -> bool {
+        range.is_none_or(|g| g.contains(r.offset))
+            && self.aborted.as_ref().is_none_or(|a| a.contains(producer_id, r.offset))
+            && self.filter.record(r.key, r.value, &mut r.headers.iter().map(|hd| (hd.key, hd.value)))
+    }
+
+    fn batch(
+        &mut self,
+        file: &str,
+        b: &RecordBatch<'_>,
+        range: Option<OffsetRange>,
+        scratch: &mut Vec<u8>,
+    ) -> io::Result<bool> {
+        let h = *b.header();
+        if let Some(r) = range {
+            if h.base_offset >= r.end {
+                return Ok(true);
+            }
+            if h.last_offset() < r.start {
+                return Ok(false);
+            }
+        }
+        if !self.filter.batch(h.producer_id, h.is_transactional()) {
+            return Ok(false);
+        }
+        // --aborted: a data batch of a transaction; a record of it in an aborted range
+        if self.opts.aborted_only && (self.aborted.is_none() || !h.is_transactional() || h.is_control()) {
+            // (a file outside a partition dir has no aborted transactions)
+            return Ok(false);
+        }
+        let filtering = self.filter.on_records() || self.aborted.is_some();
+        // with a record filter, the batch is told when one of its records
+        // matches (a first read, which stops at the first match)
+        if filtering && !self.any_record(b, scratch, |r| self.wanted(range, h.producer_id, r)) {
+            return Ok(false);
+        }
+        let crc_valid = b.is_valid();
+        self.summary.batches = self.summary.batches.saturating_add(1);
+        self.summary.bytes = self.summary.bytes.saturating_add(b.size());
+        self.sink.item(&Item::Batch(BatchLine::of_batch(file, b, crc_valid)))?;
+        let batch_end = b.position().saturating_add(b.size());
+        if !crc_valid {
+            let kind = ErrorKind::CrcMismatch { what: "record batch", stored: h.crc, computed: b.compute_crc() };
+            self.damage(file, b.position(), batch_end, &Error::at(b.position(), kind))?;
+        }
+        if !(self.opts.deep || filtering || h.compression().is_none()) {
+            self.summary.records = self.summary.records.saturating_add(header_count(&h, range));
+            return Ok(false);
+        }
+        let mut records = match b.records(scratch, &self.opts.limits) {
+            Ok(r) => r,
+            Err(e) => {
+                self.error(file, &e, Some(batch_end))?;
+                return Ok(false);
+            }
+        };
+        while let Some(r) = records.next_record() {
+            let rec = match r {
+                Ok(rec) => rec,
+                Err(e) => {
+                    self.error(file, &e, Some(batch_end))?;
+                    // (a record too large for --memory is skipped: the next follows)
+                    continue;
+                }
+            };
+            if range.is_some_and(|r| !r.contains(rec.offset)) || (filtering && !self.wanted(range, h.producer_id, &rec))
+            {
+                continue;
+            }
+            self.summary.records = self.summary.records.saturating_add(1);
+            self.record(file, &h, b.position(), &rec)?;
+        }
+        Ok(false)
+    }
+
+    /// Whether a record of `b` satisfies `wanted` (records too large for
+    /// `--memory` are passed over; reading stops at the first match or error).
+    fn any_record(&self, b: &RecordBatch<'_>, scratch: &mut Vec<u8>, wanted: impl Fn(&Record<'_>) -> bool) -> bool {
+        let Ok(mut records) = b.records(scratch, &self.opts.limits) else { return false };
+        while let Some(r) = records.next_record() {
+            if r.is_ok_and(|r| wanted(&r)) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// A v2 record (its batch's header `h`, at `position`).
+    fn record(&mut self, file: &str, h: &BatchHeader, position: u64, rec: &Record<'_>) -> io::Result<()> {
+        let control = if h.is_control() {
+            match control::parse(rec, position) {
+                Ok(c) => Some(c),
+                Err(e) => {
+                    self.error(file, &e, None)?;
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        let decoded = self.decoder.filter(|_| !h.is_control()).map(|d| d.decode(rec.key, rec.value));
+        self.sink.record(&RecordItem {
+            file,
+            offset: rec.offset,
+            timestamp: rec.timestamp,
+            key_size: rec.key_size(),
+            value_size: rec.value_size(),
+            sequence: rec.sequence,
+            key: rec.key,
+            value: rec.value,
+            headers: rec.headers,
+            control,
+            decoded,
+            crc: None,
+            crc_valid: None,
+        })
+    }
+
+    fn legacy(
+        &mut self,
+        file: &str,
+        m: &LegacyMessage<'_>,
+        range: Option<OffsetRange>,
+        scratch: &mut Vec<u8>,
+    ) -> io::Result<bool> {
+        if !self.filter.batch(-1, false) || self.opts.aborted_only {
+            return Ok(false);
+        }
+        let filtering = self.filter.on_records();
+        let filter = self.filter;
+        let wanted = |r: &LegacyRecord<'_>| {
+            range.is_none_or(|g| g.contains(r.offset))
+                && filter.record(r.message.key, r.message.value, &mut std::iter::empty())
+        };
+        if filtering {
+            let mut any = false;
+            if let Ok(mut records) = m.records(scratch, &self.opts.limits) {
+                while let Some(Ok(r)) = records.next_record() {
+                    if wanted(&r) {
+                        any = true;
+                        break;
+                    }
+                }
+            }
+            if !any {
+                return Ok(false);
+            }
+        }
+        let records = m.records(scratch, &self.opts.limits);
+        let (base_offset, count) = match &records {
+            Ok(r) => (Some(r.base_offset()), Some(i64::from(r.record_count()))),
+            Err(_) => (None, None),
+        };
+        if let Some(r) = range {
+            if base_offset.unwrap_or(m.offset) >= r.end {
+                return Ok(true);
+            }
+            if m.offset < r.start {
+                return Ok(false);
+            }
+        }
+        let crc_valid = m.is_valid();
+        self.summary.batches = self.summary.batches.saturating_add(1);
+        self.summary.bytes = self.summary.bytes.saturating_add(m.size_in_bytes());
+        self.sink.item(&Item::Batch(BatchLine::of_legacy(file, m, (base_offset, count), crc_valid)))?;
+        if !crc_valid {
+            let kind = ErrorKind::CrcMismatch { what: "message", stored: m.crc, computed: m.compute_crc() };
+            let end = m.position().saturating_add(m.size_in_bytes());
+            self.damage(file, m.position(), end, &Error::at(m.position(), kind))?;
+        }
+        let mut records = match records {
+            Ok(r) => r,
+            Err(e) => {
+                self.error(file, &e, None)?;
+                return Ok(false);
+            }
+        };
+        if !self.opts.deep && !filtering {
+            return Ok(false);
+        }
+        while let Some(r) = records.next_record() {
+            let rec = match r {
+                Ok(rec) => rec,
+                Err(e) => {
+                    self.error(file, &e, None)?;
+                    break;
+                }
+            };
+            if range.is_some_and(|r| !r.contains(rec.offset)) || (filtering && !wanted(&rec)) {
+                continue;
+            }
+            self.summary.records = self.summary.records.saturating_add(1);
+            let msg = rec.message;
+            let valid = msg.is_valid();
+            if !valid {
+                let detail = format!(
+                    "inner message at offset {} has a bad CRC (stored {}, computed {})",
+                    rec.offset,
+                    msg.crc,
+                    msg.compute_crc()
+                );
+                self.error(file, &Error::malformed(m.position(), "message", detail), None)?;
+            }
+            self.sink.record(&RecordItem {
+                file,
+                offset: rec.offset,
+                timestamp: rec.timestamp,
+                key_size: msg.key_size(),
+                value_size: msg.value_size(),
+                sequence: -1,
+                key: msg.key,
+                value: msg.value,
+                headers: Headers::default(),
+                control: None,
+                decoded: None,
+                crc: Some(msg.crc),
+                crc_valid: Some(valid),
+            })?;
+        }
+        Ok(false)
+    }
+
+    fn index(&mut self, path: &Path, file: &str, kind: IndexKind, base: i64) -> io::Result<()> {
+        let mut r = match IndexReader::open(path, kind, base) {
+            Ok(r) => r,
+            Err(e) => return self.error(file, &e, None),
+        };
+        let range = self.range;
+        let keep = |first: i64, last: i64| range.is_none_or(|r| r.overlaps(first, last));
+        for e in r.by_ref() {
+            match e {
+                Ok(IndexEntry::Offset(e)) if keep(e.offset, e.offset) => {
+                    self.sink.item(&Item::IndexEntry(WithFile { file, item: e }))?
+                }
+                Ok(IndexEntry::Time(e)) if keep(e.offset, e.offset) => {
+                    self.sink.item(&Item::TimeIndexEntry(WithFile { file, item: e }))?
+                }
+                Ok(IndexEntry::Txn(e)) if keep(e.first_offset, e.last_offset) => {
+                    self.sink.item(&Item::TxnIndexEntry(WithFile { file, item: e }))?
+                }
+                Ok(_) => {}
+                Err(e) => self.error(file, &e, None)?,
+            }
+        }
+        if let Some(t) = r.tail().copied() {
+            if t.slots > 0 || t.partial_bytes > 0 {
+                self.sink.item(&Item::IndexTail(WithFile { file, item: t }))?;
+            }
+            if !t.zeroed {
+                let e =
+                    Error::malformed(t.position, "index", format!("{} unused slot(s) hold non-zero bytes", t.slots));
+                self.error(file, &e, None)?;
+            }
+            if t.partial_bytes > 0 {
+                let slots = t.slots.saturating_mul(kind.entry_size() as u64);
+                let kind = ErrorKind::TrailingBytes { what: "last whole index entry", bytes: t.partial_bytes };
+                self.error(file, &Error::at(t.position.saturating_add(slots), kind), None)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn snapshot(&mut self, path: &Path, file: &str) -> io::Result<()> {
+        let s = match crate::snapshot::read(path, &self.opts.limits) {
+            Ok(s) => s,
+            Err(e) => return self.error(file, &e, None),
+        };
+        for p in &s.entries {
+            self.sink.item(&Item::ProducerState(ProducerStateLine {
+                file,
+                producer_id: p.producer_id,
+                producer_epoch: p.producer_epoch,
+                coordinator_epoch: p.coordinator_epoch,
+                current_txn_first_offset: p.open_transaction(),
+                first_sequence: p.first_sequence(),
+                last_sequence: p.last_sequence,
+                last_offset: p.last_offset,
+                offset_delta: p.offset_delta,
+                last_timestamp: p.timestamp,
+            }))?;
+        }
+        if !s.crc_valid() {
+            let kind = ErrorKind::CrcMismatch { what: "producer snapshot", stored: s.crc, computed: s.computed_crc };
+            self.error(file, &Error::at(crate::spec::snapshot::CRC_OFFSET as u64, kind), None)?;
+        }
+        if s.trailing_bytes > 0 {
+            let m = format!("{} byte(s) after the last producer entry (Kafka ignores them)", s.trailing_bytes);
+            self.note(file, m)?;
+        }
+        Ok(())
+    }
+
+    fn offset_checkpoint(&mut self, path: &Path, file: &str) -> io::Result<()> {
+        match crate::checkpoint::read_offsets(path, &self.opts.limits) {
+            Ok(c) => {
+                for (_, e) in &c.entries {
+                    self.sink.item(&Item::CheckpointEntry(WithFile { file, item: e }))?;
+                }
+                Ok(())
+            }
+            Err(e) => self.error(file, &e, None),
+        }
+    }
+
+    fn epochs(&mut self, path: &Path, file: &str) -> io::Result<()> {
+        match crate::checkpoint::read_epochs(path, &self.opts.limits) {
+            Ok(c) => {
+                for (_, e) in &c.entries {
+                    self.sink.item(&Item::LeaderEpochEntry(WithFile { file, item: *e }))?;
+                }
+                Ok(())
+            }
+            Err(e) => self.error(file, &e, None),
+        }
+    }
+
+    fn partition_metadata(&mut self, path: &Path, file: &str) -> io::Result<()> {
+        match crate::properties::read_partition_metadata(path, &self.opts.limits) {
+            Ok(m) => self.sink.item(&Item::PartitionMetadata(PartitionMetadataLine {
+                file,
+                version: m.version,
+                topic_id: m.topic_id.to_string(),
+            })),
+            Err(e) => self.error(file, &e, None),
+        }
+    }
+
+    fn meta_properties(&mut self, path: &Path, file: &str) -> io::Result<()> {
+        match crate::properties::read_meta_properties(path, &self.opts.limits) {
+            Ok(props) => {
+                let properties = props.into_iter().map(|(k, v)| (k, serde_json::Value::String(v))).collect();
+                self.sink.item(&Item::MetaProperties(PropertiesLine { file, properties }))
+            }
+            Err(e) => self.error(file, &e, None),
+        }
+    }
+
+    fn json_file(&mut self, path: &Path, file: &str, kind: FileKind) -> io::Result<()> {
+        let bytes = match crate::read_bounded(path, self.opts.limits.max_text_file_size, "JSON state file") {
+            Ok(b) => b,
+            Err(e) => return self.error(file, &e, None),
+        };
+        match serde_json::from_slice::<serde_json::Value>(&bytes) {
+            Ok(content) => {
+                let line = JsonFileLine { file, content };
+                self.sink.item(&if kind == FileKind::QuorumState {
+                    Item::QuorumState(line)
+                } else {
+                    Item::CleanShutdown(line)
+                })
+            }
+            Err(err) => self.error(file, &Error::malformed(0, "JSON state file", err.to_string()), None),
+        }
+    }
+}
+
+/// Records of a batch counted from its header (within `range`, its offsets
+/// there, at most its count): when the records are not read.
+fn header_count(h: &BatchHeader, range: Option<OffsetRange>) -> u64 {
+    let count = u64::try_from(h.records_count).unwrap_or(0);
+    match range {
+        None => count,
+        Some(r) => {
+            let from = r.start.max(h.base_offset);
+            let to = r.end.saturating_sub(1).min(h.last_offset());
+            u64::try_from(to.saturating_sub(from).saturating_add(1)).unwrap_or(0).min(count)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dump::{Selection, plan};
+
+    /// Counts what a walk tells.
+    #[derive(Default)]
+    struct Count {
+        records: u64,
+        controls: u64,
+        decoded: u64,
+        errors: u64,
+        summary: Option<SummaryLine>,
+    }
+
+    impl Visit for Count {
+        fn item(&mut self, item: &Item<'_>) -> io::Result<()> {
+            match item {
+                Item::Error(_) => self.errors += 1,
+                Item::Summary(s) => self.summary = Some(*s),
+                _ => {}
+            }
+            Ok(())
+        }
+        fn record(&mut self, r: &RecordItem<'_>) -> io::Result<()> {
+            self.records += 1;
+            self.controls += u64::from(r.control.is_some());
+            self.decoded += u64::from(r.decoded.is_some());
+            Ok(())
+        }
+    }
+
+    /// A healthy log dir walked as a library: every record told once (the
+    /// summary counts what was told), control and internal records decoded,
+    /// nothing wrong.
+    #[test]
+    fn a_healthy_log_dir_is_told_record_by_record() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/kafka-3.9.1/clean/logs");
+        let limits = Limits::default();
+        let mut work = Vec::new();
+        plan(&dir, &Selection::default(), &limits, &mut work);
+        let opts = Options { limits, deep: true, ..Options::default() };
+        let mut walk = Walk::new(opts, &NoFilter, Count::default());
+        for w in work {
+            walk.work(w).unwrap();
+        }
+        let (outcome, count) = walk.finish().unwrap();
+        assert_eq!(outcome, Outcome::Clean);
+        assert_eq!(count.errors, 0);
+        let summary = count.summary.unwrap();
+        assert_eq!(summary.records, count.records);
+        assert!(count.records > 1000 && count.controls > 0 && count.decoded > 0, "{}", count.records);
+    }
+}
