@@ -711,6 +711,11 @@ fn init_txn(s: &mut TcpStream, id: &str) -> (i16, i64, i16) {
 /// A transactional batch of `n` records of producer `pid` at `epoch`,
 /// produced to t-0 with transactional id `id`: the partition's error.
 fn produce_txn(s: &mut TcpStream, id: &str, pid: i64, epoch: i16, seq: i32, n: usize) -> i16 {
+    produce_txn_at(s, 9, id, (pid, epoch), seq, n)
+}
+
+/// [`produce_txn`] at Produce `version`.
+fn produce_txn_at(s: &mut TcpStream, version: i16, id: &str, (pid, epoch): (i64, i16), seq: i32, n: usize) -> i16 {
     let mut b = BatchBuilder::new(0);
     b.producer_id = pid;
     b.producer_epoch = epoch;
@@ -731,7 +736,7 @@ fn produce_txn(s: &mut TcpStream, id: &str, pid: i64, epoch: i16, seq: i32, n: u
     req.acks = -1;
     req.timeout_ms = 30_000;
     req.topic_data = vec![t];
-    let r = ProduceResponse::decode(&mut call(s, 9, &req), 9).unwrap();
+    let r = ProduceResponse::decode(&mut call(s, version, &req), version).unwrap();
     r.responses[0].partition_responses[0].error_code
 }
 
@@ -845,6 +850,124 @@ fn transactions_commit_abort_and_fence() {
         (st.error_code, st.transaction_state.as_str(), st.producer_id.0, st.producer_epoch),
         (0, "Empty", pid, 2)
     );
+    assert_eq!(again.stop(), 0);
+}
+
+/// EndTxn v5 of transactional id `id`: (error, producer id, epoch).
+fn end_txn_v5(s: &mut TcpStream, id: &str, (pid, epoch): (i64, i16), commit: bool) -> (i16, i64, i16) {
+    let mut end = EndTxnRequest::default();
+    end.transactional_id = txn_id(id);
+    end.producer_id = ProducerId(pid);
+    end.producer_epoch = epoch;
+    end.committed = commit;
+    let r = EndTxnResponse::decode(&mut call(s, 5, &end), 5).unwrap();
+    (r.error_code, r.producer_id.0, r.producer_epoch)
+}
+
+/// `--kafka-version 4.3`: a Kafka 4.3.1 cluster's features, and transaction
+/// version 2 as its coordinator runs it (KIP-890): Produce v12 and
+/// TxnOffsetCommit v5 add their partitions themselves, every EndTxn v5
+/// bumps the epoch and answers it (a retry gets the same answer; the old
+/// epoch is fenced), an abort of a transaction that added nothing bumps it
+/// too; the markers carry the bumped epoch; `__transaction_state` holds
+/// value v1 records with the client's version, as Kafka 4.3.1's (the
+/// kafka4 fixture's); a restart loads them.
+#[test]
+fn transaction_version_2_bumps_the_epoch_per_transaction() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut b = Broker::start(&dir, &["--kafka-version", "4.3", "--transaction-partitions", "3"]);
+    let mut s = b.connect();
+    let r = ApiVersionsResponse::decode(&mut call(&mut s, 3, &ApiVersionsRequest::default()), 3).unwrap();
+    let finalized: Vec<(String, i16)> =
+        r.finalized_features.iter().map(|f| (f.name.to_string(), f.max_version_level)).collect();
+    assert!(finalized.contains(&("transaction.version".into(), 2)), "{finalized:?}");
+    assert!(finalized.contains(&("metadata.version".into(), 30)), "{finalized:?}");
+    let max = |k: ApiKey| r.api_keys.iter().find(|a| a.api_key == k as i16).unwrap().max_version;
+    assert_eq!((max(ApiKey::Produce), max(ApiKey::EndTxn), max(ApiKey::TxnOffsetCommit)), (12, 5, 5));
+    create_topic(&mut s, "t");
+    let (code, pid, epoch) = init_txn(&mut s, "tv2");
+    assert_eq!((code, epoch), (0, 0));
+    assert_eq!(produce_txn_at(&mut s, 12, "tv2", (pid, 0), 0, 3), 0, "Produce v12 adds t-0 itself");
+    assert_eq!(end_txn_v5(&mut s, "tv2", (pid, 0), true), (0, pid, 1), "the commit bumps the epoch");
+    assert_eq!(end_txn_v5(&mut s, "tv2", (pid, 0), true), (0, pid, 1), "a retry: the same answer");
+    assert_ne!(produce_txn_at(&mut s, 12, "tv2", (pid, 0), 3, 1), 0, "epoch 0 is fenced");
+    // the next transaction, at epoch 1 (sequences from 0 again), with offsets
+    assert_eq!(produce_txn_at(&mut s, 12, "tv2", (pid, 1), 0, 2), 0);
+    let mut tc = TxnOffsetCommitRequest::default();
+    tc.transactional_id = txn_id("tv2");
+    tc.group_id = GroupId(StrBytes::from_static_str("g"));
+    tc.producer_id = ProducerId(pid);
+    tc.producer_epoch = 1;
+    tc.generation_id = -1;
+    let mut tp = txn_offset_commit_request::TxnOffsetCommitRequestPartition::default();
+    tp.committed_offset = 4;
+    tp.committed_leader_epoch = -1;
+    let mut tt = txn_offset_commit_request::TxnOffsetCommitRequestTopic::default();
+    tt.name = name("t");
+    tt.partitions = vec![tp];
+    tc.topics = vec![tt];
+    let r = TxnOffsetCommitResponse::decode(&mut call(&mut s, 5, &tc), 5).unwrap();
+    assert_eq!(r.topics[0].partitions[0].error_code, 0, "TxnOffsetCommit v5 adds the group's partition itself");
+    assert_eq!(end_txn_v5(&mut s, "tv2", (pid, 1), false), (0, pid, 2), "the abort bumps it too");
+    assert_eq!(end_txn_v5(&mut s, "tv2", (pid, 2), false), (0, pid, 3), "an abort of nothing added bumps it");
+    assert_eq!(end_txn_v5(&mut s, "tv2", (pid, 3), true).0, 48, "a commit of nothing: INVALID_TXN_STATE");
+    // read_committed: the aborted transaction named (the records' old
+    // timestamps rolled the segment at the first marker: read the second)
+    let mut req = fetch_request("t", 0, 3, 1 << 20);
+    req.isolation_level = 1;
+    let r = FetchResponse::decode(&mut call(&mut s, 12, &req), 12).unwrap();
+    let p = &r.responses[0].partitions[0];
+    assert_eq!(p.last_stable_offset, 7, "3 records, COMMIT, 2 records, ABORT");
+    let aborted = p.aborted_transactions.as_ref().unwrap();
+    assert_eq!((aborted[0].producer_id.0, aborted[0].first_offset), (pid, 4));
+    assert_eq!(b.stop(), 0);
+    let (code, out, _) = run(&["verify", "--fail-on", "warning", b.logs.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    // the markers carry the bumped epochs
+    let (_, dump, _) = run(&["dump", "--deep", "--format", "json", b.logs.join("t-0").to_str().unwrap()]);
+    let markers: Vec<i64> = dump
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|v| v["type"] == "batch" && v["is_control"] == true)
+        .map(|v| v["producer_epoch"].as_i64().unwrap())
+        .collect();
+    assert_eq!(markers, [1, 2]);
+    // __transaction_state: value v1, the client's version from its first add
+    let (_, dump, _) = run(&["dump", "--deep", "--format", "json", b.logs.to_str().unwrap()]);
+    let states: Vec<(String, i64, i64, i64)> = dump
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|v| v["type"] == "record" && v["decoded"]["record"] == "TransactionLog")
+        .map(|v| {
+            let d = &v["decoded"];
+            let value = &d["value"];
+            assert_eq!((d["version"].as_i64(), value["previousProducerId"].as_i64()), (Some(1), Some(pid)));
+            let tv = value["clientTransactionVersion"].as_i64().unwrap_or(0);
+            (value["state"].as_str().unwrap().to_string(), value["producerEpoch"].as_i64().unwrap(), tv, 0)
+        })
+        .collect();
+    let want = [
+        ("Empty", 0, 0),
+        ("Ongoing", 0, 2),
+        ("PrepareCommit", 1, 2),
+        ("CompleteCommit", 1, 2),
+        ("Ongoing", 1, 2),
+        ("Ongoing", 1, 2),
+        ("PrepareAbort", 2, 2),
+        ("CompleteAbort", 2, 2),
+        ("PrepareAbort", 3, 2),
+        ("CompleteAbort", 3, 2),
+    ];
+    let got: Vec<(&str, i64, i64)> = states.iter().map(|(s, e, tv, _)| (s.as_str(), *e, *tv)).collect();
+    assert_eq!(got, want);
+    let mut again = Broker::start(&dir, &[]);
+    let mut s = again.connect();
+    let mut d = DescribeTransactionsRequest::default();
+    d.transactional_ids = vec![txn_id("tv2")];
+    let r = DescribeTransactionsResponse::decode(&mut call(&mut s, 0, &d), 0).unwrap();
+    let st = &r.transaction_states[0];
+    assert_eq!((st.transaction_state.as_str(), st.producer_epoch), ("CompleteAbort", 3));
+    assert_eq!(end_txn_v5(&mut s, "tv2", (pid, 2), false), (0, pid, 3), "a retry after the restart");
     assert_eq!(again.stop(), 0);
 }
 

@@ -27,8 +27,6 @@ use crate::versions::SUPPORTED;
 
 /// Kafka's default `max.message.bytes`.
 const DEFAULT_MAX_MESSAGE_BYTES: usize = logfmt::rules::config::MESSAGE_MAX_BYTES;
-/// `metadata.version` 3.9-IV0.
-const METADATA_VERSION: i16 = 21;
 
 fn s(text: impl Into<String>) -> StrBytes {
     StrBytes::from_string(text.into())
@@ -38,13 +36,20 @@ fn uuid(u: logfmt::uuid::Uuid) -> uuid::Uuid {
     uuid::Uuid::from_bytes(u.0)
 }
 
-/// ApiVersions: the table of [`SUPPORTED`] (see `versions`), and the
-/// features of a 3.9 KRaft cluster.
-pub fn api_versions(error: i16) -> ApiVersionsResponse {
+/// ApiVersions: the table of [`SUPPORTED`] (see `versions`; a Kafka 4.x
+/// cluster's newer versions too), and the features: those a node of the
+/// cluster's release supports, and those the cluster finalized (its
+/// metadata log's `FeatureLevelRecord`s).
+pub fn api_versions(sh: &Shared, error: i16) -> ApiVersionsResponse {
     let mut r = ApiVersionsResponse::default();
     r.error_code = error;
+    let (version, features) = {
+        let store = sh.lock();
+        (store.kafka_version, store.features.clone())
+    };
     r.api_keys = SUPPORTED
         .iter()
+        .filter_map(|a| crate::versions::supported(a.key, sh.kafka4))
         .map(|a| {
             let mut v = ApiVersion::default();
             v.api_key = a.key as i16;
@@ -53,16 +58,26 @@ pub fn api_versions(error: i16) -> ApiVersionsResponse {
             v
         })
         .collect();
-    let mut feature = SupportedFeatureKey::default();
-    feature.name = s("metadata.version");
-    feature.min_version = 1;
-    feature.max_version = METADATA_VERSION;
-    r.supported_features = vec![feature];
-    let mut finalized = FinalizedFeatureKey::default();
-    finalized.name = s("metadata.version");
-    finalized.min_version_level = METADATA_VERSION;
-    finalized.max_version_level = METADATA_VERSION;
-    r.finalized_features = vec![finalized];
+    r.supported_features = logwrite::write::logdir::supported_features(version)
+        .iter()
+        .map(|(name, min, max)| {
+            let mut f = SupportedFeatureKey::default();
+            f.name = s(*name);
+            f.min_version = *min;
+            f.max_version = *max;
+            f
+        })
+        .collect();
+    r.finalized_features = features
+        .iter()
+        .map(|(name, level)| {
+            let mut f = FinalizedFeatureKey::default();
+            f.name = s(name.clone());
+            f.min_version_level = *level;
+            f.max_version_level = *level;
+            f
+        })
+        .collect();
     r.finalized_features_epoch = 0;
     r
 }
@@ -280,7 +295,7 @@ fn check_records(records: &[u8], max_bytes: usize) -> Result<logfmt::batch::Batc
 
 /// Produce: each partition's batch appended, or its error. `None` for
 /// acks=0 (no response is sent).
-pub fn produce(sh: &Shared, _version: i16, req: ProduceRequest) -> Option<ProduceResponse> {
+pub fn produce(sh: &Shared, version: i16, req: ProduceRequest) -> Option<ProduceResponse> {
     let mut r = ProduceResponse::default();
     let transactional_id = req.transactional_id.as_ref().map(|t| t.0.to_string());
     let acks_ok = matches!(req.acks, -1..=1);
@@ -308,14 +323,23 @@ pub fn produce(sh: &Shared, _version: i16, req: ProduceRequest) -> Option<Produc
                         // a transaction's batch: the partition must be in it
                         let in_txn = match &transactional_id {
                             _ if !header.is_transactional() => Ok(()),
-                            Some(id) => crate::txn_api::check_produce(
-                                &store,
+                            Some(id) => crate::txn_api::implicit_add(
+                                &mut store,
+                                version,
                                 id,
-                                header.producer_id,
-                                header.producer_epoch,
-                                &topic,
-                                p.index,
-                            ),
+                                (header.producer_id, header.producer_epoch),
+                                (&topic, p.index),
+                            )
+                            .and_then(|()| {
+                                crate::txn_api::check_produce(
+                                    &store,
+                                    id,
+                                    header.producer_id,
+                                    header.producer_epoch,
+                                    &topic,
+                                    p.index,
+                                )
+                            }),
                             None => Err((
                                 E::InvalidTxnState.code(),
                                 "a transactional batch without a transactional id".to_string(),

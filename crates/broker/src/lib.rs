@@ -93,6 +93,10 @@ pub struct Config {
     pub transaction_partitions: i32,
     /// `group.initial.rebalance.delay.ms`.
     pub initial_rebalance_delay_ms: u64,
+    /// The Kafka release a new log dir's cluster is (`--kafka-version`):
+    /// 3.9, or 4.3 with the features a fresh Kafka 4.3.1 finalizes
+    /// (transaction version 2). A dir opened again is what it was made.
+    pub kafka_version: logfmt::rules::config::Version,
     /// Fault rules (`faults`).
     pub faults: Vec<String>,
     /// A control file of fault rules, re-read when it changes.
@@ -120,6 +124,9 @@ pub struct Shared {
     /// What a Kafka broker would hold in its server.properties to run as
     /// this one does (DescribeConfigs of the broker: STATIC_BROKER_CONFIG).
     broker_configs: std::collections::BTreeMap<String, String>,
+    /// The cluster is a Kafka 4.x one (its log dir's `metadata.version`):
+    /// the versions transaction version 2 uses are advertised.
+    kafka4: bool,
 }
 
 impl Shared {
@@ -170,7 +177,9 @@ pub fn run(config: &Config, ready: impl FnOnce(SocketAddr)) -> Result<(), Broker
         let (mut store, _lock) = opened?;
         store.set_transaction_partitions(config.transaction_partitions);
         let advertised = listener.local_addr()?;
+        let kafka4 = store.kafka_version == logfmt::rules::config::Version::Kafka4;
         let sh = Arc::new(Shared {
+            kafka4,
             store: Mutex::new(store),
             fetch_memory: Arc::new(tokio::sync::Semaphore::new(handlers::FETCH_MEMORY)),
             request_memory: Arc::new(tokio::sync::Semaphore::new(server::QUEUED_MAX_REQUEST_BYTES)),
@@ -326,7 +335,7 @@ fn open_locked(
         }
         store::Store::open(dir, config.node_id, config.offsets_partitions)?
     } else {
-        store::Store::create(dir, config.node_id, config.offsets_partitions)?
+        store::Store::create(dir, config.node_id, config.offsets_partitions, config.kafka_version)?
     };
     Ok((store, held))
 }

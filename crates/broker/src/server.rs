@@ -162,12 +162,14 @@ async fn handle(sh: &Shared, frame: Bytes, peer: &str) -> Result<Option<Answer>,
         return Err("a request shorter than its header".into());
     };
     let key = ApiKey::try_from(api_key).map_err(|_| format!("unknown API key {api_key}"))?;
-    let Some(supported) = versions::supported(key) else {
+    let Some(supported) = versions::supported(key, sh.kafka4) else {
         return unimplemented(key, version, correlation_id, frame).map(|b| Some((b, None)));
     };
     if key == ApiKey::ApiVersions && version > supported.max {
-        let body =
-            ResponseKind::ApiVersions(handlers::api_versions(kafka_protocol::ResponseError::UnsupportedVersion.code()));
+        let body = ResponseKind::ApiVersions(handlers::api_versions(
+            sh,
+            kafka_protocol::ResponseError::UnsupportedVersion.code(),
+        ));
         return encode(key, 0, correlation_id, &body).map(|b| Some((b, None)));
     }
     if version < supported.min || version > supported.max {
@@ -211,7 +213,7 @@ async fn handle(sh: &Shared, frame: Bytes, peer: &str) -> Result<Option<Answer>,
     }
     let mut memory = None;
     let response = match request {
-        RequestKind::ApiVersions(_) => ResponseKind::ApiVersions(handlers::api_versions(0)),
+        RequestKind::ApiVersions(_) => ResponseKind::ApiVersions(handlers::api_versions(sh, 0)),
         RequestKind::Metadata(r) => ResponseKind::Metadata(handlers::metadata(sh, version, r)),
         RequestKind::CreateTopics(r) => ResponseKind::CreateTopics(handlers::create_topics(sh, version, r)),
         RequestKind::FindCoordinator(r) => ResponseKind::FindCoordinator(group_api::find_coordinator(sh, version, r)),
@@ -245,8 +247,8 @@ async fn handle(sh: &Shared, frame: Bytes, peer: &str) -> Result<Option<Answer>,
             ResponseKind::AddPartitionsToTxn(txn_api::add_partitions_to_txn(sh, version, &r))
         }
         RequestKind::AddOffsetsToTxn(r) => ResponseKind::AddOffsetsToTxn(txn_api::add_offsets_to_txn(sh, &r)),
-        RequestKind::TxnOffsetCommit(r) => ResponseKind::TxnOffsetCommit(txn_api::txn_offset_commit(sh, &r)),
-        RequestKind::EndTxn(r) => ResponseKind::EndTxn(txn_api::end_txn(sh, &r)),
+        RequestKind::TxnOffsetCommit(r) => ResponseKind::TxnOffsetCommit(txn_api::txn_offset_commit(sh, version, &r)),
+        RequestKind::EndTxn(r) => ResponseKind::EndTxn(txn_api::end_txn(sh, version, &r)),
         RequestKind::DescribeTransactions(r) => {
             ResponseKind::DescribeTransactions(txn_api::describe_transactions(sh, &r))
         }

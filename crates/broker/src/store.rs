@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use kmsg::records::{PartitionChangeRecord, RemoveTopicRecord};
 use logfmt::batch::Framing;
-use logfmt::rules::config as config_rules;
+use logfmt::rules::config::{self as config_rules, Version};
 use logfmt::rules::consumer_group;
 use logfmt::rules::producer::AppendCheck;
 use logfmt::uuid::Uuid;
@@ -94,9 +94,31 @@ pub struct Store {
     pub pending_txn_offsets: BTreeMap<i64, Vec<(String, String, i32, crate::groups::Committed)>>,
     /// `transaction.state.log.num.partitions`.
     transaction_partitions: i32,
+    /// The Kafka release the cluster is (its `metadata.version`): 3.9, or
+    /// 4.x with `transaction.version`, `group.version`... finalized.
+    pub kafka_version: Version,
+    /// Every finalized feature and its level, as ApiVersions tells them.
+    pub features: Vec<(String, i16)>,
+    /// The finalized `transaction.version` (0: none; 2: epoch bumps).
+    pub transaction_version: i16,
     /// A produce failed to write (a full disk) and none has succeeded since:
     /// said once in the log, and again when writes succeed.
     storage_failing: bool,
+}
+
+/// The feature transaction version 2 is (`TransactionVersion.FEATURE_NAME`).
+const TXN_VERSION: &str = "transaction.version";
+
+/// The level of feature `name` among `levels` (0: not finalized).
+fn feature<'a>(mut levels: impl Iterator<Item = (&'a str, i16)>, name: &str) -> i16 {
+    levels.find(|(n, _)| *n == name).map_or(0, |(_, l)| l)
+}
+
+/// Finalized features in name order, as ApiVersions lists them.
+fn finalized(levels: impl IntoIterator<Item = (String, i16)>) -> Vec<(String, i16)> {
+    let mut v: Vec<(String, i16)> = levels.into_iter().collect();
+    v.sort();
+    v
 }
 
 /// 16 random bytes from the system.
@@ -122,7 +144,14 @@ pub fn now_ms() -> i64 {
 
 impl Store {
     /// A new log dir at `dir` (which must not exist, or be empty).
-    pub fn create(dir: &Path, node_id: i32, offsets_partitions: i32) -> Result<Store, BrokerError> {
+    /// It is a cluster of `kafka_version`: 3.9, or 4.3 with the features a
+    /// fresh Kafka 4.3.1 cluster finalizes (transaction version 2...).
+    pub fn create(
+        dir: &Path,
+        node_id: i32,
+        offsets_partitions: i32,
+        kafka_version: Version,
+    ) -> Result<Store, BrokerError> {
         let (cluster_id, directory_id, incarnation_id, controller_incarnation_id) =
             (random_uuid().to_string(), random_uuid(), random_uuid(), random_uuid());
         let cluster = Cluster {
@@ -132,7 +161,7 @@ impl Store {
             topics: Vec::new(),
             next_producer_id: None,
             time_ms: now_ms(),
-            kafka_version: logfmt::rules::config::Version::Kafka3_9,
+            kafka_version,
         };
         // the metadata log is kept as a controller keeps it: a SIGKILL
         // leaves a dir Kafka starts on and recovers
@@ -154,6 +183,12 @@ impl Store {
             txns: BTreeMap::new(),
             pending_txn_offsets: BTreeMap::new(),
             transaction_partitions: TRANSACTION_PARTITIONS,
+            kafka_version,
+            features: finalized(logdir::feature_levels(kafka_version).iter().map(|(n, l)| ((*n).to_string(), *l))),
+            transaction_version: feature(
+                logdir::feature_levels(kafka_version).iter().map(|(n, l)| (*n, *l)),
+                TXN_VERSION,
+            ),
         })
     }
 
@@ -191,7 +226,8 @@ impl Store {
         }
         let (incarnation_id, controller_incarnation_id) = (random_uuid(), random_uuid());
         let node = Node { node_id, directory_id, incarnation_id };
-        let mut writer = LogDirWriter::open_live(dir, &node, controller_incarnation_id, now_ms())?;
+        let kafka_version = meta.metadata_version.map_or(Version::Kafka3_9, Version::of_metadata_version);
+        let mut writer = LogDirWriter::open_live(dir, &node, controller_incarnation_id, now_ms(), kafka_version)?;
         let mut topics = BTreeMap::new();
         let mut elections: logdir::MetadataBatch = Vec::new();
         for (name, id) in &meta.topics {
@@ -274,6 +310,9 @@ impl Store {
             offsets_partitions,
             storage_failing: false,
             txns,
+            kafka_version,
+            transaction_version: feature(meta.feature_levels.iter().map(|(n, l)| (n.as_str(), *l)), TXN_VERSION),
+            features: finalized(meta.feature_levels.clone()),
             pending_txn_offsets: BTreeMap::new(),
             transaction_partitions,
         })
@@ -292,7 +331,7 @@ impl Store {
             topics: self.topics.values().map(|t| t.topic.clone()).collect(),
             next_producer_id: None,
             time_ms: now_ms(),
-            kafka_version: logfmt::rules::config::Version::Kafka3_9,
+            kafka_version: self.kafka_version,
         }
     }
 
@@ -370,8 +409,7 @@ impl Store {
         if self.topics.contains_key(name) {
             return Err((E::TopicAlreadyExists.code(), format!("Topic '{name}' already exists.")));
         }
-        config_rules::validate(&configs, config_rules::Version::Kafka3_9)
-            .map_err(|e| (E::InvalidConfig.code(), e.message))?;
+        config_rules::validate(&configs, self.kafka_version).map_err(|e| (E::InvalidConfig.code(), e.message))?;
         if partitions <= 0 {
             return Err((
                 E::InvalidPartitions.code(),
@@ -468,7 +506,8 @@ impl Store {
     /// coordinator does before it answers.
     pub fn write_txn(&mut self, transactional_id: &str, txn: &crate::txn::Txn) -> Result<(), (i16, String)> {
         let p = self.transaction_partition(transactional_id)?;
-        self.append_records(TRANSACTION_TOPIC, p, &[txn.record(transactional_id)])
+        let version = logfmt::rules::transactions::version::log_value_version(self.transaction_version);
+        self.append_records(TRANSACTION_TOPIC, p, &[txn.record(transactional_id, version)])
             .map_err(|e| (kafka_protocol::ResponseError::KafkaStorageError.code(), e.to_string()))
     }
 
@@ -890,6 +929,9 @@ fn load_txns(
                 partitions: m.partitions.into_iter().collect(),
                 start_ms: m.start_timestamp,
                 last_update_ms: m.last_update_timestamp,
+                prev_producer_id: m.prev_producer_id,
+                next_producer_id: -1,
+                client_version: m.client_transaction_version,
             },
         );
     }

@@ -37,6 +37,16 @@ pub struct Txn {
     pub start_ms: i64,
     /// When the metadata last changed.
     pub last_update_ms: i64,
+    /// The producer id before the last change (`prevProducerId`; written
+    /// from value v1).
+    pub prev_producer_id: i64,
+    /// The producer id an epoch exhausted at this EndTxn moves to
+    /// (`nextProducerId`, -1: none).
+    pub next_producer_id: i64,
+    /// The transaction version of the client's last call that set it
+    /// (`clientTransactionVersion`: 2 when it added partitions or ended
+    /// the transaction as a TV2 client).
+    pub client_version: i16,
 }
 
 impl Txn {
@@ -49,11 +59,13 @@ impl Txn {
         by_topic.into_iter()
     }
 
-    /// The `TransactionLogKey` and `TransactionLogValue` (v0) record of
-    /// `transactional_id` in this state (`TransactionLog.keyToBytes`,
-    /// `valueToBytes`): an `Empty` state writes no partition list, a
+    /// The `TransactionLogKey` and `TransactionLogValue` record of
+    /// `transactional_id` in this state, the value at `value_version`
+    /// (`TransactionLog.keyToBytes`, `valueToBytes`: v0 on a cluster without
+    /// `transaction.version`, v1 with its tagged previous and next producer
+    /// ids and client version): an `Empty` state writes no partition list, a
     /// `Complete*` one an empty list (its partitions were cleared).
-    pub fn record(&self, transactional_id: &str) -> (Vec<u8>, Option<Vec<u8>>) {
+    pub fn record(&self, transactional_id: &str, value_version: i16) -> (Vec<u8>, Option<Vec<u8>>) {
         let key = TransactionLogKey { transactional_id: transactional_id.to_string() };
         let key = kmsg::coordinator::encode_message(0, &key).unwrap_or_default();
         let partitions = (self.status != Status::Empty).then(|| {
@@ -61,7 +73,7 @@ impl Txn {
                 .map(|(t, ps)| PartitionsSchema { topic: t.to_string(), partition_ids: ps })
                 .collect()
         });
-        let value = TransactionLogValue {
+        let mut value = TransactionLogValue {
             producer_id: self.producer_id,
             producer_epoch: self.producer_epoch,
             transaction_timeout_ms: self.timeout_ms,
@@ -69,9 +81,14 @@ impl Txn {
             transaction_partitions: partitions,
             transaction_last_update_timestamp_ms: self.last_update_ms,
             transaction_start_timestamp_ms: self.start_ms,
+            client_transaction_version: self.client_version,
             ..Default::default()
         };
-        (key, kmsg::coordinator::encode_message(0, &value).ok())
+        if value_version >= 1 {
+            value.previous_producer_id = self.prev_producer_id;
+            value.next_producer_id = self.next_producer_id;
+        }
+        (key, kmsg::coordinator::encode_message(value_version, &value).ok())
     }
 }
 
@@ -102,8 +119,11 @@ mod tests {
             partitions: [("txn".to_string(), 0)].into_iter().collect(),
             start_ms: 1,
             last_update_ms: 2,
+            prev_producer_id: 5,
+            next_producer_id: -1,
+            client_version: 0,
         };
-        let (key, value) = t.record("tx-a");
+        let (key, value) = t.record("tx-a", 0);
         let (kv, k) = kmsg::coordinator::decode_versioned(&key, "TransactionLogKey").unwrap();
         assert_eq!((kv, k["transactionalId"].as_str()), (0, Some("tx-a")));
         let (vv, v) = kmsg::coordinator::decode_versioned(&value.unwrap(), "TransactionLogValue").unwrap();
@@ -112,11 +132,11 @@ mod tests {
         assert_eq!(v["transactionPartitions"], json!([{"topic": "txn", "partitionIds": [0]}]));
         let done = Txn { status: Status::CompleteCommit, partitions: BTreeSet::new(), ..t.clone() };
         let (_, v) =
-            kmsg::coordinator::decode_versioned(&done.record("tx-a").1.unwrap(), "TransactionLogValue").unwrap();
+            kmsg::coordinator::decode_versioned(&done.record("tx-a", 0).1.unwrap(), "TransactionLogValue").unwrap();
         assert_eq!(v["transactionPartitions"], json!([]));
         let empty = Txn { status: Status::Empty, partitions: BTreeSet::new(), ..t };
         let (_, v) =
-            kmsg::coordinator::decode_versioned(&empty.record("tx-a").1.unwrap(), "TransactionLogValue").unwrap();
+            kmsg::coordinator::decode_versioned(&empty.record("tx-a", 0).1.unwrap(), "TransactionLogValue").unwrap();
         assert_eq!(v["transactionPartitions"], serde_json::Value::Null);
         assert_eq!(next_epoch(i16::MAX - 1), None);
         for s in Status::ALL {

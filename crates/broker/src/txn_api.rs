@@ -15,6 +15,8 @@ use kafka_protocol::protocol::StrBytes;
 
 use crate::Shared;
 use crate::store::{self, Store, now_ms};
+use logfmt::rules::transactions::{self as txn_rules, version};
+
 use crate::txn::{self, Status, Txn};
 
 type Failed = (i16, String);
@@ -26,28 +28,59 @@ fn s(text: impl Into<String>) -> StrBytes {
     StrBytes::from_string(text.into())
 }
 
-/// End the open transaction of `id` (`Ongoing`, or a `Prepare*` left by an
-/// earlier failure): the `Prepare*` state written, a marker on every
+/// End the transaction of `id` (`Ongoing`, a `Prepare*` left by an
+/// earlier failure, or with transaction version 2 an abort of one that
+/// added no partition): the `Prepare*` state written, a marker on every
 /// partition, then `Complete*` (`TransactionCoordinator.endTransaction`,
-/// the markers as `TransactionMarkerChannelManager` has them written).
-fn end(store: &mut Store, id: &str, commit: bool) -> Result<(), Failed> {
+/// the markers as `TransactionMarkerChannelManager` has them written). A
+/// TV2 client's EndTxn (`bump`) bumps the epoch in the `Prepare*` state
+/// (`prepareAbortOrCommit`), so the markers carry the new epoch; an epoch
+/// it exhausts moves the producer to a new id at `Complete*`
+/// (`prepareComplete`). Returns the completed state.
+fn end(store: &mut Store, id: &str, commit: bool, bump: Option<Bump>) -> Result<Txn, Failed> {
     let Some(mut t) = store.txns.get(id).cloned() else {
         return Err((E::InvalidTxnState.code(), format!("no transaction of {id}")));
     };
+    let now = now_ms();
+    t.prev_producer_id = t.producer_id;
+    if let Some(b) = bump {
+        let exhausted = version::epoch_exhausted(t.producer_epoch);
+        if t.producer_epoch != i16::MAX || commit {
+            t.producer_epoch = t.producer_epoch.saturating_add(1);
+        }
+        t.next_producer_id = if exhausted { store.allocate_producer_id() } else { -1 };
+        t.client_version = version::EPOCH_BUMP;
+        if b.no_partition_added {
+            t.start_ms = now;
+        }
+    }
     t.status = if commit { Status::PrepareCommit } else { Status::PrepareAbort };
-    t.last_update_ms = now_ms();
+    t.last_update_ms = now;
     store.write_txn(id, &t)?;
     store.txns.insert(id.to_string(), t.clone());
     let epoch = store.coordinator_epoch(id);
     for (topic, p) in &t.partitions {
         store.write_marker(topic, *p, t.producer_id, t.producer_epoch, commit, epoch)?;
     }
+    t.prev_producer_id = t.producer_id;
+    if bump.is_some() && t.next_producer_id != -1 {
+        t.producer_id = t.next_producer_id;
+        t.producer_epoch = 0;
+    }
+    t.next_producer_id = -1;
     t.status = if commit { Status::CompleteCommit } else { Status::CompleteAbort };
     t.partitions = BTreeSet::new();
     t.last_update_ms = now_ms();
     store.write_txn(id, &t)?;
-    store.txns.insert(id.to_string(), t);
-    Ok(())
+    store.txns.insert(id.to_string(), t.clone());
+    Ok(t)
+}
+
+/// A transaction version 2 EndTxn's epoch bump.
+#[derive(Clone, Copy)]
+struct Bump {
+    /// The transaction added no partition (an abort TV2 allows).
+    no_partition_added: bool,
 }
 
 /// Abort the open transaction of `id` after bumping its epoch, so the
@@ -59,7 +92,7 @@ fn fence_and_abort(store: &mut Store, id: &str) -> Result<(), Failed> {
     {
         t.producer_epoch = e;
     }
-    end(store, id, false)
+    end(store, id, false, None).map(|_| ())
 }
 
 /// InitProducerId with a transactional id (`handleInitProducerId`): a new
@@ -89,13 +122,16 @@ pub fn init_producer_id(sh: &Shared, req: &InitProducerIdRequest) -> InitProduce
     let now = now_ms();
     let next = match store.txns.get(&id).cloned() {
         None => Txn {
-            producer_id: store.allocate_producer_id(),
+            producer_id: -1,
             producer_epoch: 0,
             timeout_ms: req.transaction_timeout_ms,
             status: Status::Empty,
             partitions: BTreeSet::new(),
             start_ms: -1,
             last_update_ms: now,
+            prev_producer_id: -1,
+            next_producer_id: -1,
+            client_version: 0,
         },
         Some(t) => {
             // KIP-360: a producer naming itself must be the current one
@@ -107,7 +143,7 @@ pub fn init_producer_id(sh: &Shared, req: &InitProducerIdRequest) -> InitProduce
             match t.status {
                 Status::PrepareCommit | Status::PrepareAbort => {
                     // markers not all written: finish, then have it retry
-                    let _ = end(&mut store, &id, t.status == Status::PrepareCommit);
+                    let _ = end(&mut store, &id, t.status == Status::PrepareCommit, None);
                     r.error_code = E::ConcurrentTransactions.code();
                     return r;
                 }
@@ -132,8 +168,18 @@ pub fn init_producer_id(sh: &Shared, req: &InitProducerIdRequest) -> InitProduce
                 partitions: BTreeSet::new(),
                 start_ms: -1,
                 last_update_ms: now,
+                prev_producer_id: t.producer_id,
+                next_producer_id: -1,
+                client_version: t.client_version,
             }
         }
+    };
+    let next = if next.producer_id == -1 {
+        // a new id's metadata is made with its producer id (`prevProducerId`)
+        let producer_id = store.allocate_producer_id();
+        Txn { producer_id, prev_producer_id: producer_id, ..next }
+    } else {
+        next
     };
     if let Err((code, m)) = store.write_txn(&id, &next) {
         eprintln!("logtool broker: transactional id {id}: {m}");
@@ -165,12 +211,12 @@ fn check_producer(store: &Store, id: &str, producer_id: i64, producer_epoch: i16
 
 /// Add `partitions` to the transaction of `id` (`handleAddPartitionsToTransaction`):
 /// it becomes `Ongoing` (started now if it was not).
-fn add_partitions(
+pub fn add_partitions(
     store: &mut Store,
     id: &str,
-    producer_id: i64,
-    producer_epoch: i16,
+    (producer_id, producer_epoch): (i64, i16),
     partitions: &[(String, i32)],
+    client_version: i16,
 ) -> Result<(), i16> {
     let mut t = check_producer(store, id, producer_id, producer_epoch)?;
     if t.status == Status::Ongoing && partitions.iter().all(|p| t.partitions.contains(p)) {
@@ -184,6 +230,8 @@ fn add_partitions(
     t.status = Status::Ongoing;
     t.partitions.extend(partitions.iter().cloned());
     t.last_update_ms = now;
+    t.prev_producer_id = t.producer_id;
+    t.client_version = client_version;
     store.write_txn(id, &t).map_err(|(code, m)| {
         eprintln!("logtool broker: transactional id {id}: {m}");
         code
@@ -246,7 +294,7 @@ fn add_for(
     id: &str,
     producer_id: i64,
     producer_epoch: i16,
-    verify_only: bool,
+    (verify_only, client_version): (bool, i16),
     topics: &[add_partitions_to_txn_request::AddPartitionsToTxnTopic],
 ) -> Vec<add_partitions_to_txn_response::AddPartitionsToTxnTopicResult> {
     let partitions = match existing(store, topics) {
@@ -265,7 +313,7 @@ fn add_for(
             Err(code) => code,
         }
     } else {
-        add_partitions(store, id, producer_id, producer_epoch, &partitions).err().unwrap_or(0)
+        add_partitions(store, id, (producer_id, producer_epoch), &partitions, client_version).err().unwrap_or(0)
     };
     topic_results(topics, |_, _| code)
 }
@@ -281,7 +329,7 @@ pub fn add_partitions_to_txn(sh: &Shared, version: i16, req: &AddPartitionsToTxn
             req.v3_and_below_transactional_id.0.as_str(),
             req.v3_and_below_producer_id.0,
             req.v3_and_below_producer_epoch,
-            false,
+            (false, version::of_add_partitions(version)),
             &req.v3_and_below_topics,
         );
         return r;
@@ -294,7 +342,7 @@ pub fn add_partitions_to_txn(sh: &Shared, version: i16, req: &AddPartitionsToTxn
             t.transactional_id.0.as_str(),
             t.producer_id.0,
             t.producer_epoch,
-            t.verify_only,
+            (t.verify_only, version::of_add_partitions(version)),
             &t.topics,
         );
         r.results_by_transaction.push(res);
@@ -316,7 +364,7 @@ pub fn add_offsets_to_txn(sh: &Shared, req: &AddOffsetsToTxnRequest) -> AddOffse
     };
     let tp = [(store::OFFSETS_TOPIC.to_string(), partition)];
     r.error_code =
-        add_partitions(&mut store, req.transactional_id.0.as_str(), req.producer_id.0, req.producer_epoch, &tp)
+        add_partitions(&mut store, req.transactional_id.0.as_str(), (req.producer_id.0, req.producer_epoch), &tp, 0)
             .err()
             .unwrap_or(0);
     r
@@ -326,12 +374,19 @@ pub fn add_offsets_to_txn(sh: &Shared, req: &AddOffsetsToTxnRequest) -> AddOffse
 /// producer's transaction and become the group's committed offsets with its
 /// COMMIT marker (`GroupCoordinator.handleTxnCommitOffsets`). The group's
 /// partition must be in the transaction (AddOffsetsToTxn first).
-pub fn txn_offset_commit(sh: &Shared, req: &TxnOffsetCommitRequest) -> TxnOffsetCommitResponse {
+pub fn txn_offset_commit(sh: &Shared, version: i16, req: &TxnOffsetCommitRequest) -> TxnOffsetCommitResponse {
     let mut r = TxnOffsetCommitResponse::default();
     let group = req.group_id.0.to_string();
     let mut store = sh.lock();
     let code = (|| -> Result<(), i16> {
         let partition = store.offsets_partition(&group).map_err(|(c, _)| c)?;
+        if version::txn_offset_commit_adds_partition(version) {
+            // a TV2 client: the group's partition joins the transaction here
+            // (`addPartition` through the coordinator, as AddOffsetsToTxn did)
+            let tp = [(store::OFFSETS_TOPIC.to_string(), partition)];
+            let ids = (req.producer_id.0, req.producer_epoch);
+            add_partitions(&mut store, req.transactional_id.0.as_str(), ids, &tp, version::EPOCH_BUMP)?;
+        }
         let t = store.txns.get(req.transactional_id.0.as_str()).ok_or(E::InvalidProducerIdMapping.code())?;
         if t.producer_id != req.producer_id.0 {
             return Err(E::InvalidProducerIdMapping.code());
@@ -391,41 +446,73 @@ pub fn txn_offset_commit(sh: &Shared, req: &TxnOffsetCommitRequest) -> TxnOffset
     r
 }
 
-/// EndTxn (`handleEndTransaction`, transaction version 1): an `Ongoing`
-/// transaction is committed or aborted; a retry of a completed one is
-/// answered as it was; anything else is `INVALID_TXN_STATE`.
-pub fn end_txn(sh: &Shared, req: &EndTxnRequest) -> EndTxnResponse {
+/// EndTxn (`handleEndTransaction`): an `Ongoing` transaction is committed
+/// or aborted; a retry of a completed one is answered as it was; anything
+/// else is `INVALID_TXN_STATE`. From v5 the client uses transaction
+/// version 2 (`rules::transactions::end_txn_v2`): the epoch is bumped, and
+/// the answer names the producer id and epoch to use next.
+pub fn end_txn(sh: &Shared, version: i16, req: &EndTxnRequest) -> EndTxnResponse {
     let mut r = EndTxnResponse::default();
     r.producer_id = ProducerId(-1);
     r.producer_epoch = -1;
     let id = req.transactional_id.0.to_string();
     let mut store = sh.lock();
-    let t = match store.txns.get(&id) {
-        None => {
-            r.error_code = E::InvalidProducerIdMapping.code();
-            return r;
-        }
-        Some(t) => t.clone(),
+    let Some(t) = store.txns.get(&id).cloned() else {
+        r.error_code = E::InvalidProducerIdMapping.code();
+        return r;
     };
+    let ended = |store: &mut Store, bump| match end(store, &id, req.committed, bump) {
+        Ok(t) => Ok(t),
+        Err((code, m)) => {
+            eprintln!("logtool broker: ending the transaction of {id}: {m}");
+            Err(code)
+        }
+    };
+    if version::of_end_txn(version) >= version::EPOCH_BUMP {
+        let cur = txn_rules::Current {
+            state: t.status,
+            producer_id: t.producer_id,
+            prev_producer_id: t.prev_producer_id,
+            producer_epoch: t.producer_epoch,
+        };
+        let done = match txn_rules::end_txn_v2(&cur, req.producer_id.0, req.producer_epoch, req.committed) {
+            Ok(txn_rules::EndTxn::Done) => Ok(t),
+            Ok(txn_rules::EndTxn::Prepare { no_partition_added, .. }) => {
+                ended(&mut store, Some(Bump { no_partition_added }))
+            }
+            Err(e) => Err(end_txn_error(e)),
+        };
+        match done {
+            Ok(t) => {
+                r.producer_id = ProducerId(t.producer_id);
+                r.producer_epoch = t.producer_epoch;
+            }
+            Err(code) => r.error_code = code,
+        }
+        return r;
+    }
     r.error_code = if t.producer_id != req.producer_id.0 {
         E::InvalidProducerIdMapping.code()
     } else if t.producer_epoch != req.producer_epoch {
         E::ProducerFenced.code()
     } else {
         match (t.status, req.committed) {
-            (Status::Ongoing, commit) => match end(&mut store, &id, commit) {
-                Ok(()) => 0,
-                Err((code, m)) => {
-                    eprintln!("logtool broker: ending the transaction of {id}: {m}");
-                    code
-                }
-            },
+            (Status::Ongoing, _) => ended(&mut store, None).err().unwrap_or(0),
             (Status::CompleteCommit, true) | (Status::CompleteAbort, false) => 0,
             (Status::PrepareCommit, true) | (Status::PrepareAbort, false) => E::ConcurrentTransactions.code(),
             _ => E::InvalidTxnState.code(),
         }
     };
     r
+}
+
+fn end_txn_error(e: txn_rules::EndTxnError) -> i16 {
+    match e {
+        txn_rules::EndTxnError::InvalidProducerIdMapping => E::InvalidProducerIdMapping.code(),
+        txn_rules::EndTxnError::ProducerFenced => E::ProducerFenced.code(),
+        txn_rules::EndTxnError::ConcurrentTransactions => E::ConcurrentTransactions.code(),
+        txn_rules::EndTxnError::InvalidTxnState => E::InvalidTxnState.code(),
+    }
 }
 
 /// Abort every `Ongoing` transaction past its timeout, fencing its
@@ -444,6 +531,25 @@ pub fn abort_timed_out(sh: &Shared) {
             eprintln!("logtool broker: aborting the timed-out transaction of {id}: {m}");
         }
     }
+}
+
+/// A transaction version 2 client's Produce (v12+) adds its partition to
+/// the transaction itself: the broker asks the coordinator
+/// (`ReplicaManager.maybeSendPartitionsToTransactionCoordinator` with
+/// `addPartition`, an AddPartitionsToTxn v5 of TV2) before it appends.
+pub fn implicit_add(
+    store: &mut Store,
+    version: i16,
+    transactional_id: &str,
+    ids: (i64, i16),
+    (topic, partition): (&str, i32),
+) -> Result<(), Failed> {
+    if !version::produce_adds_partitions(version) {
+        return Ok(());
+    }
+    let tp = [(topic.to_string(), partition)];
+    add_partitions(store, transactional_id, ids, &tp, version::EPOCH_BUMP)
+        .map_err(|code| (code, format!("{topic}-{partition} could not join the transaction of {transactional_id}")))
 }
 
 /// Whether a transactional producer's batch may be written to

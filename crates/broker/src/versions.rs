@@ -69,7 +69,18 @@ pub const SUPPORTED: &[Supported] = &[
     api(ApiKey::ConsumerGroupDescribe, 0, 0, 0, "ConsumerGroupDescribeRequest"),
 ];
 
-/// The entry of `key`, if the broker implements it.
-pub fn supported(key: ApiKey) -> Option<&'static Supported> {
-    SUPPORTED.iter().find(|s| s.key == key)
+/// The versions a Kafka 4.3.1 cluster with transaction version 2 adds
+/// (`--kafka-version 4.3`): Produce v12 and TxnOffsetCommit v5 (the client
+/// adds no partition itself), EndTxn v5 (the answer names the bumped
+/// epoch). Produce v13 (topic ids) is not read.
+pub const KAFKA4_MAX: &[(ApiKey, i16)] = &[(ApiKey::Produce, 12), (ApiKey::EndTxn, 5), (ApiKey::TxnOffsetCommit, 5)];
+
+/// The entry of `key`, if the broker implements it, as a cluster of
+/// `kafka4` (a Kafka 4.x one) advertises it.
+pub fn supported(key: ApiKey, kafka4: bool) -> Option<Supported> {
+    let mut s = *SUPPORTED.iter().find(|s| s.key == key)?;
+    if kafka4 && let Some((_, max)) = KAFKA4_MAX.iter().find(|(k, _)| *k == key) {
+        s.max = *max;
+    }
+    Some(s)
 }

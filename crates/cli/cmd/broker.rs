@@ -20,6 +20,7 @@ pub fn run(global: &GlobalOpts, args: &BrokerArgs) -> anyhow::Result<Status> {
         offsets_partitions: args.offsets_partitions,
         transaction_partitions: args.transaction_partitions,
         initial_rebalance_delay_ms: args.group_initial_rebalance_delay_ms,
+        kafka_version: args.kafka_version,
         faults: args.fault.clone(),
         fault_file: args.fault_file.clone(),
     };
@@ -94,6 +95,12 @@ pub struct BrokerArgs {
     /// fetch:drop:nth=3, *:delay=200:fraction=0.1 (GUIDE.md, "Broker mode").
     #[arg(long, value_name = "RULE")]
     pub fault: Vec<String>,
+    /// A new log dir's cluster is this Kafka release: 3.9 (3.9.1, the default) or 4.3
+    /// (4.3.1: its metadata.version and the features it finalizes, so clients use
+    /// transaction version 2: an epoch bump per transaction, partitions added by
+    /// Produce). A log dir opened again stays what it is.
+    #[arg(long, value_name = "VERSION", value_parser = crate::cmd::verify::parse_version, default_value = "3.9")]
+    pub kafka_version: logfmt::KafkaVersion,
     /// A file of fault rules, one per line, re-read whenever it changes.
     #[arg(long, value_name = "FILE")]
     pub fault_file: Option<PathBuf>,

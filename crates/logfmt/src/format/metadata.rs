@@ -82,6 +82,9 @@ pub struct ClusterMetadata {
     /// The `metadata.version` feature level (`FeatureLevelRecord`), from the
     /// log or its snapshot; `None` when neither holds one.
     pub metadata_version: Option<i16>,
+    /// Every finalized feature's level (`FeatureLevelRecord`s: the last of
+    /// each name), `metadata.version` included.
+    pub feature_levels: BTreeMap<String, i16>,
     /// TopicRecords for a name that already had one with no RemoveTopicRecord
     /// between: (name, previous id, new id). A controller replaying them
     /// fails (`ReplicationControlManager.replay(TopicRecord)`).
@@ -227,6 +230,7 @@ impl ClusterMetadata {
             if r.name == "metadata.version" {
                 self.metadata_version = Some(r.feature_level);
             }
+            self.feature_levels.insert(r.name, r.feature_level);
         } else if let Some(r) = typed::<ProducerIdsRecord>(rec) {
             self.next_producer_id = Some(r.next_producer_id);
         } else if let Some(r) = typed::<ConfigRecord>(rec) {

@@ -61,6 +61,13 @@ impl Version {
         }
     }
 
+    /// The release whose cluster finalizes `metadata.version` at `level`
+    /// (`MetadataVersion`: 3.9-IV0 is 21, the newest a 3.9 node runs; 4.0-IV0
+    /// is 22).
+    pub fn of_metadata_version(level: i16) -> Version {
+        if level > 21 { Version::Kafka4 } else { Version::Kafka3_9 }
+    }
+
     /// Whether `name` is a topic config of this version.
     pub fn has_config(self, name: &str) -> bool {
         topic_config(name).is_some() && !(self == Version::Kafka4 && REMOVED_IN_4.contains(&name))

@@ -407,6 +407,8 @@ mod tests {
             timeout_ms: 60_000,
             start_timestamp: start,
             last_update_timestamp: start,
+            prev_producer_id: 1,
+            client_transaction_version: 0,
         };
         let txns: BTreeMap<String, TxnMetadata> = [
             txn("a", "PrepareCommit", 0),

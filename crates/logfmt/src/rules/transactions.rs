@@ -96,6 +96,134 @@ impl TransactionState {
     }
 }
 
+/// The `transaction.version` feature (`TransactionVersion`, Kafka 4.x):
+/// 0 and 1 keep a producer's epoch across transactions; 2 (KIP-890, a fresh
+/// Kafka 4.x cluster's) bumps it at every EndTxn and lets Produce and
+/// TxnOffsetCommit add their partitions to the transaction themselves.
+pub mod version {
+    /// The level from which EndTxn bumps the epoch (`supportsEpochBump`).
+    pub const EPOCH_BUMP: i16 = 2;
+
+    /// The `TransactionLogValue` version the coordinator writes at the
+    /// cluster's level (`transactionLogValueVersion`: 1 from level 1).
+    pub fn log_value_version(level: i16) -> i16 {
+        if level >= 1 { 1 } else { 0 }
+    }
+
+    /// The client's level an EndTxn of request version `v` says
+    /// (`transactionVersionForEndTxn`: v5 and later are TV2).
+    pub fn of_end_txn(v: i16) -> i16 {
+        if v > 4 { EPOCH_BUMP } else { 0 }
+    }
+
+    /// The client's level an AddPartitionsToTxn of version `v` says
+    /// (`transactionVersionForAddPartitionsToTxn`: v4 and later, sent by a
+    /// broker for a Produce of a TV2 client, are TV2).
+    pub fn of_add_partitions(v: i16) -> i16 {
+        if v > 3 { EPOCH_BUMP } else { 0 }
+    }
+
+    /// Whether a transactional Produce (or TxnOffsetCommit) of version `v`
+    /// adds its partition to the transaction itself
+    /// (`AddPartitionsToTxnManager.produceRequestVersionToTransactionSupportedOperation`:
+    /// Produce v12+, TxnOffsetCommit v5+: `addPartition`).
+    pub fn produce_adds_partitions(v: i16) -> bool {
+        v >= 12
+    }
+
+    /// See [`produce_adds_partitions`].
+    pub fn txn_offset_commit_adds_partition(v: i16) -> bool {
+        v >= 5
+    }
+
+    /// Whether `epoch` leaves no epoch to bump to for its producer id
+    /// (`isEpochExhausted`: `Short.MAX_VALUE - 1` and above, so the
+    /// coordinator can always fence).
+    pub fn epoch_exhausted(epoch: i16) -> bool {
+        epoch >= i16::MAX - 1
+    }
+}
+
+/// Why the coordinator refuses an EndTxn (Kafka's `Errors` names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EndTxnError {
+    /// `INVALID_PRODUCER_ID_MAPPING`.
+    InvalidProducerIdMapping,
+    /// `PRODUCER_FENCED`.
+    ProducerFenced,
+    /// `CONCURRENT_TRANSACTIONS`: markers are being written; retry.
+    ConcurrentTransactions,
+    /// `INVALID_TXN_STATE`.
+    InvalidTxnState,
+}
+
+/// What an EndTxn of a transaction version 2 client does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EndTxn {
+    /// A retry of an EndTxn that completed: answered `NONE` with the
+    /// current producer id and epoch.
+    Done,
+    /// The transaction moves to `PrepareCommit` or `PrepareAbort`
+    /// (`noPartitionAdded`: an abort of a transaction that added none,
+    /// which TV2 allows: it starts now).
+    Prepare {
+        /// `PrepareCommit` or `PrepareAbort`.
+        state: TransactionState,
+        /// No partition was added (an `Empty` or `Complete*` transaction).
+        no_partition_added: bool,
+    },
+}
+
+/// A transactional id's coordinator state, as EndTxn looks at it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Current {
+    /// Its state.
+    pub state: TransactionState,
+    /// Its producer id.
+    pub producer_id: i64,
+    /// The producer id before the last change (`prevProducerId`).
+    pub prev_producer_id: i64,
+    /// Its producer epoch.
+    pub producer_epoch: i16,
+}
+
+/// EndTxn from a transaction version 2 client
+/// (`TransactionCoordinator.endTransaction`, Kafka 4.3.1, no epoch fence
+/// pending): a retry is told by the epoch (the one before the bump, or the
+/// last of an exhausted producer id), an abort may end a transaction that
+/// added no partition, and each state takes only its own retry.
+pub fn end_txn_v2(cur: &Current, producer_id: i64, producer_epoch: i16, commit: bool) -> Result<EndTxn, EndTxnError> {
+    use TransactionState as S;
+    let retry_on_overflow =
+        cur.prev_producer_id == producer_id && producer_epoch == i16::MAX - 1 && cur.producer_epoch == 0;
+    let retry_on_bump = i32::from(cur.producer_epoch) == i32::from(producer_epoch).saturating_add(1);
+    let valid_epoch = match cur.state {
+        S::Ongoing | S::Empty | S::Dead | S::PrepareEpochFence => producer_epoch == cur.producer_epoch,
+        S::PrepareCommit | S::PrepareAbort => retry_on_bump,
+        S::CompleteCommit | S::CompleteAbort => {
+            retry_on_bump || retry_on_overflow || producer_epoch == cur.producer_epoch
+        }
+    };
+    let retry = retry_on_bump || retry_on_overflow;
+    if cur.producer_id != producer_id && !retry_on_overflow {
+        return Err(EndTxnError::InvalidProducerIdMapping);
+    }
+    if !valid_epoch {
+        return Err(EndTxnError::ProducerFenced);
+    }
+    let prepare = |no_partition_added| {
+        let state = if commit { S::PrepareCommit } else { S::PrepareAbort };
+        Ok(EndTxn::Prepare { state, no_partition_added })
+    };
+    match (cur.state, commit) {
+        (S::Ongoing, _) => prepare(false),
+        (S::CompleteCommit, true) | (S::CompleteAbort, false) if retry => Ok(EndTxn::Done),
+        (S::CompleteCommit | S::CompleteAbort | S::Empty, false) if !retry => prepare(true),
+        (S::PrepareCommit, true) | (S::PrepareAbort, false) => Err(EndTxnError::ConcurrentTransactions),
+        _ => Err(EndTxnError::InvalidTxnState),
+    }
+}
+
 /// A transactional id's metadata.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TxnMetadata {
@@ -115,6 +243,10 @@ pub struct TxnMetadata {
     pub start_timestamp: i64,
     /// When the metadata last changed.
     pub last_update_timestamp: i64,
+    /// The producer id before its last change (value v1; -1 in v0).
+    pub prev_producer_id: i64,
+    /// The transaction version of its client (value v1; 0 in v0).
+    pub client_transaction_version: i16,
 }
 
 impl TxnMetadata {
@@ -238,5 +370,53 @@ fn metadata(id: &str, v: TransactionLogValue) -> TxnMetadata {
         timeout_ms: i64::from(v.transaction_timeout_ms),
         start_timestamp: v.transaction_start_timestamp_ms,
         last_update_timestamp: v.transaction_last_update_timestamp_ms,
+        prev_producer_id: v.previous_producer_id,
+        client_transaction_version: v.client_transaction_version,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `TransactionCoordinator`'s table of TV2 EndTxn on a finished
+    /// transaction (Kafka 4.3.1's comment above `endTransaction`): a retry
+    /// (the epoch before the bump) or the current epoch, abort or commit.
+    #[test]
+    fn end_txn_v2_follows_kafkas_table() {
+        use EndTxnError::{InvalidTxnState as Its, ProducerFenced as Pf};
+        use TransactionState as S;
+        let cur = |state| Current { state, producer_id: 7, prev_producer_id: 7, producer_epoch: 5 };
+        let bump = |no_partition_added| Ok(EndTxn::Prepare { state: S::PrepareAbort, no_partition_added });
+        // (state, retry, commit) -> answer
+        let table = [
+            (S::Empty, true, false, Err(Pf)),
+            (S::Empty, false, false, bump(true)),
+            (S::Empty, true, true, Err(Pf)),
+            (S::Empty, false, true, Err(Its)),
+            (S::CompleteAbort, true, false, Ok(EndTxn::Done)),
+            (S::CompleteAbort, false, false, bump(true)),
+            (S::CompleteAbort, true, true, Err(Its)),
+            (S::CompleteAbort, false, true, Err(Its)),
+            (S::CompleteCommit, true, false, Err(Its)),
+            (S::CompleteCommit, false, false, bump(true)),
+            (S::CompleteCommit, true, true, Ok(EndTxn::Done)),
+            (S::CompleteCommit, false, true, Err(Its)),
+        ];
+        for (state, retry, commit, want) in table {
+            let epoch = if retry { 4 } else { 5 };
+            assert_eq!(end_txn_v2(&cur(state), 7, epoch, commit), want, "{state:?} retry={retry} commit={commit}");
+        }
+        // an ongoing transaction at the current epoch ends; at another, or
+        // of another producer id, it is refused; markers in flight: retry
+        let commit = Ok(EndTxn::Prepare { state: S::PrepareCommit, no_partition_added: false });
+        assert_eq!(end_txn_v2(&cur(S::Ongoing), 7, 5, true), commit);
+        assert_eq!(end_txn_v2(&cur(S::Ongoing), 7, 4, true), Err(Pf));
+        assert_eq!(end_txn_v2(&cur(S::Ongoing), 8, 5, true), Err(EndTxnError::InvalidProducerIdMapping));
+        assert_eq!(end_txn_v2(&cur(S::PrepareCommit), 7, 4, true), Err(EndTxnError::ConcurrentTransactions));
+        // a retry across an exhausted epoch: the new id at 0, asked with the old id
+        let rotated = Current { state: S::CompleteCommit, producer_id: 9, prev_producer_id: 7, producer_epoch: 0 };
+        assert_eq!(end_txn_v2(&rotated, 7, i16::MAX - 1, true), Ok(EndTxn::Done));
+        assert!(version::epoch_exhausted(i16::MAX - 1) && !version::epoch_exhausted(i16::MAX - 2));
     }
 }

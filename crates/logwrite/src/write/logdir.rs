@@ -150,7 +150,7 @@ pub fn feature_levels(v: Version) -> &'static [(&'static str, i16)] {
 
 /// The supported feature ranges a node of `v` registers with: (name,
 /// minimum, maximum).
-fn supported_features(v: Version) -> &'static [(&'static str, i16, i16)] {
+pub fn supported_features(v: Version) -> &'static [(&'static str, i16, i16)] {
     match v {
         Version::Kafka3_9 => &[("kraft.version", 0, 1), ("metadata.version", 1, METADATA_VERSION)],
         Version::Kafka4 => &[
@@ -543,8 +543,15 @@ impl LogDirWriter {
     /// unfenced; its epoch is the offset of its registration. Partitions
     /// are opened with [`LogDirWriter::open_partition`]. `.kafka_cleanshutdown`
     /// is removed, as Kafka removes it once its logs are loaded, so a crash
-    /// from now on is seen as one.
-    pub fn open_live(dir: &Path, node: &Node, controller_incarnation_id: Uuid, time_ms: i64) -> Result<LogDirWriter> {
+    /// from now on is seen as one. The registrations say what a node of
+    /// `version` supports.
+    pub fn open_live(
+        dir: &Path,
+        node: &Node,
+        controller_incarnation_id: Uuid,
+        time_ms: i64,
+        version: Version,
+    ) -> Result<LogDirWriter> {
         let limits = logfmt::Limits::default();
         let meta_dir = dir.join(partition_dir_name(n::CLUSTER_METADATA_TOPIC, 0));
         let checkpoints = logfmt::partition::LogDirCheckpoints::read(dir, &limits);
@@ -569,7 +576,7 @@ impl LogDirWriter {
             topics: Vec::new(),
             next_producer_id: None,
             time_ms,
-            kafka_version: Version::Kafka3_9,
+            kafka_version: version,
         };
         let (batches, epochs) = registrations(&cluster, meta.log_end_offset());
         for b in &batches {
