@@ -85,8 +85,14 @@ struct Bump {
 
 /// Abort the open transaction of `id` after bumping its epoch, so the
 /// producer that had it is fenced (`prepareFenceProducerEpoch`): what a
-/// timeout and a new InitProducerId do.
+/// timeout and a new InitProducerId do. On a cluster of transaction
+/// version 2 the coordinator ends it as a TV2 EndTxn (the server's version,
+/// `endTransaction` with `isEpochFence`): the one bump is
+/// `prepareAbortOrCommit`'s, and the records carry client version 2.
 fn fence_and_abort(store: &mut Store, id: &str) -> Result<(), Failed> {
+    if store.transaction_version >= version::EPOCH_BUMP {
+        return end(store, id, false, Some(Bump { no_partition_added: false })).map(|_| ());
+    }
     if let Some(t) = store.txns.get_mut(id)
         && let Some(e) = txn::next_epoch(t.producer_epoch)
     {
