@@ -15,7 +15,10 @@
 #      assignor, group and target assignment epochs, member count, each
 #      member's partition count and epochs - is the same from both brokers,
 #      and the committed offsets at the end too (500 records in all);
-#   3. logtool broker stops with A and the static member still members
+#   3. a second group whose two members name the range assignor
+#      (group.remote.assignor=range) on a topic of 3 partitions: the same
+#      assignor, state, epochs and partitions per member from both;
+#   4. logtool broker stops with A and the static member still members
 #      (they are then killed);
 #      `logtool groups` reads the group as the describe showed it; Kafka
 #      4.3.1 starts on the dir, `kafka-features upgrade --feature
@@ -114,21 +117,57 @@ member 2 5 5" "$work/$n.5"
   log "$n: A read 400, B joined (A revoked two), 100 more read by both, B left, a static member joined, left for a while and came back; the group: $(paste -sd' ' "$work/$n.5")"
 }
 
+# the range assignor: group cg-range of two console consumers naming it
+# (group.remote.assignor=range) on a topic of 3 partitions; once both are
+# members, the group as described (in $work/NAME.range); the consumers'
+# pids in $range_pids
+range_group() { # BOOTSTRAP NAME
+  local b=$1 n=$2 i=0 c
+  k4 org.apache.kafka.tools.TopicCommand --bootstrap-server "$b" --create --topic k848r --partitions 3 >/dev/null 2>&1 \
+    || die "$n: kafka-topics --create k848r"
+  range_pids=()
+  for c in r1 r2; do
+    java -Xmx384m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$KAFKA_LIBS/*" org.apache.kafka.tools.consumer.ConsoleConsumer \
+      --bootstrap-server "$b" --topic k848r --group cg-range --consumer-property group.protocol=consumer \
+      --consumer-property group.remote.assignor=range --consumer-property client.id="$c" >"$work/$n.$c" 2>&1 &
+    range_pids+=("$!")
+    KAFKA_PIDS+=("$!")
+    sleep 2
+  done
+  range_described() {
+    k4 org.apache.kafka.tools.consumer.group.ConsumerGroupCommand --bootstrap-server "$b" --describe --group cg-range \
+      --state --verbose 2>/dev/null | awk '$1 == "cg-range" { print "state", $4, $5, $6, $7, $8 }'
+    k4 org.apache.kafka.tools.consumer.group.ConsumerGroupCommand --bootstrap-server "$b" --describe --group cg-range \
+      --members --verbose 2>/dev/null | awk '$1 == "cg-range" { print "member", $(NF-4), $(NF-3), $(NF-1) }' | sort
+  }
+  until range_described >"$work/$n.range" && [ "$(grep -c '^member' "$work/$n.range")" = 2 ] \
+    && grep -q '^state range Stable' "$work/$n.range" \
+    && [ "$(awk '$1 == "member" { s += $2 } END { print s }' "$work/$n.range")" = 3 ]; do
+    [ $i -ge 40 ] && { cat "$work/$n.range" >&2; die "$n: the range group did not settle"; }
+    sleep 1; i=$((i + 1))
+  done
+  log "$n: a group of two members naming the range assignor: $(paste -sd' ' "$work/$n.range")"
+}
+
 # ---- logtool broker, then the control ---------------------------------------
 lt_dir=$work/lt-logs
 lt_start "$lt_dir" lt
 steps "$lt" logtool
+range_group "$lt" logtool
 groups_cmd "$lt" --members --verbose >"$work/lt.members"
 kafka_stop "$lt_pid"
+{ kill -KILL "${range_pids[@]}"; wait "${range_pids[@]}"; } 2>/dev/null || true
 { kill -KILL "$a_pid" "$consumer_pid"; wait "$a_pid" "$consumer_pid"; } 2>/dev/null || true
 "$LT" verify --fail-on warning "$lt_dir" >"$work/verify.out" || { cat "$work/verify.out" >&2; die "verify found problems"; }
 
 mkdir -p "$work/kafka-logs"
 start_fresh "$work/kafka-logs" kafka
 steps "$BOOTSTRAP" kafka
+range_group "$BOOTSTRAP" kafka
 kafka_stop "$KAFKA_PID"
+{ kill -KILL "${range_pids[@]}"; wait "${range_pids[@]}"; } 2>/dev/null || true
 { kill -KILL "$a_pid" "$consumer_pid"; wait "$a_pid" "$consumer_pid"; } 2>/dev/null || true
-for s in 1 2 3 4 5 offsets; do
+for s in 1 2 3 4 5 offsets range; do
   diff "$work/logtool.$s" "$work/kafka.$s" >&2 || die "step $s: logtool broker's group is not Kafka 4.3.1's"
 done
 log "logtool broker and Kafka 4.3.1: the same states, epochs, members, assignments and committed offsets at every step"

@@ -33,8 +33,8 @@
 //! assignment and metadata, then a bumped group epoch.
 //!
 //! Not modelled (refused rather than answered differently from Kafka):
-//! regular-expression subscriptions (ConsumerGroupHeartbeat v1), the
-//! `range` assignor, classic-protocol members joining a consumer group.
+//! regular-expression subscriptions (ConsumerGroupHeartbeat v1),
+//! classic-protocol members joining a consumer group.
 //! Heterogeneous subscriptions (members subscribed to different topics) are
 //! assigned by the same quota rule per topic, not by Kafka's
 //! `UniformHeterogeneousAssignmentBuilder`: balanced and sticky, but not
@@ -75,9 +75,9 @@ pub mod code {
 pub const HEARTBEAT_INTERVAL_MS: i32 = 5_000;
 /// `group.consumer.session.timeout.ms` (Kafka's default).
 pub const SESSION_TIMEOUT_MS: i32 = 45_000;
-/// The server-side assignors modelled (`group.consumer.assignors` is
-/// `uniform,range` in Kafka; `range` is not modelled).
-pub const ASSIGNORS: &[&str] = &["uniform"];
+/// The server-side assignors (`group.consumer.assignors`, Kafka's default
+/// `uniform,range`).
+pub const ASSIGNORS: &[&str] = &["uniform", "range"];
 /// The member epoch of a member leaving (`LEAVE_GROUP_MEMBER_EPOCH`).
 pub const LEAVE_EPOCH: i32 = -1;
 /// The member epoch of a static member leaving for a while
@@ -494,6 +494,68 @@ fn uniform(
     out
 }
 
+/// The server assignor the members name most, else the default
+/// (`ConsumerGroup.computePreferredServerAssignor`; a tie goes to the
+/// name last in order).
+fn preferred_assignor(members: &BTreeMap<String, M>) -> &str {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for a in members.values().filter_map(|m| m.assignor.as_deref()) {
+        let n = counts.entry(a).or_default();
+        *n = n.saturating_add(1);
+    }
+    counts.into_iter().max_by_key(|(_, n)| *n).map_or(super::groups::CONSUMER_GROUP_DEFAULT_ASSIGNOR, |(a, _)| a)
+}
+
+/// The `range` assignor (`RangeAssignor`): members sorted - static ones
+/// first by instance id, then the others by member id - and each topic's
+/// partitions cut into consecutive ranges among the members subscribed to
+/// it, the first ones getting one more when they do not divide (so topics
+/// with as many partitions are co-partitioned). Not sticky.
+fn range(members: &BTreeMap<String, M>, topics: &Topics) -> BTreeMap<String, Target> {
+    let mut ids: Vec<&M> = members.values().collect();
+    ids.sort_by(|a, b| match (&a.instance_id, &b.instance_id) {
+        (Some(x), Some(y)) => x.cmp(y),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => a.id.cmp(&b.id),
+    });
+    // per topic: (partitions, members subscribed) -> (quota, extra, next)
+    let mut ranges: BTreeMap<&String, (i32, i32, i32, i32)> = BTreeMap::new();
+    for m in &ids {
+        for t in m.topics.iter().filter(|t| topics.contains_key(*t)) {
+            let e = ranges.entry(t).or_insert((0, 0, 0, 0));
+            e.1 = e.1.saturating_add(1);
+        }
+    }
+    for (t, e) in ranges.iter_mut() {
+        let partitions = topics.get(*t).map_or(0, |(_, n)| *n);
+        let members = e.1.max(1);
+        *e =
+            (partitions, partitions.checked_rem(members).unwrap_or(0), partitions.checked_div(members).unwrap_or(0), 0);
+    }
+    let mut out: BTreeMap<String, Target> = BTreeMap::new();
+    for m in ids {
+        let mine = out.entry(m.id.clone()).or_default();
+        for t in &m.topics {
+            let (Some((partitions, extra, quota, next)), Some((topic_id, _))) = (ranges.get_mut(t), topics.get(t))
+            else {
+                continue;
+            };
+            let mut q = *quota;
+            if *extra > 0 {
+                q = q.saturating_add(1);
+                *extra = extra.saturating_sub(1);
+            }
+            let end = next.saturating_add(q).min(*partitions);
+            if *next < end {
+                mine.insert(topic_id.clone(), (*next..end).collect());
+            }
+            *next = end.max(*next);
+        }
+    }
+    out
+}
+
 /// `CurrentAssignmentBuilder.build` for `m` towards `target` at
 /// `target_epoch`; `owner_elsewhere` says whether another member still
 /// owns a partition (`currentPartitionEpoch` != -1).
@@ -753,9 +815,13 @@ impl<'a> G<'a> {
         if self.assignment_epoch >= epoch {
             return (self.assignment_epoch, self.targets.get(member_id).cloned().unwrap_or_default());
         }
-        let subscriptions: BTreeMap<String, BTreeSet<String>> =
-            members.iter().map(|(id, m)| (id.clone(), m.topics.clone())).collect();
-        let new = uniform(&subscriptions, &self.targets, self.topics);
+        let new = if preferred_assignor(members) == "range" {
+            range(members, self.topics)
+        } else {
+            let subscriptions: BTreeMap<String, BTreeSet<String>> =
+                members.iter().map(|(id, m)| (id.clone(), m.topics.clone())).collect();
+            uniform(&subscriptions, &self.targets, self.topics)
+        };
         for (id, t) in &new {
             if self.targets.get(id) != Some(t) {
                 records.push(target_record(self.id, id, t));
@@ -1119,5 +1185,33 @@ mod tests {
         assert_eq!((n("a"), n("b"), n("c")), (2, 1, 1));
         assert!(new["a"][&id].iter().all(|p| *p < 4));
         assert_eq!(new["a"][&id], [0, 1].into_iter().collect());
+    }
+
+    /// `range`: static members first by instance id, then by member id;
+    /// consecutive ranges, the first members one more; a topic's ranges
+    /// among only the members subscribed to it.
+    #[test]
+    fn range_cuts_each_topic_in_member_order() {
+        let (t, u) = ("AAAAAAAAAAAAAAAAAAAAAQ".to_string(), "AAAAAAAAAAAAAAAAAAAAAg".to_string());
+        let topics: Topics =
+            [("t".to_string(), (t.clone(), 4)), ("u".to_string(), (u.clone(), 3))].into_iter().collect();
+        let member = |id: &str, instance: Option<&str>, subs: &[&str]| {
+            let mut m = M::new(id);
+            m.instance_id = instance.map(str::to_string);
+            m.topics = subs.iter().map(|s| s.to_string()).collect();
+            (id.to_string(), m)
+        };
+        let members: BTreeMap<String, M> =
+            [member("a", None, &["t", "u"]), member("b", Some("z-static"), &["t"]), member("c", None, &["t", "u"])]
+                .into_iter()
+                .collect();
+        let new = range(&members, &topics);
+        let of =
+            |m: &str, topic: &String| new[m].get(topic).cloned().unwrap_or_default().into_iter().collect::<Vec<_>>();
+        // t: b (static) first, then a, c: 4 = 2 + 1 + 1
+        assert_eq!((of("b", &t), of("a", &t), of("c", &t)), (vec![0, 1], vec![2], vec![3]));
+        // u: only a and c: 3 = 2 + 1
+        assert_eq!((of("a", &u), of("c", &u), of("b", &u)), (vec![0, 1], vec![2], vec![]));
+        assert_eq!(preferred_assignor(&members), "uniform");
     }
 }
