@@ -18,6 +18,7 @@
 #      each tv2 partition (epoch, commit or abort), `kafka-transactions
 #      describe` (state, epoch), the group's committed offset, and what a
 #      read_committed consumer reads.
+#      `verify` finds nothing on either dir.
 #   3. Kafka 4.3.1 starts on logtool broker's dir and describes, serves and
 #      reads the same.
 # Brokers bind 127.0.0.1 on free ports and are stopped by pid.
@@ -101,6 +102,8 @@ mkdir -p "$work/kafka-logs"
 start_fresh "$work/kafka-logs" kafka
 steps "$BOOTSTRAP" kafka
 kafka_stop "$KAFKA_PID"
+"$LT" verify --fail-on warning "$work/kafka-logs" >"$work/verify-kafka.out" \
+  || { cat "$work/verify-kafka.out" >&2; die "verify reports the healthy dir Kafka 4.3.1 left (TV2 epoch bumps, a fence)"; }
 written "$work/kafka-logs" "$work/kafka.written"
 for s in describe committed read written; do
   diff "$work/logtool.$s" "$work/kafka.$s" >&2 || die "$s: logtool broker's transactions are not Kafka 4.3.1's"
