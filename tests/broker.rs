@@ -971,6 +971,47 @@ fn transaction_version_2_bumps_the_epoch_per_transaction() {
     assert_eq!(again.stop(), 0);
 }
 
+/// A transaction version 2 transaction past its timeout: the coordinator
+/// aborts it with the one bump of a TV2 abort (`abortTimedOutTransactions`
+/// ends it with the server's version), so the producer's commit at its old
+/// epoch is refused and its abort is taken as the retry it then is (Kafka
+/// 4.3.1's table: CompleteAbort, retry, abort: NONE).
+#[test]
+fn a_timed_out_tv2_transaction_is_aborted_with_one_bump() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut b = Broker::start(&dir, &["--kafka-version", "4.3", "--transaction-partitions", "1"]);
+    let mut s = b.connect();
+    create_topic(&mut s, "t");
+    let mut req = InitProducerIdRequest::default();
+    req.transactional_id = Some(txn_id("slow"));
+    req.transaction_timeout_ms = 1000;
+    req.producer_id = ProducerId(-1);
+    req.producer_epoch = -1;
+    let r = InitProducerIdResponse::decode(&mut call(&mut s, 4, &req), 4).unwrap();
+    let (pid, epoch) = (r.producer_id.0, r.producer_epoch);
+    assert_eq!((r.error_code, epoch), (0, 0));
+    assert_eq!(produce_txn_at(&mut s, 12, "slow", (pid, 0), 0, 2), 0);
+    let describe = |s: &mut TcpStream| {
+        let mut d = DescribeTransactionsRequest::default();
+        d.transactional_ids = vec![txn_id("slow")];
+        let r = DescribeTransactionsResponse::decode(&mut call(s, 0, &d), 0).unwrap();
+        let st = &r.transaction_states[0];
+        (st.transaction_state.to_string(), st.producer_epoch)
+    };
+    let mut waited = 0;
+    while describe(&mut s).0 != "CompleteAbort" {
+        assert!(waited < 100, "not aborted: {:?}", describe(&mut s));
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        waited += 1;
+    }
+    assert_eq!(describe(&mut s), ("CompleteAbort".to_string(), 1), "one bump");
+    assert_eq!(end_txn_v5(&mut s, "slow", (pid, 0), true).0, 48, "its commit: INVALID_TXN_STATE");
+    assert_eq!(end_txn_v5(&mut s, "slow", (pid, 0), false), (0, pid, 1), "its abort: a retry, answered");
+    assert_eq!(b.stop(), 0);
+    let (code, out, _) = run(&["verify", "--fail-on", "warning", b.logs.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+}
+
 /// Every batch of a fetch answer, as (base offset, partition leader epoch).
 pub(crate) fn batches_of(mut records: Bytes) -> Vec<(i64, i32)> {
     let mut out = Vec::new();
