@@ -13,9 +13,9 @@
 #   0; in 3.x the type was the key's version: kmsg::coordinator reads both.)
 # * The requests and responses come from the version pinned in
 #   fixtures/kafka/pom.xml (3.9.1): what logtool broker speaks (4.x dropped
-#   old request versions that 3.x clients still send); but Produce, EndTxn
-#   and TxnOffsetCommit from RECORDS_VERSION, whose newer versions say a
-#   client uses transaction version 2.
+#   old request versions that 3.x clients still send); but Produce, EndTxn,
+#   TxnOffsetCommit and ConsumerGroupHeartbeat from RECORDS_VERSION, whose
+#   newer versions a Kafka 4.x cluster's clients use.
 #
 #   crates/kmsg/update-schemas.sh
 set -euo pipefail
@@ -49,7 +49,8 @@ for req in "$work"/all/common/message/*Request.json; do
   grep -q '"listeners":.*"broker"' "$req" || continue
   cp "$req" "${req%Request.json}Response.json" "$work/common/message/"
 done
-# the requests whose newer versions transaction version 2 (KIP-890) needs,
+# the requests whose newer versions transaction version 2 (KIP-890) and
+# regular-expression subscriptions (ConsumerGroupHeartbeat v1) need,
 # which logtool broker speaks as a Kafka 4.x cluster (`--kafka-version 4.3`):
 # from RECORDS_VERSION (a definition keeps every version 3.9.1 had, but
 # Produce v0-v2, which Kafka 4.0 removed and logtool broker never read)
@@ -57,6 +58,7 @@ done
   'common/message/ProduceRequest.json' 'common/message/ProduceResponse.json' \
   'common/message/EndTxnRequest.json' 'common/message/EndTxnResponse.json' \
   'common/message/TxnOffsetCommitRequest.json' 'common/message/TxnOffsetCommitResponse.json' \
+  'common/message/ConsumerGroupHeartbeatRequest.json' 'common/message/ConsumerGroupHeartbeatResponse.json' \
   && cp tv2/common/message/*.json common/message/)
 rm -f "$out"/*.json
 for f in "$work"/common/metadata/*.json "$work"/common/message/*.json; do

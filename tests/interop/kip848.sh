@@ -18,6 +18,9 @@
 #   3. a second group whose two members name the range assignor
 #      (group.remote.assignor=range) on a topic of 3 partitions: the same
 #      assignor, state, epochs and partitions per member from both;
+#      a member of a third group subscribed with a regular expression
+#      (RegexApp.java, SubscriptionPattern "k848.*": the coordinator
+#      resolves it to both topics): the same state and epochs;
 #   4. logtool broker stops with A and the static member still members
 #      (they are then killed);
 #      `logtool groups` reads the group as the describe showed it; Kafka
@@ -149,6 +152,30 @@ range_group() { # BOOTSTRAP NAME
   log "$n: a group of two members naming the range assignor: $(paste -sd' ' "$work/$n.range")"
 }
 
+# a broker-side regular expression (fixtures/kafka/RegexApp.java: a 4.3.1
+# consumer's SubscriptionPattern, ConsumerGroupHeartbeat v1): one member
+# of group cg-regex subscribed to "k848.*", which the coordinator resolves
+# to k848 and k848r (7 partitions); the group as described, once it has
+# them all, in $work/NAME.regex; the consumer's pid in $regex_pid
+regex_group() { # BOOTSTRAP NAME
+  local b=$1 n=$2 i=0
+  kafka_java "$KAFKA_LIB_DIR/RegexApp.java" "$b" cg-regex 'k848.*' >"$work/$n.regex-app" 2>&1 &
+  regex_pid=$!
+  KAFKA_PIDS+=("$regex_pid")
+  regex_described() {
+    k4 org.apache.kafka.tools.consumer.group.ConsumerGroupCommand --bootstrap-server "$b" --describe --group cg-regex \
+      --state --verbose 2>/dev/null | awk '$1 == "cg-regex" { print "state", $4, $5, $6, $7, $8 }'
+    k4 org.apache.kafka.tools.consumer.group.ConsumerGroupCommand --bootstrap-server "$b" --describe --group cg-regex \
+      --members --verbose 2>/dev/null | awk '$1 == "cg-regex" { print "member", $(NF-4), $(NF-3), $(NF-1) }' | sort
+  }
+  until regex_described >"$work/$n.regex" && grep -q '^state uniform Stable' "$work/$n.regex" \
+    && [ "$(awk '$1 == "member" { s += $2 } END { print s }' "$work/$n.regex")" = 7 ]; do
+    [ $i -ge 60 ] && { cat "$work/$n.regex" "$work/$n.regex-app" >&2; die "$n: the regex group did not settle"; }
+    sleep 1; i=$((i + 1))
+  done
+  log "$n: a member subscribed to the regular expression k848.*: $(paste -sd' ' "$work/$n.regex")"
+}
+
 # ---- logtool broker, then the control ---------------------------------------
 lt_dir=$work/lt-logs
 lt_start "$lt_dir" lt
@@ -157,6 +184,17 @@ range_group "$lt" logtool
 groups_cmd "$lt" --members --verbose >"$work/lt.members"
 kafka_stop "$lt_pid"
 { kill -KILL "${range_pids[@]}"; wait "${range_pids[@]}"; } 2>/dev/null || true
+# (regular expressions are ConsumerGroupHeartbeat v1, which a Kafka 4.x
+# cluster advertises: a logtool broker of a 4.3 cluster, its topics made alike)
+lt_start "$work/lt43-logs" lt43 --kafka-version 4.3
+k4 org.apache.kafka.tools.TopicCommand --bootstrap-server "$lt" --create --topic k848 --partitions 4 >/dev/null 2>&1 \
+  || die "lt43: kafka-topics --create k848"
+k4 org.apache.kafka.tools.TopicCommand --bootstrap-server "$lt" --create --topic k848r --partitions 3 >/dev/null 2>&1 \
+  || die "lt43: kafka-topics --create k848r"
+regex_group "$lt" logtool
+kafka_stop "$lt_pid"
+{ kill -KILL "$regex_pid"; wait "$regex_pid"; } 2>/dev/null || true
+"$LT" verify --fail-on warning "$work/lt43-logs" >"$work/verify43.out" || { cat "$work/verify43.out" >&2; die "verify found problems"; }
 { kill -KILL "$a_pid" "$consumer_pid"; wait "$a_pid" "$consumer_pid"; } 2>/dev/null || true
 "$LT" verify --fail-on warning "$lt_dir" >"$work/verify.out" || { cat "$work/verify.out" >&2; die "verify found problems"; }
 
@@ -164,10 +202,11 @@ mkdir -p "$work/kafka-logs"
 start_fresh "$work/kafka-logs" kafka
 steps "$BOOTSTRAP" kafka
 range_group "$BOOTSTRAP" kafka
+regex_group "$BOOTSTRAP" kafka
 kafka_stop "$KAFKA_PID"
-{ kill -KILL "${range_pids[@]}"; wait "${range_pids[@]}"; } 2>/dev/null || true
+{ kill -KILL "${range_pids[@]}" "$regex_pid"; wait "${range_pids[@]}" "$regex_pid"; } 2>/dev/null || true
 { kill -KILL "$a_pid" "$consumer_pid"; wait "$a_pid" "$consumer_pid"; } 2>/dev/null || true
-for s in 1 2 3 4 5 offsets range; do
+for s in 1 2 3 4 5 offsets range regex; do
   diff "$work/logtool.$s" "$work/kafka.$s" >&2 || die "step $s: logtool broker's group is not Kafka 4.3.1's"
 done
 log "logtool broker and Kafka 4.3.1: the same states, epochs, members, assignments and committed offsets at every step"

@@ -181,6 +181,20 @@ pub fn consumer_group_heartbeat(
         refuse(&mut r, e);
         return r;
     }
+    if answer.resolve_regexes {
+        // Kafka resolves them in the background right after the heartbeat
+        // (`TopicRegexResolver`); here at once, before the next request
+        let version = store.metadata_version();
+        let resolved = store
+            .consumer
+            .groups
+            .get(&hb.group_id)
+            .map(|g| rules::resolve_regexes(g, &hb.group_id, &image, store::now_ms(), version))
+            .unwrap_or_default();
+        if let Err(e) = write(&mut store, &hb.group_id, resolved) {
+            eprintln!("logtool broker: resolving the regular expressions of group {}: {}", hb.group_id, e.message);
+        }
+    }
     touch(&mut store, &hb.group_id, &answer.member_id);
     r.member_id = Some(s(answer.member_id));
     r.member_epoch = answer.member_epoch;

@@ -511,6 +511,11 @@ impl Store {
             .map_err(|e| (kafka_protocol::ResponseError::KafkaStorageError.code(), e.to_string()))
     }
 
+    /// The metadata image's version: the metadata log's last offset.
+    pub fn metadata_version(&self) -> i64 {
+        self.writer.metadata_version()
+    }
+
     /// The coordinator epoch a marker carries: the leader epoch of the
     /// `__transaction_state` partition that holds `transactional_id`.
     pub fn coordinator_epoch(&mut self, transactional_id: &str) -> i32 {

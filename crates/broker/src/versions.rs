@@ -64,7 +64,7 @@ pub const SUPPORTED: &[Supported] = &[
     api(ApiKey::ListTransactions, 0, 1, 0, "ListTransactionsRequest"),
     // (KIP-848: what Kafka 3.9.1 advertises with the consumer protocol
     // enabled, `group.coordinator.rebalance.protocols=classic,consumer`;
-    // Kafka 4.x's v1 adds regular-expression subscriptions)
+    // Kafka 4.x's v1 adds regular-expression subscriptions: `KAFKA4_MAX`)
     api(ApiKey::ConsumerGroupHeartbeat, 0, 0, 0, "ConsumerGroupHeartbeatRequest"),
     api(ApiKey::ConsumerGroupDescribe, 0, 0, 0, "ConsumerGroupDescribeRequest"),
 ];
@@ -72,8 +72,10 @@ pub const SUPPORTED: &[Supported] = &[
 /// The versions a Kafka 4.3.1 cluster with transaction version 2 adds
 /// (`--kafka-version 4.3`): Produce v12 and TxnOffsetCommit v5 (the client
 /// adds no partition itself), EndTxn v5 (the answer names the bumped
-/// epoch). Produce v13 (topic ids) is not read.
-pub const KAFKA4_MAX: &[(ApiKey, i16)] = &[(ApiKey::Produce, 12), (ApiKey::EndTxn, 5), (ApiKey::TxnOffsetCommit, 5)];
+/// epoch), ConsumerGroupHeartbeat v1 (regular-expression subscriptions).
+/// Produce v13 (topic ids) is not read.
+pub const KAFKA4_MAX: &[(ApiKey, i16)] =
+    &[(ApiKey::Produce, 12), (ApiKey::EndTxn, 5), (ApiKey::TxnOffsetCommit, 5), (ApiKey::ConsumerGroupHeartbeat, 1)];
 
 /// The entry of `key`, if the broker implements it, as a cluster of
 /// `kafka4` (a Kafka 4.x one) advertises it.

@@ -123,6 +123,7 @@ pub fn encode_group_record(record: &GroupRecord) -> Result<(Vec<u8>, Option<Vec<
         GroupRecord::ConsumerGroupCurrentMemberAssignment(k, v) => encode_typed(k, v.as_ref()),
         GroupRecord::ConsumerGroupTargetAssignmentMember(k, v) => encode_typed(k, v.as_ref()),
         GroupRecord::ConsumerGroupTargetAssignmentMetadata(k, v) => encode_typed(k, v.as_ref()),
+        GroupRecord::ConsumerGroupRegularExpression(k, v) => encode_typed(k, v.as_ref()),
         other => Err(Error::Value(format!("not a consumer group record: {other:?}"))),
     }
 }
@@ -154,6 +155,8 @@ pub enum GroupRecord {
         ConsumerGroupTargetAssignmentMetadataKey,
         Option<ConsumerGroupTargetAssignmentMetadataValue>,
     ),
+    /// A regular expression's resolved topics (tombstone: none subscribes).
+    ConsumerGroupRegularExpression(ConsumerGroupRegularExpressionKey, Option<ConsumerGroupRegularExpressionValue>),
     /// A share group (KIP-932).
     ShareGroupMetadata(ShareGroupMetadataKey, Option<ShareGroupMetadataValue>),
     /// A share group's member.
@@ -280,6 +283,11 @@ pub fn decode_group_record(key: Option<&[u8]>, value: Option<&[u8]>) -> Result<G
             ConsumerGroupTargetAssignmentMetadata,
             ConsumerGroupTargetAssignmentMetadataKey,
             ConsumerGroupTargetAssignmentMetadataValue
+        ),
+        "ConsumerGroupRegularExpression" => group_typed!(
+            ConsumerGroupRegularExpression,
+            ConsumerGroupRegularExpressionKey,
+            ConsumerGroupRegularExpressionValue
         ),
         "ShareGroupMetadata" => group_typed!(ShareGroupMetadata, ShareGroupMetadataKey, ShareGroupMetadataValue),
         "ShareGroupMemberMetadata" => {

@@ -47,6 +47,8 @@ pub(crate) const MESSAGES: &[&str] = &[
     "ConsumerGroupTargetAssignmentMemberValue",
     "ConsumerGroupTargetAssignmentMetadataKey",
     "ConsumerGroupTargetAssignmentMetadataValue",
+    "ConsumerGroupRegularExpressionKey",
+    "ConsumerGroupRegularExpressionValue",
     "ShareGroupCurrentMemberAssignmentKey",
     "ShareGroupCurrentMemberAssignmentValue",
     "ShareGroupMemberMetadataKey",

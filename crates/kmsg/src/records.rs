@@ -1454,6 +1454,72 @@ impl crate::Message for ConsumerGroupTargetAssignmentMetadataValue {
     const NAME: &'static str = "ConsumerGroupTargetAssignmentMetadataValue";
 }
 
+/// `ConsumerGroupRegularExpressionKey` and the structs it uses.
+pub mod consumer_group_regular_expression_key {
+    use serde::{Deserialize, Serialize};
+
+    /// `ConsumerGroupRegularExpressionKey` (versions 0).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct ConsumerGroupRegularExpressionKey {
+        /// The group id. (string, versions 0)
+        #[serde(rename = "groupId")]
+        pub group_id: String,
+        /// The regular expression. (string, versions 0)
+        #[serde(rename = "regularExpression")]
+        pub regular_expression: String,
+    }
+
+    impl Default for ConsumerGroupRegularExpressionKey {
+        fn default() -> Self {
+            ConsumerGroupRegularExpressionKey {
+                group_id: String::from(""),
+                regular_expression: String::from(""),
+            }
+        }
+    }
+}
+pub use consumer_group_regular_expression_key::ConsumerGroupRegularExpressionKey;
+
+impl crate::Message for ConsumerGroupRegularExpressionKey {
+    const NAME: &'static str = "ConsumerGroupRegularExpressionKey";
+}
+
+/// `ConsumerGroupRegularExpressionValue` and the structs it uses.
+pub mod consumer_group_regular_expression_value {
+    use serde::{Deserialize, Serialize};
+
+    /// `ConsumerGroupRegularExpressionValue` (versions 0).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct ConsumerGroupRegularExpressionValue {
+        /// Topics ([]string, versions 0+)
+        #[serde(rename = "topics")]
+        pub topics: Vec<String>,
+        /// Version (int64, versions 0+)
+        #[serde(rename = "version")]
+        pub version: i64,
+        /// Timestamp (int64, versions 0+)
+        #[serde(rename = "timestamp")]
+        pub timestamp: i64,
+    }
+
+    impl Default for ConsumerGroupRegularExpressionValue {
+        fn default() -> Self {
+            ConsumerGroupRegularExpressionValue {
+                topics: Vec::new(),
+                version: 0,
+                timestamp: 0,
+            }
+        }
+    }
+}
+pub use consumer_group_regular_expression_value::ConsumerGroupRegularExpressionValue;
+
+impl crate::Message for ConsumerGroupRegularExpressionValue {
+    const NAME: &'static str = "ConsumerGroupRegularExpressionValue";
+}
+
 /// `ShareGroupCurrentMemberAssignmentKey` and the structs it uses.
 pub mod share_group_current_member_assignment_key {
     use serde::{Deserialize, Serialize};

@@ -4,8 +4,9 @@
 //! answer out (`GroupMetadataManager.consumerGroupHeartbeat`,
 //! `consumerGroupLeave`, `consumerGroupFenceMember`; `CurrentAssignmentBuilder`
 //! for each member's reconciliation; the `uniform` assignor,
-//! `UniformHomogeneousAssignmentBuilder`; the offset commit and fetch checks
-//! of `ConsumerGroup.validateOffsetCommit`/`validateOffsetFetch`).
+//! `UniformHomogeneousAssignmentBuilder`, and `range`, `RangeAssignor`; the
+//! offset commit and fetch checks of `ConsumerGroup.validateOffsetCommit`/
+//! `validateOffsetFetch`).
 //!
 //! Nothing here changes a group: a group changes only when its records are
 //! replayed ([`Groups::replay`]), as Kafka's coordinator replays what it
@@ -32,8 +33,12 @@
 //! timeout) writes the tombstones of its current assignment, target
 //! assignment and metadata, then a bumped group epoch.
 //!
+//! Regular-expression subscriptions (ConsumerGroupHeartbeat v1): a new
+//! expression bumps no epoch until [`resolve_regexes`] - which Kafka runs
+//! in the background right after the heartbeat - has written what it
+//! matched (`maybeUpdateRegularExpressions`, `handleRegularExpressionsResult`).
+//!
 //! Not modelled (refused rather than answered differently from Kafka):
-//! regular-expression subscriptions (ConsumerGroupHeartbeat v1),
 //! classic-protocol members joining a consumer group.
 //! Heterogeneous subscriptions (members subscribed to different topics) are
 //! assigned by the same quota rule per topic, not by Kafka's
@@ -47,7 +52,7 @@ use kmsg::records::consumer_group_current_member_assignment_value::TopicPartitio
 use kmsg::records::consumer_group_target_assignment_member_value::TopicPartition as TargetPartitions;
 use kmsg::records::*;
 
-use super::groups::{Group, GroupType, Member};
+use super::groups::{Group, GroupType, Member, ResolvedRegex};
 
 /// Error codes the coordinator answers with (`Errors`).
 pub mod code {
@@ -67,6 +72,8 @@ pub mod code {
     pub const UNRELEASED_INSTANCE_ID: i16 = 111;
     /// `UNSUPPORTED_ASSIGNOR`.
     pub const UNSUPPORTED_ASSIGNOR: i16 = 112;
+    /// `INVALID_REGULAR_EXPRESSION`.
+    pub const INVALID_REGULAR_EXPRESSION: i16 = 128;
     /// `STALE_MEMBER_EPOCH`.
     pub const STALE_MEMBER_EPOCH: i16 = 113;
 }
@@ -162,6 +169,66 @@ pub struct Answer {
     /// The partitions the member may use (topic id, partitions), when the
     /// answer carries them.
     pub assignment: Option<Vec<(String, Vec<i32>)>>,
+    /// The group's regular expressions are to be resolved now
+    /// ([`resolve_regexes`]; Kafka schedules it after the heartbeat).
+    pub resolve_regexes: bool,
+}
+
+/// How a heartbeat changed its member's regular expression
+/// (`UpdateRegularExpressionStatus`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum RegexStatus {
+    NoChange,
+    /// Changed, to one not resolved yet: no new epoch until it is.
+    Updated,
+    /// Changed, to one already resolved (or to none).
+    Resolved,
+}
+
+/// `REGEX_BATCH_REFRESH_MIN_INTERVAL_MS`: the group's regular expressions
+/// are not resolved again within 10 s.
+const REGEX_REFRESH_MIN_INTERVAL_MS: i64 = 10_000;
+/// `group.consumer.regex.refresh.interval.ms` (Kafka's default, 10 min).
+const REGEX_REFRESH_INTERVAL_MS: i64 = 600_000;
+
+fn regex_tombstone(group: &str, regex: &str) -> GroupRecord {
+    GroupRecord::ConsumerGroupRegularExpression(
+        ConsumerGroupRegularExpressionKey { group_id: group.into(), regular_expression: regex.into() },
+        None,
+    )
+}
+
+/// The group's regular expressions resolved against the topics now
+/// (`TopicRegexResolver.resolveRegularExpressions`: a topic matches when
+/// the whole name does; `handleRegularExpressionsResult`): each
+/// subscribed one's record, then a bumped group epoch when a resolution's
+/// topics or the metadata hash changed. `version` is the metadata image's.
+pub fn resolve_regexes(group: &Group, group_id: &str, topics: &Topics, now_ms: i64, version: i64) -> Vec<GroupRecord> {
+    let mut g = G::of(group_id, Some(group), topics, now_ms);
+    let mut records = Vec::new();
+    let mut bump = false;
+    let regexes: BTreeSet<String> = g.members.values().map(|m| m.regex.clone()).filter(|r| !r.is_empty()).collect();
+    for r in regexes {
+        let Ok(re) = regex::Regex::new(&format!("^(?:{r})$")) else { continue };
+        let matched: BTreeSet<String> = topics.keys().filter(|t| re.is_match(t)).cloned().collect();
+        if g.regexes.get(&r).is_none_or(|old| old.topics != matched) {
+            bump = true;
+        }
+        records.push(GroupRecord::ConsumerGroupRegularExpression(
+            ConsumerGroupRegularExpressionKey { group_id: group_id.into(), regular_expression: r.clone() },
+            Some(ConsumerGroupRegularExpressionValue {
+                topics: matched.iter().cloned().collect(),
+                version,
+                timestamp: now_ms,
+            }),
+        ));
+        g.regexes.insert(r, ResolvedRegex { topics: matched, version, timestamp: now_ms });
+    }
+    let hash = metadata_hash(&g.all_subscribed(g.members.values()), topics);
+    if bump || hash != g.hash {
+        records.push(epoch_record(group_id, g.epoch.saturating_add(1), hash));
+    }
+    records
 }
 
 /// The result of a heartbeat: the records to write (in order), then the
@@ -206,12 +273,6 @@ pub fn validate(hb: &Heartbeat, version: i16) -> Result<(), Refused> {
         return Err(refused(
             code::UNSUPPORTED_ASSIGNOR,
             format!("ServerAssignor {a} is not supported. Supported assignors: {}.", ASSIGNORS.join(", ")),
-        ));
-    }
-    if hb.subscribed_topic_regex.as_deref().is_some_and(|r| !r.is_empty()) {
-        return Err(refused(
-            code::INVALID_REQUEST,
-            "regular expression subscriptions are not supported by logtool broker",
         ));
     }
     Ok(())
@@ -672,6 +733,10 @@ struct G<'a> {
     hash: i64,
     members: BTreeMap<String, M>,
     targets: BTreeMap<String, Target>,
+    /// The resolved regular expressions.
+    regexes: BTreeMap<String, ResolvedRegex>,
+    /// When the regular expressions were last resolved (`i64::MIN`: never).
+    last_refresh_ms: i64,
 }
 
 impl<'a> G<'a> {
@@ -686,6 +751,8 @@ impl<'a> G<'a> {
                 hash: 0,
                 members: BTreeMap::new(),
                 targets: BTreeMap::new(),
+                regexes: BTreeMap::new(),
+                last_refresh_ms: i64::MIN,
             };
         };
         let targets = g
@@ -704,7 +771,84 @@ impl<'a> G<'a> {
             hash: g.metadata_hash,
             members: g.members.iter().map(|(k, m)| (k.clone(), M::of(m))).collect(),
             targets,
+            regexes: g.regexes.clone(),
+            last_refresh_ms: g.regexes.values().map(|r| r.timestamp).max().unwrap_or(i64::MIN),
         }
+    }
+
+    /// The topics `m` subscribes to: its names and its regular
+    /// expression's resolved topics (`ConsumerGroup.computeSubscribedTopicNames`).
+    fn subscribed(&self, m: &M) -> BTreeSet<String> {
+        let mut t = m.topics.clone();
+        if let Some(r) = self.regexes.get(&m.regex).filter(|_| !m.regex.is_empty()) {
+            t.extend(r.topics.iter().cloned());
+        }
+        t
+    }
+
+    /// The topics `members` subscribe to.
+    fn all_subscribed<'m>(&self, members: impl Iterator<Item = &'m M>) -> BTreeSet<String> {
+        members.flat_map(|m| self.subscribed(m)).collect()
+    }
+
+    /// How many of `members` subscribe to `regex`.
+    fn subscribers<'m>(members: impl Iterator<Item = &'m M>, regex: &str) -> usize {
+        members.filter(|m| m.regex == regex).count()
+    }
+
+    /// `maybeUpdateRegularExpressions` for `member` becoming `updated`:
+    /// whether its regular expression changed (and is already resolved),
+    /// the tombstone of one it was the last to use, a new one compiled
+    /// (`INVALID_REGULAR_EXPRESSION`), and whether the group's are to be
+    /// resolved now (a new one, one unresolved, or the last resolution
+    /// older than the refresh interval; never within 10 s of the last).
+    fn regex_update(
+        &self,
+        member: &M,
+        updated: &M,
+        records: &mut Vec<GroupRecord>,
+    ) -> Result<(RegexStatus, bool), Refused> {
+        let (old, new) = (&member.regex, &updated.regex);
+        let mut status = RegexStatus::NoChange;
+        let mut refresh = false;
+        if old != new {
+            status = RegexStatus::Updated;
+            if !old.is_empty() && Self::subscribers(self.members.values(), old) == 1 {
+                records.push(regex_tombstone(self.id, old));
+            }
+            if !new.is_empty() {
+                if Self::subscribers(self.members.values(), new) == 0 {
+                    if let Err(e) = regex::Regex::new(new) {
+                        return Err(refused(
+                            code::INVALID_REGULAR_EXPRESSION,
+                            format!("SubscribedTopicRegex `{new}` is not a valid regular expression: {e}."),
+                        ));
+                    }
+                    refresh = true;
+                } else if self.regexes.contains_key(new) {
+                    status = RegexStatus::Resolved;
+                }
+            } else if !old.is_empty() {
+                status = RegexStatus::Resolved;
+            }
+        }
+        let subscribed: BTreeSet<&str> = self
+            .members
+            .values()
+            .filter(|m| m.id != updated.id)
+            .chain([updated])
+            .map(|m| m.regex.as_str())
+            .filter(|r| !r.is_empty())
+            .collect();
+        if !refresh && self.members.values().all(|m| m.regex.is_empty()) {
+            return Ok((status, false));
+        }
+        if self.now_ms <= self.last_refresh_ms.saturating_add(REGEX_REFRESH_MIN_INTERVAL_MS) {
+            return Ok((status, false));
+        }
+        refresh |= subscribed.len() != self.regexes.len();
+        refresh |= self.now_ms > self.last_refresh_ms.saturating_add(REGEX_REFRESH_INTERVAL_MS);
+        Ok((status, refresh && !subscribed.is_empty()))
     }
 
     /// Who owns each partition (assigned or pending revocation): what
@@ -746,8 +890,18 @@ impl<'a> G<'a> {
             return Vec::new();
         }
         let mut records: Vec<GroupRecord> = gone.iter().flat_map(|id| self.remove(id)).collect();
-        let left = self.members.values().filter(|m| !gone.contains(&m.id.as_str()));
-        let hash = metadata_hash(left.flat_map(|m| m.topics.iter()), self.topics);
+        let left: Vec<&M> = self.members.values().filter(|m| !gone.contains(&m.id.as_str())).collect();
+        // `maybeDeleteResolvedRegularExpressions`: a regular expression no
+        // member left uses is deleted
+        let used: BTreeSet<&String> = left.iter().map(|m| &m.regex).collect();
+        let deleted: BTreeSet<&String> = gone
+            .iter()
+            .filter_map(|id| self.members.get(*id))
+            .map(|m| &m.regex)
+            .filter(|r| !r.is_empty() && !used.contains(r))
+            .collect();
+        records.extend(deleted.iter().map(|r| regex_tombstone(self.id, r)));
+        let hash = metadata_hash(&self.all_subscribed(left.into_iter()), self.topics);
         records.push(epoch_record(self.id, self.epoch.saturating_add(1), hash));
         records
     }
@@ -819,7 +973,7 @@ impl<'a> G<'a> {
             range(members, self.topics)
         } else {
             let subscriptions: BTreeMap<String, BTreeSet<String>> =
-                members.iter().map(|(id, m)| (id.clone(), m.topics.clone())).collect();
+                members.iter().map(|(id, m)| (id.clone(), self.subscribed(m))).collect();
             uniform(&subscriptions, &self.targets, self.topics)
         };
         for (id, t) in &new {
@@ -903,19 +1057,22 @@ pub fn heartbeat(
         g.members.insert(member_id.clone(), member.clone());
         g.targets.insert(member_id.clone(), target);
     }
-    // 1. the member
+    // 1. the member, and its regular expression
     let updated = member.updated(hb);
     let is_new = !g.members.contains_key(&member_id);
-    let subscription_changed = updated.topics != member.topics;
+    let names_changed = updated.topics != member.topics;
     if is_new || updated.metadata() != member.metadata() {
         records.push(member_record(&hb.group_id, &updated));
     }
-    // 2. the group epoch
+    let (regex_status, resolve_regexes) = g.regex_update(&member, &updated, &mut records)?;
+    let subscription_changed = names_changed || regex_status != RegexStatus::NoChange;
+    // 2. the group epoch: bumped for new names or a regular expression
+    // already resolved (a new one bumps it once resolved)
     let mut members = g.members.clone();
     members.insert(member_id.clone(), updated.clone());
-    let hash = metadata_hash(members.values().flat_map(|m| m.topics.iter()), topics);
+    let hash = metadata_hash(&g.all_subscribed(members.values()), topics);
     let mut epoch = g.epoch;
-    if subscription_changed || hash != g.hash {
+    if names_changed || regex_status == RegexStatus::Resolved || hash != g.hash {
         epoch = epoch.saturating_add(1);
         records.push(epoch_record(&hb.group_id, epoch, hash));
     }
@@ -923,7 +1080,7 @@ pub fn heartbeat(
     let (target_epoch, target) = g.target(&members, epoch, &member_id, &mut records);
     // 4. the member's reconciliation
     let subscribed_ids: BTreeSet<String> =
-        updated.topics.iter().filter_map(|n| topics.get(n)).map(|(id, _)| id.clone()).collect();
+        g.subscribed(&updated).iter().filter_map(|n| topics.get(n)).map(|(id, _)| id.clone()).collect();
     let reconciled = if !subscription_changed && updated.reconciled_to(target_epoch) {
         updated.clone()
     } else {
@@ -938,8 +1095,13 @@ pub fn heartbeat(
     let full = hb.rebalance_timeout_ms != -1 && hb.subscribed_topic_names.is_some() && hb.owned.is_some();
     let changed = reconciled.assigned != member.assigned;
     let assignment = (joining || full || changed).then(|| partitions_of(&reconciled.assigned));
-    let answer =
-        Answer { member_id, member_epoch: reconciled.epoch, heartbeat_interval_ms: HEARTBEAT_INTERVAL_MS, assignment };
+    let answer = Answer {
+        member_id,
+        member_epoch: reconciled.epoch,
+        heartbeat_interval_ms: HEARTBEAT_INTERVAL_MS,
+        assignment,
+        resolve_regexes,
+    };
     Ok((records, answer))
 }
 
@@ -953,6 +1115,7 @@ fn leave(group: Option<&Group>, g: &G, hb: &Heartbeat) -> Result<Outcome, Refuse
         member_epoch: hb.member_epoch,
         heartbeat_interval_ms: 0,
         assignment: None,
+        resolve_regexes: false,
     };
     let member = match &hb.instance_id {
         None => g.members.get(&hb.member_id).ok_or_else(|| {
@@ -1157,6 +1320,44 @@ mod tests {
         assert!(g.targets.contains_key("b") && !g.targets.contains_key("a"));
         let refused = heartbeat(gs.groups.get("g"), &with_instance("c", 0), &topics(), 1, String::new).unwrap_err();
         assert_eq!(refused.code, code::UNRELEASED_INSTANCE_ID);
+    }
+
+    /// A member subscribed by regular expression (Kafka 4.3.1's
+    /// `testConsumerGroupMemberJoinsWithNewRegex`): its join bumps no epoch
+    /// and asks for the resolution; the resolution writes the regex's
+    /// topics and bumps the epoch; the member is then assigned them; its
+    /// leaving deletes the regex.
+    #[test]
+    fn a_regular_expression_is_resolved_then_assigned() {
+        let mut gs = Groups::default();
+        let by_regex = |epoch: i32, owned| Heartbeat {
+            subscribed_topic_names: (epoch == 0).then(Vec::new),
+            subscribed_topic_regex: (epoch == 0).then(|| "t.*".to_string()),
+            ..hb("a", epoch, owned)
+        };
+        let a = send(&mut gs, &by_regex(0, None));
+        assert!(a.resolve_regexes && parts(&a).is_empty());
+        let epoch = gs.groups["g"].generation;
+        let records = resolve_regexes(&gs.groups["g"], "g", &topics(), 2, 7);
+        assert!(matches!(
+            records.as_slice(),
+            [GroupRecord::ConsumerGroupRegularExpression(..), GroupRecord::ConsumerGroupMetadata(..)]
+        ));
+        for r in records {
+            gs.replay(r, (0, 0));
+        }
+        let g = &gs.groups["g"];
+        assert!(g.generation > epoch, "the resolution bumps the epoch");
+        assert_eq!(g.regexes["t.*"].topics.iter().map(String::as_str).collect::<Vec<_>>(), vec!["t"]);
+        let bumped = g.generation;
+        let a2 = send(&mut gs, &by_regex(a.member_epoch, Some(Vec::new())));
+        assert_eq!((a2.member_epoch, parts(&a2)), (bumped, vec![0, 1, 2, 3]));
+        assert!(!a2.resolve_regexes, "resolved within 10 s: not again");
+        let bad = Heartbeat { subscribed_topic_regex: Some("t(".into()), ..by_regex(0, None) };
+        let refused = heartbeat(None, &Heartbeat { member_id: "b".into(), ..bad }, &topics(), 1, String::new);
+        assert_eq!(refused.unwrap_err().code, code::INVALID_REGULAR_EXPRESSION);
+        send(&mut gs, &hb("a", LEAVE_EPOCH, None));
+        assert!(gs.groups["g"].regexes.is_empty(), "the last subscriber left");
     }
 
     /// The hashes Kafka 4.3.1 wrote in the kafka4 fixture's

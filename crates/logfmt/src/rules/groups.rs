@@ -46,12 +46,15 @@
 //! A record that does not decode is counted and skipped, as the coordinator
 //! skips unknown record types.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use base64::Engine;
 use kmsg::coordinator::{GroupRecord, ShareRecord};
 use kmsg::records::consumer_group_current_member_assignment_value::TopicPartitions;
-use kmsg::records::{ConsumerProtocolAssignment, GroupMetadataValue};
+use kmsg::records::{
+    ConsumerGroupRegularExpressionKey, ConsumerGroupRegularExpressionValue, ConsumerProtocolAssignment,
+    GroupMetadataValue,
+};
 
 use crate::control::ControlRecord;
 use crate::error::{Error, Result};
@@ -228,6 +231,10 @@ pub struct Group {
     pub generation: i32,
     /// The target assignment's epoch (modern groups).
     pub assignment_epoch: Option<i32>,
+    /// A consumer group's resolved regular expressions: the topics each
+    /// matches, the metadata version and time it was resolved at
+    /// (`ConsumerGroupRegularExpression`).
+    pub regexes: BTreeMap<String, ResolvedRegex>,
     /// The topology's epoch (streams), and the epoch the coordinator
     /// validated it at.
     pub topology_epoch: Option<i32>,
@@ -291,6 +298,17 @@ impl Group {
     fn modern(group_type: GroupType) -> Group {
         Group { group_type, protocol_type: Some(group_type.protocol().into()), ..Group::default() }
     }
+}
+
+/// A regular expression's resolution (`ResolvedRegularExpression`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ResolvedRegex {
+    /// The topics it matched.
+    pub topics: BTreeSet<String>,
+    /// The metadata image's version it was resolved against.
+    pub version: i64,
+    /// When it was resolved.
+    pub timestamp: i64,
 }
 
 /// (group, topic, partition).
@@ -470,6 +488,7 @@ impl Groups {
             GroupRecord::ConsumerGroupTargetAssignmentMetadata(key, Some(v)) => {
                 self.group(GroupType::Consumer, &key.group_id).assignment_epoch = Some(v.assignment_epoch);
             }
+            GroupRecord::ConsumerGroupRegularExpression(key, v) => self.regex(key, v),
             GroupRecord::ShareGroupTargetAssignmentMetadata(key, Some(v)) => {
                 self.group(GroupType::Share, &key.group_id).assignment_epoch = Some(v.assignment_epoch);
             }
@@ -564,6 +583,23 @@ impl Groups {
             | GroupRecord::Other(_) => {}
             // (read by `apply`)
             GroupRecord::OffsetCommit(..) | GroupRecord::GroupMetadata(..) => {}
+        }
+    }
+
+    /// A consumer group's resolved regular expression (or its tombstone).
+    fn regex(&mut self, key: ConsumerGroupRegularExpressionKey, v: Option<ConsumerGroupRegularExpressionValue>) {
+        let g = self.group(GroupType::Consumer, &key.group_id);
+        match v {
+            Some(v) => {
+                let topics = v.topics.into_iter().collect();
+                g.regexes.insert(
+                    key.regular_expression,
+                    ResolvedRegex { topics, version: v.version, timestamp: v.timestamp },
+                );
+            }
+            None => {
+                g.regexes.remove(&key.regular_expression);
+            }
         }
     }
 

@@ -614,6 +614,12 @@ impl LogDirWriter {
         Ok(())
     }
 
+    /// The offset of a live metadata log's last record (the metadata
+    /// image's version, as `MetadataImage.provenance` has it); -1 when none.
+    pub fn metadata_version(&self) -> i64 {
+        self.live.as_ref().map_or(-1, |(m, _)| m.log_end_offset().saturating_sub(1))
+    }
+
     /// A broker's epoch in a live metadata log.
     pub fn broker_epoch(&self, node_id: i32) -> i64 {
         self.live.as_ref().and_then(|(_, e)| e.get(&node_id).copied()).unwrap_or(-1)
