@@ -934,7 +934,7 @@ fn transaction_version_2_bumps_the_epoch_per_transaction() {
     assert_eq!(markers, [1, 2]);
     // __transaction_state: value v1, the client's version from its first add
     let (_, dump, _) = run(&["dump", "--deep", "--format", "json", b.logs.to_str().unwrap()]);
-    let states: Vec<(String, i64, i64, i64)> = dump
+    let states: Vec<(String, i64, i64)> = dump
         .lines()
         .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
         .filter(|v| v["type"] == "record" && v["decoded"]["record"] == "TransactionLog")
@@ -943,7 +943,7 @@ fn transaction_version_2_bumps_the_epoch_per_transaction() {
             let value = &d["value"];
             assert_eq!((d["version"].as_i64(), value["previousProducerId"].as_i64()), (Some(1), Some(pid)));
             let tv = value["clientTransactionVersion"].as_i64().unwrap_or(0);
-            (value["state"].as_str().unwrap().to_string(), value["producerEpoch"].as_i64().unwrap(), tv, 0)
+            (value["state"].as_str().unwrap().to_string(), value["producerEpoch"].as_i64().unwrap(), tv)
         })
         .collect();
     let want = [
@@ -958,7 +958,7 @@ fn transaction_version_2_bumps_the_epoch_per_transaction() {
         ("PrepareAbort", 3, 2),
         ("CompleteAbort", 3, 2),
     ];
-    let got: Vec<(&str, i64, i64)> = states.iter().map(|(s, e, tv, _)| (s.as_str(), *e, *tv)).collect();
+    let got: Vec<(&str, i64, i64)> = states.iter().map(|(s, e, tv)| (s.as_str(), *e, *tv)).collect();
     assert_eq!(got, want);
     let mut again = Broker::start(&dir, &[]);
     let mut s = again.connect();

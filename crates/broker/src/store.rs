@@ -99,8 +99,6 @@ pub struct Store {
     pub kafka_version: Version,
     /// Every finalized feature and its level, as ApiVersions tells them.
     pub features: Vec<(String, i16)>,
-    /// The finalized `transaction.version` (0: none; 2: epoch bumps).
-    pub transaction_version: i16,
     /// A produce failed to write (a full disk) and none has succeeded since:
     /// said once in the log, and again when writes succeed.
     storage_failing: bool,
@@ -108,11 +106,6 @@ pub struct Store {
 
 /// The feature transaction version 2 is (`TransactionVersion.FEATURE_NAME`).
 const TXN_VERSION: &str = "transaction.version";
-
-/// The level of feature `name` among `levels` (0: not finalized).
-fn feature<'a>(mut levels: impl Iterator<Item = (&'a str, i16)>, name: &str) -> i16 {
-    levels.find(|(n, _)| *n == name).map_or(0, |(_, l)| l)
-}
 
 /// Finalized features in name order, as ApiVersions lists them.
 fn finalized(levels: impl IntoIterator<Item = (String, i16)>) -> Vec<(String, i16)> {
@@ -185,10 +178,6 @@ impl Store {
             transaction_partitions: TRANSACTION_PARTITIONS,
             kafka_version,
             features: finalized(logdir::feature_levels(kafka_version).iter().map(|(n, l)| ((*n).to_string(), *l))),
-            transaction_version: feature(
-                logdir::feature_levels(kafka_version).iter().map(|(n, l)| (*n, *l)),
-                TXN_VERSION,
-            ),
         })
     }
 
@@ -311,7 +300,6 @@ impl Store {
             storage_failing: false,
             txns,
             kafka_version,
-            transaction_version: feature(meta.feature_levels.iter().map(|(n, l)| (n.as_str(), *l)), TXN_VERSION),
             features: finalized(meta.feature_levels.clone()),
             pending_txn_offsets: BTreeMap::new(),
             transaction_partitions,
@@ -506,9 +494,14 @@ impl Store {
     /// coordinator does before it answers.
     pub fn write_txn(&mut self, transactional_id: &str, txn: &crate::txn::Txn) -> Result<(), (i16, String)> {
         let p = self.transaction_partition(transactional_id)?;
-        let version = logfmt::rules::transactions::version::log_value_version(self.transaction_version);
+        let version = logfmt::rules::transactions::version::log_value_version(self.transaction_version());
         self.append_records(TRANSACTION_TOPIC, p, &[txn.record(transactional_id, version)])
             .map_err(|e| (kafka_protocol::ResponseError::KafkaStorageError.code(), e.to_string()))
+    }
+
+    /// The finalized `transaction.version` (0: none; 2: epoch bumps).
+    pub fn transaction_version(&self) -> i16 {
+        self.features.iter().find(|(n, _)| n == TXN_VERSION).map_or(0, |(_, l)| *l)
     }
 
     /// The metadata image's version: the metadata log's last offset.

@@ -62,7 +62,6 @@ fn end(store: &mut Store, id: &str, commit: bool, bump: Option<Bump>) -> Result<
     for (topic, p) in &t.partitions {
         store.write_marker(topic, *p, t.producer_id, t.producer_epoch, commit, epoch)?;
     }
-    t.prev_producer_id = t.producer_id;
     if bump.is_some() && t.next_producer_id != -1 {
         t.producer_id = t.next_producer_id;
         t.producer_epoch = 0;
@@ -90,7 +89,7 @@ struct Bump {
 /// `endTransaction` with `isEpochFence`): the one bump is
 /// `prepareAbortOrCommit`'s, and the records carry client version 2.
 fn fence_and_abort(store: &mut Store, id: &str) -> Result<(), Failed> {
-    if store.transaction_version >= version::EPOCH_BUMP {
+    if store.transaction_version() >= version::EPOCH_BUMP {
         return end(store, id, false, Some(Bump { no_partition_added: false })).map(|_| ());
     }
     if let Some(t) = store.txns.get_mut(id)

@@ -555,16 +555,9 @@ fn uniform(
     out
 }
 
-/// The server assignor the members name most, else the default
-/// (`ConsumerGroup.computePreferredServerAssignor`; a tie goes to the
-/// name last in order).
+/// The server assignor `members` name most (`groups::preferred_assignor`).
 fn preferred_assignor(members: &BTreeMap<String, M>) -> &str {
-    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-    for a in members.values().filter_map(|m| m.assignor.as_deref()) {
-        let n = counts.entry(a).or_default();
-        *n = n.saturating_add(1);
-    }
-    counts.into_iter().max_by_key(|(_, n)| *n).map_or(super::groups::CONSUMER_GROUP_DEFAULT_ASSIGNOR, |(a, _)| a)
+    super::groups::preferred_assignor(members.values().filter_map(|m| m.assignor.as_deref()))
 }
 
 /// The `range` assignor (`RangeAssignor`): members sorted - static ones
@@ -791,9 +784,9 @@ impl<'a> G<'a> {
         members.flat_map(|m| self.subscribed(m)).collect()
     }
 
-    /// How many of `members` subscribe to `regex`.
-    fn subscribers<'m>(members: impl Iterator<Item = &'m M>, regex: &str) -> usize {
-        members.filter(|m| m.regex == regex).count()
+    /// How many members subscribe to `regex`.
+    fn subscribers(&self, regex: &str) -> usize {
+        self.members.values().filter(|m| m.regex == regex).count()
     }
 
     /// `maybeUpdateRegularExpressions` for `member` becoming `updated`:
@@ -813,11 +806,11 @@ impl<'a> G<'a> {
         let mut refresh = false;
         if old != new {
             status = RegexStatus::Updated;
-            if !old.is_empty() && Self::subscribers(self.members.values(), old) == 1 {
+            if !old.is_empty() && self.subscribers(old) == 1 {
                 records.push(regex_tombstone(self.id, old));
             }
             if !new.is_empty() {
-                if Self::subscribers(self.members.values(), new) == 0 {
+                if self.subscribers(new) == 0 {
                     if let Err(e) = regex::Regex::new(new) {
                         return Err(refused(
                             code::INVALID_REGULAR_EXPRESSION,

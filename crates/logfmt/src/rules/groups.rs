@@ -286,18 +286,24 @@ impl Group {
         if self.group_type != GroupType::Consumer {
             return self.assignor.clone();
         }
-        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-        for a in self.members.values().filter_map(|m| m.server_assignor.as_deref()) {
-            let n = counts.entry(a).or_default();
-            *n = n.saturating_add(1);
-        }
-        let most = counts.into_iter().max_by_key(|(_, n)| *n).map(|(a, _)| a);
-        Some(most.unwrap_or(CONSUMER_GROUP_DEFAULT_ASSIGNOR).to_string())
+        Some(preferred_assignor(self.members.values().filter_map(|m| m.server_assignor.as_deref())).to_string())
     }
 
     fn modern(group_type: GroupType) -> Group {
         Group { group_type, protocol_type: Some(group_type.protocol().into()), ..Group::default() }
     }
+}
+
+/// The server assignor a consumer group's members name most, else the
+/// default (`ConsumerGroup.computePreferredServerAssignor`; a tie goes to
+/// the name last in order).
+pub fn preferred_assignor<'a>(named: impl Iterator<Item = &'a str>) -> &'a str {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for a in named {
+        let n = counts.entry(a).or_default();
+        *n = n.saturating_add(1);
+    }
+    counts.into_iter().max_by_key(|(_, n)| *n).map_or(CONSUMER_GROUP_DEFAULT_ASSIGNOR, |(a, _)| a)
 }
 
 /// A regular expression's resolution (`ResolvedRegularExpression`).
