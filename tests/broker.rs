@@ -1361,3 +1361,102 @@ fn a_consumer_group_reconciles_commits_and_survives_a_restart() {
     let (code, out, _) = run(&["verify", "--fail-on", "warning", logs.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}");
 }
+
+/// A ShareGroupHeartbeat of group "sg" subscribed to t: (error, member
+/// epoch, assigned partitions when the answer carries them).
+fn sg_heartbeat(s: &mut TcpStream, member: &str, epoch: i32) -> (i16, i32, Option<Vec<i32>>) {
+    let mut req = ShareGroupHeartbeatRequest::default();
+    req.group_id = GroupId(StrBytes::from_static_str("sg"));
+    req.member_id = StrBytes::from_string(member.to_string());
+    req.member_epoch = epoch;
+    if epoch == 0 {
+        req.subscribed_topic_names = Some(vec![name("t")]);
+    }
+    let r = ShareGroupHeartbeatResponse::decode(&mut call(s, 1, &req), 1).unwrap();
+    let assigned = r.assignment.map(|a| a.topic_partitions.into_iter().flat_map(|t| t.partitions).collect());
+    (r.error_code, r.member_epoch, assigned)
+}
+
+/// A ShareFetch of t-0 by `member` at session `epoch` with `acks` (first,
+/// last, type): (error, acknowledge error, acquired (first, last, count)).
+fn sg_fetch(
+    s: &mut TcpStream,
+    topic: uuid::Uuid,
+    member: &str,
+    epoch: i32,
+    acks: &[(i64, i64, i8)],
+) -> (i16, i16, Vec<(i64, i64, i16)>) {
+    let mut p = share_fetch_request::FetchPartition::default();
+    p.partition_index = 0;
+    p.partition_max_bytes = 1 << 20;
+    p.acknowledgement_batches = acks
+        .iter()
+        .map(|&(first, last, t)| {
+            let mut b = share_fetch_request::AcknowledgementBatch::default();
+            (b.first_offset, b.last_offset, b.acknowledge_types) = (first, last, vec![t]);
+            b
+        })
+        .collect();
+    let mut t = share_fetch_request::FetchTopic::default();
+    (t.topic_id, t.partitions) = (topic, vec![p]);
+    let mut req = ShareFetchRequest::default();
+    req.group_id = Some(GroupId(StrBytes::from_static_str("sg")));
+    req.member_id = Some(StrBytes::from_string(member.to_string()));
+    (req.share_session_epoch, req.max_wait_ms, req.min_bytes, req.max_bytes, req.max_records) =
+        (epoch, 0, 1, 1 << 20, 500);
+    req.topics = vec![t];
+    let r = ShareFetchResponse::decode(&mut call(s, 1, &req), 1).unwrap();
+    let Some(p) = r.responses.first().and_then(|t| t.partitions.first()) else { return (r.error_code, 0, vec![]) };
+    let acquired = p.acquired_records.iter().map(|a| (a.first_offset, a.last_offset, a.delivery_count)).collect();
+    (r.error_code, p.acknowledge_error_code, acquired)
+}
+
+/// A KIP-932 share group, as Kafka 4.3.1 runs it (`rules::share_group`,
+/// `rules::share_partition`): the member is assigned the partition once
+/// its share state is initialized; records are acquired, accepted,
+/// released (delivered again with a higher count) and rejected; the
+/// state written to `__share_group_state` survives a restart, where an
+/// acquired record is available again (issue 39).
+#[test]
+fn a_share_group_acquires_acknowledges_and_survives_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut b = Broker::start(&dir, &["--kafka-version", "4.3", "--offsets-partitions", "1"]);
+    let mut s = b.connect();
+    let r = ApiVersionsResponse::decode(&mut call(&mut s, 3, &ApiVersionsRequest::default()), 3).unwrap();
+    let max = |k: ApiKey| r.api_keys.iter().find(|a| a.api_key == k as i16).map(|a| a.max_version);
+    assert_eq!((max(ApiKey::ShareGroupHeartbeat), max(ApiKey::ShareFetch)), (Some(1), Some(1)));
+    create_topic(&mut s, "t");
+    assert_eq!(sg_heartbeat(&mut s, "m1", 0), (0, 2, Some(vec![])), "nothing initialized yet");
+    assert_eq!(sg_heartbeat(&mut s, "m1", 2), (0, 3, Some(vec![0])), "initialized: assigned");
+    let md = MetadataResponse::decode(&mut call(&mut s, 12, &all_topics()), 12).unwrap();
+    let id = md.topics.iter().find(|t| t.name.as_ref().is_some_and(|n| n.as_str() == "t")).unwrap().topic_id;
+    assert_eq!(sg_fetch(&mut s, id, "m1", 0, &[]), (0, 0, vec![]), "the share partition starts at the log end");
+    assert_eq!(produce(&mut s, batch(0, 5)).0, 0);
+    assert_eq!(sg_fetch(&mut s, id, "m1", 1, &[]), (0, 0, vec![(0, 4, 1)]));
+    let acks = [(0, 1, 1), (2, 2, 2), (3, 4, 3)];
+    assert_eq!(sg_fetch(&mut s, id, "m1", 2, &acks), (0, 0, vec![(2, 2, 2)]), "the released one again");
+    assert_eq!(sg_fetch(&mut s, id, "m1", 3, &[(0, 0, 1)]).1, 121, "INVALID_RECORD_STATE: accepted already");
+    assert_eq!(sg_fetch(&mut s, id, "m1", 9, &[]).0, 123, "INVALID_SHARE_SESSION_EPOCH");
+    drop(s);
+    assert_eq!(b.stop(), 0);
+
+    // started again: offset 2 was acquired, so it is available again
+    let mut b = Broker::start(&dir, &[]);
+    let mut s = b.connect();
+    let (code, epoch, assigned) = sg_heartbeat(&mut s, "m1", 0);
+    assert_eq!((code, assigned), (0, Some(vec![0])), "epoch {epoch}");
+    assert_eq!(sg_fetch(&mut s, id, "m1", 0, &[]), (0, 0, vec![(2, 2, 2)]));
+    assert_eq!(sg_fetch(&mut s, id, "m1", 1, &[(2, 2, 1)]), (0, 0, vec![]));
+    let (code, epoch, _) = sg_heartbeat(&mut s, "m1", -1);
+    assert_eq!((code, epoch), (0, -1));
+    drop(s);
+    assert_eq!(b.stop(), 0);
+    let (code, out, _) = run(&["verify", "--fail-on", "warning", b.logs.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    // the share coordinator's last write: start offset 2 (as it was before
+    // the acknowledgement moved it), offsets 2-4 done: lag 0
+    let (code, lines) = crate::util::run_json(&["groups", b.logs.to_str().unwrap(), "--group", "sg"]);
+    assert_eq!(code, 0, "{lines:?}");
+    let shares = crate::util::of_type(&lines, "share_offset");
+    assert_eq!((shares[0]["start_offset"].as_i64(), shares[0]["lag"].as_i64()), (Some(2), Some(0)), "{shares:?}");
+}

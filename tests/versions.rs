@@ -211,13 +211,23 @@ fn exchange(s: &mut TcpStream, key: ApiKey, version: i16, body: &[u8]) -> Option
     Some(resp)
 }
 
+/// Whether kafka-protocol reads `key` at `version`: DescribeShareGroupOffsets
+/// v1 (the lag) is past it, and the broker reads and answers it by
+/// Kafka's definitions.
+fn codec_knows(key: ApiKey, version: i16) -> bool {
+    !(key == ApiKey::DescribeShareGroupOffsets && version >= 1)
+}
+
 /// The request of `key` at `version`: kmsg's bytes, which must be what
-/// kafka-protocol's types encode.
+/// kafka-protocol's types encode (where it knows the version).
 fn request(key: ApiKey, version: i16, ctx: &Ctx) -> Vec<u8> {
     let name = format!("{key:?}Request");
     let schema = kmsg::schema::by_name(&name).unwrap_or_else(|| panic!("no definition {name}"));
     let value = fill(key, &schema.root, version, ctx);
     let bytes = kmsg::encode(&name, version, &value).unwrap_or_else(|e| panic!("{name} v{version}: {e}"));
+    if !codec_knows(key, version) {
+        return bytes;
+    }
     let typed = RequestKind::decode(key, &mut Bytes::from(bytes.clone()), version)
         .unwrap_or_else(|e| panic!("{name} v{version}: kafka-protocol cannot read it: {e}"));
     let mut again = BytesMut::new();
@@ -287,11 +297,13 @@ fn sweep(extra: &[&str]) -> Value {
                 continue;
             };
             let mut typed = resp.clone();
-            if let Err(e) = ResponseKind::decode(key, &mut typed, version) {
-                failures.push(format!("{key:?} v{version}: the answer does not decode: {e}"));
-                continue;
+            if codec_knows(key, version) {
+                if let Err(e) = ResponseKind::decode(key, &mut typed, version) {
+                    failures.push(format!("{key:?} v{version}: the answer does not decode: {e}"));
+                    continue;
+                }
+                assert!(typed.is_empty(), "{key:?} v{version}: {} bytes after the answer", typed.len());
             }
-            assert!(typed.is_empty(), "{key:?} v{version}: {} bytes after the answer", typed.len());
             let value = normalize(key, version, kmsg::decode(&resp_name, version, &resp).unwrap());
             if key == ApiKey::JoinGroup && version == 4 {
                 // v4 has no group.instance.id: a new member is asked to

@@ -15,7 +15,9 @@
 #   fixtures/kafka/pom.xml (3.9.1): what logtool broker speaks (4.x dropped
 #   old request versions that 3.x clients still send); but Produce, EndTxn,
 #   TxnOffsetCommit and ConsumerGroupHeartbeat from RECORDS_VERSION, whose
-#   newer versions a Kafka 4.x cluster's clients use.
+#   newer versions a Kafka 4.x cluster's clients use, and the share group
+#   APIs (KIP-932), whose 3.9.1 versions were an early access Kafka 4.1
+#   replaced.
 #
 #   crates/kmsg/update-schemas.sh
 set -euo pipefail
@@ -49,8 +51,10 @@ for req in "$work"/all/common/message/*Request.json; do
   grep -q '"listeners":.*"broker"' "$req" || continue
   cp "$req" "${req%Request.json}Response.json" "$work/common/message/"
 done
-# the requests whose newer versions transaction version 2 (KIP-890) and
-# regular-expression subscriptions (ConsumerGroupHeartbeat v1) need,
+# the requests whose newer versions transaction version 2 (KIP-890),
+# regular-expression subscriptions (ConsumerGroupHeartbeat v1) and share
+# groups (KIP-932: ShareGroupHeartbeat/Describe, ShareFetch/Acknowledge v1,
+# DescribeShareGroupOffsets) need,
 # which logtool broker speaks as a Kafka 4.x cluster (`--kafka-version 4.3`):
 # from RECORDS_VERSION (a definition keeps every version 3.9.1 had, but
 # Produce v0-v2, which Kafka 4.0 removed and logtool broker never read)
@@ -59,6 +63,11 @@ done
   'common/message/EndTxnRequest.json' 'common/message/EndTxnResponse.json' \
   'common/message/TxnOffsetCommitRequest.json' 'common/message/TxnOffsetCommitResponse.json' \
   'common/message/ConsumerGroupHeartbeatRequest.json' 'common/message/ConsumerGroupHeartbeatResponse.json' \
+  'common/message/ShareGroupHeartbeatRequest.json' 'common/message/ShareGroupHeartbeatResponse.json' \
+  'common/message/ShareGroupDescribeRequest.json' 'common/message/ShareGroupDescribeResponse.json' \
+  'common/message/ShareFetchRequest.json' 'common/message/ShareFetchResponse.json' \
+  'common/message/ShareAcknowledgeRequest.json' 'common/message/ShareAcknowledgeResponse.json' \
+  'common/message/DescribeShareGroupOffsetsRequest.json' 'common/message/DescribeShareGroupOffsetsResponse.json' \
   && cp tv2/common/message/*.json common/message/)
 rm -f "$out"/*.json
 for f in "$work"/common/metadata/*.json "$work"/common/message/*.json; do

@@ -41,6 +41,11 @@
 #                `logtool broker --kafka-version 4.3` and a real Kafka 4.3.1
 #                (the same coordinator records, epoch bumps, markers and
 #                offsets), then Kafka 4.3.1 on the dir logtool broker wrote
+#   share        a KIP-932 share consumer of Kafka 4.3.1 (accept, release,
+#                reject, redelivery) against `logtool broker --kafka-version
+#                4.3` and a real Kafka 4.3.1 (the same deliveries,
+#                kafka-share-groups --describe and share coordinator
+#                records), then Kafka 4.3.1 on the dir logtool broker wrote
 # Each suite's output is shown whole when it ends, with its time.
 #
 #   tests/interop/run.sh [SUITE...]     all suites, or those named
@@ -93,9 +98,10 @@ declare -A suite=(
   [streams]=tests/interop/streams.sh
   [kip848]="KAFKA_VERSION=4.3.1 tests/interop/kip848.sh"
   [tv2]="KAFKA_VERSION=4.3.1 tests/interop/tv2.sh"
+  [share]="KAFKA_VERSION=4.3.1 tests/interop/share.sh"
 )
 # the longest first (as in the last runs), so the lanes end close together
-all=(broker fixture repair compact-4.3.1 integration compact pure start kip848 tv2 retention streams live_lock)
+all=(broker fixture repair compact-4.3.1 integration compact pure start kip848 tv2 retention streams share live_lock)
 if [ $# -gt 0 ]; then suites=("$@"); else suites=("${all[@]}"); fi
 for s in "${suites[@]}"; do [ -n "${suite[$s]:-}" ] || die "no interop suite $s (one of: ${all[*]})"; done
 jobs=${LOGTOOL_INTEROP_JOBS:-2}

@@ -27,17 +27,17 @@ fn s(text: impl Into<String>) -> StrBytes {
 }
 
 /// The topic ids as the records carry them (base64url) and back.
-fn topic_id(u: uuid::Uuid) -> String {
+pub(crate) fn topic_id(u: uuid::Uuid) -> String {
     logfmt::uuid::Uuid(*u.as_bytes()).to_string()
 }
 
-fn uuid_of(id: &str) -> uuid::Uuid {
+pub(crate) fn uuid_of(id: &str) -> uuid::Uuid {
     uuid::Uuid::from_bytes(logfmt::uuid::Uuid::parse(id).map_or([0; 16], |u| u.0))
 }
 
 /// The metadata image a heartbeat is computed with: every topic's id and
 /// partition count, by name.
-fn topics(store: &Store) -> Topics {
+pub(crate) fn topics(store: &Store) -> Topics {
     store
         .topics()
         .iter()
@@ -47,7 +47,7 @@ fn topics(store: &Store) -> Topics {
 
 /// Write `records` to `group`'s partition, then replay them; refused as
 /// Kafka's coordinator answers a failed write.
-fn write(store: &mut Store, group: &str, records: Vec<GroupRecord>) -> Result<(), Refused> {
+pub(crate) fn write(store: &mut Store, group: &str, records: Vec<GroupRecord>) -> Result<(), Refused> {
     if records.is_empty() {
         return Ok(());
     }

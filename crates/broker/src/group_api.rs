@@ -516,7 +516,8 @@ pub fn list_groups(sh: &Shared, _version: i16, req: ListGroupsRequest) -> ListGr
         }
     };
     for (id, g) in &store.consumer.groups {
-        listed(&mut r, id, "consumer", g.state(), "consumer");
+        let protocol = g.group_type.protocol();
+        listed(&mut r, id, protocol, g.state(), protocol);
     }
     for g in store.groups.values() {
         if g.protocol_type.is_none() && g.offsets.is_empty() || store.consumer.groups.contains_key(&g.id) {

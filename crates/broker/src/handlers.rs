@@ -23,7 +23,6 @@ use tokio::sync::OwnedSemaphorePermit;
 
 use crate::Shared;
 use crate::store::{self, AppendResult};
-use crate::versions::SUPPORTED;
 
 /// Kafka's default `max.message.bytes`.
 const DEFAULT_MAX_MESSAGE_BYTES: usize = logfmt::rules::config::MESSAGE_MAX_BYTES;
@@ -36,7 +35,7 @@ fn uuid(u: logfmt::uuid::Uuid) -> uuid::Uuid {
     uuid::Uuid::from_bytes(u.0)
 }
 
-/// ApiVersions: the table of [`SUPPORTED`] (see `versions`; a Kafka 4.x
+/// ApiVersions: the table of `versions::SUPPORTED` (see `versions`; a Kafka 4.x
 /// cluster's newer versions too), and the features: those a node of the
 /// cluster's release supports, and those the cluster finalized (its
 /// metadata log's `FeatureLevelRecord`s).
@@ -47,9 +46,7 @@ pub fn api_versions(sh: &Shared, error: i16) -> ApiVersionsResponse {
         let store = sh.lock();
         (store.kafka_version, store.features.clone())
     };
-    r.api_keys = SUPPORTED
-        .iter()
-        .filter_map(|a| crate::versions::supported(a.key, sh.kafka4))
+    r.api_keys = crate::versions::all(sh.kafka4)
         .map(|a| {
             let mut v = ApiVersion::default();
             v.api_key = a.key as i16;

@@ -26,6 +26,7 @@ mod groups;
 mod handlers;
 mod server;
 mod sessions;
+mod share_api;
 mod store;
 mod txn;
 mod txn_api;
@@ -39,7 +40,7 @@ use tokio::net::TcpListener;
 use tokio::sync::Notify;
 
 pub use store::TRANSACTION_PARTITIONS;
-pub use versions::SUPPORTED;
+pub use versions::{KAFKA4_ONLY, SUPPORTED};
 
 /// Kafka's default `socket.listen.backoff.ms`: how long the acceptor waits
 /// after an accept failed (out of file handles).

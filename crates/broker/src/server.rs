@@ -20,7 +20,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::OwnedSemaphorePermit;
 
-use crate::{Shared, consumer_api, faults, generic, group_api, handlers, txn_api, versions};
+use crate::{Shared, consumer_api, faults, generic, group_api, handlers, share_api, txn_api, versions};
 
 /// Kafka's default `socket.request.max.bytes` (100 MiB).
 pub const MAX_REQUEST_BYTES: usize = 104_857_600;
@@ -124,6 +124,18 @@ fn with_header(key: ApiKey, version: i16, correlation_id: i32, body: &[u8]) -> R
     Ok(out.freeze())
 }
 
+/// DescribeShareGroupOffsets, read and answered by Kafka's definitions
+/// (`kmsg`): v1, with the lag, is past the codec.
+fn share_offsets(sh: &Shared, version: i16, correlation_id: i32, body: &[u8]) -> Result<Bytes, String> {
+    let key = ApiKey::DescribeShareGroupOffsets;
+    let request = kmsg::decode("DescribeShareGroupOffsetsRequest", version, body)
+        .map_err(|e| format!("{key:?} v{version}: {e}"))?;
+    let answer = share_api::describe_share_group_offsets(sh, version, &request);
+    let bytes = kmsg::encode("DescribeShareGroupOffsetsResponse", version, &answer)
+        .map_err(|e| format!("{key:?} v{version} response: {e}"))?;
+    with_header(key, version, correlation_id, &bytes)
+}
+
 /// A request of an API a Kafka 3.9.1 broker listener takes but this broker
 /// does not implement (it does not advertise it either): answered with
 /// `UNSUPPORTED_VERSION` wherever its response has an error code
@@ -197,6 +209,9 @@ async fn handle(sh: &Shared, frame: Bytes, peer: &str) -> Result<Option<Answer>,
         return Err(format!("{key:?} v{version}: {values} values (at most {MAX_REQUEST_VALUES})"));
     }
     let body = buf.clone();
+    if key == ApiKey::DescribeShareGroupOffsets {
+        return share_offsets(sh, version, correlation_id, &body).map(|b| Some((b, None)));
+    }
     let request = RequestKind::decode(key, &mut buf, version).map_err(|e| format!("{key:?} v{version}: {e}"))?;
     let fault = sh.faults.lock().unwrap_or_else(std::sync::PoisonError::into_inner).check(key);
     match fault {
@@ -233,6 +248,12 @@ async fn handle(sh: &Shared, frame: Bytes, peer: &str) -> Result<Option<Answer>,
         RequestKind::ConsumerGroupDescribe(r) => {
             ResponseKind::ConsumerGroupDescribe(consumer_api::consumer_group_describe(sh, version, r))
         }
+        RequestKind::ShareGroupHeartbeat(r) => {
+            ResponseKind::ShareGroupHeartbeat(share_api::share_group_heartbeat(sh, r, &client_id, &host))
+        }
+        RequestKind::ShareGroupDescribe(r) => ResponseKind::ShareGroupDescribe(share_api::share_group_describe(sh, r)),
+        RequestKind::ShareFetch(r) => ResponseKind::ShareFetch(share_api::share_fetch(sh, r).await),
+        RequestKind::ShareAcknowledge(r) => ResponseKind::ShareAcknowledge(share_api::share_acknowledge(sh, r)),
         RequestKind::InitProducerId(r) => ResponseKind::InitProducerId(handlers::init_producer_id(sh, version, r)),
         RequestKind::Produce(r) => match handlers::produce(sh, version, r) {
             Some(r) => ResponseKind::Produce(r),

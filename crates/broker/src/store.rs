@@ -37,6 +37,12 @@ pub const OFFSETS_TOPIC: &str = "__consumer_offsets";
 /// The transaction coordinator's topic.
 pub const TRANSACTION_TOPIC: &str = "__transaction_state";
 
+/// The share coordinator's topic (KIP-932).
+pub const SHARE_STATE_TOPIC: &str = "__share_group_state";
+
+/// `share.coordinator.state.topic.num.partitions` (Kafka's default).
+pub const SHARE_STATE_PARTITIONS: i32 = 50;
+
 /// Kafka's default `transaction.state.log.num.partitions`.
 pub const TRANSACTION_PARTITIONS: i32 = logfmt::rules::config::TRANSACTION_STATE_PARTITIONS;
 
@@ -83,7 +89,17 @@ pub struct Store {
     pub consumer: logfmt::rules::groups::Groups,
     /// When each consumer group member's session ends, and its rebalance
     /// timeout while it revokes partitions, by (group, member).
-    pub consumer_timers: BTreeMap<(String, String), (std::time::Instant, Option<std::time::Instant>)>,
+    pub consumer_timers: ConsumerTimers,
+    /// When each share group member's session ends, by (group, member).
+    pub share_timers: BTreeMap<(String, String), std::time::Instant>,
+    /// What the share coordinator holds (`__share_group_state` replayed).
+    pub share: logfmt::rules::groups::ShareStates,
+    /// The share partitions read so far (`SharePartitionManager`'s cache),
+    /// by (group, topic id, partition).
+    pub share_partitions:
+        BTreeMap<logfmt::rules::groups::SharePartitionKey, logfmt::rules::share_partition::SharePartition>,
+    /// The share sessions (`ShareSessionCache`), by (group, member).
+    pub share_sessions: BTreeMap<(String, String), crate::share_api::Session>,
     /// `offsets.topic.num.partitions`.
     offsets_partitions: i32,
     /// The transaction coordinator's transactional ids.
@@ -103,6 +119,10 @@ pub struct Store {
     /// said once in the log, and again when writes succeed.
     storage_failing: bool,
 }
+
+/// When each consumer group member's session ends, and its rebalance
+/// timeout while it revokes partitions, by (group, member).
+pub type ConsumerTimers = BTreeMap<(String, String), (std::time::Instant, Option<std::time::Instant>)>;
 
 /// The feature transaction version 2 is (`TransactionVersion.FEATURE_NAME`).
 const TXN_VERSION: &str = "transaction.version";
@@ -171,6 +191,10 @@ impl Store {
             groups: BTreeMap::new(),
             consumer: logfmt::rules::groups::Groups::default(),
             consumer_timers: BTreeMap::new(),
+            share_timers: BTreeMap::new(),
+            share: logfmt::rules::groups::ShareStates::default(),
+            share_partitions: BTreeMap::new(),
+            share_sessions: BTreeMap::new(),
             offsets_partitions,
             storage_failing: false,
             txns: BTreeMap::new(),
@@ -273,13 +297,13 @@ impl Store {
             .map_or(offsets_partitions, |t| i32::try_from(t.topic.partitions.len()).unwrap_or(offsets_partitions));
         let (groups, consumer) = load_groups(dir, topics.get(OFFSETS_TOPIC), &limits)?;
         // the members loaded have a session from now (`onLoaded`)
-        let session = std::time::Duration::from_millis(consumer_group::SESSION_TIMEOUT_MS.unsigned_abs().into());
-        let consumer_timers = consumer
-            .groups
-            .iter()
-            .flat_map(|(g, x)| x.members.keys().map(move |m| (g.clone(), m.clone())))
-            .map(|k| (k, (crate::after(std::time::Instant::now(), session), None)))
-            .collect();
+        let (consumer_timers, share_timers) = sessions_of(&consumer);
+        let share = match topics.get(SHARE_STATE_TOPIC) {
+            Some(t) => {
+                logfmt::rules::groups::ShareStates::load(&open_partitions(dir, t, &limits)?, &limits, &mut |_| {})?
+            }
+            None => logfmt::rules::groups::ShareStates::default(),
+        };
         let txns = load_txns(dir, topics.get(TRANSACTION_TOPIC), &limits)?;
         let transaction_partitions = topics.get(TRANSACTION_TOPIC).map_or(TRANSACTION_PARTITIONS, |t| {
             i32::try_from(t.topic.partitions.len()).unwrap_or(TRANSACTION_PARTITIONS)
@@ -296,6 +320,10 @@ impl Store {
             groups,
             consumer,
             consumer_timers,
+            share_timers,
+            share,
+            share_partitions: BTreeMap::new(),
+            share_sessions: BTreeMap::new(),
             offsets_partitions,
             storage_failing: false,
             txns,
@@ -368,7 +396,7 @@ impl Store {
     ) -> Result<Uuid, (i16, String)> {
         use kafka_protocol::ResponseError as E;
         config_rules::validate_topic_name(name).map_err(|m| (E::InvalidTopicException.code(), m))?;
-        if name == OFFSETS_TOPIC || name == TRANSACTION_TOPIC {
+        if name == OFFSETS_TOPIC || name == TRANSACTION_TOPIC || name == SHARE_STATE_TOPIC {
             return Err((E::InvalidRequest.code(), format!("Creation of internal topic {name} is prohibited.")));
         }
         if let Some(other) = config_rules::colliding_topic(name, self.topics.keys().map(String::as_str)) {
@@ -466,6 +494,34 @@ impl Store {
             self.create_topic_unchecked(OFFSETS_TOPIC, self.offsets_partitions, configs, false)?;
         }
         Ok(logfmt::internal::partition_for_group(group, self.offsets_partitions))
+    }
+
+    /// `__share_group_state`, created as the share coordinator creates it
+    /// (`ShareCoordinatorService.shareGroupStateTopicConfigs`: delete
+    /// policy, kept forever, the producer's compression, 100 MiB segments,
+    /// `share.coordinator.state.topic.num.partitions`; min.insync.replicas 1,
+    /// the single node's) when a share partition is first initialized; the
+    /// partition that holds (group, topic id, partition)
+    /// (`ShareCoordinatorService.partitionFor`: the Java hash of
+    /// `group:topicId:partition` modulo the count).
+    pub fn share_state_partition(&mut self, group: &str, topic_id: &str, partition: i32) -> Result<i32, (i16, String)> {
+        if !self.topics.contains_key(SHARE_STATE_TOPIC) {
+            let configs: BTreeMap<String, String> = [
+                ("cleanup.policy", "delete"),
+                ("compression.type", "producer"),
+                ("min.insync.replicas", "1"),
+                ("retention.ms", "-1"),
+                ("segment.bytes", "104857600"),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+            self.create_topic_unchecked(SHARE_STATE_TOPIC, SHARE_STATE_PARTITIONS, configs, false)?;
+        }
+        let count = self.topics.get(SHARE_STATE_TOPIC).map_or(SHARE_STATE_PARTITIONS, |t| {
+            i32::try_from(t.topic.partitions.len()).unwrap_or(SHARE_STATE_PARTITIONS)
+        });
+        Ok(logfmt::internal::partition_for_group(&format!("{group}:{topic_id}:{partition}"), count))
     }
 
     /// `__transaction_state`, created as the transaction coordinator
@@ -624,6 +680,27 @@ impl Store {
         Ok(())
     }
 
+    /// The batches of `topic`-`partition` from the one holding `offset` on,
+    /// at most `max_bytes` (but the first whole), below the high watermark.
+    pub fn read_from(
+        &mut self,
+        topic: &str,
+        partition: i32,
+        offset: i64,
+        max_bytes: usize,
+    ) -> Result<Vec<u8>, BrokerError> {
+        let Some((_, end)) = self.offsets(topic, partition) else { return Ok(Vec::new()) };
+        let mut plan = self.plan_read(topic, partition, offset)?;
+        while let Some(pl) = plan {
+            let (bytes, reached_end) = read_batches(&pl, offset, max_bytes, end)?;
+            if !bytes.is_empty() || !reached_end {
+                return Ok(bytes);
+            }
+            plan = self.next_segment(topic, partition, &pl.log);
+        }
+        Ok(Vec::new())
+    }
+
     /// The next producer id (`InitProducerId` without a transactional id).
     pub fn allocate_producer_id(&mut self) -> i64 {
         let id = self.next_producer_id;
@@ -761,7 +838,7 @@ impl Store {
     /// DeleteTopics: the topic and its partition dirs go.
     pub fn delete_topic(&mut self, name: &str) -> Result<(), i16> {
         use kafka_protocol::ResponseError as E;
-        if name == OFFSETS_TOPIC || name == TRANSACTION_TOPIC {
+        if name == OFFSETS_TOPIC || name == TRANSACTION_TOPIC || name == SHARE_STATE_TOPIC {
             return Err(E::TopicDeletionDisabled.code());
         }
         let Some(id) = self.topics.get(name).map(|t| t.topic.topic_id) else {
@@ -857,6 +934,30 @@ fn open_partitions(
         .collect()
 }
 
+/// The sessions of the members of the groups loaded: each runs from now
+/// (`onLoaded`), a consumer group member's and a share group member's.
+fn sessions_of(
+    groups: &logfmt::rules::groups::Groups,
+) -> (ConsumerTimers, BTreeMap<(String, String), std::time::Instant>) {
+    use logfmt::rules::groups::GroupType;
+    let now = std::time::Instant::now();
+    let members = |t: GroupType| {
+        groups
+            .groups
+            .iter()
+            .filter(move |(_, x)| x.group_type == t)
+            .flat_map(|(g, x)| x.members.keys().map(move |m| (g.clone(), m.clone())))
+    };
+    let ms = |ms: i32| std::time::Duration::from_millis(ms.unsigned_abs().into());
+    let consumer = members(GroupType::Consumer)
+        .map(|k| (k, (crate::after(now, ms(consumer_group::SESSION_TIMEOUT_MS)), None)))
+        .collect();
+    let share = members(GroupType::Share)
+        .map(|k| (k, crate::after(now, ms(logfmt::rules::share_group::SESSION_TIMEOUT_MS))))
+        .collect();
+    (consumer, share)
+}
+
 /// The groups a coordinator loads from `__consumer_offsets`
 /// (`GroupMetadataManager.loadGroupsAndOffsets`, through
 /// `rules::groups`): classic groups' generation, protocol and committed
@@ -876,7 +977,9 @@ fn load_groups(
     consumer.groups = loaded
         .groups
         .iter()
-        .filter(|(_, g)| g.group_type == logfmt::rules::groups::GroupType::Consumer)
+        .filter(|(_, g)| {
+            matches!(g.group_type, logfmt::rules::groups::GroupType::Consumer | logfmt::rules::groups::GroupType::Share)
+        })
         .map(|(id, g)| (id.clone(), g.clone()))
         .collect();
     for (id, g) in &loaded.groups {
@@ -953,6 +1056,20 @@ pub fn end_of_batches(mut data: &[u8]) -> Option<i64> {
         data = data.get(usize::try_from(b.size()).unwrap_or(usize::MAX)..).unwrap_or_default();
     }
     end
+}
+
+/// Each whole batch of `data`: its base offset, last offset and the byte
+/// after it.
+pub fn batch_ranges(mut data: &[u8]) -> Vec<(i64, i64, usize)> {
+    let mut out = Vec::new();
+    let mut at = 0usize;
+    while let Some(b) = Framing::read(data) {
+        let size = usize::try_from(b.size()).unwrap_or(usize::MAX);
+        at = at.saturating_add(size);
+        out.push((b.base_offset, b.next_offset().saturating_sub(1), at));
+        data = data.get(size..).unwrap_or_default();
+    }
+    out
 }
 
 /// Read the batches of `plan` that hold offsets from `offset` on, at most

@@ -77,9 +77,40 @@ pub const SUPPORTED: &[Supported] = &[
 pub const KAFKA4_MAX: &[(ApiKey, i16)] =
     &[(ApiKey::Produce, 12), (ApiKey::EndTxn, 5), (ApiKey::TxnOffsetCommit, 5), (ApiKey::ConsumerGroupHeartbeat, 1)];
 
+/// The APIs only a Kafka 4.3 cluster advertises (`--kafka-version 4.3`,
+/// `share.version` 1 finalized): the KIP-932 share group APIs, at Kafka
+/// 4.3.1's versions but ShareFetch and ShareAcknowledge v2 (KIP-1222's
+/// record-limit acquisition and lock renewal; the client uses v1 then).
+/// "Kafka 3.9.1" here is Kafka 4.3.1's advertised range.
+pub const KAFKA4_ONLY: &[Supported] = &[
+    api(ApiKey::ShareGroupHeartbeat, 1, 1, 1, "ShareGroupHeartbeatRequest"),
+    api(ApiKey::ShareGroupDescribe, 1, 1, 1, "ShareGroupDescribeRequest"),
+    api(ApiKey::ShareFetch, 1, 2, 1, "ShareFetchRequest"),
+    api(ApiKey::ShareAcknowledge, 1, 2, 1, "ShareAcknowledgeRequest"),
+    api(ApiKey::DescribeShareGroupOffsets, 0, 1, 0, "DescribeShareGroupOffsetsRequest"),
+];
+
+/// The versions of [`KAFKA4_ONLY`] logtool broker reads (below Kafka's
+/// maximum where the codec stops).
+const KAFKA4_ONLY_MAX: &[(ApiKey, i16)] = &[(ApiKey::ShareFetch, 1), (ApiKey::ShareAcknowledge, 1)];
+
+/// Every API a cluster of `kafka4` advertises, in api-key order.
+pub fn all(kafka4: bool) -> impl Iterator<Item = Supported> {
+    let mut v: Vec<Supported> = SUPPORTED.iter().chain(if kafka4 { KAFKA4_ONLY } else { &[] }).copied().collect();
+    v.sort_by_key(|s| s.key as i16);
+    v.into_iter().filter_map(move |s| supported(s.key, kafka4))
+}
+
 /// The entry of `key`, if the broker implements it, as a cluster of
 /// `kafka4` (a Kafka 4.x one) advertises it.
 pub fn supported(key: ApiKey, kafka4: bool) -> Option<Supported> {
+    if kafka4 && let Some(s) = KAFKA4_ONLY.iter().find(|s| s.key == key) {
+        let mut s = *s;
+        if let Some((_, max)) = KAFKA4_ONLY_MAX.iter().find(|(k, _)| *k == key) {
+            s.max = *max;
+        }
+        return Some(s);
+    }
     let mut s = *SUPPORTED.iter().find(|s| s.key == key)?;
     if kafka4 && let Some((_, max)) = KAFKA4_MAX.iter().find(|(k, _)| *k == key) {
         s.max = *max;

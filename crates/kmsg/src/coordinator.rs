@@ -111,11 +111,11 @@ fn encode_typed<K: Message, V: Message>(key: &K, value: Option<&V>) -> Result<(V
     Ok((out, value.map(|v| encode_message(0, v)).transpose()?))
 }
 
-/// The key and value (none: a tombstone) of a KIP-848 consumer group
-/// record, as Kafka 4's group coordinator writes it
+/// The key and value (none: a tombstone) of a KIP-848 consumer group or
+/// KIP-932 share group record, as Kafka 4's group coordinator writes it
 /// (`GroupCoordinatorRecordHelpers`); the other records are written
 /// elsewhere (offset commits and classic groups at the versions Kafka 3.9
-/// writes) and are refused here.
+/// writes) or not at all (streams groups) and are refused here.
 pub fn encode_group_record(record: &GroupRecord) -> Result<(Vec<u8>, Option<Vec<u8>>)> {
     match record {
         GroupRecord::ConsumerGroupMetadata(k, v) => encode_typed(k, v.as_ref()),
@@ -124,7 +124,23 @@ pub fn encode_group_record(record: &GroupRecord) -> Result<(Vec<u8>, Option<Vec<
         GroupRecord::ConsumerGroupTargetAssignmentMember(k, v) => encode_typed(k, v.as_ref()),
         GroupRecord::ConsumerGroupTargetAssignmentMetadata(k, v) => encode_typed(k, v.as_ref()),
         GroupRecord::ConsumerGroupRegularExpression(k, v) => encode_typed(k, v.as_ref()),
-        other => Err(Error::Value(format!("not a consumer group record: {other:?}"))),
+        GroupRecord::ShareGroupMetadata(k, v) => encode_typed(k, v.as_ref()),
+        GroupRecord::ShareGroupMemberMetadata(k, v) => encode_typed(k, v.as_ref()),
+        GroupRecord::ShareGroupCurrentMemberAssignment(k, v) => encode_typed(k, v.as_ref()),
+        GroupRecord::ShareGroupTargetAssignmentMember(k, v) => encode_typed(k, v.as_ref()),
+        GroupRecord::ShareGroupTargetAssignmentMetadata(k, v) => encode_typed(k, v.as_ref()),
+        GroupRecord::ShareGroupStatePartitionMetadata(k, v) => encode_typed(k, v.as_ref()),
+        other => Err(Error::Value(format!("not a consumer or share group record: {other:?}"))),
+    }
+}
+
+/// The key and value (none: a tombstone) of a `__share_group_state`
+/// record, as Kafka 4's share coordinator writes it
+/// (`ShareCoordinatorRecordHelpers`).
+pub fn encode_share_record(record: &ShareRecord) -> Result<(Vec<u8>, Option<Vec<u8>>)> {
+    match record {
+        ShareRecord::Snapshot(k, v) => encode_typed(k, v.as_ref()),
+        ShareRecord::Update(k, v) => encode_typed(k, v.as_ref()),
     }
 }
 
@@ -161,6 +177,11 @@ pub enum GroupRecord {
     ShareGroupMetadata(ShareGroupMetadataKey, Option<ShareGroupMetadataValue>),
     /// A share group's member.
     ShareGroupMemberMetadata(ShareGroupMemberMetadataKey, Option<ShareGroupMemberMetadataValue>),
+    /// A share group member's target assignment.
+    ShareGroupTargetAssignmentMember(
+        ShareGroupTargetAssignmentMemberKey,
+        Option<ShareGroupTargetAssignmentMemberValue>,
+    ),
     /// A share group's target assignment epoch.
     ShareGroupTargetAssignmentMetadata(
         ShareGroupTargetAssignmentMetadataKey,
@@ -293,6 +314,11 @@ pub fn decode_group_record(key: Option<&[u8]>, value: Option<&[u8]>) -> Result<G
         "ShareGroupMemberMetadata" => {
             group_typed!(ShareGroupMemberMetadata, ShareGroupMemberMetadataKey, ShareGroupMemberMetadataValue)
         }
+        "ShareGroupTargetAssignmentMember" => group_typed!(
+            ShareGroupTargetAssignmentMember,
+            ShareGroupTargetAssignmentMemberKey,
+            ShareGroupTargetAssignmentMemberValue
+        ),
         "ShareGroupTargetAssignmentMetadata" => group_typed!(
             ShareGroupTargetAssignmentMetadata,
             ShareGroupTargetAssignmentMetadataKey,

@@ -57,6 +57,8 @@ pub(crate) const MESSAGES: &[&str] = &[
     "ShareGroupMetadataValue",
     "ShareGroupStatePartitionMetadataKey",
     "ShareGroupStatePartitionMetadataValue",
+    "ShareGroupTargetAssignmentMemberKey",
+    "ShareGroupTargetAssignmentMemberValue",
     "ShareGroupTargetAssignmentMetadataKey",
     "ShareGroupTargetAssignmentMetadataValue",
     "StreamsGroupCurrentMemberAssignmentKey",

@@ -1847,6 +1847,85 @@ impl crate::Message for ShareGroupStatePartitionMetadataValue {
     const NAME: &'static str = "ShareGroupStatePartitionMetadataValue";
 }
 
+/// `ShareGroupTargetAssignmentMemberKey` and the structs it uses.
+pub mod share_group_target_assignment_member_key {
+    use serde::{Deserialize, Serialize};
+
+    /// `ShareGroupTargetAssignmentMemberKey` (versions 0).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct ShareGroupTargetAssignmentMemberKey {
+        /// The group id. (string, versions 0)
+        #[serde(rename = "groupId")]
+        pub group_id: String,
+        /// The member id. (string, versions 0)
+        #[serde(rename = "memberId")]
+        pub member_id: String,
+    }
+
+    impl Default for ShareGroupTargetAssignmentMemberKey {
+        fn default() -> Self {
+            ShareGroupTargetAssignmentMemberKey {
+                group_id: String::from(""),
+                member_id: String::from(""),
+            }
+        }
+    }
+}
+pub use share_group_target_assignment_member_key::ShareGroupTargetAssignmentMemberKey;
+
+impl crate::Message for ShareGroupTargetAssignmentMemberKey {
+    const NAME: &'static str = "ShareGroupTargetAssignmentMemberKey";
+}
+
+/// `ShareGroupTargetAssignmentMemberValue` and the structs it uses.
+pub mod share_group_target_assignment_member_value {
+    use serde::{Deserialize, Serialize};
+
+    /// `ShareGroupTargetAssignmentMemberValue` (versions 0).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct ShareGroupTargetAssignmentMemberValue {
+        /// The assigned partitions. ([]TopicPartition, versions 0+)
+        #[serde(rename = "topicPartitions")]
+        pub topic_partitions: Vec<TopicPartition>,
+    }
+
+    impl Default for ShareGroupTargetAssignmentMemberValue {
+        fn default() -> Self {
+            ShareGroupTargetAssignmentMemberValue {
+                topic_partitions: Vec::new(),
+            }
+        }
+    }
+
+    /// `TopicPartition`, a part of `ShareGroupTargetAssignmentMemberValue`.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct TopicPartition {
+        /// The topic id. (uuid (base64url), versions 0+)
+        #[serde(rename = "topicId")]
+        pub topic_id: String,
+        /// The partition indexes. ([]int32, versions 0+)
+        #[serde(rename = "partitions")]
+        pub partitions: Vec<i32>,
+    }
+
+    impl Default for TopicPartition {
+        fn default() -> Self {
+            TopicPartition {
+                topic_id: String::from("AAAAAAAAAAAAAAAAAAAAAA"),
+                partitions: Vec::new(),
+            }
+        }
+    }
+}
+pub use share_group_target_assignment_member_value::ShareGroupTargetAssignmentMemberValue;
+
+impl crate::Message for ShareGroupTargetAssignmentMemberValue {
+    const NAME: &'static str = "ShareGroupTargetAssignmentMemberValue";
+}
+
 /// `ShareGroupTargetAssignmentMetadataKey` and the structs it uses.
 pub mod share_group_target_assignment_metadata_key {
     use serde::{Deserialize, Serialize};

@@ -100,6 +100,8 @@ pub(crate) const SCHEMAS: &[(&str, &str)] = &[
     ("DescribeProducersResponse", include_str!("../schemas/DescribeProducersResponse.json")),
     ("DescribeQuorumRequest", include_str!("../schemas/DescribeQuorumRequest.json")),
     ("DescribeQuorumResponse", include_str!("../schemas/DescribeQuorumResponse.json")),
+    ("DescribeShareGroupOffsetsRequest", include_str!("../schemas/DescribeShareGroupOffsetsRequest.json")),
+    ("DescribeShareGroupOffsetsResponse", include_str!("../schemas/DescribeShareGroupOffsetsResponse.json")),
     ("DescribeTopicPartitionsRequest", include_str!("../schemas/DescribeTopicPartitionsRequest.json")),
     ("DescribeTopicPartitionsResponse", include_str!("../schemas/DescribeTopicPartitionsResponse.json")),
     ("DescribeTransactionsRequest", include_str!("../schemas/DescribeTransactionsRequest.json")),

@@ -62,6 +62,8 @@ pub mod code {
     pub const INVALID_REQUEST: i16 = 42;
     /// `GROUP_ID_NOT_FOUND`.
     pub const GROUP_ID_NOT_FOUND: i16 = 69;
+    /// `GROUP_MAX_SIZE_REACHED`.
+    pub const GROUP_MAX_SIZE_REACHED: i16 = 81;
     /// `FENCED_INSTANCE_ID`.
     pub const FENCED_INSTANCE_ID: i16 = 82;
     /// `UNSUPPORTED_VERSION`.

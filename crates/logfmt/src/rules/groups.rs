@@ -53,7 +53,7 @@ use kmsg::coordinator::{GroupRecord, ShareRecord};
 use kmsg::records::consumer_group_current_member_assignment_value::TopicPartitions;
 use kmsg::records::{
     ConsumerGroupRegularExpressionKey, ConsumerGroupRegularExpressionValue, ConsumerProtocolAssignment,
-    GroupMetadataValue,
+    GroupMetadataValue, share_group_state_partition_metadata_value,
 };
 
 use crate::control::ControlRecord;
@@ -249,10 +249,16 @@ pub struct Group {
     /// Share groups: the partitions whose share state is initialized
     /// (topic id, topic name, partitions).
     pub share_partitions: Vec<(String, String, Vec<i32>)>,
-    /// Consumer groups: each member's target assignment (topic id,
-    /// partitions), by member id (`ConsumerGroupTargetAssignmentMember`).
+    /// Share groups: the partitions whose share state is being initialized
+    /// (topic id, topic name, partitions).
+    pub share_initializing: Vec<(String, String, Vec<i32>)>,
+    /// Share groups: the topics whose share state is being deleted (topic
+    /// id, topic name).
+    pub share_deleting: Vec<(String, String)>,
+    /// Consumer and share groups: each member's target assignment (topic
+    /// id, partitions), by member id (`*TargetAssignmentMember`).
     pub targets: BTreeMap<String, Vec<(String, Vec<i32>)>>,
-    /// Consumer groups: the hash of the subscribed topics' metadata the
+    /// Consumer and share groups: the hash of the subscribed topics' metadata the
     /// group epoch was computed with.
     pub metadata_hash: i64,
 }
@@ -484,9 +490,6 @@ impl Groups {
                     self.group(GroupType::Consumer, &key.group_id).metadata_hash = h;
                 }
             }
-            GroupRecord::ShareGroupMetadata(key, value) => {
-                self.metadata(GroupType::Share, &key.group_id, value.map(|v| (v.epoch, None)));
-            }
             GroupRecord::StreamsGroupMetadata(key, value) => {
                 let value = value.map(|v| (v.epoch, Some(v.validated_topology_epoch)));
                 self.metadata(GroupType::Streams, &key.group_id, value);
@@ -495,9 +498,6 @@ impl Groups {
                 self.group(GroupType::Consumer, &key.group_id).assignment_epoch = Some(v.assignment_epoch);
             }
             GroupRecord::ConsumerGroupRegularExpression(key, v) => self.regex(key, v),
-            GroupRecord::ShareGroupTargetAssignmentMetadata(key, Some(v)) => {
-                self.group(GroupType::Share, &key.group_id).assignment_epoch = Some(v.assignment_epoch);
-            }
             GroupRecord::StreamsGroupTargetAssignmentMetadata(key, Some(v)) => {
                 self.group(GroupType::Streams, &key.group_id).assignment_epoch = Some(v.assignment_epoch);
             }
@@ -507,15 +507,6 @@ impl Groups {
             GroupRecord::StreamsGroupTopology(key, None) => {
                 if let Some(g) = self.groups.get_mut(&key.group_id) {
                     g.topology_epoch = None;
-                }
-            }
-            GroupRecord::ShareGroupStatePartitionMetadata(key, value) => {
-                if let Some(v) = value {
-                    let initialized =
-                        v.initialized_topics.into_iter().map(|t| (t.topic_id, t.topic_name, t.partitions));
-                    self.group(GroupType::Share, &key.group_id).share_partitions = initialized.collect();
-                } else if let Some(g) = self.groups.get_mut(&key.group_id) {
-                    g.share_partitions.clear();
                 }
             }
             GroupRecord::ConsumerGroupMemberMetadata(k, value) => {
@@ -538,11 +529,6 @@ impl Groups {
                         g.targets.remove(&k.member_id);
                     }
                 }
-            }
-            GroupRecord::ShareGroupMemberMetadata(k, value) => {
-                self.member(GroupType::Share, &k.group_id, &k.member_id, value, |m, v| {
-                    (m.client_id, m.client_host) = (v.client_id, v.client_host);
-                });
             }
             GroupRecord::StreamsGroupMemberMetadata(k, value) => {
                 self.member(GroupType::Streams, &k.group_id, &k.member_id, value, |m, v| {
@@ -569,12 +555,6 @@ impl Groups {
                     m.assigned(v.member_epoch, v.state, assigned.collect());
                 });
             }
-            GroupRecord::ShareGroupCurrentMemberAssignment(k, value) => {
-                self.member(GroupType::Share, &k.group_id, &k.member_id, value, |m, v| {
-                    let assigned = v.assigned_partitions.into_iter().map(|t| (t.topic_id, t.partitions));
-                    m.assigned(v.member_epoch, v.state, assigned.collect());
-                });
-            }
             GroupRecord::StreamsGroupCurrentMemberAssignment(k, value) => {
                 self.member(GroupType::Streams, &k.group_id, &k.member_id, value, |m, v| {
                     let active = v.active_tasks.into_iter().map(|t| (t.subtopology_id, t.partitions));
@@ -584,11 +564,69 @@ impl Groups {
             // (a tombstone of a target assignment's metadata comes with the
             // group's own tombstone, which removes the group)
             GroupRecord::ConsumerGroupTargetAssignmentMetadata(_, None)
-            | GroupRecord::ShareGroupTargetAssignmentMetadata(_, None)
             | GroupRecord::StreamsGroupTargetAssignmentMetadata(_, None)
             | GroupRecord::Other(_) => {}
             // (read by `apply`)
             GroupRecord::OffsetCommit(..) | GroupRecord::GroupMetadata(..) => {}
+            share => self.apply_share(share),
+        }
+    }
+
+    /// A record of a share group.
+    fn apply_share(&mut self, d: GroupRecord) {
+        match d {
+            GroupRecord::ShareGroupMetadata(key, value) => {
+                let hash = value.as_ref().map(|v| v.metadata_hash);
+                self.metadata(GroupType::Share, &key.group_id, value.map(|v| (v.epoch, None)));
+                if let Some(h) = hash {
+                    self.group(GroupType::Share, &key.group_id).metadata_hash = h;
+                }
+            }
+            GroupRecord::ShareGroupTargetAssignmentMetadata(key, Some(v)) => {
+                self.group(GroupType::Share, &key.group_id).assignment_epoch = Some(v.assignment_epoch);
+            }
+            GroupRecord::ShareGroupStatePartitionMetadata(key, value) => {
+                if let Some(v) = value {
+                    let g = self.group(GroupType::Share, &key.group_id);
+                    let list = |l: Vec<share_group_state_partition_metadata_value::TopicPartitionsInfo>| {
+                        l.into_iter().map(|t| (t.topic_id, t.topic_name, t.partitions)).collect()
+                    };
+                    g.share_partitions = list(v.initialized_topics);
+                    g.share_initializing = list(v.initializing_topics);
+                    g.share_deleting = v.deleting_topics.into_iter().map(|t| (t.topic_id, t.topic_name)).collect();
+                } else if let Some(g) = self.groups.get_mut(&key.group_id) {
+                    g.share_partitions.clear();
+                    g.share_initializing.clear();
+                    g.share_deleting.clear();
+                }
+            }
+            GroupRecord::ShareGroupMemberMetadata(k, value) => {
+                self.member(GroupType::Share, &k.group_id, &k.member_id, value, |m, v| {
+                    (m.client_id, m.client_host) = (v.client_id, v.client_host);
+                    (m.rack_id, m.subscribed_topic_names) = (v.rack_id, v.subscribed_topic_names);
+                });
+            }
+            GroupRecord::ShareGroupTargetAssignmentMember(k, value) => {
+                let g = self.group(GroupType::Share, &k.group_id);
+                match value {
+                    Some(v) => {
+                        let target = v.topic_partitions.into_iter().map(|t| (t.topic_id, t.partitions));
+                        g.targets.insert(k.member_id, target.collect());
+                    }
+                    None => {
+                        g.targets.remove(&k.member_id);
+                    }
+                }
+            }
+            GroupRecord::ShareGroupCurrentMemberAssignment(k, value) => {
+                self.member(GroupType::Share, &k.group_id, &k.member_id, value, |m, v| {
+                    m.previous_member_epoch = Some(v.previous_member_epoch);
+                    let assigned = v.assigned_partitions.into_iter().map(|t| (t.topic_id, t.partitions));
+                    m.assigned(v.member_epoch, v.state, assigned.collect());
+                });
+            }
+            // (a target metadata tombstone comes with the group's own)
+            _ => {}
         }
     }
 
@@ -673,6 +711,13 @@ pub struct SharePartitionState {
     pub delivery_complete_count: i32,
     /// Where the last record of it is: `__share_group_state` partition and offset.
     pub at: (i32, i64),
+    /// The snapshot epoch (of the last snapshot).
+    pub snapshot_epoch: i32,
+    /// The state batches past the start offset, updates merged
+    /// ([`super::share_partition::combine_batches`]).
+    pub state_batches: Vec<super::share_partition::StateBatch>,
+    /// Updates written since the last snapshot (`snapshotUpdateCount`).
+    pub updates: u32,
 }
 
 /// (group, topic id, partition).
@@ -727,6 +772,13 @@ impl ShareStates {
         Ok(s)
     }
 
+    /// Replay one record the share coordinator wrote at `at`, as a load
+    /// reads it back (`logtool broker`'s share coordinator keeps its state
+    /// by replaying what it writes).
+    pub fn replay(&mut self, record: ShareRecord, at: (i32, i64)) {
+        self.apply(Ok(record), at);
+    }
+
     /// `ShareCoordinatorShard.handleShareSnapshot` / `handleShareUpdate`.
     fn apply(&mut self, r: kmsg::Result<ShareRecord>, at: (i32, i64)) {
         let Ok(r) = r else {
@@ -738,12 +790,20 @@ impl ShareStates {
                 self.partitions.remove(&(k.group_id, k.topic_id, k.partition));
             }
             ShareRecord::Snapshot(k, Some(v)) => {
+                let batches: Vec<_> = v
+                    .state_batches
+                    .iter()
+                    .map(|b| (b.first_offset, b.last_offset, b.delivery_state, b.delivery_count))
+                    .collect();
                 let state = SharePartitionState {
                     start_offset: v.start_offset,
                     leader_epoch: v.leader_epoch,
                     state_epoch: v.state_epoch,
                     delivery_complete_count: v.delivery_complete_count,
                     at,
+                    snapshot_epoch: v.snapshot_epoch,
+                    state_batches: super::share_partition::combine_batches(&[], &batches, v.start_offset),
+                    updates: 0,
                 };
                 self.partitions.insert((k.group_id, k.topic_id, k.partition), state);
             }
@@ -751,6 +811,11 @@ impl ShareStates {
             ShareRecord::Update(_, None) => {}
             ShareRecord::Update(k, Some(v)) => {
                 let key = (k.group_id, k.topic_id, k.partition);
+                let batches: Vec<_> = v
+                    .state_batches
+                    .iter()
+                    .map(|b| (b.first_offset, b.last_offset, b.delivery_state, b.delivery_count))
+                    .collect();
                 match self.partitions.get_mut(&key) {
                     // ShareCoordinatorShard.merge
                     Some(s) => {
@@ -762,6 +827,9 @@ impl ShareStates {
                         }
                         s.delivery_complete_count = v.delivery_complete_count;
                         s.at = at;
+                        s.state_batches =
+                            super::share_partition::combine_batches(&s.state_batches, &batches, s.start_offset);
+                        s.updates = s.updates.saturating_add(1);
                     }
                     // ShareGroupOffset.fromRecord(ShareUpdateValue)
                     None => {
@@ -772,6 +840,9 @@ impl ShareStates {
                             state_epoch: 0,
                             delivery_complete_count: v.delivery_complete_count,
                             at,
+                            snapshot_epoch: v.snapshot_epoch,
+                            state_batches: super::share_partition::combine_batches(&[], &batches, v.start_offset),
+                            updates: 1,
                         };
                         self.partitions.insert(key, state);
                     }

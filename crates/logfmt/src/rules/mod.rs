@@ -13,6 +13,8 @@
 //! | which segments are recovered, recovering one, index spacing | [`recovery`] | `LogLoader.recoverLog`, `LogSegment.recover`, `LogSegment.append` |
 //! | what the group coordinator loads: committed offsets, groups, members | [`groups`] | `GroupMetadataManager.loadGroupsAndOffsets`, `GroupCoordinatorShard.replay` |
 //! | what a KIP-848 consumer group's coordinator does with a heartbeat: member epochs, the group and target assignment epochs, the `uniform` assignor, revocation before assignment, the records it writes; offset commit and fetch checks | [`consumer_group`] | `GroupMetadataManager.consumerGroupHeartbeat`, `CurrentAssignmentBuilder`, `UniformHomogeneousAssignmentBuilder`, `ConsumerGroup.validateOffsetCommit` |
+//! | what a KIP-932 share group's coordinator does with a heartbeat: member and group epochs, the `simple` assignor over the initialized share partitions, the share-state initialization, the records it writes | [`share_group`] | `GroupMetadataManager.shareGroupHeartbeat`, `SimpleHomogeneousAssignmentBuilder`, `ShareGroupAssignmentBuilder` |
+//! | a share partition's records: acquisition, acquisition locks, delivery counts, accept/release/reject, the start offset, what the share coordinator writes and loads | [`share_partition`] | `SharePartition`, `ShareCoordinatorShard`, `PersisterStateBatchCombiner` |
 //! | which topic configs and names a controller takes, with its messages | [`config`] | `LogConfig.validate`, `ConfigDef`, `Topic.validate`, `ReplicationControlManager.validateNewTopicNames` |
 //! | what a start refuses, which partition dirs it sets aside as stray, the high watermark once the broker leads | [`start`] | `LogManager.isStrayKraftReplica`, `ReplicationControlManager.replay`, `Partition.makeLeader` |
 //! | where a follower truncates to after a failover (diverging epochs, KIP-279 rounds, the high watermark without epochs) | [`replication`] | `AbstractFetcherThread.getOffsetTruncationState`, `LeaderEpochFileCache.endOffsetFor`, `Partition.makeLeader` |
@@ -33,6 +35,8 @@ pub mod producer;
 pub mod recovery;
 pub mod replication;
 pub mod retention;
+pub mod share_group;
+pub mod share_partition;
 pub mod start;
 pub mod transactions;
 

@@ -1,0 +1,798 @@
+//! The KIP-932 share group APIs of a Kafka 4.3 cluster (`KafkaApis` →
+//! `GroupCoordinatorService`, `SharePartitionManager`,
+//! `ShareCoordinatorService`): ShareGroupHeartbeat, ShareGroupDescribe,
+//! ShareFetch, ShareAcknowledge and DescribeShareGroupOffsets.
+//!
+//! What a heartbeat does is `logfmt::rules::share_group`'s, what a share
+//! partition does with fetches and acknowledgements
+//! `logfmt::rules::share_partition`'s; this module maps requests and
+//! responses and plays the three roles Kafka splits:
+//! * the group coordinator: it writes the group's records to its
+//!   `__consumer_offsets` partition and replays them, fences a member whose
+//!   session ended when its group is next touched, and asks the share
+//!   coordinator to initialize the partitions a heartbeat subscribed to
+//!   (Kafka does it right after the heartbeat; here before the answer);
+//! * the share coordinator: it writes each share partition's state to its
+//!   `__share_group_state` partition (`ShareSnapshot` when it is
+//!   initialized and after 500 updates, else `ShareUpdate`) and replays it
+//!   (`rules::groups::ShareStates`);
+//! * the partition leader: a share partition is loaded from that state on
+//!   its first fetch (an uninitialized start offset is the log end,
+//!   `share.auto.offset.reset=latest`), records are acquired for a
+//!   member's share session and each change is written before it is
+//!   answered. A member that leaves, is fenced or closes its session
+//!   releases what it holds; an acquisition lock that runs out releases
+//!   its records when the partition is next fetched or acknowledged.
+
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use kafka_protocol::ResponseError as E;
+use kafka_protocol::messages::share_acknowledge_response as ack_response;
+use kafka_protocol::messages::share_fetch_response as fetch_response;
+use kafka_protocol::messages::share_group_describe_response as describe;
+use kafka_protocol::messages::share_group_heartbeat_response as heartbeat;
+use kafka_protocol::messages::*;
+use kafka_protocol::protocol::StrBytes;
+use kmsg::coordinator::ShareRecord;
+use kmsg::records::{share_snapshot_value, share_update_value, *};
+use logfmt::rules::consumer_group::Refused;
+use logfmt::rules::groups::{GroupType, SharePartitionKey};
+use logfmt::rules::share_group::{self as rules, Heartbeat};
+use logfmt::rules::share_partition::{self as sp, SharePartition, StateBatch, Write};
+use serde_json::{Value, json};
+
+use crate::Shared;
+use crate::consumer_api::{topic_id, topics, uuid_of, write};
+use crate::store::{self, SHARE_STATE_TOPIC, Store};
+
+/// `share.coordinator.snapshot.update.records.per.snapshot` (Kafka's
+/// default): a snapshot after this many updates.
+const UPDATES_PER_SNAPSHOT: u32 = 500;
+
+/// The share session epoch of a request that closes the session.
+const FINAL_EPOCH: i32 = -1;
+
+fn s(text: impl Into<String>) -> StrBytes {
+    StrBytes::from_string(text.into())
+}
+
+/// A member's share session (`ShareSession`): the partitions it fetches
+/// (topic id, partition) and the epoch its next request carries.
+#[derive(Clone, Debug, Default)]
+pub struct Session {
+    /// The epoch the next request must carry.
+    pub epoch: i32,
+    /// The partitions in the session.
+    pub partitions: BTreeSet<(String, i32)>,
+}
+
+// ---- the share coordinator -----------------------------------------------
+
+/// Write `record` of `key` to its `__share_group_state` partition, then
+/// replay it.
+fn write_share(store: &mut Store, key: &SharePartitionKey, record: ShareRecord) -> Result<(), (i16, String)> {
+    let p = store.share_state_partition(&key.0, &key.1, key.2)?;
+    let encoded = kmsg::coordinator::encode_share_record(&record)
+        .map_err(|e| (E::UnknownServerError.code(), format!("a share state record could not be encoded: {e}")))?;
+    store.append_records(SHARE_STATE_TOPIC, p, &[encoded]).map_err(|e| (E::KafkaStorageError.code(), e.to_string()))?;
+    store.share.replay(record, (p, -1));
+    Ok(())
+}
+
+fn snapshot_batches(batches: &[StateBatch]) -> Vec<share_snapshot_value::StateBatch> {
+    batches
+        .iter()
+        .map(|&(first_offset, last_offset, delivery_state, delivery_count)| share_snapshot_value::StateBatch {
+            first_offset,
+            last_offset,
+            delivery_state,
+            delivery_count,
+        })
+        .collect()
+}
+
+fn update_batches(batches: &[StateBatch]) -> Vec<share_update_value::StateBatch> {
+    batches
+        .iter()
+        .map(|&(first_offset, last_offset, delivery_state, delivery_count)| share_update_value::StateBatch {
+            first_offset,
+            last_offset,
+            delivery_state,
+            delivery_count,
+        })
+        .collect()
+}
+
+fn snapshot_key(key: &SharePartitionKey) -> ShareSnapshotKey {
+    ShareSnapshotKey { group_id: key.0.clone(), topic_id: key.1.clone(), partition: key.2 }
+}
+
+fn update_key(key: &SharePartitionKey) -> ShareUpdateKey {
+    ShareUpdateKey { group_id: key.0.clone(), topic_id: key.1.clone(), partition: key.2 }
+}
+
+/// InitializeShareGroupState (`ShareCoordinatorShard.initializeState`):
+/// a first snapshot, start offset and delivery count -1, at the group's
+/// epoch.
+fn initialize_state(store: &mut Store, key: &SharePartitionKey, state_epoch: i32) -> Result<(), (i16, String)> {
+    let snapshot_epoch = store.share.partitions.get(key).map_or(0, |s| s.snapshot_epoch.saturating_add(1));
+    let now = store::now_ms();
+    let value = ShareSnapshotValue {
+        snapshot_epoch,
+        state_epoch,
+        leader_epoch: 0,
+        start_offset: sp::UNINITIALIZED,
+        delivery_complete_count: -1,
+        create_timestamp: now,
+        write_timestamp: now,
+        state_batches: Vec::new(),
+    };
+    write_share(store, key, ShareRecord::Snapshot(snapshot_key(key), Some(value)))?;
+    store.share_partitions.remove(key);
+    Ok(())
+}
+
+/// WriteShareGroupState (`ShareCoordinatorShard.generateShareStateRecord`):
+/// an update, or a snapshot with the batches merged after
+/// [`UPDATES_PER_SNAPSHOT`] updates; `leader_epoch` where the read asked
+/// for a newer one.
+fn write_state(
+    store: &mut Store,
+    key: &SharePartitionKey,
+    w: &Write,
+    leader_epoch: Option<i32>,
+) -> Result<(), (i16, String)> {
+    let Some(cur) = store.share.partitions.get(key).cloned() else {
+        return Err((E::UnknownTopicOrPartition.code(), format!("no share state of {key:?}")));
+    };
+    let leader_epoch = leader_epoch.unwrap_or(cur.leader_epoch);
+    let record = if cur.updates >= UPDATES_PER_SNAPSHOT {
+        let start = if w.start_offset == sp::UNINITIALIZED { cur.start_offset } else { w.start_offset };
+        let now = store::now_ms();
+        ShareRecord::Snapshot(
+            snapshot_key(key),
+            Some(ShareSnapshotValue {
+                snapshot_epoch: cur.snapshot_epoch.saturating_add(1),
+                state_epoch: cur.state_epoch,
+                leader_epoch,
+                start_offset: start,
+                delivery_complete_count: w.delivery_complete_count,
+                create_timestamp: now,
+                write_timestamp: now,
+                state_batches: snapshot_batches(&sp::combine_batches(&cur.state_batches, &w.batches, start)),
+            }),
+        )
+    } else {
+        ShareRecord::Update(
+            update_key(key),
+            Some(ShareUpdateValue {
+                snapshot_epoch: cur.snapshot_epoch,
+                leader_epoch,
+                start_offset: w.start_offset,
+                delivery_complete_count: w.delivery_complete_count,
+                state_batches: update_batches(&sp::combine_batches(&[], &w.batches, w.start_offset)),
+            }),
+        )
+    };
+    write_share(store, key, record)
+}
+
+// ---- the partition leader -------------------------------------------------
+
+/// The topic named by id.
+fn topic_name(store: &Store, id: &str) -> Option<String> {
+    store.topics().iter().find(|(_, t)| t.topic.topic_id.to_string() == id).map(|(n, _)| n.clone())
+}
+
+/// The share partition `key` of topic `name`, loaded on first use
+/// (`SharePartition.maybeInitialize`, after the share coordinator's
+/// `readStateAndMaybeUpdateLeaderEpoch`, which writes a newer leader epoch).
+fn load<'a>(store: &'a mut Store, key: &SharePartitionKey, name: &str) -> Result<&'a mut SharePartition, i16> {
+    if !store.share_partitions.contains_key(key) {
+        let Some(state) = store.share.partitions.get(key).cloned() else {
+            return Err(E::UnknownTopicOrPartition.code());
+        };
+        let (_, end) = store.offsets(name, key.2).ok_or(E::UnknownTopicOrPartition.code())?;
+        let leader = store.leader_epoch(name, key.2).unwrap_or(0);
+        if state.leader_epoch != leader {
+            let w = Write {
+                start_offset: state.start_offset,
+                batches: Vec::new(),
+                delivery_complete_count: state.delivery_complete_count,
+            };
+            write_state(store, key, &w, Some(leader)).map_err(|(code, _)| code)?;
+        }
+        // share.auto.offset.reset=latest (the group config's default)
+        let start = if state.start_offset == sp::UNINITIALIZED { end } else { state.start_offset };
+        store
+            .share_partitions
+            .insert(key.clone(), SharePartition::load(start, state.state_epoch, &state.state_batches));
+    }
+    store.share_partitions.get_mut(key).ok_or(E::UnknownTopicOrPartition.code())
+}
+
+/// Write a share partition's change; a failure is told.
+fn persist(store: &mut Store, key: &SharePartitionKey, w: &Write) -> i16 {
+    match write_state(store, key, w, None) {
+        Ok(()) => 0,
+        Err((code, message)) => {
+            eprintln!("logtool broker: share partition {key:?}: {message}");
+            code
+        }
+    }
+}
+
+/// Release what `member` of `group` holds (or, member `None`, every
+/// acquisition lock that ran out), writing each change.
+fn release(store: &mut Store, group: &str, member: Option<&str>) {
+    let now = store::now_ms();
+    let keys: Vec<SharePartitionKey> = store.share_partitions.keys().filter(|k| k.0 == group).cloned().collect();
+    for key in keys {
+        let w = store.share_partitions.get_mut(&key).and_then(|p| p.release(member, now));
+        if let Some(w) = w {
+            persist(store, &key, &w);
+        }
+    }
+}
+
+// ---- the group coordinator ------------------------------------------------
+
+/// Fence the members of `group` whose session ended
+/// (`scheduleShareGroupSessionTimeout`); what they held is released.
+fn expire(store: &mut Store, group: &str) {
+    let now = Instant::now();
+    let ended: Vec<String> = store
+        .share_timers
+        .iter()
+        .filter(|((g, _), at)| g == group && **at <= now)
+        .map(|((_, m), _)| m.clone())
+        .collect();
+    for m in ended {
+        let image = topics(store);
+        let records = match store.consumer.groups.get(group) {
+            Some(g) => rules::fence(g, group, &m, &image),
+            None => Vec::new(),
+        };
+        if write(store, group, records).is_ok() {
+            store.share_timers.remove(&(group.to_string(), m.clone()));
+            leave(store, group, &m);
+        }
+    }
+    release(store, group, None);
+}
+
+/// A member that left or was fenced: its session closes and what it held
+/// is released (`ShareGroupListener.onMemberLeave`).
+fn leave(store: &mut Store, group: &str, member: &str) {
+    store.share_sessions.remove(&(group.to_string(), member.to_string()));
+    release(store, group, Some(member));
+}
+
+/// Initialize the share state of `list` (topic id, name, partitions) at
+/// the group's epoch, then record them initialized.
+fn initialize(store: &mut Store, group: &str, list: &[(String, String, Vec<i32>)]) {
+    let epoch = store.consumer.groups.get(group).map_or(0, |g| g.generation);
+    let mut done = Vec::new();
+    for (id, name, ps) in list {
+        let mut ok = Vec::new();
+        for p in ps {
+            match initialize_state(store, &(group.to_string(), id.clone(), *p), epoch) {
+                Ok(()) => ok.push(*p),
+                Err((_, m)) => eprintln!("logtool broker: share group {group}: initializing {name}-{p}: {m}"),
+            }
+        }
+        if !ok.is_empty() {
+            done.push((id.clone(), name.clone(), ok));
+        }
+    }
+    let record =
+        store.consumer.groups.get(group).filter(|_| !done.is_empty()).map(|g| rules::initialized(g, group, &done));
+    if let Some(r) = record
+        && let Err(e) = write(store, group, vec![r])
+    {
+        eprintln!("logtool broker: share group {group}: {}", e.message);
+    }
+}
+
+/// ShareGroupHeartbeat.
+pub fn share_group_heartbeat(
+    sh: &Shared,
+    req: ShareGroupHeartbeatRequest,
+    client_id: &str,
+    host: &str,
+) -> ShareGroupHeartbeatResponse {
+    let hb = Heartbeat {
+        group_id: req.group_id.to_string(),
+        member_id: req.member_id.to_string(),
+        member_epoch: req.member_epoch,
+        rack_id: req.rack_id.as_ref().map(ToString::to_string),
+        subscribed_topic_names: req.subscribed_topic_names.as_ref().map(|n| n.iter().map(|t| t.to_string()).collect()),
+        client_id: client_id.to_string(),
+        client_host: host.to_string(),
+    };
+    let mut r = ShareGroupHeartbeatResponse::default();
+    let refuse = |r: &mut ShareGroupHeartbeatResponse, e: Refused| {
+        r.error_code = e.code;
+        r.error_message = Some(s(e.message));
+    };
+    if let Err(e) = rules::validate(&hb) {
+        refuse(&mut r, e);
+        return r;
+    }
+    let mut store = sh.lock();
+    if let Err((code, message)) = store.offsets_partition(&hb.group_id) {
+        refuse(&mut r, Refused { code, message });
+        return r;
+    }
+    if store.groups.get(&hb.group_id).is_some_and(|g| !g.members.is_empty()) {
+        let message = format!("Group {} is not a share group.", hb.group_id);
+        refuse(&mut r, Refused { code: E::GroupIdNotFound.code(), message });
+        return r;
+    }
+    expire(&mut store, &hb.group_id);
+    let image = topics(&store);
+    let outcome = match rules::heartbeat(store.consumer.groups.get(&hb.group_id), &hb, &image, store::now_ms()) {
+        Ok(o) => o,
+        Err(e) => {
+            refuse(&mut r, e);
+            return r;
+        }
+    };
+    if let Err(e) = write(&mut store, &hb.group_id, outcome.records) {
+        refuse(&mut r, e);
+        return r;
+    }
+    let key = (hb.group_id.clone(), hb.member_id.clone());
+    if hb.member_epoch == rules::LEAVE_EPOCH {
+        store.share_timers.remove(&key);
+        leave(&mut store, &hb.group_id, &hb.member_id);
+    } else {
+        let session = Duration::from_millis(rules::SESSION_TIMEOUT_MS.unsigned_abs().into());
+        store.share_timers.insert(key, crate::after(Instant::now(), session));
+    }
+    if !outcome.initialize.is_empty() {
+        initialize(&mut store, &hb.group_id, &outcome.initialize);
+    }
+    let a = outcome.answer;
+    r.member_id = Some(s(a.member_id));
+    r.member_epoch = a.member_epoch;
+    r.heartbeat_interval_ms = a.heartbeat_interval_ms;
+    r.assignment = a.assignment.map(|list| {
+        let mut x = heartbeat::Assignment::default();
+        x.topic_partitions = list
+            .into_iter()
+            .map(|(t, ps)| {
+                let mut tp = heartbeat::TopicPartitions::default();
+                (tp.topic_id, tp.partitions) = (uuid_of(&t), ps);
+                tp
+            })
+            .collect();
+        x
+    });
+    r
+}
+
+/// ShareGroupDescribe (an unknown group, or one of another type, is
+/// `GROUP_ID_NOT_FOUND`).
+pub fn share_group_describe(sh: &Shared, req: ShareGroupDescribeRequest) -> ShareGroupDescribeResponse {
+    let mut store = sh.lock();
+    for id in &req.group_ids {
+        expire(&mut store, id.as_str());
+    }
+    let names: std::collections::BTreeMap<String, String> =
+        store.topics().iter().map(|(n, t)| (t.topic.topic_id.to_string(), n.clone())).collect();
+    let mut r = ShareGroupDescribeResponse::default();
+    for id in &req.group_ids {
+        let mut d = describe::DescribedGroup::default();
+        d.group_id = id.clone();
+        d.authorized_operations = i32::MIN;
+        match store.consumer.groups.get(id.as_str()) {
+            Some(g) if g.group_type == GroupType::Share => {
+                d.group_state = s(g.state());
+                d.group_epoch = g.generation;
+                d.assignment_epoch = g.assignment_epoch.unwrap_or(0);
+                d.assignor_name = s(rules::ASSIGNOR);
+                d.members = g
+                    .members
+                    .values()
+                    .map(|m| {
+                        let mut x = describe::Member::default();
+                        x.member_id = s(m.member_id.clone());
+                        x.rack_id = m.rack_id.clone().map(s);
+                        x.member_epoch = m.member_epoch.unwrap_or(0);
+                        x.client_id = s(m.client_id.clone());
+                        x.client_host = s(m.client_host.clone());
+                        x.subscribed_topic_names =
+                            m.subscribed_topic_names.iter().map(|t| TopicName(s(t.clone()))).collect();
+                        x.assignment.topic_partitions = m
+                            .assignment
+                            .iter()
+                            .map(|(t, ps)| {
+                                let mut tp = describe::TopicPartitions::default();
+                                tp.topic_id = uuid_of(t);
+                                tp.topic_name = TopicName(s(names.get(t).cloned().unwrap_or_default()));
+                                tp.partitions = ps.clone();
+                                tp
+                            })
+                            .collect();
+                        x
+                    })
+                    .collect();
+            }
+            found => {
+                d.error_code = E::GroupIdNotFound.code();
+                d.error_message = Some(s(match found {
+                    Some(_) => format!("Group {} is not a share group.", id.as_str()),
+                    None => format!("Group {} not found.", id.as_str()),
+                }));
+            }
+        }
+        r.groups.push(d);
+    }
+    r
+}
+
+/// DescribeShareGroupOffsets, at any version Kafka 4.3.1 speaks (v1 adds
+/// the lag, which the codec does not know: read and written by Kafka's
+/// definitions, `kmsg`): each initialized share partition's start
+/// offset, leader epoch and lag (`describeShareGroupAllOffsets`,
+/// `computeShareGroupLagAndBuildResponse`), or those of the topics asked.
+pub fn describe_share_group_offsets(sh: &Shared, version: i16, request: &Value) -> Value {
+    let mut store = sh.lock();
+    let mut groups = Vec::new();
+    for g in request.get("groups").and_then(Value::as_array).into_iter().flatten() {
+        let id = g.get("groupId").and_then(Value::as_str).unwrap_or_default().to_string();
+        expire(&mut store, &id);
+        let group = store.consumer.groups.get(&id).filter(|x| x.group_type == GroupType::Share).cloned();
+        let Some(group) = group else {
+            groups.push(json!({"groupId": id, "topics": [], "errorCode": E::GroupIdNotFound.code(),
+                "errorMessage": format!("Group {id} not found.")}));
+            continue;
+        };
+        // (topic name, its id, partitions)
+        let asked: Vec<(String, Option<String>, Vec<i32>)> = match g.get("topics").and_then(Value::as_array) {
+            None => group
+                .share_partitions
+                .iter()
+                .map(|(tid, name, ps)| (name.clone(), Some(tid.clone()), ps.clone()))
+                .collect(),
+            Some(ts) => ts
+                .iter()
+                .map(|t| {
+                    let name = t.get("topicName").and_then(Value::as_str).unwrap_or_default().to_string();
+                    let ps = t.get("partitions").and_then(Value::as_array).into_iter().flatten();
+                    let ps = ps.filter_map(Value::as_i64).filter_map(|p| i32::try_from(p).ok()).collect();
+                    let id = store.topics().get(&name).map(|x| x.topic.topic_id.to_string());
+                    (name, id, ps)
+                })
+                .collect(),
+        };
+        let mut topics_out = Vec::new();
+        for (name, tid, ps) in asked {
+            let mut parts = Vec::new();
+            for p in ps {
+                let state = tid.as_ref().and_then(|t| store.share.partitions.get(&(id.clone(), t.clone(), p)).cloned());
+                let hw = store.offsets(&name, p).map(|(_, end)| end);
+                let (start, epoch, lag) = match (state, hw) {
+                    (Some(st), Some(hw)) => {
+                        (st.start_offset, st.leader_epoch, logfmt::rules::groups::share_lag(&st, hw).unwrap_or(-1))
+                    }
+                    _ => (sp::UNINITIALIZED, -1, -1),
+                };
+                let mut x = json!({"partitionIndex": p, "startOffset": start, "leaderEpoch": epoch, "errorCode": 0, "errorMessage": null});
+                if version >= 1
+                    && let Some(o) = x.as_object_mut()
+                {
+                    o.insert("lag".into(), json!(lag));
+                }
+                parts.push(x);
+            }
+            let tid = tid.unwrap_or_else(|| "AAAAAAAAAAAAAAAAAAAAAA".to_string());
+            topics_out.push(json!({"topicName": name, "topicId": tid, "partitions": parts}));
+        }
+        groups.push(json!({"groupId": id, "topics": topics_out, "errorCode": 0, "errorMessage": null}));
+    }
+    json!({"throttleTimeMs": 0, "groups": groups})
+}
+
+// ---- ShareFetch and ShareAcknowledge ---------------------------------------
+
+/// The next session epoch (`ShareRequestMetadata.nextEpoch`).
+fn next_epoch(epoch: i32) -> i32 {
+    if epoch == i32::MAX { 1 } else { epoch.saturating_add(1) }
+}
+
+/// Apply one partition's acknowledgements: its error code.
+fn acknowledge(
+    store: &mut Store,
+    group: &str,
+    member: &str,
+    tid: &str,
+    p: i32,
+    batches: &[(i64, i64, Vec<i8>)],
+) -> i16 {
+    let Some(name) = topic_name(store, tid) else { return E::UnknownTopicId.code() };
+    let key = (group.to_string(), tid.to_string(), p);
+    let result = match load(store, &key, &name) {
+        Ok(part) => part.acknowledge(member, batches),
+        Err(code) => return code,
+    };
+    match result {
+        Ok(w) => persist(store, &key, &w),
+        Err(sp::InvalidRecordState(m)) => {
+            eprintln!("logtool broker: share group {group}: {name}-{p}: {m}");
+            E::InvalidRecordState.code()
+        }
+    }
+}
+
+/// `group.share.max.share.sessions` (Kafka's default).
+const MAX_SHARE_SESSIONS: usize = 2000;
+
+/// The session a ShareFetch (`fetch`, carrying acknowledgements or not)
+/// or ShareAcknowledge names, after `SharePartitionManager.newContext`'s
+/// checks: epoch 0 opens a new one (no acknowledgements in it, at most
+/// [`MAX_SHARE_SESSIONS`]); `Err` the request's error code.
+fn session_for(store: &mut Store, group: &str, member: &str, epoch: i32, fetch: Option<bool>) -> Result<(), i16> {
+    let key = (group.to_string(), member.to_string());
+    match (epoch, store.share_sessions.get(&key), fetch) {
+        (0, _, Some(true)) => Err(E::InvalidRequest.code()),
+        (0, existing, Some(false)) => {
+            if existing.is_none() && store.share_sessions.len() >= MAX_SHARE_SESSIONS {
+                return Err(E::ShareSessionLimitReached.code());
+            }
+            store.share_sessions.insert(key, Session { epoch: 1, partitions: BTreeSet::new() });
+            Ok(())
+        }
+        (0, _, None) => Err(E::InvalidShareSessionEpoch.code()),
+        (_, None, _) => Err(E::ShareSessionNotFound.code()),
+        (FINAL_EPOCH, Some(_), _) => Ok(()),
+        (e, Some(s), _) if e == s.epoch => Ok(()),
+        _ => Err(E::InvalidShareSessionEpoch.code()),
+    }
+}
+
+/// Each acknowledged partition (topic id, partition) and its error code.
+type Acked = Vec<(String, i32, i16)>;
+
+/// A ShareFetch's session and acknowledgements (`SharePartitionManager.newContext`,
+/// the acknowledgements first): each acknowledged partition's error code,
+/// and the node; `Err` the request's error code.
+fn begin(sh: &Shared, req: &ShareFetchRequest, group: &str, member: &str) -> Result<(Acked, i32), i16> {
+    let mut store = sh.lock();
+    let acks = req.topics.iter().any(|t| t.partitions.iter().any(|p| !p.acknowledgement_batches.is_empty()));
+    session_for(&mut store, group, member, req.share_session_epoch, Some(acks))?;
+    let key = (group.to_string(), member.to_string());
+    let mut acked: Acked = Vec::new();
+    for t in &req.topics {
+        let tid = topic_id(t.topic_id);
+        for p in &t.partitions {
+            if !p.acknowledgement_batches.is_empty() {
+                let batches: Vec<(i64, i64, Vec<i8>)> = p
+                    .acknowledgement_batches
+                    .iter()
+                    .map(|b| (b.first_offset, b.last_offset, b.acknowledge_types.clone()))
+                    .collect();
+                let code = acknowledge(&mut store, group, member, &tid, p.partition_index, &batches);
+                acked.push((tid.clone(), p.partition_index, code));
+            }
+            if req.share_session_epoch != FINAL_EPOCH
+                && let Some(sess) = store.share_sessions.get_mut(&key)
+            {
+                sess.partitions.insert((tid.clone(), p.partition_index));
+            }
+        }
+    }
+    for f in &req.forgotten_topics_data {
+        let tid = topic_id(f.topic_id);
+        if let Some(sess) = store.share_sessions.get_mut(&key) {
+            for p in &f.partitions {
+                sess.partitions.remove(&(tid.clone(), *p));
+            }
+        }
+    }
+    if req.share_session_epoch == FINAL_EPOCH {
+        leave(&mut store, group, member);
+    } else if let Some(sess) = store.share_sessions.get_mut(&key) {
+        sess.epoch = next_epoch(req.share_session_epoch);
+    }
+    Ok((acked, store.node_id()))
+}
+
+/// ShareFetch: acknowledgements first, then records acquired for the
+/// member from the partitions of its session, waiting up to `maxWaitMs`
+/// for some.
+pub async fn share_fetch(sh: &Shared, req: ShareFetchRequest) -> ShareFetchResponse {
+    let mut r = ShareFetchResponse::default();
+    r.acquisition_lock_timeout_ms = i32::try_from(sp::RECORD_LOCK_DURATION_MS).unwrap_or(i32::MAX);
+    let group = req.group_id.as_ref().map(|g| g.as_str().to_string()).unwrap_or_default();
+    let member = req.member_id.as_ref().map(ToString::to_string).unwrap_or_default();
+    if group.is_empty() || member.is_empty() {
+        r.error_code = E::InvalidRequest.code();
+        r.error_message = Some(s("A share fetch names its group and member."));
+        return r;
+    }
+    let (acked, node) = match begin(sh, &req, &group, &member) {
+        Ok(x) => x,
+        Err(code) => {
+            r.error_code = code;
+            return r;
+        }
+    };
+    let full = req.share_session_epoch == 0;
+    let wanted: Vec<(String, i32)> = if req.share_session_epoch == FINAL_EPOCH {
+        Vec::new()
+    } else {
+        sh.lock()
+            .share_sessions
+            .get(&(group.clone(), member.clone()))
+            .map(|x| x.partitions.iter().cloned().collect())
+            .unwrap_or_default()
+    };
+    let max_bytes =
+        usize::try_from(req.max_bytes.max(0)).unwrap_or(0).min(crate::handlers::FETCH_MAX_BYTES).min(1 << 24);
+    let max_records = if req.max_records > 0 { req.max_records } else { 500 };
+    let wait = Duration::from_millis(u64::try_from(req.max_wait_ms.max(0)).unwrap_or(0));
+    let deadline = tokio::time::Instant::from_std(crate::after(Instant::now(), wait));
+    let mut got;
+    loop {
+        let notified = sh.appended.notified();
+        got = acquire(sh, &group, &member, &wanted, max_bytes, max_records);
+        let any = got.iter().any(|x| !x.3.is_empty());
+        if any || !acked.is_empty() || wanted.is_empty() || tokio::time::Instant::now() >= deadline {
+            break;
+        }
+        // an acquisition lock may run out meanwhile: look again within a second
+        let soon = tokio::time::Instant::now().checked_add(Duration::from_secs(1)).unwrap_or(deadline).min(deadline);
+        let _ = tokio::time::timeout_at(soon, notified).await;
+    }
+    let mut by_topic: std::collections::BTreeMap<String, Vec<fetch_response::PartitionData>> = Default::default();
+    for (tid, p, (code, leader_epoch), acquired, data) in got {
+        let ack = acked.iter().find(|(t, q, _)| *t == tid && *q == p).map(|(_, _, c)| *c);
+        if !full && acquired.is_empty() && code == 0 && ack.is_none() {
+            continue;
+        }
+        let mut pd = fetch_response::PartitionData::default();
+        pd.partition_index = p;
+        pd.error_code = code;
+        pd.acknowledge_error_code = ack.unwrap_or(0);
+        pd.current_leader.leader_id = node;
+        pd.current_leader.leader_epoch = leader_epoch;
+        pd.records = Some(Bytes::from(data));
+        pd.acquired_records = acquired
+            .into_iter()
+            .map(|(first, last, count)| {
+                let mut a = fetch_response::AcquiredRecords::default();
+                (a.first_offset, a.last_offset, a.delivery_count) = (first, last, count);
+                a
+            })
+            .collect();
+        by_topic.entry(tid).or_default().push(pd);
+    }
+    for (tid, p, code) in acked {
+        let list = by_topic.entry(tid).or_default();
+        if !list.iter().any(|x| x.partition_index == p) {
+            let mut pd = fetch_response::PartitionData::default();
+            pd.partition_index = p;
+            pd.acknowledge_error_code = code;
+            pd.current_leader.leader_id = node;
+            pd.records = Some(Bytes::new());
+            list.push(pd);
+        }
+    }
+    r.responses = by_topic
+        .into_iter()
+        .map(|(tid, partitions)| {
+            let mut t = fetch_response::ShareFetchableTopicResponse::default();
+            (t.topic_id, t.partitions) = (uuid_of(&tid), partitions);
+            t
+        })
+        .collect();
+    r
+}
+
+/// One partition's fetch: (topic id, partition, (error code, leader
+/// epoch), acquired ranges, the batches holding them).
+type Fetched = (String, i32, (i16, i32), Vec<(i64, i64, i16)>, Vec<u8>);
+
+/// One pass over the session's partitions: acquire what each has for
+/// `member`, within the request's bytes and records.
+fn acquire(
+    sh: &Shared,
+    group: &str,
+    member: &str,
+    wanted: &[(String, i32)],
+    max_bytes: usize,
+    max_records: i32,
+) -> Vec<Fetched> {
+    let mut store = sh.lock();
+    release(&mut store, group, None);
+    let mut out = Vec::new();
+    let (mut bytes_left, mut records_left) = (max_bytes, max_records);
+    for (tid, p) in wanted {
+        let Some(name) = topic_name(&store, tid) else {
+            out.push((tid.clone(), *p, (E::UnknownTopicId.code(), -1), Vec::new(), Vec::new()));
+            continue;
+        };
+        let leader_epoch = store.leader_epoch(&name, *p).unwrap_or(-1);
+        let key = (group.to_string(), tid.clone(), *p);
+        let offset = match load(&mut store, &key, &name) {
+            Ok(part) if records_left > 0 && bytes_left > 0 && part.can_acquire() => part.fetch_offset(),
+            Ok(_) => {
+                out.push((tid.clone(), *p, (0, leader_epoch), Vec::new(), Vec::new()));
+                continue;
+            }
+            Err(code) => {
+                out.push((tid.clone(), *p, (code, leader_epoch), Vec::new(), Vec::new()));
+                continue;
+            }
+        };
+        let data = match store.read_from(&name, *p, offset, bytes_left) {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!("logtool broker: share fetch of {name}-{p}: {e}");
+                out.push((tid.clone(), *p, (E::KafkaStorageError.code(), leader_epoch), Vec::new(), Vec::new()));
+                continue;
+            }
+        };
+        let ranges = store::batch_ranges(&data);
+        let batches: Vec<(i64, i64)> = ranges.iter().map(|(b, l, _)| (*b, *l)).collect();
+        let acquired = match store.share_partitions.get_mut(&key) {
+            Some(part) => part.acquire(member, &batches, records_left, store::now_ms()),
+            None => Vec::new(),
+        };
+        let count: i64 = acquired.iter().map(|(f, l, _)| l.saturating_sub(*f).saturating_add(1)).sum();
+        records_left = records_left.saturating_sub(i32::try_from(count).unwrap_or(i32::MAX));
+        // the batches up to the last acquired record
+        let last = acquired.iter().map(|(_, l, _)| *l).max();
+        let cut = last.and_then(|l| ranges.iter().find(|(_, bl, _)| *bl >= l)).map_or(0, |(_, _, end)| *end);
+        let mut data = data;
+        data.truncate(cut);
+        bytes_left = bytes_left.saturating_sub(data.len());
+        out.push((tid.clone(), *p, (0, leader_epoch), acquired, data));
+    }
+    out
+}
+
+/// ShareAcknowledge.
+pub fn share_acknowledge(sh: &Shared, req: ShareAcknowledgeRequest) -> ShareAcknowledgeResponse {
+    let mut r = ShareAcknowledgeResponse::default();
+    let group = req.group_id.as_ref().map(|g| g.as_str().to_string()).unwrap_or_default();
+    let member = req.member_id.as_ref().map(ToString::to_string).unwrap_or_default();
+    let mut store = sh.lock();
+    if let Err(code) = session_for(&mut store, &group, &member, req.share_session_epoch, None) {
+        r.error_code = code;
+        return r;
+    }
+    let node = store.node_id();
+    for t in &req.topics {
+        let tid = topic_id(t.topic_id);
+        let mut tr = ack_response::ShareAcknowledgeTopicResponse::default();
+        tr.topic_id = t.topic_id;
+        for p in &t.partitions {
+            let batches: Vec<(i64, i64, Vec<i8>)> = p
+                .acknowledgement_batches
+                .iter()
+                .map(|b| (b.first_offset, b.last_offset, b.acknowledge_types.clone()))
+                .collect();
+            let code = acknowledge(&mut store, &group, &member, &tid, p.partition_index, &batches);
+            let mut pd = ack_response::PartitionData::default();
+            pd.partition_index = p.partition_index;
+            pd.error_code = code;
+            pd.current_leader.leader_id = node;
+            pd.current_leader.leader_epoch =
+                topic_name(&store, &tid).and_then(|n| store.leader_epoch(&n, p.partition_index)).unwrap_or(-1);
+            tr.partitions.push(pd);
+        }
+        r.responses.push(tr);
+    }
+    let key = (group.clone(), member.clone());
+    if req.share_session_epoch == FINAL_EPOCH {
+        leave(&mut store, &group, &member);
+    } else if let Some(sess) = store.share_sessions.get_mut(&key) {
+        sess.epoch = next_epoch(req.share_session_epoch);
+    }
+    r
+}

@@ -1,0 +1,451 @@
+//! A share partition - a share group's view of one topic partition - as
+//! Kafka 4.3.1's broker keeps it (`kafka.server.share.SharePartition`) and
+//! its share coordinator persists it (`ShareCoordinatorShard`,
+//! `PersisterStateBatchCombiner`).
+//!
+//! Records from the start offset on are in flight: acquired by a member
+//! (for `group.share.record.lock.duration.ms`, with a delivery count),
+//! available again (released, or their lock ran out), or done -
+//! acknowledged (accepted) or archived (rejected, a gap, or delivered
+//! `group.share.delivery.count.limit` times). The start offset moves past
+//! the leading records that are done; at most
+//! `group.share.partition.max.record.locks` records past it are in flight.
+//!
+//! What is persisted is what Kafka writes: the start offset, the leader
+//! epoch, the state batches (first offset, last offset, delivery state
+//! 0 available / 2 acknowledged / 4 archived, delivery count) and the
+//! number of done records past the start offset (KIP-1226's
+//! `deliveryCompleteCount`). An acquired record is persisted as available:
+//! a broker that restarts hands it out again, with the count it had.
+//!
+//! Invariants: every tracked offset is at or past `start_offset` and
+//! before `next_offset`; nothing here allocates per offset more than
+//! [`MAX_IN_FLIGHT`] records past the start plus what one fetched batch
+//! holds, or, loading, [`MAX_LOADED_OFFSETS`].
+
+use std::collections::BTreeMap;
+
+/// `group.share.record.lock.duration.ms` (Kafka's default).
+pub const RECORD_LOCK_DURATION_MS: i64 = 30_000;
+/// `group.share.delivery.count.limit` (Kafka's default).
+pub const DELIVERY_COUNT_LIMIT: i16 = 5;
+/// `group.share.partition.max.record.locks` (Kafka's default).
+pub const MAX_IN_FLIGHT: i64 = 2_000;
+/// The most offsets a loaded state's batches are expanded to; a state
+/// that names more is not one a broker wrote.
+pub const MAX_LOADED_OFFSETS: i64 = 1_000_000;
+/// `PartitionFactory.UNINITIALIZED_START_OFFSET`.
+pub const UNINITIALIZED: i64 = -1;
+
+/// `AcknowledgeType` ids.
+pub mod ack {
+    /// A gap: no record at the offset (archived).
+    pub const GAP: i8 = 0;
+    /// Processed (acknowledged).
+    pub const ACCEPT: i8 = 1;
+    /// Not processed: deliver again (available, or archived at the limit).
+    pub const RELEASE: i8 = 2;
+    /// Unprocessable (archived).
+    pub const REJECT: i8 = 3;
+}
+
+/// `RecordState`, with the ids Kafka persists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordState {
+    /// May be acquired.
+    Available,
+    /// Held by a member.
+    Acquired,
+    /// Accepted.
+    Acknowledged,
+    /// Rejected, a gap, or delivered too often.
+    Archived,
+}
+
+impl RecordState {
+    /// The id Kafka persists (an acquired record as available).
+    pub fn persisted(self) -> i8 {
+        match self {
+            RecordState::Available | RecordState::Acquired => 0,
+            RecordState::Acknowledged => 2,
+            RecordState::Archived => 4,
+        }
+    }
+
+    /// From a persisted id (unknown ids: available, as a delivery that
+    /// has to be made again).
+    pub fn of_persisted(id: i8) -> RecordState {
+        match id {
+            2 => RecordState::Acknowledged,
+            4 => RecordState::Archived,
+            _ => RecordState::Available,
+        }
+    }
+
+    fn done(self) -> bool {
+        matches!(self, RecordState::Acknowledged | RecordState::Archived)
+    }
+}
+
+/// A persisted state batch: first offset, last offset, persisted state,
+/// delivery count.
+pub type StateBatch = (i64, i64, i8, i16);
+
+/// One in-flight record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct InFlight {
+    state: RecordState,
+    delivery_count: i16,
+    member: String,
+    lock_until_ms: i64,
+}
+
+/// A share partition's in-flight state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SharePartition {
+    /// The start offset: every record before it is done.
+    pub start_offset: i64,
+    /// The first offset never acquired.
+    pub next_offset: i64,
+    /// The state epoch (the group epoch its state was initialized at).
+    pub state_epoch: i32,
+    records: BTreeMap<i64, InFlight>,
+}
+
+/// What the share coordinator is asked to write after a change
+/// (`WriteShareGroupState`): the start offset, the changed batches and the
+/// done records past the start.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Write {
+    /// The start offset.
+    pub start_offset: i64,
+    /// The changed offsets' batches.
+    pub batches: Vec<StateBatch>,
+    /// `deliveryCompleteCount`.
+    pub delivery_complete_count: i32,
+}
+
+/// An acknowledgement the partition refuses (`INVALID_RECORD_STATE`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InvalidRecordState(pub String);
+
+impl SharePartition {
+    /// Initialized from what the share coordinator holds
+    /// (`SharePartition.maybeInitialize`): the start offset (`start`,
+    /// already resolved by `share.auto.offset.reset` where it was -1) and
+    /// the batches past it.
+    pub fn load(start: i64, state_epoch: i32, batches: &[StateBatch]) -> SharePartition {
+        let mut p = SharePartition { start_offset: start, next_offset: start, state_epoch, records: BTreeMap::new() };
+        let mut loaded = 0i64;
+        for &(first, last, state, count) in batches {
+            let first = first.max(start);
+            for o in first..=last {
+                if loaded >= MAX_LOADED_OFFSETS {
+                    break;
+                }
+                loaded = loaded.saturating_add(1);
+                let r = InFlight {
+                    state: RecordState::of_persisted(state),
+                    delivery_count: count,
+                    member: String::new(),
+                    lock_until_ms: 0,
+                };
+                p.records.insert(o, r);
+                p.next_offset = p.next_offset.max(o.saturating_add(1));
+            }
+        }
+        p.advance();
+        p
+    }
+
+    /// Where the next fetch reads from: the first available record in
+    /// flight, else the first never acquired (`findNextFetchOffset`).
+    pub fn fetch_offset(&self) -> i64 {
+        self.records.iter().find(|(_, r)| r.state == RecordState::Available).map_or(self.next_offset, |(o, _)| *o)
+    }
+
+    /// Whether more records may be acquired: some in flight are
+    /// available, or fewer than [`MAX_IN_FLIGHT`] are past the start.
+    pub fn can_acquire(&self) -> bool {
+        self.records.values().any(|r| r.state == RecordState::Available)
+            || self.next_offset.saturating_sub(self.start_offset) < MAX_IN_FLIGHT
+    }
+
+    /// Acquire for `member` the records of the batches read from the log
+    /// at [`fetch_offset`](Self::fetch_offset) ((base offset, last offset)
+    /// each): the available ones in flight, and new ones a whole batch at a
+    /// time (`acquire`: the limit may be passed to end on a batch) while
+    /// fewer than `max_records` are acquired and [`MAX_IN_FLIGHT`] allow.
+    /// The acquired ranges: (first offset, last offset, delivery count).
+    pub fn acquire(
+        &mut self,
+        member: &str,
+        batches: &[(i64, i64)],
+        max_records: i32,
+        now_ms: i64,
+    ) -> Vec<(i64, i64, i16)> {
+        let max = i64::from(max_records.max(1));
+        let lock_until_ms = now_ms.saturating_add(RECORD_LOCK_DURATION_MS);
+        let mut acquired: Vec<(i64, i64, i16)> = Vec::new();
+        let mut count = 0i64;
+        let mut push = |o: i64, delivery: i16| match acquired.last_mut() {
+            Some(last) if last.1.saturating_add(1) == o && last.2 == delivery => last.1 = o,
+            _ => acquired.push((o, o, delivery)),
+        };
+        for &(base, last) in batches {
+            if count >= max {
+                break;
+            }
+            let new_batch = last >= self.next_offset;
+            if new_batch && self.next_offset.saturating_sub(self.start_offset) >= MAX_IN_FLIGHT {
+                break;
+            }
+            for o in base.max(self.start_offset)..=last {
+                if o >= self.next_offset {
+                    let r = InFlight {
+                        state: RecordState::Acquired,
+                        delivery_count: 1,
+                        member: member.to_string(),
+                        lock_until_ms,
+                    };
+                    self.records.insert(o, r);
+                    self.next_offset = o.saturating_add(1);
+                    push(o, 1);
+                    count = count.saturating_add(1);
+                } else if count < max
+                    && let Some(r) = self.records.get_mut(&o)
+                    && r.state == RecordState::Available
+                {
+                    r.state = RecordState::Acquired;
+                    r.delivery_count = r.delivery_count.saturating_add(1);
+                    r.member = member.to_string();
+                    r.lock_until_ms = lock_until_ms;
+                    push(o, r.delivery_count);
+                    count = count.saturating_add(1);
+                }
+            }
+        }
+        acquired
+    }
+
+    /// Apply `member`'s acknowledgements ((first offset, last offset,
+    /// types: one for the range or one per offset)), all or none: every
+    /// offset must be acquired by the member (`INVALID_RECORD_STATE`).
+    pub fn acknowledge(&mut self, member: &str, batches: &[(i64, i64, Vec<i8>)]) -> Result<Write, InvalidRecordState> {
+        let mut changes: Vec<(i64, RecordState)> = Vec::new();
+        for (first, last, types) in batches {
+            if last < first {
+                return Err(InvalidRecordState(format!("the batch {first}-{last} ends before it starts")));
+            }
+            let len = last.saturating_sub(*first).saturating_add(1);
+            if types.is_empty() || (types.len() != 1 && i64::try_from(types.len()).ok() != Some(len)) {
+                return Err(InvalidRecordState(format!("the batch {first}-{last} has {} types", types.len())));
+            }
+            for o in *first..=*last {
+                let i = usize::try_from(o.saturating_sub(*first)).unwrap_or(usize::MAX);
+                let t = if types.len() == 1 { types.first() } else { types.get(i) };
+                let Some(&t) = t else { break };
+                let Some(r) = self.records.get(&o) else {
+                    return Err(InvalidRecordState(format!("offset {o} is not acquired")));
+                };
+                if r.state != RecordState::Acquired || r.member != member {
+                    return Err(InvalidRecordState(format!("offset {o} is not acquired by member {member}")));
+                }
+                let to = match t {
+                    ack::ACCEPT => RecordState::Acknowledged,
+                    ack::RELEASE if r.delivery_count >= DELIVERY_COUNT_LIMIT => RecordState::Archived,
+                    ack::RELEASE => RecordState::Available,
+                    ack::REJECT | ack::GAP => RecordState::Archived,
+                    other => return Err(InvalidRecordState(format!("acknowledge type {other}"))),
+                };
+                changes.push((o, to));
+            }
+        }
+        let offsets: Vec<i64> = changes.iter().map(|(o, _)| *o).collect();
+        for (o, to) in changes {
+            if let Some(r) = self.records.get_mut(&o) {
+                r.state = to;
+                r.member.clear();
+            }
+        }
+        Ok(self.write_of(&offsets))
+    }
+
+    /// Release what `member` holds (its share session closed, it left, or
+    /// `now_ms` passed the locks: `None` for a member releases every
+    /// expired lock): available again, archived at the delivery limit.
+    /// None when nothing changed.
+    pub fn release(&mut self, member: Option<&str>, now_ms: i64) -> Option<Write> {
+        let mut offsets = Vec::new();
+        for (o, r) in &mut self.records {
+            let hit = match member {
+                Some(m) => r.member == m,
+                None => r.lock_until_ms <= now_ms,
+            };
+            if r.state == RecordState::Acquired && hit {
+                r.state = if r.delivery_count >= DELIVERY_COUNT_LIMIT {
+                    RecordState::Archived
+                } else {
+                    RecordState::Available
+                };
+                r.member.clear();
+                offsets.push(*o);
+            }
+        }
+        (!offsets.is_empty()).then(|| self.write_of(&offsets))
+    }
+
+    /// The earliest lock deadline of an acquired record.
+    pub fn next_lock_deadline(&self) -> Option<i64> {
+        self.records.values().filter(|r| r.state == RecordState::Acquired).map(|r| r.lock_until_ms).min()
+    }
+
+    /// Records past the start offset that are done.
+    pub fn delivery_complete_count(&self) -> i32 {
+        i32::try_from(self.records.values().filter(|r| r.state.done()).count()).unwrap_or(i32::MAX)
+    }
+
+    /// Move the start offset past the leading records that are done
+    /// (`maybeUpdateCachedStateAndOffsets`).
+    fn advance(&mut self) {
+        while let Some(e) = self.records.first_entry() {
+            if *e.key() != self.start_offset || !e.get().state.done() {
+                break;
+            }
+            e.remove();
+            self.start_offset = self.start_offset.saturating_add(1);
+        }
+        if self.records.is_empty() {
+            self.start_offset = self.start_offset.max(self.next_offset);
+        }
+        self.next_offset = self.next_offset.max(self.start_offset);
+    }
+
+    /// The write after `changed` offsets changed, then the start offset
+    /// advanced: as Kafka writes it, the start offset and the done records
+    /// as they were before the advance (`SharePartition` moves its start
+    /// offset once the write completes; the next write carries it), and
+    /// every changed offset's batch.
+    fn write_of(&mut self, changed: &[i64]) -> Write {
+        let states =
+            changed.iter().filter_map(|o| self.records.get(o).map(|r| (*o, r.state.persisted(), r.delivery_count)));
+        let w = Write {
+            start_offset: self.start_offset,
+            batches: coalesce(states),
+            delivery_complete_count: self.delivery_complete_count(),
+        };
+        self.advance();
+        w
+    }
+
+    /// Every in-flight record as state batches (for a snapshot).
+    pub fn batches(&self) -> Vec<StateBatch> {
+        coalesce(self.records.iter().map(|(o, r)| (*o, r.state.persisted(), r.delivery_count)))
+    }
+}
+
+/// Offsets in order with their persisted state and count, as batches of
+/// consecutive offsets alike.
+fn coalesce(items: impl Iterator<Item = (i64, i8, i16)>) -> Vec<StateBatch> {
+    let mut out: Vec<StateBatch> = Vec::new();
+    for (o, state, count) in items {
+        match out.last_mut() {
+            Some(b) if b.1.saturating_add(1) == o && b.2 == state && b.3 == count => b.1 = o,
+            _ => out.push((o, o, state, count)),
+        }
+    }
+    out
+}
+
+/// The batches the share coordinator holds after `newer` are written over
+/// `older` with start offset `start` (`PersisterStateBatchCombiner`:
+/// what is before the start is pruned, a newer batch wins where they
+/// overlap, neighbours alike are merged).
+pub fn combine_batches(older: &[StateBatch], newer: &[StateBatch], start: i64) -> Vec<StateBatch> {
+    // intervals by first offset, none overlapping
+    let mut map: BTreeMap<i64, (i64, i8, i16)> = BTreeMap::new();
+    for &(first, last, state, count) in older.iter().chain(newer) {
+        let first = first.max(start);
+        if last < first {
+            continue;
+        }
+        // cut what overlaps [first, last]
+        let overlapping: Vec<(i64, (i64, i8, i16))> =
+            map.range(..=last).filter(|(_, (l, _, _))| *l >= first).map(|(f, v)| (*f, *v)).collect();
+        for (f, (l, s, c)) in overlapping {
+            map.remove(&f);
+            if f < first {
+                map.insert(f, (first.saturating_sub(1), s, c));
+            }
+            if l > last {
+                map.insert(last.saturating_add(1), (l, s, c));
+            }
+        }
+        map.insert(first, (last, state, count));
+    }
+    let mut out: Vec<StateBatch> = Vec::new();
+    for (f, (l, s, c)) in map {
+        match out.last_mut() {
+            Some(b) if b.1.saturating_add(1) == f && b.2 == s && b.3 == c => b.1 = l,
+            _ => out.push((f, l, s, c)),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Accept, release and reject, then the released records are
+    /// delivered again with their count raised, and the start offset moves
+    /// past what is done.
+    #[test]
+    fn accept_release_reject_and_redelivery() {
+        let mut p = SharePartition::load(0, 1, &[]);
+        let got = p.acquire("m", &[(0, 4), (5, 9)], 500, 0);
+        assert_eq!(got, vec![(0, 9, 1)]);
+        let w = p
+            .acknowledge("m", &[(0, 3, vec![ack::ACCEPT]), (4, 5, vec![ack::RELEASE]), (6, 9, vec![ack::REJECT])])
+            .unwrap();
+        // (the start offset before the acknowledgement moved it, as Kafka
+        // writes it)
+        assert_eq!(w.start_offset, 0);
+        assert_eq!(w.batches, vec![(0, 3, 2, 1), (4, 5, 0, 1), (6, 9, 4, 1)]);
+        assert_eq!(w.delivery_complete_count, 8);
+        assert_eq!(p.start_offset, 4);
+        assert_eq!(p.fetch_offset(), 4);
+        // the released records again (the log read from 4 on)
+        let got = p.acquire("m2", &[(0, 4), (5, 9)], 500, 0);
+        assert_eq!(got, vec![(4, 5, 2)]);
+        // not m's any more
+        assert!(p.acknowledge("m", &[(4, 4, vec![ack::ACCEPT])]).is_err());
+        let w = p.acknowledge("m2", &[(4, 5, vec![ack::ACCEPT, ack::ACCEPT])]).unwrap();
+        assert_eq!((w.start_offset, w.delivery_complete_count), (4, 6));
+        assert_eq!(p.start_offset, 10);
+        assert_eq!(p.fetch_offset(), 10);
+    }
+
+    #[test]
+    fn a_lock_runs_out_and_the_limit_archives() {
+        let mut p = SharePartition::load(0, 1, &[]);
+        for round in 1..=DELIVERY_COUNT_LIMIT {
+            let now = i64::from(round) * RECORD_LOCK_DURATION_MS * 2;
+            let got = p.acquire("m", &[(0, 0)], 1, now);
+            assert_eq!(got, vec![(0, 0, round)]);
+            assert!(p.release(None, now + RECORD_LOCK_DURATION_MS).is_some());
+        }
+        // delivered five times: archived, and the start moves on
+        assert_eq!(p.start_offset, 1);
+        assert!(p.acquire("m", &[(0, 0)], 1, 0).is_empty());
+    }
+
+    #[test]
+    fn the_coordinator_combines_batches_newest_first() {
+        let older = [(0, 9, 0, 1)];
+        let newer = [(3, 4, 2, 1), (8, 12, 4, 2)];
+        assert_eq!(combine_batches(&older, &newer, 2), vec![(2, 2, 0, 1), (3, 4, 2, 1), (5, 7, 0, 1), (8, 12, 4, 2)]);
+        let p = SharePartition::load(2, 1, &combine_batches(&older, &newer, 2));
+        assert_eq!((p.start_offset, p.next_offset, p.delivery_complete_count()), (2, 13, 7));
+    }
+}

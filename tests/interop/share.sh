@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Share groups (KIP-932) with Kafka 4.3.1's own clients: the same steps
+# against `logtool broker --kafka-version 4.3` and, as the control, against
+# a freshly formatted Kafka 4.3.1. Run with KAFKA_VERSION=4.3.1 (run.sh
+# does).
+#   1. fixtures/kafka/ShareApp.java: a share consumer of share-app with
+#      explicit acknowledgements joins (the coordinator initializes the
+#      partition's share state, then assigns it), 10 records come: 0-3
+#      accepted, 4-5 released, 6-9 rejected; 4-5 come again (delivery
+#      count 2) and are accepted; 5 more: 10-11 accepted, 12-14 left
+#      unacknowledged when it closes (released).
+#   2. Compared between the two brokers: what was delivered (offset,
+#      delivery count), `kafka-share-groups --describe` (--offsets: start
+#      offset 12, lag 3, leader epoch; --state: Empty, group and assignment
+#      epochs; --members; --list) and the share coordinator's records of
+#      the partition as `logtool dump --decode` reads `__share_group_state`
+#      (snapshot or update, start offset, delivered count, state batches).
+#      `verify` finds nothing on either dir; `logtool groups` shows the
+#      group's start offset and lag as Kafka does.
+#   3. Kafka 4.3.1 starts on logtool broker's dir and describes the same.
+# Brokers bind 127.0.0.1 on free ports and are stopped by pid.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. fixtures/kafka/lib.sh
+. tests/interop/lib.sh
+[[ "$KAFKA_VERSION" == 4.* ]] || die "share.sh needs KAFKA_VERSION=4.x (share groups are Kafka 4's)"
+interop_setup share
+BROKER_PROPS=("log.retention.ms=-1" "share.coordinator.state.topic.replication.factor=1"
+  "share.coordinator.state.topic.min.isr=1")
+k4() { java -Xmx384m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$KAFKA_LIBS/*" "$@"; }
+# kafka-share-groups --describe, the coordinator's address left out
+described() { # BOOTSTRAP OUT
+  local o
+  for o in "--offsets --verbose" "--state --verbose" "--members --verbose"; do
+    # shellcheck disable=SC2086
+    k4 org.apache.kafka.tools.consumer.group.ShareGroupCommand --bootstrap-server "$1" --describe --group share-app $o \
+      2>/dev/null
+  done | sed -E 's/127\.0\.0\.1:[0-9]+ +\([0-9]+\)/COORDINATOR/; s/ +/ /g; /^ *$/d' >"$2"
+  k4 org.apache.kafka.tools.consumer.group.ShareGroupCommand --bootstrap-server "$1" --list 2>/dev/null >>"$2"
+}
+# the share coordinator's records of share-app as a log dir holds them
+written() { # LOGDIR OUT
+  "$LT" dump --deep --format json "$1" | python3 -c '
+import json, sys
+for line in sys.stdin:
+    r = json.loads(line)
+    d = r.get("decoded") if r.get("type") == "record" else None
+    if not d or d.get("record") not in ("ShareSnapshot", "ShareUpdate") or d["key"]["groupId"] != "share-app":
+        continue
+    v = d["value"] or {}
+    batches = " ".join("%d-%d:%d:%d" % (b["firstOffset"], b["lastOffset"], b["deliveryState"], b["deliveryCount"])
+                       for b in v.get("stateBatches", []))
+    print(d["record"], v.get("startOffset"), v.get("deliveryCompleteCount"), v.get("leaderEpoch"), batches)
+' >"$2"
+}
+# `logtool groups` of share-app (the coordinator partition left out: the
+# brokers' offsets.topic.num.partitions differ)
+lt_groups() { # LOGDIR OUT
+  "$LT" groups --group share-app "$1" >"$2.raw" 2>&1 || { cat "$2.raw" >&2; die "logtool groups on $1"; }
+  sed -E 's/__consumer_offsets-[0-9]+ */__consumer_offsets /' "$2.raw" >"$2"
+}
+
+steps() { # BOOTSTRAP NAME
+  local b=$1 n=$2
+  kafka_java "$KAFKA_LIB_DIR/ShareApp.java" "$b" sh share-app >"$work/$n.app" 2>&1 \
+    || { tail -20 "$work/$n.app" >&2; die "$n: ShareApp"; }
+  grep -q "^DONE" "$work/$n.app" || die "$n: ShareApp: $(tail -2 "$work/$n.app")"
+  grep "^DELIVERED" "$work/$n.app" >"$work/$n.delivered"
+  described "$b" "$work/$n.describe"
+  log "$n: share-app accepted, released, rejected and was redelivered: $(grep -c . "$work/$n.delivered") deliveries; $(grep '^share-app sh' "$work/$n.describe" | head -1)"
+}
+
+# ---- logtool broker, then the control ---------------------------------------
+lt_dir=$work/lt-logs
+lt_start "$lt_dir" lt --kafka-version 4.3
+steps "$lt" logtool
+kafka_stop "$lt_pid"
+"$LT" verify --fail-on warning "$lt_dir" >"$work/verify.out" || { cat "$work/verify.out" >&2; die "verify found problems"; }
+written "$lt_dir" "$work/logtool.written"
+lt_groups "$lt_dir" "$work/logtool.groups"
+
+mkdir -p "$work/kafka-logs"
+start_fresh "$work/kafka-logs" kafka
+k4 org.apache.kafka.tools.FeatureCommand --bootstrap-server "$BOOTSTRAP" describe 2>/dev/null | grep -q 'Feature: share.version.*FinalizedVersionLevel: 1' \
+  || die "a fresh Kafka $KAFKA_VERSION has no share.version 1 finalized"
+steps "$BOOTSTRAP" kafka
+kafka_stop "$KAFKA_PID"
+"$LT" verify --fail-on warning "$work/kafka-logs" >"$work/verify-kafka.out" \
+  || { cat "$work/verify-kafka.out" >&2; die "verify reports the healthy dir Kafka 4.3.1 left (a share group)"; }
+written "$work/kafka-logs" "$work/kafka.written"
+lt_groups "$work/kafka-logs" "$work/kafka.groups"
+for s in delivered describe written groups; do
+  diff "$work/logtool.$s" "$work/kafka.$s" >&2 || die "$s: logtool broker's share group is not Kafka 4.3.1's"
+done
+log "logtool broker and Kafka 4.3.1: the same deliveries, describe and share coordinator records:"
+sed 's/^/    /' "$work/kafka.describe" "$work/kafka.written" >&2
+
+# ---- Kafka 4.3.1 on what logtool broker wrote -------------------------------
+start_on "$lt_dir" kafka-on-lt
+described "$BOOTSTRAP" "$work/kafka-on-lt.describe"
+kafka_stop "$KAFKA_PID"
+diff "$work/logtool.describe" "$work/kafka-on-lt.describe" >&2 || die "describe: Kafka 4.3.1 on logtool broker's dir differs"
+log "Kafka 4.3.1 on logtool broker's dir: the same share group, start offset and lag"
