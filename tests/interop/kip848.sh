@@ -26,7 +26,9 @@
 #      `logtool groups` reads the group as the describe showed it; Kafka
 #      4.3.1 starts on the dir, `kafka-features upgrade --feature
 #      group.version=1` (the dir is a 3.9 cluster's), and it describes the
-#      same group: its member, epochs, assignment and committed offsets.
+#      same group: its member, epochs, assignment and committed offsets;
+#      Kafka 4.3.1 starts on the 4.3 cluster's dir of the regex group and
+#      describes it as logtool broker did (its resolved topics loaded).
 # Brokers bind 127.0.0.1 on free ports and are stopped by pid.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -157,18 +159,18 @@ range_group() { # BOOTSTRAP NAME
 # of group cg-regex subscribed to "k848.*", which the coordinator resolves
 # to k848 and k848r (7 partitions); the group as described, once it has
 # them all, in $work/NAME.regex; the consumer's pid in $regex_pid
+regex_described() { # BOOTSTRAP
+  k4 org.apache.kafka.tools.consumer.group.ConsumerGroupCommand --bootstrap-server "$1" --describe --group cg-regex \
+    --state --verbose 2>/dev/null | awk '$1 == "cg-regex" { print "state", $4, $5, $6, $7, $8 }'
+  k4 org.apache.kafka.tools.consumer.group.ConsumerGroupCommand --bootstrap-server "$1" --describe --group cg-regex \
+    --members --verbose 2>/dev/null | awk '$1 == "cg-regex" { print "member", $(NF-4), $(NF-3), $(NF-1) }' | sort
+}
 regex_group() { # BOOTSTRAP NAME
   local b=$1 n=$2 i=0
   kafka_java "$KAFKA_LIB_DIR/RegexApp.java" "$b" cg-regex 'k848.*' >"$work/$n.regex-app" 2>&1 &
   regex_pid=$!
   KAFKA_PIDS+=("$regex_pid")
-  regex_described() {
-    k4 org.apache.kafka.tools.consumer.group.ConsumerGroupCommand --bootstrap-server "$b" --describe --group cg-regex \
-      --state --verbose 2>/dev/null | awk '$1 == "cg-regex" { print "state", $4, $5, $6, $7, $8 }'
-    k4 org.apache.kafka.tools.consumer.group.ConsumerGroupCommand --bootstrap-server "$b" --describe --group cg-regex \
-      --members --verbose 2>/dev/null | awk '$1 == "cg-regex" { print "member", $(NF-4), $(NF-3), $(NF-1) }' | sort
-  }
-  until regex_described >"$work/$n.regex" && grep -q '^state uniform Stable' "$work/$n.regex" \
+  until regex_described "$b" >"$work/$n.regex" && grep -q '^state uniform Stable' "$work/$n.regex" \
     && [ "$(awk '$1 == "member" { s += $2 } END { print s }' "$work/$n.regex")" = 7 ]; do
     [ $i -ge 60 ] && { cat "$work/$n.regex" "$work/$n.regex-app" >&2; die "$n: the regex group did not settle"; }
     sleep 1; i=$((i + 1))
@@ -238,3 +240,11 @@ diff <(sort "$work/lt.members") <(sort "$work/kafka-on-lt.members") >&2 \
   || die "Kafka 4.3.1 loads another member from logtool broker's dir"
 diff "$work/logtool.offsets" "$work/kafka-on-lt.offsets" >&2 || die "Kafka 4.3.1 loads other committed offsets"
 log "Kafka 4.3.1 on logtool broker's dir: the same group, member, assignment and committed offsets"
+
+# ---- Kafka 4.3.1 on the 4.3 cluster's dir: the regex group -------------------
+start_on "$work/lt43-logs" kafka-on-lt43
+regex_described "$BOOTSTRAP" >"$work/kafka-on-lt43.regex"
+kafka_stop "$KAFKA_PID"
+diff "$work/logtool.regex" "$work/kafka-on-lt43.regex" >&2 \
+  || die "Kafka 4.3.1 loads another regex group from the 4.3 logtool broker's dir"
+log "Kafka 4.3.1 on the 4.3 logtool broker's dir: the same regex group ($(paste -sd' ' "$work/kafka-on-lt43.regex"))"

@@ -124,6 +124,32 @@ fn with_header(key: ApiKey, version: i16, correlation_id: i32, body: &[u8]) -> R
     Ok(out.freeze())
 }
 
+/// The fault rule of `key`, if one matches: the error answer it makes,
+/// after the delay it asks, or the connection dropped (`Err`).
+async fn fault(
+    sh: &Shared,
+    (key, version, correlation_id): (ApiKey, i16, i32),
+    request: &RequestKind,
+    body: &[u8],
+) -> Result<Option<Bytes>, String> {
+    let fault = sh.faults.lock().unwrap_or_else(std::sync::PoisonError::into_inner).check(key);
+    match fault {
+        None => Ok(None),
+        Some(faults::Action::Drop) => Err(format!("{key:?}: dropped by a fault rule")),
+        Some(faults::Action::Delay(d)) => {
+            tokio::time::sleep(d).await;
+            Ok(None)
+        }
+        Some(faults::Action::Error(code)) => {
+            if let Some(answer) = faults::error_response(request, code) {
+                return encode(key, version, correlation_id, &answer).map(Some);
+            }
+            let answer = generic::error_answer(key, version, body, code, "injected by a logtool broker fault rule")?;
+            with_header(key, version, correlation_id, &answer).map(Some)
+        }
+    }
+}
+
 /// DescribeShareGroupOffsets, read and answered by Kafka's definitions
 /// (`kmsg`): v1, with the lag, is past the codec.
 fn share_offsets(sh: &Shared, version: i16, correlation_id: i32, body: &[u8]) -> Result<Bytes, String> {
@@ -213,18 +239,8 @@ async fn handle(sh: &Shared, frame: Bytes, peer: &str) -> Result<Option<Answer>,
         return share_offsets(sh, version, correlation_id, &body).map(|b| Some((b, None)));
     }
     let request = RequestKind::decode(key, &mut buf, version).map_err(|e| format!("{key:?} v{version}: {e}"))?;
-    let fault = sh.faults.lock().unwrap_or_else(std::sync::PoisonError::into_inner).check(key);
-    match fault {
-        None => {}
-        Some(faults::Action::Drop) => return Err(format!("{key:?}: dropped by a fault rule")),
-        Some(faults::Action::Delay(d)) => tokio::time::sleep(d).await,
-        Some(faults::Action::Error(code)) => {
-            if let Some(answer) = faults::error_response(&request, code) {
-                return encode(key, version, correlation_id, &answer).map(|b| Some((b, None)));
-            }
-            let answer = generic::error_answer(key, version, &body, code, "injected by a logtool broker fault rule")?;
-            return with_header(key, version, correlation_id, &answer).map(|b| Some((b, None)));
-        }
+    if let Some(answer) = fault(sh, (key, version, correlation_id), &request, &body).await? {
+        return Ok(Some((answer, None)));
     }
     let mut memory = None;
     let response = match request {
@@ -252,7 +268,11 @@ async fn handle(sh: &Shared, frame: Bytes, peer: &str) -> Result<Option<Answer>,
             ResponseKind::ShareGroupHeartbeat(share_api::share_group_heartbeat(sh, r, &client_id, &host))
         }
         RequestKind::ShareGroupDescribe(r) => ResponseKind::ShareGroupDescribe(share_api::share_group_describe(sh, r)),
-        RequestKind::ShareFetch(r) => ResponseKind::ShareFetch(share_api::share_fetch(sh, r).await),
+        RequestKind::ShareFetch(r) => {
+            let (r, held) = share_api::share_fetch(sh, r).await;
+            memory = held;
+            ResponseKind::ShareFetch(r)
+        }
         RequestKind::ShareAcknowledge(r) => ResponseKind::ShareAcknowledge(share_api::share_acknowledge(sh, r)),
         RequestKind::InitProducerId(r) => ResponseKind::InitProducerId(handlers::init_producer_id(sh, version, r)),
         RequestKind::Produce(r) => match handlers::produce(sh, version, r) {

@@ -25,6 +25,7 @@
 //!   its records when the partition is next fetched or acknowledged.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -42,6 +43,7 @@ use logfmt::rules::groups::{GroupType, SharePartitionKey};
 use logfmt::rules::share_group::{self as rules, Heartbeat};
 use logfmt::rules::share_partition::{self as sp, SharePartition, StateBatch, Write};
 use serde_json::{Value, json};
+use tokio::sync::OwnedSemaphorePermit;
 
 use crate::Shared;
 use crate::consumer_api::{topic_id, topics, uuid_of, write};
@@ -603,8 +605,10 @@ fn begin(sh: &Shared, req: &ShareFetchRequest, group: &str, member: &str) -> Res
 
 /// ShareFetch: acknowledgements first, then records acquired for the
 /// member from the partitions of its session, waiting up to `maxWaitMs`
-/// for some.
-pub async fn share_fetch(sh: &Shared, req: ShareFetchRequest) -> ShareFetchResponse {
+/// for some. The records are read within a reservation of the broker's
+/// fetch memory, as a Fetch's are (`handlers::FETCH_MEMORY`), which goes
+/// with the answer until it is sent.
+pub async fn share_fetch(sh: &Shared, req: ShareFetchRequest) -> (ShareFetchResponse, Option<OwnedSemaphorePermit>) {
     let mut r = ShareFetchResponse::default();
     r.acquisition_lock_timeout_ms = i32::try_from(sp::RECORD_LOCK_DURATION_MS).unwrap_or(i32::MAX);
     let group = req.group_id.as_ref().map(|g| g.as_str().to_string()).unwrap_or_default();
@@ -612,13 +616,13 @@ pub async fn share_fetch(sh: &Shared, req: ShareFetchRequest) -> ShareFetchRespo
     if group.is_empty() || member.is_empty() {
         r.error_code = E::InvalidRequest.code();
         r.error_message = Some(s("A share fetch names its group and member."));
-        return r;
+        return (r, None);
     }
     let (acked, node) = match begin(sh, &req, &group, &member) {
         Ok(x) => x,
         Err(code) => {
             r.error_code = code;
-            return r;
+            return (r, None);
         }
     };
     let full = req.share_session_epoch == 0;
@@ -631,14 +635,19 @@ pub async fn share_fetch(sh: &Shared, req: ShareFetchRequest) -> ShareFetchRespo
             .map(|x| x.partitions.iter().cloned().collect())
             .unwrap_or_default()
     };
-    let max_bytes =
-        usize::try_from(req.max_bytes.max(0)).unwrap_or(0).min(crate::handlers::FETCH_MAX_BYTES).min(1 << 24);
+    let max_bytes = usize::try_from(req.max_bytes.max(0))
+        .unwrap_or(0)
+        .min(crate::handlers::FETCH_MAX_BYTES)
+        .min(crate::handlers::FETCH_MEMORY / 2);
+    let reserve = u32::try_from(max_bytes.saturating_mul(2)).unwrap_or(u32::MAX);
     let max_records = if req.max_records > 0 { req.max_records } else { 500 };
     let wait = Duration::from_millis(u64::try_from(req.max_wait_ms.max(0)).unwrap_or(0));
     let deadline = tokio::time::Instant::from_std(crate::after(Instant::now(), wait));
     let mut got;
+    let mut memory;
     loop {
         let notified = sh.appended.notified();
+        memory = Arc::clone(&sh.fetch_memory).acquire_many_owned(reserve).await.ok();
         got = acquire(sh, &group, &member, &wanted, max_bytes, max_records);
         let any = got.iter().any(|x| !x.3.is_empty());
         if any || !acked.is_empty() || wanted.is_empty() || tokio::time::Instant::now() >= deadline {
@@ -646,6 +655,7 @@ pub async fn share_fetch(sh: &Shared, req: ShareFetchRequest) -> ShareFetchRespo
         }
         // an acquisition lock may run out meanwhile: look again within a second
         let soon = tokio::time::Instant::now().checked_add(Duration::from_secs(1)).unwrap_or(deadline).min(deadline);
+        drop(memory);
         let _ = tokio::time::timeout_at(soon, notified).await;
     }
     let mut by_topic: std::collections::BTreeMap<String, Vec<fetch_response::PartitionData>> = Default::default();
@@ -690,7 +700,7 @@ pub async fn share_fetch(sh: &Shared, req: ShareFetchRequest) -> ShareFetchRespo
             t
         })
         .collect();
-    r
+    (r, memory)
 }
 
 /// One partition's fetch: (topic id, partition, (error code, leader
