@@ -37,9 +37,6 @@ cd "$(dirname "$0")/../.."
 [[ "$KAFKA_VERSION" == 4.* ]] || die "kip848.sh needs KAFKA_VERSION=4.x (the consumer protocol is Kafka 4's)"
 interop_setup kip848
 BROKER_PROPS=("log.retention.ms=-1")
-# (Kafka 4.x's own logging setup: kafka_java's log4j 1 file would send its
-# INFO lines to the console consumer's stdout)
-k4() { java -Xmx384m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$KAFKA_LIBS/*" "$@"; }
 groups_cmd() { k4 org.apache.kafka.tools.consumer.group.ConsumerGroupCommand --bootstrap-server "$1" --describe --group cg-848 "${@:2}" 2>/dev/null; }
 # the group without what differs between brokers (member ids, addresses;
 # a member's columns counted from the end of its line: a GROUP-INSTANCE-ID
@@ -167,9 +164,9 @@ regex_described() { # BOOTSTRAP
 }
 regex_group() { # BOOTSTRAP NAME
   local b=$1 n=$2 i=0
-  kafka_java "$KAFKA_LIB_DIR/RegexApp.java" "$b" cg-regex 'k848.*' >"$work/$n.regex-app" 2>&1 &
-  regex_pid=$!
-  KAFKA_PIDS+=("$regex_pid")
+  # (java itself, not a function's subshell: its pid is the one stopped)
+  kafka_java_bg "$work/$n.regex-app" "$KAFKA_LIB_DIR/RegexApp.java" "$b" cg-regex 'k848.*'
+  regex_pid=$BG_PID
   until regex_described "$b" >"$work/$n.regex" && grep -q '^state uniform Stable' "$work/$n.regex" \
     && [ "$(awk '$1 == "member" { s += $2 } END { print s }' "$work/$n.regex")" = 7 ]; do
     [ $i -ge 60 ] && { cat "$work/$n.regex" "$work/$n.regex-app" >&2; die "$n: the regex group did not settle"; }

@@ -15,6 +15,11 @@ interop_setup() { # NAME
   trap 'rc=$?; kafka_cleanup; if [ $rc = 0 ]; then rm -rf "$work"; else log "kept $work"; fi' EXIT
 }
 
+# A Kafka tool's class run quickly and small (the 4.x suites run many),
+# with Kafka 4.x's own logging setup (kafka_java's log4j 1 file would send
+# its INFO lines to a console consumer's stdout): k4 CLASS ARGS...
+k4() { java -Xmx384m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$KAFKA_LIBS/*" "$@"; }
+
 # The logtool binary the suite checks, in $LT: $LOGTOOL_BIN when set (.ci/run
 # hands every script the one release build it made), else a debug build.
 interop_logtool() {

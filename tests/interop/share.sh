@@ -27,7 +27,6 @@ cd "$(dirname "$0")/../.."
 interop_setup share
 BROKER_PROPS=("log.retention.ms=-1" "share.coordinator.state.topic.replication.factor=1"
   "share.coordinator.state.topic.min.isr=1")
-k4() { java -Xmx384m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$KAFKA_LIBS/*" "$@"; }
 # kafka-share-groups --describe, the coordinator's address left out
 described() { # BOOTSTRAP OUT
   local o

@@ -29,7 +29,6 @@ cd "$(dirname "$0")/../.."
 [[ "$KAFKA_VERSION" == 4.* ]] || die "tv2.sh needs KAFKA_VERSION=4.x (transaction version 2 is Kafka 4's)"
 interop_setup tv2
 BROKER_PROPS=("log.retention.ms=-1")
-k4() { java -Xmx384m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$KAFKA_LIBS/*" "$@"; }
 tv2_app() { kafka_java "$KAFKA_LIB_DIR/Tv2App.java" "$@"; }
 # "STATE EPOCH" of a transactional id, as kafka-transactions describes it
 described() { # BOOTSTRAP ID

@@ -68,6 +68,21 @@ pub(crate) fn write(store: &mut Store, group: &str, records: Vec<GroupRecord>) -
     Ok(())
 }
 
+/// The coordinator partition of `group` made ready (`__consumer_offsets`
+/// created on first use), and a classic group of the id with members
+/// refused as not of `kind` (Kafka would convert it; logtool broker does
+/// not): `GROUP_ID_NOT_FOUND`.
+pub(crate) fn ready(store: &mut Store, group: &str, kind: &str) -> Result<(), Refused> {
+    store.offsets_partition(group).map_err(|(code, message)| Refused { code, message })?;
+    if store.groups.get(group).is_some_and(|g| !g.members.is_empty()) {
+        return Err(Refused {
+            code: E::GroupIdNotFound.code(),
+            message: format!("Group {group} is not a {kind} group."),
+        });
+    }
+    Ok(())
+}
+
 fn millis(ms: i32) -> Duration {
     Duration::from_millis(u64::from(ms.unsigned_abs()))
 }
@@ -155,15 +170,8 @@ pub fn consumer_group_heartbeat(
         return r;
     }
     let mut store = sh.lock();
-    if let Err((code, message)) = store.offsets_partition(&hb.group_id) {
-        refuse(&mut r, Refused { code, message });
-        return r;
-    }
-    // a classic group of the id with members is not a consumer group
-    // (Kafka would convert it; logtool broker does not)
-    if store.groups.get(&hb.group_id).is_some_and(|g| !g.members.is_empty()) {
-        let message = format!("Group {} is not a consumer group.", hb.group_id);
-        refuse(&mut r, Refused { code: E::GroupIdNotFound.code(), message });
+    if let Err(e) = ready(&mut store, &hb.group_id, "consumer") {
+        refuse(&mut r, e);
         return r;
     }
     expire(&mut store, &hb.group_id);

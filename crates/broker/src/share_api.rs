@@ -46,7 +46,7 @@ use serde_json::{Value, json};
 use tokio::sync::OwnedSemaphorePermit;
 
 use crate::Shared;
-use crate::consumer_api::{topic_id, topics, uuid_of, write};
+use crate::consumer_api::{ready, topic_id, topics, uuid_of, write};
 use crate::store::{self, SHARE_STATE_TOPIC, Store};
 
 /// `share.coordinator.snapshot.update.records.per.snapshot` (Kafka's
@@ -324,13 +324,8 @@ pub fn share_group_heartbeat(
         return r;
     }
     let mut store = sh.lock();
-    if let Err((code, message)) = store.offsets_partition(&hb.group_id) {
-        refuse(&mut r, Refused { code, message });
-        return r;
-    }
-    if store.groups.get(&hb.group_id).is_some_and(|g| !g.members.is_empty()) {
-        let message = format!("Group {} is not a share group.", hb.group_id);
-        refuse(&mut r, Refused { code: E::GroupIdNotFound.code(), message });
+    if let Err(e) = ready(&mut store, &hb.group_id, "share") {
+        refuse(&mut r, e);
         return r;
     }
     expire(&mut store, &hb.group_id);

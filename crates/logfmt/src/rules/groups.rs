@@ -519,16 +519,9 @@ impl Groups {
                 });
             }
             GroupRecord::ConsumerGroupTargetAssignmentMember(k, value) => {
-                let g = self.group(GroupType::Consumer, &k.group_id);
-                match value {
-                    Some(v) => {
-                        let target = v.topic_partitions.into_iter().map(|t| (t.topic_id, t.partitions));
-                        g.targets.insert(k.member_id, target.collect());
-                    }
-                    None => {
-                        g.targets.remove(&k.member_id);
-                    }
-                }
+                let target =
+                    value.map(|v| v.topic_partitions.into_iter().map(|t| (t.topic_id, t.partitions)).collect());
+                self.target(GroupType::Consumer, &k.group_id, k.member_id, target);
             }
             GroupRecord::StreamsGroupMemberMetadata(k, value) => {
                 self.member(GroupType::Streams, &k.group_id, &k.member_id, value, |m, v| {
@@ -607,16 +600,9 @@ impl Groups {
                 });
             }
             GroupRecord::ShareGroupTargetAssignmentMember(k, value) => {
-                let g = self.group(GroupType::Share, &k.group_id);
-                match value {
-                    Some(v) => {
-                        let target = v.topic_partitions.into_iter().map(|t| (t.topic_id, t.partitions));
-                        g.targets.insert(k.member_id, target.collect());
-                    }
-                    None => {
-                        g.targets.remove(&k.member_id);
-                    }
-                }
+                let target =
+                    value.map(|v| v.topic_partitions.into_iter().map(|t| (t.topic_id, t.partitions)).collect());
+                self.target(GroupType::Share, &k.group_id, k.member_id, target);
             }
             GroupRecord::ShareGroupCurrentMemberAssignment(k, value) => {
                 self.member(GroupType::Share, &k.group_id, &k.member_id, value, |m, v| {
@@ -643,6 +629,20 @@ impl Groups {
             }
             None => {
                 g.regexes.remove(&key.regular_expression);
+            }
+        }
+    }
+
+    /// A member's target assignment (`*TargetAssignmentMember`), or its
+    /// tombstone.
+    fn target(&mut self, group_type: GroupType, group: &str, member: String, target: Option<Assignment>) {
+        let g = self.group(group_type, group);
+        match target {
+            Some(t) => {
+                g.targets.insert(member, t);
+            }
+            None => {
+                g.targets.remove(&member);
             }
         }
     }

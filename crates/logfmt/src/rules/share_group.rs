@@ -552,7 +552,9 @@ fn member_of(group: Option<&Group>, existing: Option<&Member>, hb: &Heartbeat) -
     Ok(member)
 }
 
-/// A heartbeat that is not a leave (`shareGroupHeartbeat`).
+/// A heartbeat: a join, a heartbeat (`shareGroupHeartbeat`) or a leave
+/// (member epoch -1, `shareGroupLeave`), at `now_ms` (a new target
+/// assignment's timestamp).
 pub fn heartbeat(group: Option<&Group>, hb: &Heartbeat, topics: &Topics, now_ms: i64) -> Result<Outcome, Refused> {
     validate(hb)?;
     if let Some(g) = group
@@ -774,8 +776,8 @@ mod tests {
     }
 
     /// Kafka's order for a first member: it joins with nothing assignable
-    /// (epoch 2: a new group's is 1), the topic's partitions are initialized, the next
-    /// heartbeat bumps the epoch and assigns them all.
+    /// (epoch 2: a new group's is 1), the topic's partitions are
+    /// initialized, the next heartbeat bumps the epoch and assigns them all.
     #[test]
     fn a_member_is_assigned_once_the_share_state_is_initialized() {
         let mut groups = Groups::default();
