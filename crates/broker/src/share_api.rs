@@ -185,7 +185,10 @@ fn write_state(
 
 /// The topic named by id.
 fn topic_name(store: &Store, id: &str) -> Option<String> {
-    store.topics().iter().find(|(_, t)| t.topic.topic_id.to_string() == id).map(|(n, _)| n.clone())
+    // (the id parsed once, not every topic's formatted: this is on each
+    // fetch's and acknowledgement's path)
+    let id = logfmt::uuid::Uuid::parse(id)?;
+    store.topics().iter().find(|(_, t)| t.topic.topic_id == id).map(|(n, _)| n.clone())
 }
 
 /// The share partition `key` of topic `name`, loaded on first use
