@@ -165,7 +165,7 @@ log "consumer groups: a console consumer's, and a pair with a rebalance ($(grep 
 
 # garbage and cut frames close their connections; the broker goes on serving
 python3 tests/interop/garbage.py "$lt" 3000 1 >"$work/garbage.out" || die "garbage.py failed"
-kill -0 "$lt_pid" 2>/dev/null || { tail "$work/lt.err" >&2; die "logtool broker died of garbage frames"; }
+running_child "$lt_pid" || { tail "$work/lt.err" >&2; die "logtool broker died of garbage frames"; }
 kafka_java org.apache.kafka.tools.TopicCommand --bootstrap-server "$lt" --list >"$work/list.out" 2>&1
 grep -qx "b-three" "$work/list.out" || { cat "$work/list.out" >&2; die "kafka-topics --list after the garbage"; }
 log "3000 garbage frames: connections closed, the broker still serves"

@@ -96,7 +96,7 @@ member 2 3 3" "$work/$n.2"
     [ $i -ge 60 ] && die "$n: the two consumers read $(cat "$work/$n.a" "$work/$n.b" | sort -u | wc -l) of 500 records"
     sleep 1; i=$((i + 1))
   done
-  kill -TERM "$b_pid"; wait "$b_pid" 2>/dev/null || true
+  signal_ours TERM "$b_pid"; wait "$b_pid" 2>/dev/null || true
   settle "$b" "state uniform Stable 4 4 1
 member 4 4 4" "$work/$n.3"
   i=0
@@ -111,7 +111,7 @@ member 4 4 4" "$work/$n.3"
   settle "$b" "state uniform Stable 5 5 2
 member 2 5 5
 member 2 5 5" "$work/$n.4"
-  kill -TERM "$consumer_pid"; wait "$consumer_pid" 2>/dev/null || true
+  signal_ours TERM "$consumer_pid"; wait "$consumer_pid" 2>/dev/null || true
   consumer "$b" "$work/$n.c2" group.instance.id=static-1
   settle "$b" "state uniform Stable 5 5 2
 member 2 5 5
@@ -182,7 +182,7 @@ steps "$lt" logtool
 range_group "$lt" logtool
 groups_cmd "$lt" --members --verbose >"$work/lt.members"
 kafka_stop "$lt_pid"
-{ kill -KILL "${range_pids[@]}"; wait "${range_pids[@]}"; } 2>/dev/null || true
+{ signal_ours KILL "${range_pids[@]}"; wait "${range_pids[@]}"; } 2>/dev/null || true
 # (regular expressions are ConsumerGroupHeartbeat v1, which a Kafka 4.x
 # cluster advertises: a logtool broker of a 4.3 cluster, its topics made alike)
 lt_start "$work/lt43-logs" lt43 --kafka-version 4.3
@@ -192,9 +192,9 @@ k4 org.apache.kafka.tools.TopicCommand --bootstrap-server "$lt" --create --topic
   || die "lt43: kafka-topics --create k848r"
 regex_group "$lt" logtool
 kafka_stop "$lt_pid"
-{ kill -KILL "$regex_pid"; wait "$regex_pid"; } 2>/dev/null || true
+{ signal_ours KILL "$regex_pid"; wait "$regex_pid"; } 2>/dev/null || true
 "$LT" verify --fail-on warning "$work/lt43-logs" >"$work/verify43.out" || { cat "$work/verify43.out" >&2; die "verify found problems"; }
-{ kill -KILL "$a_pid" "$consumer_pid"; wait "$a_pid" "$consumer_pid"; } 2>/dev/null || true
+{ signal_ours KILL "$a_pid" "$consumer_pid"; wait "$a_pid" "$consumer_pid"; } 2>/dev/null || true
 "$LT" verify --fail-on warning "$lt_dir" >"$work/verify.out" || { cat "$work/verify.out" >&2; die "verify found problems"; }
 
 mkdir -p "$work/kafka-logs"
@@ -203,8 +203,8 @@ steps "$BOOTSTRAP" kafka
 range_group "$BOOTSTRAP" kafka
 regex_group "$BOOTSTRAP" kafka
 kafka_stop "$KAFKA_PID"
-{ kill -KILL "${range_pids[@]}" "$regex_pid"; wait "${range_pids[@]}" "$regex_pid"; } 2>/dev/null || true
-{ kill -KILL "$a_pid" "$consumer_pid"; wait "$a_pid" "$consumer_pid"; } 2>/dev/null || true
+{ signal_ours KILL "${range_pids[@]}" "$regex_pid"; wait "${range_pids[@]}" "$regex_pid"; } 2>/dev/null || true
+{ signal_ours KILL "$a_pid" "$consumer_pid"; wait "$a_pid" "$consumer_pid"; } 2>/dev/null || true
 for s in 1 2 3 4 5 offsets range regex; do
   diff "$work/logtool.$s" "$work/kafka.$s" >&2 || die "step $s: logtool broker's group is not Kafka 4.3.1's"
 done

@@ -109,7 +109,7 @@ lt_start() { # LOGDIR NAME [OPTIONS...]
   lt_pid=$!
   KAFKA_PIDS+=("$lt_pid")
   until grep -qs '^listening on ' "$work/$name.out"; do
-    kill -0 "$lt_pid" 2>/dev/null || { cat "$work/$name.err" >&2; die "logtool broker ($name) exited"; }
+    running_child "$lt_pid" || { cat "$work/$name.err" >&2; die "logtool broker ($name) exited"; }
     [ $i -gt 200 ] && die "logtool broker ($name) did not say where it listens"
     sleep 0.05; i=$((i + 1))
   done

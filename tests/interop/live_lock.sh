@@ -32,7 +32,7 @@ for _ in $(seq 1 300); do
   [ "$(grep -c '"type":"record"' "$work/follow.out" || true)" -ge 400 ] && break
   sleep 0.1
 done
-kill "$follow_pid"; wait "$follow_pid" 2>/dev/null || true
+signal_ours TERM "$follow_pid"; wait "$follow_pid" 2>/dev/null || true
 n=$(grep -c '"type":"record"' "$work/follow.out" || true)
 [ "$n" = 400 ] || { tail -5 "$work/follow.out" >&2; cat "$work/follow.err" >&2; die "dump --follow saw $n of 400 records"; }
 python3 - "$work/follow.out" <<'PY' || die "dump --follow: records out of order or wrong"

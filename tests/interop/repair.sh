@@ -80,7 +80,7 @@ kafka_java_bg "$work/workload.out" "$KAFKA_LIB_DIR/Workload.java" "127.0.0.1:$bp
 wpid=$BG_PID
 i=0
 until grep -q READY "$work/workload.out"; do
-  kill -0 "$wpid" 2>/dev/null || { cat "$work/workload.out" >&2; die "workload died"; }
+  running_child "$wpid" || { cat "$work/workload.out" >&2; die "workload died"; }
   [ $i -gt 1200 ] && die "workload not ready"
   sleep 0.1; i=$((i + 1))
 done
@@ -359,7 +359,7 @@ kafka_java_bg "$work/excl.broker.log" kafka.Kafka "$work/excl.properties"
 kpid=$BG_PID
 # the broker must not get the log dir: it fails to lock .lock and stops
 i=0
-while kill -0 "$kpid" 2>/dev/null && [ "$(cut -d' ' -f3 "/proc/$kpid/stat" 2>/dev/null)" != Z ]; do
+while running_child "$kpid"; do
   [ $i -gt 1200 ] && { tail -30 "$work/excl.broker.log" >&2; die "exclusive: the broker kept running on a log dir a repair holds"; }
   grep -q "Kafka Server started" "$work/excl.broker.log" && { tail -30 "$work/excl.broker.log" >&2; die "exclusive: the broker started on a log dir a repair holds"; }
   sleep 0.1; i=$((i + 1))

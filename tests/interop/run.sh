@@ -106,6 +106,9 @@ if [ $# -gt 0 ]; then suites=("$@"); else suites=("${all[@]}"); fi
 for s in "${suites[@]}"; do [ -n "${suite[$s]:-}" ] || die "no interop suite $s (one of: ${all[*]})"; done
 jobs=${LOGTOOL_INTEROP_JOBS:-2}
 
+# the kernel's count of processes its OOM killer killed (0 where unknown)
+oom_kills() { awk '$1 == "oom_kill" { n = $2 } END { print n + 0 }' /proc/vmstat 2>/dev/null || echo 0; }
+oom_at_start=$(oom_kills)
 declare -A started=()
 failed=()
 # Wait for one running suite to end; show its log and time.
@@ -120,6 +123,9 @@ reap() {
   else
     log "interop $name: FAILED (exit $rc) after $((SECONDS - started[$name])) s; its log:"
     cat "$logs/$name.log" >&2
+    # (a process killed from outside - "Killed" in the log - by the kernel's
+    # OOM killer shows here)
+    log "processes the kernel's OOM killer killed during the suite: $(($(oom_kills) - oom_at_start))"
     failed+=("$name")
   fi
 }

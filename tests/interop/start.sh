@@ -120,7 +120,7 @@ expect_refusal() { # NAME MESSAGES_FILE
       grep -qF -- "${m#*Exception: }" "$log" 2>/dev/null && hit=$m && break
     done <"$2"
     [ -n "$hit" ] && break
-    kill -0 "$KAFKA_PID" 2>/dev/null || break
+    running_child "$KAFKA_PID" || break
     [ $i -gt 1200 ] && break
     sleep 0.1; i=$((i + 1))
   done
