@@ -1460,3 +1460,113 @@ fn a_share_group_acquires_acknowledges_and_survives_a_restart() {
     let shares = crate::util::of_type(&lines, "share_offset");
     assert_eq!((shares[0]["start_offset"].as_i64(), shares[0]["lag"].as_i64()), (Some(2), Some(0)), "{shares:?}");
 }
+
+/// One config change of an IncrementalAlterConfigs request: (name,
+/// operation id, value).
+type ConfigOp<'a> = (&'a str, i8, Option<&'a str>);
+
+/// IncrementalAlterConfigs of (resource type, name) with its ops: each
+/// resource's (error, message).
+fn alter_configs(s: &mut TcpStream, resources: &[(i8, &str, &[ConfigOp])]) -> Vec<(i16, Option<String>)> {
+    let mut req = IncrementalAlterConfigsRequest::default();
+    req.resources = resources
+        .iter()
+        .map(|(ty, res_name, ops)| {
+            let mut r = incremental_alter_configs_request::AlterConfigsResource::default();
+            (r.resource_type, r.resource_name) = (*ty, StrBytes::from_string(res_name.to_string()));
+            r.configs = ops
+                .iter()
+                .map(|(k, op, v)| {
+                    let mut c = incremental_alter_configs_request::AlterableConfig::default();
+                    c.name = StrBytes::from_string(k.to_string());
+                    c.config_operation = *op;
+                    c.value = v.map(|v| StrBytes::from_string(v.to_string()));
+                    c
+                })
+                .collect();
+            r
+        })
+        .collect();
+    let r = IncrementalAlterConfigsResponse::decode(&mut call(s, 1, &req), 1).unwrap();
+    r.responses.into_iter().map(|x| (x.error_code, x.error_message.map(|m| m.to_string()))).collect()
+}
+
+/// DescribeConfigs of one config of (resource type, name): (error, value,
+/// source).
+fn described_config(s: &mut TcpStream, ty: i8, res_name: &str, key: &str) -> (i16, Option<String>, i8) {
+    let mut res = describe_configs_request::DescribeConfigsResource::default();
+    (res.resource_type, res.resource_name) = (ty, StrBytes::from_string(res_name.to_string()));
+    res.configuration_keys = Some(vec![StrBytes::from_string(key.to_string())]);
+    let mut req = DescribeConfigsRequest::default();
+    (req.resources, req.include_synonyms) = (vec![res], true);
+    let r = DescribeConfigsResponse::decode(&mut call(s, 4, &req), 4).unwrap();
+    let x = &r.results[0];
+    let c = x.configs.first();
+    (x.error_code, c.and_then(|c| c.value.as_ref().map(|v| v.to_string())), c.map_or(-1, |c| c.config_source))
+}
+
+/// `kafka-configs --alter` of a topic and of a share group, as Kafka 4.3.1
+/// takes it (`rules::config::incremental_alter`, `rules::group_config`):
+/// refusals with Kafka's messages, the configs described with their
+/// source, kept across a restart, and a share group set to
+/// `share.auto.offset.reset=earliest` starting at the log start.
+#[test]
+fn topic_and_group_configs_are_altered_as_kafka_alters_them() {
+    const TOPIC: i8 = 2;
+    const GROUP: i8 = 32;
+    let dir = tempfile::tempdir().unwrap();
+    let mut b = Broker::start(&dir, &["--kafka-version", "4.3", "--offsets-partitions", "1"]);
+    let mut s = b.connect();
+    create_topic(&mut s, "t");
+    assert_eq!(produce(&mut s, batch(0, 5)).0, 0);
+    let answers = alter_configs(
+        &mut s,
+        &[
+            (GROUP, "sg", &[("share.auto.offset.reset", 0, Some("earliest"))]),
+            (TOPIC, "t", &[("retention.ms", 0, Some("1000")), ("cleanup.policy", 2, Some("compact"))]),
+            (TOPIC, "nope", &[("retention.ms", 0, Some("1000"))]),
+            (GROUP, "g2", &[("share.auto.offset.reset", 0, Some("none"))]),
+            (GROUP, "g3", &[("share.record.lock.duration.ms", 0, Some("10000"))]),
+            (TOPIC, "t", &[("retention.ms", 2, Some("1"))]),
+        ],
+    );
+    assert_eq!(answers[0], (0, None));
+    assert_eq!(answers[1].0, 42, "INVALID_REQUEST: t named twice");
+    assert_eq!(answers[2], (3, Some("The topic 'nope' does not exist.".into())));
+    assert_eq!(answers[3].0, 40, "INVALID_CONFIG");
+    assert_eq!(
+        answers[4].1.as_deref(),
+        Some("share.record.lock.duration.ms must be greater than or equal to group.share.min.record.lock.duration.ms")
+    );
+    let answers = alter_configs(
+        &mut s,
+        &[(TOPIC, "t", &[("retention.ms", 0, Some("1000")), ("cleanup.policy", 2, Some("compact"))])],
+    );
+    assert_eq!(answers, vec![(0, None)]);
+    assert_eq!(
+        alter_configs(&mut s, &[(TOPIC, "t", &[("retention.ms", 2, Some("1"))])])[0].1.as_deref(),
+        Some("Can't APPEND to key retention.ms because its type is not LIST.")
+    );
+    assert_eq!(described_config(&mut s, GROUP, "sg", "share.auto.offset.reset"), (0, Some("earliest".into()), 8));
+    assert_eq!(described_config(&mut s, GROUP, "other", "share.auto.offset.reset"), (0, Some("latest".into()), 5));
+    assert_eq!(described_config(&mut s, TOPIC, "t", "cleanup.policy"), (0, Some("delete,compact".into()), 1));
+    // the share group starts at the log start, not its end
+    assert_eq!(sg_heartbeat(&mut s, "m1", 0).0, 0);
+    assert_eq!(sg_heartbeat(&mut s, "m1", 2), (0, 3, Some(vec![0])));
+    let md = MetadataResponse::decode(&mut call(&mut s, 12, &all_topics()), 12).unwrap();
+    let id = md.topics.iter().find(|t| t.name.as_ref().is_some_and(|n| n.as_str() == "t")).unwrap().topic_id;
+    assert_eq!(sg_fetch(&mut s, id, "m1", 0, &[]), (0, 0, vec![(0, 4, 1)]));
+    drop(s);
+    assert_eq!(b.stop(), 0);
+    // kept in the metadata log
+    let mut b = Broker::start(&dir, &[]);
+    let mut s = b.connect();
+    assert_eq!(described_config(&mut s, GROUP, "sg", "share.auto.offset.reset"), (0, Some("earliest".into()), 8));
+    assert_eq!(described_config(&mut s, TOPIC, "t", "retention.ms"), (0, Some("1000".into()), 1));
+    assert_eq!(alter_configs(&mut s, &[(GROUP, "sg", &[("share.auto.offset.reset", 1, None)])]), vec![(0, None)]);
+    assert_eq!(described_config(&mut s, GROUP, "sg", "share.auto.offset.reset"), (0, Some("latest".into()), 5));
+    drop(s);
+    assert_eq!(b.stop(), 0);
+    let (code, out, _) = run(&["verify", "--fail-on", "warning", b.logs.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+}

@@ -17,7 +17,14 @@
 #      (snapshot or update, start offset, delivered count, state batches).
 #      `verify` finds nothing on either dir; `logtool groups` shows the
 #      group's start offset and lag as Kafka does.
-#   3. Kafka 4.3.1 starts on logtool broker's dir and describes the same.
+#   Then kafka-configs: share-early set to share.auto.offset.reset=earliest
+#   and a record lock duration, the topic's max.message.bytes, a delivery count
+#   limit over the broker's bound refused (the same message); a console
+#   share consumer of share-early reads sh from offset 0; the group's
+#   configs (dynamic and --all) and the topic's described the same.
+#   3. Kafka 4.3.1 starts on logtool broker's dir and describes the same
+#      (the share group, and the group and topic configs from the
+#      ConfigRecords logtool broker wrote).
 # Brokers bind 127.0.0.1 on free ports and are stopped by pid.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -59,12 +66,46 @@ lt_groups() { # LOGDIR OUT
   sed -E 's/__consumer_offsets-[0-9]+ */__consumer_offsets /' "$2.raw" >"$2"
 }
 
+# kafka-configs --describe of share-early (its dynamic configs, then all)
+# and of the topic sh
+configs_described() { # BOOTSTRAP OUT
+  local c=kafka.admin.ConfigCommand
+  { k4 $c --bootstrap-server "$1" --describe --entity-type groups --entity-name share-early
+    k4 $c --bootstrap-server "$1" --describe --all --entity-type groups --entity-name share-early
+    k4 $c --bootstrap-server "$1" --describe --entity-type topics --entity-name sh; } 2>/dev/null >"$2"
+  grep -q 'share.auto.offset.reset=earliest' "$2" || { cat "$2" >&2; die "share-early's configs not described"; }
+}
+# kafka-configs --alter of a share group (share.auto.offset.reset=earliest,
+# a lock duration) and of the topic (max.message.bytes), one refused (over the broker's
+# bound), then a console share consumer of that group reads sh from its
+# first record
+configs() { # BOOTSTRAP NAME
+  local b=$1 n=$2 c=kafka.admin.ConfigCommand
+  k4 $c --bootstrap-server "$b" --alter --entity-type groups --entity-name share-early \
+    --add-config share.auto.offset.reset=earliest,share.record.lock.duration.ms=20000 >/dev/null 2>"$work/$n.alter.err" \
+    || { cat "$work/$n.alter.err" >&2; die "$n: kafka-configs --alter of a group"; }
+  k4 $c --bootstrap-server "$b" --alter --entity-type topics --entity-name sh --add-config max.message.bytes=2000000 \
+    >/dev/null 2>"$work/$n.alter.err" || { cat "$work/$n.alter.err" >&2; die "$n: kafka-configs --alter of a topic"; }
+  ! k4 $c --bootstrap-server "$b" --alter --entity-type groups --entity-name share-early \
+    --add-config share.delivery.count.limit=20 >/dev/null 2>"$work/$n.refused.err" \
+    || die "$n: a delivery count limit over the broker's bound was taken"
+  grep -o 'InvalidConfigurationException: .*' "$work/$n.refused.err" | head -1 >"$work/$n.configs"
+  k4 org.apache.kafka.tools.consumer.ConsoleShareConsumer --bootstrap-server "$b" --topic sh --group share-early \
+    --max-messages 15 --timeout-ms 30000 --formatter-property print.offset=true 2>"$work/$n.early.err" \
+    | sort -t: -k2 -n >"$work/$n.early"
+  [ "$(grep -c . "$work/$n.early")" = 15 ] && grep -q '^Offset:0[[:space:]]' "$work/$n.early" \
+    || { cat "$work/$n.early" "$work/$n.early.err" >&2; die "$n: share-early did not read sh from its first record"; }
+  cat "$work/$n.early" >>"$work/$n.configs"
+  configs_described "$b" "$work/$n.configs-described"
+}
+
 steps() { # BOOTSTRAP NAME
   local b=$1 n=$2
   kafka_java "$KAFKA_LIB_DIR/ShareApp.java" "$b" sh share-app >"$work/$n.app" 2>&1 \
     || { tail -20 "$work/$n.app" >&2; die "$n: ShareApp"; }
   grep -q "^DONE" "$work/$n.app" || die "$n: ShareApp: $(tail -2 "$work/$n.app")"
   grep "^DELIVERED" "$work/$n.app" >"$work/$n.delivered"
+  configs "$b" "$n"
   described "$b" "$work/$n.describe"
   log "$n: share-app accepted, released, rejected and was redelivered: $(grep -c . "$work/$n.delivered") deliveries; $(grep '^share-app sh' "$work/$n.describe" | head -1)"
 }
@@ -88,15 +129,20 @@ kafka_stop "$KAFKA_PID"
   || { cat "$work/verify-kafka.out" >&2; die "verify reports the healthy dir Kafka 4.3.1 left (a share group)"; }
 written "$work/kafka-logs" "$work/kafka.written"
 lt_groups "$work/kafka-logs" "$work/kafka.groups"
-for s in delivered describe written groups; do
+for s in delivered describe written groups configs configs-described; do
   diff "$work/logtool.$s" "$work/kafka.$s" >&2 || die "$s: logtool broker's share group is not Kafka 4.3.1's"
 done
 log "logtool broker and Kafka 4.3.1: the same deliveries, describe and share coordinator records:"
 sed 's/^/    /' "$work/kafka.describe" "$work/kafka.written" >&2
+log "and the same group and topic configs set, refused and described, share-early reading from offset 0:"
+sed 's/^/    /' "$work/kafka.configs-described" >&2
 
 # ---- Kafka 4.3.1 on what logtool broker wrote -------------------------------
 start_on "$lt_dir" kafka-on-lt
 described "$BOOTSTRAP" "$work/kafka-on-lt.describe"
+configs_described "$BOOTSTRAP" "$work/kafka-on-lt.configs-described"
 kafka_stop "$KAFKA_PID"
 diff "$work/logtool.describe" "$work/kafka-on-lt.describe" >&2 || die "describe: Kafka 4.3.1 on logtool broker's dir differs"
-log "Kafka 4.3.1 on logtool broker's dir: the same share group, start offset and lag"
+diff "$work/logtool.configs-described" "$work/kafka-on-lt.configs-described" >&2 \
+  || die "configs: Kafka 4.3.1 on logtool broker's dir describes other group or topic configs"
+log "Kafka 4.3.1 on logtool broker's dir: the same share group, start offset and lag, group and topic configs"

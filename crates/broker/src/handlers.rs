@@ -681,6 +681,26 @@ pub fn describe_configs(sh: &Shared, _version: i16, req: DescribeConfigsRequest)
                 out.error_message =
                     Some(s(format!("Unexpected broker id, expected {node} or empty string, but received {name}")));
             }
+        } else if res.resource_type == logfmt::rules::group_config::RESOURCE_GROUP
+            && store.kafka_version == logfmt::rules::config::Version::Kafka4
+        {
+            // `ConfigHelper.describeConfigs` of a group: its configs over
+            // the broker's (`rules::group_config::describe`)
+            let name = res.resource_name.to_string();
+            if name.is_empty() {
+                out.error_code = E::InvalidRequest.code();
+                out.error_message = Some(s("Group name must not be empty"));
+            } else {
+                let empty = BTreeMap::new();
+                let set = store.group_configs.get(&name).unwrap_or(&empty);
+                let wanted =
+                    |k: &str| res.configuration_keys.as_ref().is_none_or(|keys| keys.iter().any(|x| x.as_str() == k));
+                out.configs = logfmt::rules::group_config::describe(set, &sh.broker_configs)
+                    .into_iter()
+                    .filter(|c| wanted(&c.name))
+                    .map(|c| described(c, req.include_synonyms, req.include_documentation))
+                    .collect();
+            }
         } else if res.resource_type == RESOURCE_TOPIC {
             let name = res.resource_name.to_string();
             match store.topics().get(&name) {
@@ -703,6 +723,89 @@ pub fn describe_configs(sh: &Shared, _version: i16, req: DescribeConfigsRequest)
         r.results.push(out);
     }
     r
+}
+
+/// IncrementalAlterConfigs: each resource's changes, as Kafka's broker
+/// checks the request (`ConfigAdminManager.preprocess`: a resource named
+/// twice, a config named twice, a value missing) and its controller
+/// applies it (`Store::alter_configs`): topics, and on a Kafka 4.x cluster
+/// groups; dynamic broker configs and the other resource types are not
+/// taken (INVALID_REQUEST, saying so).
+pub fn incremental_alter_configs(
+    sh: &Shared,
+    _version: i16,
+    req: IncrementalAlterConfigsRequest,
+) -> IncrementalAlterConfigsResponse {
+    use kafka_protocol::messages::incremental_alter_configs_response::AlterConfigsResourceResponse;
+    let mut store = sh.lock();
+    let kafka4 = store.kafka_version == logfmt::rules::config::Version::Kafka4;
+    let mut r = IncrementalAlterConfigsResponse::default();
+    let mut seen: BTreeMap<(i8, String), usize> = BTreeMap::new();
+    for res in &req.resources {
+        let n = seen.entry((res.resource_type, res.resource_name.to_string())).or_default();
+        *n = n.saturating_add(1);
+    }
+    for res in req.resources {
+        let name = res.resource_name.to_string();
+        let dup = seen.get(&(res.resource_type, name.clone())).copied().unwrap_or(0) > 1;
+        let outcome = alter_one(&mut store, &sh.broker_configs, kafka4, dup, &res, req.validate_only);
+        let mut out = AlterConfigsResourceResponse::default();
+        out.resource_type = res.resource_type;
+        out.resource_name = res.resource_name;
+        // (success: no message, as Kafka's ApiError.NONE)
+        out.error_message = None;
+        if let Err((code, message)) = outcome {
+            out.error_code = code;
+            out.error_message = Some(s(message));
+        }
+        r.responses.push(out);
+    }
+    r
+}
+
+/// One resource of an IncrementalAlterConfigs request (see
+/// [`incremental_alter_configs`]); `duplicate`: the request names it twice.
+fn alter_one(
+    store: &mut store::Store,
+    broker: &BTreeMap<String, String>,
+    kafka4: bool,
+    duplicate: bool,
+    res: &kafka_protocol::messages::incremental_alter_configs_request::AlterConfigsResource,
+    validate_only: bool,
+) -> Result<(), (i16, String)> {
+    use logfmt::rules::config::AlterOp;
+    if duplicate {
+        return Err((E::InvalidRequest.code(), "Each resource must appear at most once.".into()));
+    }
+    let mut names = std::collections::BTreeSet::new();
+    if !res.configs.iter().all(|c| names.insert(c.name.as_str())) {
+        return Err((E::InvalidRequest.code(), "Error due to duplicate config keys".into()));
+    }
+    let nulls: Vec<&str> =
+        res.configs.iter().filter(|c| c.config_operation != 1 && c.value.is_none()).map(|c| c.name.as_str()).collect();
+    if !nulls.is_empty() {
+        return Err((E::InvalidRequest.code(), format!("Null value not supported for : {}", nulls.join(", "))));
+    }
+    let taken = res.resource_type == RESOURCE_TOPIC
+        || (kafka4 && res.resource_type == logfmt::rules::group_config::RESOURCE_GROUP);
+    if !taken {
+        return Err((
+            E::InvalidRequest.code(),
+            format!(
+                "logtool broker alters the configs of topics{} only, not of resource type {}",
+                if kafka4 { " and groups" } else { "" },
+                res.resource_type
+            ),
+        ));
+    }
+    let mut ops = Vec::new();
+    for c in &res.configs {
+        let op = AlterOp::from_id(c.config_operation).ok_or_else(|| {
+            (E::InvalidRequest.code(), format!("Unknown alter configs operation {}", c.config_operation))
+        })?;
+        ops.push((c.name.to_string(), op, c.value.as_ref().map(|v| v.to_string())));
+    }
+    store.alter_configs(res.resource_type, res.resource_name.as_str(), &ops, broker, validate_only)
 }
 
 /// DeleteRecords: each partition's log start moves (`low_watermark`).

@@ -280,6 +280,9 @@ async fn handle(sh: &Shared, frame: Bytes, peer: &str) -> Result<Option<Answer>,
             None => return Ok(None),
         },
         RequestKind::DescribeConfigs(r) => ResponseKind::DescribeConfigs(handlers::describe_configs(sh, version, r)),
+        RequestKind::IncrementalAlterConfigs(r) => {
+            ResponseKind::IncrementalAlterConfigs(handlers::incremental_alter_configs(sh, version, r))
+        }
         RequestKind::DeleteRecords(r) => ResponseKind::DeleteRecords(handlers::delete_records(sh, version, r)),
         RequestKind::DeleteTopics(r) => ResponseKind::DeleteTopics(handlers::delete_topics(sh, version, r)),
         RequestKind::CreatePartitions(r) => ResponseKind::CreatePartitions(handlers::create_partitions(sh, version, r)),

@@ -17,8 +17,8 @@
 //!   initialized and after 500 updates, else `ShareUpdate`) and replays it
 //!   (`rules::groups::ShareStates`);
 //! * the partition leader: a share partition is loaded from that state on
-//!   its first fetch (an uninitialized start offset is the log end,
-//!   `share.auto.offset.reset=latest`), records are acquired for a
+//!   its first fetch (an uninitialized start offset is where the group's
+//!   `share.auto.offset.reset` says: the log end unless set), records are acquired for a
 //!   member's share session and each change is written before it is
 //!   answered. A member that leaves, is fenced or closes its session
 //!   releases what it holds; an acquisition lock that runs out releases
@@ -199,7 +199,7 @@ fn load<'a>(store: &'a mut Store, key: &SharePartitionKey, name: &str) -> Result
         let Some(state) = store.share.partitions.get(key).cloned() else {
             return Err(E::UnknownTopicOrPartition.code());
         };
-        let (_, end) = store.offsets(name, key.2).ok_or(E::UnknownTopicOrPartition.code())?;
+        store.offsets(name, key.2).ok_or(E::UnknownTopicOrPartition.code())?;
         let leader = store.leader_epoch(name, key.2).unwrap_or(0);
         if state.leader_epoch != leader {
             let w = Write {
@@ -209,13 +209,38 @@ fn load<'a>(store: &'a mut Store, key: &SharePartitionKey, name: &str) -> Result
             };
             write_state(store, key, &w, Some(leader)).map_err(|(code, _)| code)?;
         }
-        // share.auto.offset.reset=latest (the group config's default)
-        let start = if state.start_offset == sp::UNINITIALIZED { end } else { state.start_offset };
+        let start =
+            if state.start_offset == sp::UNINITIALIZED { reset_offset(store, key, name)? } else { state.start_offset };
         store
             .share_partitions
             .insert(key.clone(), SharePartition::load(start, state.state_epoch, &state.state_batches));
     }
     store.share_partitions.get_mut(key).ok_or(E::UnknownTopicOrPartition.code())
+}
+
+/// Where a share partition without state starts: the group's
+/// `share.auto.offset.reset` (`rules::group_config`; `latest` unless set),
+/// as `SharePartition.startOffsetDuringInitialization` asks ListOffsets
+/// (read_uncommitted): the log start offset, the high watermark, or the
+/// first offset at or after now minus the duration - none when no record is
+/// that new (Kafka's `OffsetNotAvailableException`).
+fn reset_offset(store: &mut Store, key: &SharePartitionKey, name: &str) -> Result<i64, i16> {
+    use logfmt::rules::group_config::{self, ShareAutoOffsetReset};
+    let empty = std::collections::BTreeMap::new();
+    let reset = group_config::share_auto_offset_reset(store.group_configs.get(&key.0).unwrap_or(&empty));
+    let (start, end) = store.offsets(name, key.2).ok_or(E::UnknownTopicOrPartition.code())?;
+    match reset {
+        ShareAutoOffsetReset::Earliest => Ok(start),
+        ShareAutoOffsetReset::Latest => Ok(end),
+        ShareAutoOffsetReset::ByDuration(ms) => {
+            let at = store::now_ms().saturating_sub(ms);
+            match store.answer_offsets(name, key.2, logfmt::offsets::Spec::Timestamp(at)) {
+                Ok(Some(a)) => a.offset.ok_or(E::OffsetNotAvailable.code()),
+                Ok(None) => Err(E::UnknownTopicOrPartition.code()),
+                Err(_) => Err(E::KafkaStorageError.code()),
+            }
+        }
+    }
 }
 
 /// Write a share partition's change; a failure is told.

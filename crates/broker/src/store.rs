@@ -100,6 +100,9 @@ pub struct Store {
         BTreeMap<logfmt::rules::groups::SharePartitionKey, logfmt::rules::share_partition::SharePartition>,
     /// The share sessions (`ShareSessionCache`), by (group, member).
     pub share_sessions: BTreeMap<(String, String), crate::share_api::Session>,
+    /// The dynamic configs set on each group (`ConfigRecord`s of resource
+    /// type GROUP in the metadata log; `rules::group_config`).
+    pub group_configs: BTreeMap<String, BTreeMap<String, String>>,
     /// `offsets.topic.num.partitions`.
     offsets_partitions: i32,
     /// The transaction coordinator's transactional ids.
@@ -195,6 +198,7 @@ impl Store {
             share: logfmt::rules::groups::ShareStates::default(),
             share_partitions: BTreeMap::new(),
             share_sessions: BTreeMap::new(),
+            group_configs: BTreeMap::new(),
             offsets_partitions,
             storage_failing: false,
             txns: BTreeMap::new(),
@@ -324,6 +328,12 @@ impl Store {
             share,
             share_partitions: BTreeMap::new(),
             share_sessions: BTreeMap::new(),
+            group_configs: meta
+                .configs
+                .iter()
+                .filter(|((t, _), c)| *t == logfmt::rules::group_config::RESOURCE_GROUP && !c.is_empty())
+                .map(|((_, name), c)| (name.clone(), c.clone()))
+                .collect(),
             offsets_partitions,
             storage_failing: false,
             txns,
@@ -479,6 +489,85 @@ impl Store {
         }
         self.topics.insert(name.to_string(), TopicState { topic, config });
         Ok(topic_id)
+    }
+
+    /// IncrementalAlterConfigs of one topic or group, as Kafka's controller
+    /// runs it (`ConfigurationControlManager.incrementalAlterConfigResource`,
+    /// `ControllerConfigurationValidator`): the changes the ops make
+    /// (`rules::config::incremental_alter`), the configs they leave checked
+    /// (a topic's by `rules::config::validate`, then that it exists; a
+    /// group's by `rules::group_config::validate` with the broker's
+    /// `broker` configs), then, unless `validate_only`, one `ConfigRecord`
+    /// per change written to the metadata log and applied (a topic's
+    /// partitions obey its new configs from their next append on).
+    pub fn alter_configs(
+        &mut self,
+        resource_type: i8,
+        name: &str,
+        ops: &[(String, config_rules::AlterOp, Option<String>)],
+        broker: &BTreeMap<String, String>,
+        validate_only: bool,
+    ) -> Result<(), (i16, String)> {
+        use kafka_protocol::ResponseError as E;
+        use logfmt::rules::group_config;
+        let invalid = |m: String| (E::InvalidConfig.code(), m);
+        let is_group = resource_type == group_config::RESOURCE_GROUP;
+        if is_group {
+            if name.is_empty() {
+                return Err((E::InvalidRequest.code(), "Default group resources are not allowed.".into()));
+            }
+        } else {
+            if name.is_empty() {
+                return Err((E::InvalidRequest.code(), "Default topic resources are not allowed.".into()));
+            }
+            config_rules::validate_topic_name(name).map_err(|m| (E::InvalidTopicException.code(), m))?;
+        }
+        let empty = BTreeMap::new();
+        let current = if is_group {
+            self.group_configs.get(name).unwrap_or(&empty)
+        } else {
+            self.topics.get(name).map_or(&empty, |t| &t.topic.configs)
+        };
+        let list_default = |k: &str| if is_group { None } else { config_rules::topic_list_default(k) };
+        let changes = config_rules::incremental_alter(current, ops, list_default).map_err(invalid)?;
+        let after = config_rules::with_changes(current, &changes);
+        if changes.iter().any(|(_, v)| v.as_ref().is_some_and(|v| v.len() > usize::from(i16::MAX.unsigned_abs()))) {
+            return Err(invalid(
+                "The configuration value cannot be added because it exceeds the maximum value size of 32767 bytes."
+                    .into(),
+            ));
+        }
+        if is_group {
+            group_config::validate(&after, broker).map_err(|e| invalid(e.message))?;
+        } else {
+            config_rules::validate(&after, self.kafka_version).map_err(|e| invalid(e.message))?;
+            if !self.topics.contains_key(name) {
+                return Err((E::UnknownTopicOrPartition.code(), format!("The topic '{name}' does not exist.")));
+            }
+        }
+        let log_config =
+            if is_group { None } else { Some(LogConfig::from_topic(|k| after.get(k).cloned()).map_err(invalid)?) };
+        if validate_only || changes.is_empty() {
+            return Ok(());
+        }
+        self.commit_metadata(&logdir::config_batch(resource_type, name, &changes))?;
+        if is_group {
+            if after.is_empty() {
+                self.group_configs.remove(name);
+            } else {
+                self.group_configs.insert(name.to_string(), after);
+            }
+        } else if let (Some(t), Some(config)) = (self.topics.get_mut(name), log_config) {
+            t.topic.configs = after;
+            t.config = config;
+            for p in 0..t.topic.partitions.len() {
+                let p = i32::try_from(p).unwrap_or(i32::MAX);
+                if let Some(w) = self.writer.partition(name, p) {
+                    w.set_config(config);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// `__consumer_offsets`, created as the group coordinator creates it

@@ -60,6 +60,7 @@ pub const SUPPORTED: &[Supported] = &[
     api(ApiKey::TxnOffsetCommit, 0, 4, 0, "TxnOffsetCommitRequest"),
     api(ApiKey::DescribeConfigs, 0, 4, 1, "DescribeConfigsRequest"),
     api(ApiKey::CreatePartitions, 0, 3, 0, "CreatePartitionsRequest"),
+    api(ApiKey::IncrementalAlterConfigs, 0, 1, 0, "IncrementalAlterConfigsRequest"),
     api(ApiKey::DescribeTransactions, 0, 0, 0, "DescribeTransactionsRequest"),
     api(ApiKey::ListTransactions, 0, 1, 0, "ListTransactionsRequest"),
     // (KIP-848: what Kafka 3.9.1 advertises with the consumer protocol

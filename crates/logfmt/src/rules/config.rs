@@ -407,6 +407,120 @@ pub fn check_at_start(configs: &BTreeMap<String, String>, version: Version) -> R
     Ok(())
 }
 
+/// An IncrementalAlterConfigs operation (`AlterConfigOp.OpType`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AlterOp {
+    /// SET (0): the value given.
+    Set,
+    /// DELETE (1): back to the default.
+    Delete,
+    /// APPEND (2): the given items added to a list.
+    Append,
+    /// SUBTRACT (3): the given items taken from a list.
+    Subtract,
+}
+
+impl AlterOp {
+    /// The operation of wire id `id`.
+    pub fn from_id(id: i8) -> Option<AlterOp> {
+        match id {
+            0 => Some(AlterOp::Set),
+            1 => Some(AlterOp::Delete),
+            2 => Some(AlterOp::Append),
+            3 => Some(AlterOp::Subtract),
+            _ => None,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            AlterOp::Set => "SET",
+            AlterOp::Delete => "DELETE",
+            AlterOp::Append => "APPEND",
+            AlterOp::Subtract => "SUBTRACT",
+        }
+    }
+}
+
+/// Whether topic config `name` is a list (APPEND and SUBTRACT take it), and
+/// its default: what [`incremental_alter`] needs of a topic's schema.
+pub fn topic_list_default(name: &str) -> Option<&'static str> {
+    topic_config(name).filter(|d| matches!(d.ty, Type::List)).map(|d| d.default)
+}
+
+/// The config changes IncrementalAlterConfigs' `ops` make to a resource
+/// whose configs are `current`, as Kafka's controller computes them
+/// (`ConfigurationControlManager.incrementalAlterConfigResource`): for each
+/// op in turn the new value - SET's, none for DELETE, or the list with
+/// APPEND's items added (each once) or SUBTRACT's removed (an unset list
+/// starts from its default) - and a change only where the value differs.
+/// `list_default(name)` is `Some(default)` for a list config (APPEND and
+/// SUBTRACT take only those: Kafka's message otherwise, INVALID_CONFIG).
+pub fn incremental_alter(
+    current: &BTreeMap<String, String>,
+    ops: &[(String, AlterOp, Option<String>)],
+    list_default: impl Fn(&str) -> Option<&'static str>,
+) -> Result<Vec<(String, Option<String>)>, String> {
+    let mut changes = Vec::new();
+    for (key, op, value) in ops {
+        let current_value = current.get(key).cloned();
+        let new_value = match op {
+            AlterOp::Set => value.clone(),
+            AlterOp::Delete => None,
+            AlterOp::Append | AlterOp::Subtract => {
+                let Some(default) = list_default(key) else {
+                    return Err(format!("Can't {} to key {key} because its type is not LIST.", op.name()));
+                };
+                let base = current_value.clone().unwrap_or_else(|| default.to_string());
+                let mut parts: Vec<String> = base.split(',').filter(|p| !p.is_empty()).map(str::to_string).collect();
+                let given = value.clone().unwrap_or_default();
+                // String.split(","): trailing empty items dropped (all of
+                // them but for an empty string, which is one item)
+                let mut items: Vec<&str> = given.split(',').collect();
+                while items.len() > 1 && items.last() == Some(&"") {
+                    items.pop();
+                }
+                if items.iter().all(|i| i.is_empty()) && !given.is_empty() {
+                    items.clear();
+                }
+                for item in items {
+                    if *op == AlterOp::Append {
+                        if !parts.iter().any(|p| p == item) {
+                            parts.push(item.to_string());
+                        }
+                    } else if let Some(i) = parts.iter().position(|p| p == item) {
+                        parts.remove(i);
+                    }
+                }
+                Some(parts.join(","))
+            }
+        };
+        if current_value != new_value {
+            changes.push((key.clone(), new_value));
+        }
+    }
+    Ok(changes)
+}
+
+/// `configs` with `changes` applied (a `None` value removes the config).
+pub fn with_changes(
+    configs: &BTreeMap<String, String>,
+    changes: &[(String, Option<String>)],
+) -> BTreeMap<String, String> {
+    let mut out = configs.clone();
+    for (k, v) in changes {
+        match v {
+            Some(v) => {
+                out.insert(k.clone(), v.clone());
+            }
+            None => {
+                out.remove(k);
+            }
+        }
+    }
+    out
+}
+
 /// Kafka's topic name rule (`Topic.validate`), with its message.
 pub fn validate_topic_name(name: &str) -> Result<(), String> {
     const MAX: usize = 249;
@@ -450,6 +564,9 @@ pub enum ConfigSource {
     StaticBroker,
     /// `DEFAULT_CONFIG` (5): Kafka's default.
     Default,
+    /// `GROUP_CONFIG` (8): set on the group (Admin clients say
+    /// DYNAMIC_GROUP_CONFIG; `rules::group_config`).
+    Group,
 }
 
 impl ConfigSource {
@@ -459,6 +576,7 @@ impl ConfigSource {
             ConfigSource::TopicConfig => 1,
             ConfigSource::StaticBroker => 4,
             ConfigSource::Default => 5,
+            ConfigSource::Group => 8,
         }
     }
 }
@@ -862,5 +980,36 @@ mod tests {
             assert_eq!(default(name).as_deref(), Some(ours.as_str()), "{name}");
         }
         assert_eq!(topic_config("max.message.bytes").map(|d| d.default), Some("1048588"));
+    }
+
+    #[test]
+    fn incremental_alter_is_the_controllers() {
+        let current: BTreeMap<String, String> = [("retention.ms".to_string(), "1000".to_string())].into();
+        let op = |k: &str, o: AlterOp, v: Option<&str>| (k.to_string(), o, v.map(str::to_string));
+        let changes = incremental_alter(
+            &current,
+            &[
+                op("retention.ms", AlterOp::Set, Some("1000")),
+                op("segment.ms", AlterOp::Set, Some("5")),
+                op("cleanup.policy", AlterOp::Append, Some("compact")),
+                op("max.message.bytes", AlterOp::Delete, None),
+            ],
+            topic_list_default,
+        )
+        .unwrap();
+        // the same value is no change; an unset list starts from its default
+        assert_eq!(
+            changes,
+            vec![
+                ("segment.ms".to_string(), Some("5".to_string())),
+                ("cleanup.policy".to_string(), Some("delete,compact".to_string()))
+            ]
+        );
+        let after = with_changes(&current, &changes);
+        let sub =
+            incremental_alter(&after, &[op("cleanup.policy", AlterOp::Subtract, Some("delete"))], topic_list_default);
+        assert_eq!(sub.unwrap(), vec![("cleanup.policy".to_string(), Some("compact".to_string()))]);
+        let e = incremental_alter(&current, &[op("retention.ms", AlterOp::Append, Some("1"))], topic_list_default);
+        assert_eq!(e.unwrap_err(), "Can't APPEND to key retention.ms because its type is not LIST.");
     }
 }

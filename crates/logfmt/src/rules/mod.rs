@@ -16,6 +16,8 @@
 //! | what a KIP-932 share group's coordinator does with a heartbeat: member and group epochs, the `simple` assignor over the initialized share partitions, the share-state initialization, the records it writes | [`share_group`] | `GroupMetadataManager.shareGroupHeartbeat`, `SimpleHomogeneousAssignmentBuilder`, `ShareGroupAssignmentBuilder` |
 //! | a share partition's records: acquisition, acquisition locks, delivery counts, accept/release/reject, the start offset, what the share coordinator writes and loads | [`share_partition`] | `SharePartition`, `ShareCoordinatorShard`, `PersisterStateBatchCombiner` |
 //! | which topic configs and names a controller takes, with its messages | [`config`] | `LogConfig.validate`, `ConfigDef`, `Topic.validate`, `ReplicationControlManager.validateNewTopicNames` |
+//! | which dynamic group configs a controller takes (with the broker's bounds), how they are described, where a share partition without state starts | [`group_config`] | `GroupConfig.validate`, `ConfigHelper.createGroupConfigEntry`, `SharePartition.startOffsetDuringInitialization` |
+//! | how IncrementalAlterConfigs changes a resource's configs (set, delete, append, subtract) | [`config`] | `ConfigurationControlManager.incrementalAlterConfigResource` |
 //! | what a start refuses, which partition dirs it sets aside as stray, the high watermark once the broker leads | [`start`] | `LogManager.isStrayKraftReplica`, `ReplicationControlManager.replay`, `Partition.makeLeader` |
 //! | where a follower truncates to after a failover (diverging epochs, KIP-279 rounds, the high watermark without epochs) | [`replication`] | `AbstractFetcherThread.getOffsetTruncationState`, `LeaderEpochFileCache.endOffsetFor`, `Partition.makeLeader` |
 //! | what retention deletes (time, size, a new log start) | [`retention`] | `UnifiedLog.deleteOldSegments` |
@@ -29,6 +31,7 @@ pub mod cleaner;
 pub mod config;
 pub mod consumer_group;
 pub mod epochs;
+pub mod group_config;
 pub mod groups;
 pub mod log;
 pub mod producer;

@@ -328,6 +328,24 @@ pub fn topic_batch(cluster: &Cluster, t: &Topic) -> MetadataBatch {
     b
 }
 
+/// IncrementalAlterConfigs of one resource as Kafka's controller writes it
+/// (`ConfigurationControlManager.incrementalAlterConfigResource`): one
+/// `ConfigRecord` per changed config, a `None` value removing it.
+pub fn config_batch(resource_type: i8, resource_name: &str, changes: &[(String, Option<String>)]) -> MetadataBatch {
+    changes
+        .iter()
+        .map(|(name, value)| {
+            let record = ConfigRecord {
+                resource_type,
+                resource_name: resource_name.to_string(),
+                name: name.clone(),
+                value: value.clone(),
+            };
+            entry(0, &record)
+        })
+        .collect()
+}
+
 /// The PartitionRecords of `t`'s partitions from `from` on (a creation, or
 /// CreatePartitions).
 pub fn partition_records(cluster: &Cluster, t: &Topic, from: usize) -> MetadataBatch {

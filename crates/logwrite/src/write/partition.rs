@@ -276,6 +276,13 @@ fn put(batch: &mut [u8], at: usize, bytes: &[u8]) -> Result<()> {
 }
 
 impl PartitionWriter {
+    /// The configs appends from now on obey (a topic's configs altered:
+    /// the next roll, index entry and timestamp follow them; the active
+    /// segment keeps the index files it has).
+    pub fn set_config(&mut self, config: LogConfig) {
+        self.config = config;
+    }
+
     /// Create the partition dir `dir` (which must not exist, or be empty) of
     /// the topic `topic_id`: `partition.metadata`, an empty segment at 0 and
     /// the epoch cache with epoch 0 at 0.
