@@ -1522,7 +1522,14 @@ fn topic_and_group_configs_are_altered_as_kafka_alters_them() {
     let answers = alter_configs(
         &mut s,
         &[
-            (GROUP, "sg", &[("share.auto.offset.reset", 0, Some("earliest"))]),
+            (
+                GROUP,
+                "sg",
+                &[
+                    ("share.auto.offset.reset", 0, Some("earliest")),
+                    ("share.record.lock.duration.ms", 0, Some("20000")),
+                ],
+            ),
             (TOPIC, "t", &[("retention.ms", 0, Some("1000")), ("cleanup.policy", 2, Some("compact"))]),
             (TOPIC, "nope", &[("retention.ms", 0, Some("1000"))]),
             (GROUP, "g2", &[("share.auto.offset.reset", 0, Some("none"))]),
@@ -1556,6 +1563,13 @@ fn topic_and_group_configs_are_altered_as_kafka_alters_them() {
     let md = MetadataResponse::decode(&mut call(&mut s, 12, &all_topics()), 12).unwrap();
     let id = md.topics.iter().find(|t| t.name.as_ref().is_some_and(|n| n.as_str() == "t")).unwrap().topic_id;
     assert_eq!(sg_fetch(&mut s, id, "m1", 0, &[]), (0, 0, vec![(0, 4, 1)]));
+    // the group's record lock duration, told with every ShareFetch
+    let mut req = ShareFetchRequest::default();
+    req.group_id = Some(GroupId(StrBytes::from_static_str("sg")));
+    req.member_id = Some(StrBytes::from_static_str("m1"));
+    (req.share_session_epoch, req.max_wait_ms, req.min_bytes, req.max_bytes, req.max_records) = (1, 0, 1, 1 << 20, 500);
+    let r = ShareFetchResponse::decode(&mut call(&mut s, 1, &req), 1).unwrap();
+    assert_eq!((r.error_code, r.acquisition_lock_timeout_ms), (0, 20_000));
     drop(s);
     assert_eq!(b.stop(), 0);
     // kept in the metadata log

@@ -243,6 +243,13 @@ fn reset_offset(store: &mut Store, key: &SharePartitionKey, name: &str) -> Resul
     }
 }
 
+/// How long `group`'s records stay acquired
+/// (`rules::group_config::record_lock_duration_ms`).
+fn lock_duration_ms(store: &Store, group: &str, broker: &std::collections::BTreeMap<String, String>) -> i64 {
+    let empty = std::collections::BTreeMap::new();
+    logfmt::rules::group_config::record_lock_duration_ms(store.group_configs.get(group).unwrap_or(&empty), broker)
+}
+
 /// Write a share partition's change; a failure is told.
 fn persist(store: &mut Store, key: &SharePartitionKey, w: &Write) -> i16 {
     match write_state(store, key, w, None) {
@@ -633,8 +640,10 @@ fn begin(sh: &Shared, req: &ShareFetchRequest, group: &str, member: &str) -> Res
 /// with the answer until it is sent.
 pub async fn share_fetch(sh: &Shared, req: ShareFetchRequest) -> (ShareFetchResponse, Option<OwnedSemaphorePermit>) {
     let mut r = ShareFetchResponse::default();
-    r.acquisition_lock_timeout_ms = i32::try_from(sp::RECORD_LOCK_DURATION_MS).unwrap_or(i32::MAX);
     let group = req.group_id.as_ref().map(|g| g.as_str().to_string()).unwrap_or_default();
+    // (KafkaApis: the group's record lock duration, else the broker's)
+    r.acquisition_lock_timeout_ms =
+        i32::try_from(lock_duration_ms(&sh.lock(), &group, &sh.broker_configs)).unwrap_or(i32::MAX);
     let member = req.member_id.as_ref().map(ToString::to_string).unwrap_or_default();
     if group.is_empty() || member.is_empty() {
         r.error_code = E::InvalidRequest.code();
@@ -742,6 +751,7 @@ fn acquire(
 ) -> Vec<Fetched> {
     let mut store = sh.lock();
     release(&mut store, group, None);
+    let lock_ms = lock_duration_ms(&store, group, &sh.broker_configs);
     let mut out = Vec::new();
     let (mut bytes_left, mut records_left) = (max_bytes, max_records);
     for (tid, p) in wanted {
@@ -773,7 +783,7 @@ fn acquire(
         let ranges = store::batch_ranges(&data);
         let batches: Vec<(i64, i64)> = ranges.iter().map(|(b, l, _)| (*b, *l)).collect();
         let acquired = match store.share_partitions.get_mut(&key) {
-            Some(part) => part.acquire(member, &batches, records_left, store::now_ms()),
+            Some(part) => part.acquire(member, &batches, records_left, store::now_ms(), lock_ms),
             None => Vec::new(),
         };
         let count: i64 = acquired.iter().map(|(f, l, _)| l.saturating_sub(*f).saturating_add(1)).sum();

@@ -530,6 +530,17 @@ pub fn share_auto_offset_reset(configs: &BTreeMap<String, String>) -> ShareAutoO
         .unwrap_or(ShareAutoOffsetReset::Latest)
 }
 
+/// How long a share group's records stay acquired
+/// (`ShareGroupConfigProvider.recordLockDurationMsOrDefault`): the
+/// group's `share.record.lock.duration.ms`, else the broker's
+/// `group.share.record.lock.duration.ms` (30 s unless set).
+pub fn record_lock_duration_ms(configs: &BTreeMap<String, String>, broker: &BTreeMap<String, String>) -> i64 {
+    configs
+        .get("share.record.lock.duration.ms")
+        .and_then(|v| v.trim().parse::<i32>().ok())
+        .map_or_else(|| broker_value(broker, "group.share.record.lock.duration.ms"), i64::from)
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
@@ -615,5 +626,14 @@ mod tests {
         let assign = d.iter().find(|c| c.name == "consumer.assignment.interval.ms").unwrap();
         assert_eq!(assign.source, ConfigSource::Default);
         assert_eq!(assign.synonyms[0].name, "group.consumer.assignment.interval.ms");
+    }
+
+    #[test]
+    fn the_lock_duration_is_the_groups_else_the_brokers() {
+        let none = BTreeMap::new();
+        assert_eq!(record_lock_duration_ms(&none, &none), 30_000);
+        let broker = map(&[("group.share.record.lock.duration.ms", "40000")]);
+        assert_eq!(record_lock_duration_ms(&none, &broker), 40_000);
+        assert_eq!(record_lock_duration_ms(&map(&[("share.record.lock.duration.ms", "20000")]), &broker), 20_000);
     }
 }

@@ -4,7 +4,10 @@
 //! `PersisterStateBatchCombiner`).
 //!
 //! Records from the start offset on are in flight: acquired by a member
-//! (for `group.share.record.lock.duration.ms`, with a delivery count),
+//! (for the lock duration the caller gives, the group's
+//! `share.record.lock.duration.ms` or else the broker's
+//! `group.share.record.lock.duration.ms` as
+//! `group_config::record_lock_duration_ms` says; with a delivery count),
 //! available again (released, or their lock ran out), or done -
 //! acknowledged (accepted) or archived (rejected, a gap, or delivered
 //! `group.share.delivery.count.limit` times). The start offset moves past
@@ -183,9 +186,10 @@ impl SharePartition {
         batches: &[(i64, i64)],
         max_records: i32,
         now_ms: i64,
+        lock_ms: i64,
     ) -> Vec<(i64, i64, i16)> {
         let max = i64::from(max_records.max(1));
-        let lock_until_ms = now_ms.saturating_add(RECORD_LOCK_DURATION_MS);
+        let lock_until_ms = now_ms.saturating_add(lock_ms);
         let mut acquired: Vec<(i64, i64, i16)> = Vec::new();
         let mut count = 0i64;
         let mut push = |o: i64, delivery: i16| match acquired.last_mut() {
@@ -403,7 +407,7 @@ mod tests {
     #[test]
     fn accept_release_reject_and_redelivery() {
         let mut p = SharePartition::load(0, 1, &[]);
-        let got = p.acquire("m", &[(0, 4), (5, 9)], 500, 0);
+        let got = p.acquire("m", &[(0, 4), (5, 9)], 500, 0, RECORD_LOCK_DURATION_MS);
         assert_eq!(got, vec![(0, 9, 1)]);
         let w = p
             .acknowledge("m", &[(0, 3, vec![ack::ACCEPT]), (4, 5, vec![ack::RELEASE]), (6, 9, vec![ack::REJECT])])
@@ -416,7 +420,7 @@ mod tests {
         assert_eq!(p.start_offset, 4);
         assert_eq!(p.fetch_offset(), 4);
         // the released records again (the log read from 4 on)
-        let got = p.acquire("m2", &[(0, 4), (5, 9)], 500, 0);
+        let got = p.acquire("m2", &[(0, 4), (5, 9)], 500, 0, RECORD_LOCK_DURATION_MS);
         assert_eq!(got, vec![(4, 5, 2)]);
         // not m's any more
         assert!(p.acknowledge("m", &[(4, 4, vec![ack::ACCEPT])]).is_err());
@@ -431,13 +435,13 @@ mod tests {
         let mut p = SharePartition::load(0, 1, &[]);
         for round in 1..=DELIVERY_COUNT_LIMIT {
             let now = i64::from(round) * RECORD_LOCK_DURATION_MS * 2;
-            let got = p.acquire("m", &[(0, 0)], 1, now);
+            let got = p.acquire("m", &[(0, 0)], 1, now, RECORD_LOCK_DURATION_MS);
             assert_eq!(got, vec![(0, 0, round)]);
             assert!(p.release(None, now + RECORD_LOCK_DURATION_MS).is_some());
         }
         // delivered five times: archived, and the start moves on
         assert_eq!(p.start_offset, 1);
-        assert!(p.acquire("m", &[(0, 0)], 1, 0).is_empty());
+        assert!(p.acquire("m", &[(0, 0)], 1, 0, RECORD_LOCK_DURATION_MS).is_empty());
     }
 
     #[test]
