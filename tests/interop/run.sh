@@ -125,7 +125,7 @@ reap() {
     cat "$logs/$name.log" >&2
     # (a process killed from outside - "Killed" in the log - by the kernel's
     # OOM killer shows here)
-    log "processes the kernel's OOM killer killed during the suite: $(($(oom_kills) - oom_at_start))"
+    log "processes the kernel's OOM killer killed since the interop suites started: $(($(oom_kills) - oom_at_start))"
     failed+=("$name")
   fi
 }
