@@ -691,8 +691,7 @@ pub fn describe_configs(sh: &Shared, _version: i16, req: DescribeConfigsRequest)
                 out.error_code = E::InvalidRequest.code();
                 out.error_message = Some(s("Group name must not be empty"));
             } else {
-                let empty = BTreeMap::new();
-                let set = store.group_configs.get(&name).unwrap_or(&empty);
+                let set = store.group_config(&name);
                 let wanted =
                     |k: &str| res.configuration_keys.as_ref().is_none_or(|keys| keys.iter().any(|x| x.as_str() == k));
                 out.configs = logfmt::rules::group_config::describe(set, &sh.broker_configs)

@@ -226,8 +226,7 @@ fn load<'a>(store: &'a mut Store, key: &SharePartitionKey, name: &str) -> Result
 /// that new (Kafka's `OffsetNotAvailableException`).
 fn reset_offset(store: &mut Store, key: &SharePartitionKey, name: &str) -> Result<i64, i16> {
     use logfmt::rules::group_config::{self, ShareAutoOffsetReset};
-    let empty = std::collections::BTreeMap::new();
-    let reset = group_config::share_auto_offset_reset(store.group_configs.get(&key.0).unwrap_or(&empty));
+    let reset = group_config::share_auto_offset_reset(store.group_config(&key.0));
     let (start, end) = store.offsets(name, key.2).ok_or(E::UnknownTopicOrPartition.code())?;
     match reset {
         ShareAutoOffsetReset::Earliest => Ok(start),
@@ -246,8 +245,7 @@ fn reset_offset(store: &mut Store, key: &SharePartitionKey, name: &str) -> Resul
 /// How long `group`'s records stay acquired
 /// (`rules::group_config::record_lock_duration_ms`).
 fn lock_duration_ms(store: &Store, group: &str, broker: &std::collections::BTreeMap<String, String>) -> i64 {
-    let empty = std::collections::BTreeMap::new();
-    logfmt::rules::group_config::record_lock_duration_ms(store.group_configs.get(group).unwrap_or(&empty), broker)
+    logfmt::rules::group_config::record_lock_duration_ms(store.group_config(group), broker)
 }
 
 /// Write a share partition's change; a failure is told.

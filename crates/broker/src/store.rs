@@ -101,8 +101,9 @@ pub struct Store {
     /// The share sessions (`ShareSessionCache`), by (group, member).
     pub share_sessions: BTreeMap<(String, String), crate::share_api::Session>,
     /// The dynamic configs set on each group (`ConfigRecord`s of resource
-    /// type GROUP in the metadata log; `rules::group_config`).
-    pub group_configs: BTreeMap<String, BTreeMap<String, String>>,
+    /// type GROUP in the metadata log; `rules::group_config`): see
+    /// [`Store::group_config`].
+    group_configs: BTreeMap<String, BTreeMap<String, String>>,
     /// `offsets.topic.num.partitions`.
     offsets_partitions: i32,
     /// The transaction coordinator's transactional ids.
@@ -491,6 +492,12 @@ impl Store {
         Ok(topic_id)
     }
 
+    /// The dynamic configs set on `group` (none: empty).
+    pub fn group_config(&self, group: &str) -> &BTreeMap<String, String> {
+        static NONE: BTreeMap<String, String> = BTreeMap::new();
+        self.group_configs.get(group).unwrap_or(&NONE)
+    }
+
     /// IncrementalAlterConfigs of one topic or group, as Kafka's controller
     /// runs it (`ConfigurationControlManager.incrementalAlterConfigResource`,
     /// `ControllerConfigurationValidator`): the changes the ops make
@@ -523,11 +530,8 @@ impl Store {
             config_rules::validate_topic_name(name).map_err(|m| (E::InvalidTopicException.code(), m))?;
         }
         let empty = BTreeMap::new();
-        let current = if is_group {
-            self.group_configs.get(name).unwrap_or(&empty)
-        } else {
-            self.topics.get(name).map_or(&empty, |t| &t.topic.configs)
-        };
+        let current =
+            if is_group { self.group_config(name) } else { self.topics.get(name).map_or(&empty, |t| &t.topic.configs) };
         let list_default = |k: &str| if is_group { None } else { config_rules::topic_list_default(k) };
         let changes = config_rules::incremental_alter(current, ops, list_default).map_err(invalid)?;
         let after = config_rules::with_changes(current, &changes);

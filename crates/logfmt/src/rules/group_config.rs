@@ -38,141 +38,88 @@ enum Check {
     Any,
 }
 
+/// Where a group config's default comes from.
+#[derive(Clone, Copy, Debug)]
+enum Default {
+    /// Its broker-level synonym `group.<name>` (`GroupConfig.ALL_GROUP_CONFIG_SYNONYMS`:
+    /// every synonym is so named), an INT: Kafka's default is the broker
+    /// config's ([`BROKER_DEFAULTS`]); `copied`: the broker's own setting is
+    /// the group's default too (`GroupCoordinatorConfig.extractGroupConfigMap`).
+    Broker { copied: bool },
+    /// No broker synonym: this default.
+    Own(Ty, &'static str),
+}
+
 /// One group config (`GroupConfig.CONFIG_DEF`, in its order).
 #[derive(Clone, Copy, Debug)]
 struct Def {
     name: &'static str,
-    ty: Ty,
-    default: &'static str,
     check: Check,
-    /// Its broker-level synonym (`GroupConfig.ALL_GROUP_CONFIG_SYNONYMS`).
-    broker: Option<&'static str>,
-    /// Whether the broker's value is the group's default
-    /// (`GroupCoordinatorConfig.extractGroupConfigMap`).
-    broker_default: bool,
+    default: Default,
 }
 
-const fn def(
-    name: &'static str,
-    ty: Ty,
-    default: &'static str,
-    check: Check,
-    broker: Option<&'static str>,
-    broker_default: bool,
-) -> Def {
-    Def { name, ty, default, check, broker, broker_default }
+impl Def {
+    fn ty(&self) -> Ty {
+        match self.default {
+            Default::Broker { .. } => Ty::Int,
+            Default::Own(ty, _) => ty,
+        }
+    }
+
+    /// Its broker-level synonym, if it has one.
+    fn synonym(&self) -> Option<String> {
+        matches!(self.default, Default::Broker { .. }).then(|| format!("group.{}", self.name))
+    }
+
+    /// The definition's default (`CONFIG_DEF`).
+    fn default_value(&self) -> String {
+        match (self.default, self.synonym()) {
+            (Default::Own(_, d), _) => d.to_string(),
+            (_, Some(b)) => broker_value(&BTreeMap::new(), &b).to_string(),
+            (_, None) => String::new(),
+        }
+    }
+
+    /// The group's default with the broker running with `broker`: the
+    /// broker's value where `extractGroupConfigMap` copies it, else the
+    /// definition's default.
+    fn default_with(&self, broker: &BTreeMap<String, String>) -> String {
+        match (self.default, self.synonym()) {
+            (Default::Broker { copied: true }, Some(b)) => broker_value(broker, &b).to_string(),
+            _ => self.default_value(),
+        }
+    }
+}
+
+/// A config with a broker synonym `group.<name>`.
+const fn synonym(name: &'static str, min: i64, copied: bool) -> Def {
+    Def { name, check: Check::AtLeast(min), default: Default::Broker { copied } }
+}
+
+/// A config without one.
+const fn own(name: &'static str, ty: Ty, default: &'static str, check: Check) -> Def {
+    Def { name, check, default: Default::Own(ty, default) }
 }
 
 /// Kafka 4.3.1's group configs, in `GroupConfig.CONFIG_DEF`'s order.
 const DEFS: &[Def] = &[
-    def(
-        "consumer.session.timeout.ms",
-        Ty::Int,
-        "45000",
-        Check::AtLeast(1),
-        Some("group.consumer.session.timeout.ms"),
-        true,
-    ),
-    def(
-        "consumer.heartbeat.interval.ms",
-        Ty::Int,
-        "5000",
-        Check::AtLeast(1),
-        Some("group.consumer.heartbeat.interval.ms"),
-        true,
-    ),
-    def(
-        "consumer.assignment.interval.ms",
-        Ty::Int,
-        "1000",
-        Check::AtLeast(0),
-        Some("group.consumer.assignment.interval.ms"),
-        false,
-    ),
-    def("share.session.timeout.ms", Ty::Int, "45000", Check::AtLeast(1), Some("group.share.session.timeout.ms"), true),
-    def(
-        "share.heartbeat.interval.ms",
-        Ty::Int,
-        "5000",
-        Check::AtLeast(1),
-        Some("group.share.heartbeat.interval.ms"),
-        true,
-    ),
-    def(
-        "share.record.lock.duration.ms",
-        Ty::Int,
-        "30000",
-        Check::AtLeast(1000),
-        Some("group.share.record.lock.duration.ms"),
-        true,
-    ),
-    def("share.delivery.count.limit", Ty::Int, "5", Check::AtLeast(2), Some("group.share.delivery.count.limit"), true),
-    def(
-        "share.partition.max.record.locks",
-        Ty::Int,
-        "2000",
-        Check::AtLeast(100),
-        Some("group.share.partition.max.record.locks"),
-        true,
-    ),
-    def("share.auto.offset.reset", Ty::String, "latest", Check::AutoOffsetReset, None, false),
-    def(
-        "share.isolation.level",
-        Ty::String,
-        "read_uncommitted",
-        Check::OneOf(&["read_committed", "read_uncommitted"]),
-        None,
-        false,
-    ),
-    def("share.renew.acknowledge.enable", Ty::Boolean, "true", Check::Any, None, false),
-    def(
-        "share.assignment.interval.ms",
-        Ty::Int,
-        "1000",
-        Check::AtLeast(0),
-        Some("group.share.assignment.interval.ms"),
-        false,
-    ),
-    def(
-        "streams.session.timeout.ms",
-        Ty::Int,
-        "45000",
-        Check::AtLeast(1),
-        Some("group.streams.session.timeout.ms"),
-        true,
-    ),
-    def(
-        "streams.heartbeat.interval.ms",
-        Ty::Int,
-        "5000",
-        Check::AtLeast(1),
-        Some("group.streams.heartbeat.interval.ms"),
-        true,
-    ),
-    def(
-        "streams.num.standby.replicas",
-        Ty::Int,
-        "0",
-        Check::AtLeast(0),
-        Some("group.streams.num.standby.replicas"),
-        true,
-    ),
-    def(
-        "streams.initial.rebalance.delay.ms",
-        Ty::Int,
-        "3000",
-        Check::AtLeast(0),
-        Some("group.streams.initial.rebalance.delay.ms"),
-        true,
-    ),
-    def(
-        "streams.assignment.interval.ms",
-        Ty::Int,
-        "1000",
-        Check::AtLeast(0),
-        Some("group.streams.assignment.interval.ms"),
-        false,
-    ),
+    synonym("consumer.session.timeout.ms", 1, true),
+    synonym("consumer.heartbeat.interval.ms", 1, true),
+    synonym("consumer.assignment.interval.ms", 0, false),
+    synonym("share.session.timeout.ms", 1, true),
+    synonym("share.heartbeat.interval.ms", 1, true),
+    synonym("share.record.lock.duration.ms", 1000, true),
+    synonym("share.delivery.count.limit", 2, true),
+    synonym("share.partition.max.record.locks", 100, true),
+    own("share.auto.offset.reset", Ty::String, "latest", Check::AutoOffsetReset),
+    own("share.isolation.level", Ty::String, "read_uncommitted", Check::OneOf(&["read_committed", "read_uncommitted"])),
+    own("share.renew.acknowledge.enable", Ty::Boolean, "true", Check::Any),
+    synonym("share.assignment.interval.ms", 0, false),
+    synonym("streams.session.timeout.ms", 1, true),
+    synonym("streams.heartbeat.interval.ms", 1, true),
+    synonym("streams.num.standby.replicas", 0, true),
+    synonym("streams.initial.rebalance.delay.ms", 0, true),
+    synonym("streams.assignment.interval.ms", 0, false),
 ];
 
 /// The broker configs the checks read, with Kafka 4.3.1's defaults
@@ -346,7 +293,7 @@ enum Value {
 /// `ConfigDef.parseType` and the definition's validator.
 fn parse(d: &Def, raw: &str) -> Result<Value, ConfigError> {
     let t = raw.trim();
-    let v = match d.ty {
+    let v = match d.ty() {
         Ty::Int => {
             Value::Int(i64::from(t.parse::<i32>().map_err(|_| invalid(d.name, raw, "Not a number of type INT"))?))
         }
@@ -387,8 +334,7 @@ pub fn validate(configs: &BTreeMap<String, String>, broker: &BTreeMap<String, St
     // the group's over the broker-level defaults, parsed in definition order
     let mut ints: BTreeMap<&str, i64> = BTreeMap::new();
     for d in DEFS {
-        let broker_default = d.broker.filter(|_| d.broker_default).map(|b| broker_value(broker, b).to_string());
-        let raw = configs.get(d.name).cloned().or(broker_default).unwrap_or_else(|| d.default.to_string());
+        let raw = configs.get(d.name).cloned().unwrap_or_else(|| d.default_with(broker));
         if let Value::Int(n) = parse(d, &raw)? {
             ints.insert(d.name, n);
         }
@@ -480,38 +426,29 @@ pub fn describe(configs: &BTreeMap<String, String>, broker: &BTreeMap<String, St
                     source: ConfigSource::Group,
                 });
             }
-            match d.broker {
-                Some(b) => {
-                    if let Some(v) = broker_static(broker, b) {
-                        synonyms.push(Synonym {
-                            name: b.to_string(),
-                            value: Some(v.to_string()),
-                            source: ConfigSource::StaticBroker,
-                        });
-                    }
-                    if let Some((_, dflt)) = BROKER_DEFAULTS.iter().find(|(n, _)| *n == b) {
-                        synonyms.push(Synonym {
-                            name: b.to_string(),
-                            value: Some(dflt.to_string()),
-                            source: ConfigSource::Default,
-                        });
-                    }
-                }
-                None => synonyms.push(Synonym {
-                    name: d.name.to_string(),
-                    value: Some(d.default.to_string()),
-                    source: ConfigSource::Default,
-                }),
+            // the broker synonym's static setting, then its default; or,
+            // without one, the definition's default
+            let b = d.synonym();
+            if let Some(v) = b.as_deref().and_then(|b| broker_static(broker, b)) {
+                synonyms.push(Synonym {
+                    name: b.clone().unwrap_or_default(),
+                    value: Some(v.to_string()),
+                    source: ConfigSource::StaticBroker,
+                });
             }
-            let from_broker = d.broker.filter(|_| d.broker_default).map(|b| broker_value(broker, b).to_string());
-            let value = own.clone().or(from_broker).unwrap_or_else(|| d.default.to_string());
+            synonyms.push(Synonym {
+                name: b.unwrap_or_else(|| d.name.to_string()),
+                value: Some(d.default_value()),
+                source: ConfigSource::Default,
+            });
+            let value = own.clone().unwrap_or_else(|| d.default_with(broker));
             DescribedConfig {
                 name: d.name.to_string(),
                 value: Some(value),
                 given: own,
                 source: synonyms.first().map_or(ConfigSource::Default, |s| s.source),
                 synonyms,
-                config_type: type_id(d.ty),
+                config_type: type_id(d.ty()),
                 documentation: String::new(),
                 read_only: false,
                 sensitive: false,
