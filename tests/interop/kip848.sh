@@ -119,6 +119,17 @@ member 2 5 5" "$work/$n.5"
   log "$n: A read 400, B joined (A revoked two), 100 more read by both, B left, a static member joined, left for a while and came back; the group: $(paste -sd' ' "$work/$n.5")"
 }
 
+# whether a group as described (a "state ..." line and "member ..." lines, as
+# range_described and regex_described print) is one settled moment: the
+# group epoch, its target assignment epoch and every member's current and
+# target epoch are the same. (--state and --members are two requests; a
+# rebalance between them, e.g. a regular expression resolved late, would
+# pair an old group epoch with a new member epoch.)
+epochs_agree() { # FILE
+  awk '$1 == "state" { g = $4; t = $5 } $1 == "member" { m[NR] = $3 " " $4 }
+    END { if (g == "" || g != t) exit 1; for (k in m) if (m[k] != g " " g) exit 1 }' "$1"
+}
+
 # the range assignor: group cg-range of two console consumers naming it
 # (group.remote.assignor=range) on a topic of 3 partitions; once both are
 # members, the group as described (in $work/NAME.range); the consumers'
@@ -143,7 +154,7 @@ range_group() { # BOOTSTRAP NAME
       --members --verbose 2>/dev/null | awk '$1 == "cg-range" { print "member", $(NF-4), $(NF-3), $(NF-1) }' | sort
   }
   until range_described >"$work/$n.range" && [ "$(grep -c '^member' "$work/$n.range")" = 2 ] \
-    && grep -q '^state range Stable' "$work/$n.range" \
+    && grep -q '^state range Stable' "$work/$n.range" && epochs_agree "$work/$n.range" \
     && [ "$(awk '$1 == "member" { s += $2 } END { print s }' "$work/$n.range")" = 3 ]; do
     [ $i -ge 40 ] && { cat "$work/$n.range" >&2; die "$n: the range group did not settle"; }
     sleep 1; i=$((i + 1))
@@ -168,6 +179,7 @@ regex_group() { # BOOTSTRAP NAME
   kafka_java_bg "$work/$n.regex-app" "$KAFKA_LIB_DIR/RegexApp.java" "$b" cg-regex 'k848.*'
   regex_pid=$BG_PID
   until regex_described "$b" >"$work/$n.regex" && grep -q '^state uniform Stable' "$work/$n.regex" \
+    && epochs_agree "$work/$n.regex" \
     && [ "$(awk '$1 == "member" { s += $2 } END { print s }' "$work/$n.regex")" = 7 ]; do
     [ $i -ge 60 ] && { cat "$work/$n.regex" "$work/$n.regex-app" >&2; die "$n: the regex group did not settle"; }
     sleep 1; i=$((i + 1))
