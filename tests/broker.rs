@@ -1584,3 +1584,73 @@ fn topic_and_group_configs_are_altered_as_kafka_alters_them() {
     let (code, out, _) = run(&["verify", "--fail-on", "warning", b.logs.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}");
 }
+
+/// A group's configs are applied as Kafka 4.3.1 applies them: the
+/// heartbeat intervals answered (`consumer.heartbeat.interval.ms`,
+/// `share.heartbeat.interval.ms`), and a share group's
+/// `share.delivery.count.limit` (records released on their second delivery
+/// are archived, where the broker's limit of 5 would deliver them again)
+/// and `share.partition.max.record.locks` (no new batch while that many
+/// records are in flight).
+#[test]
+fn a_groups_configs_are_applied() {
+    const GROUP: i8 = 32;
+    let dir = tempfile::tempdir().unwrap();
+    let mut b = Broker::start(&dir, &["--kafka-version", "4.3", "--offsets-partitions", "1"]);
+    let mut s = b.connect();
+    create_topic(&mut s, "t");
+    let answers = alter_configs(
+        &mut s,
+        &[
+            (
+                GROUP,
+                "sg",
+                &[
+                    ("share.auto.offset.reset", 0, Some("earliest")),
+                    ("share.heartbeat.interval.ms", 0, Some("6000")),
+                    ("share.delivery.count.limit", 0, Some("2")),
+                    ("share.partition.max.record.locks", 0, Some("100")),
+                ],
+            ),
+            (GROUP, "cg", &[("consumer.heartbeat.interval.ms", 0, Some("7000"))]),
+        ],
+    );
+    assert_eq!(answers, vec![(0, None), (0, None)]);
+    // the intervals answered
+    let mut req = ConsumerGroupHeartbeatRequest::default();
+    req.group_id = GroupId(StrBytes::from_static_str("cg"));
+    req.member_id = StrBytes::from_static_str("c1");
+    req.rebalance_timeout_ms = 300_000;
+    req.subscribed_topic_names = Some(vec![name("t")]);
+    req.topic_partitions = Some(Vec::new());
+    let r = ConsumerGroupHeartbeatResponse::decode(&mut call(&mut s, 0, &req), 0).unwrap();
+    assert_eq!((r.error_code, r.heartbeat_interval_ms), (0, 7000));
+    let mut req = ShareGroupHeartbeatRequest::default();
+    req.group_id = GroupId(StrBytes::from_static_str("sg"));
+    req.member_id = StrBytes::from_static_str("m1");
+    req.subscribed_topic_names = Some(vec![name("t")]);
+    let r = ShareGroupHeartbeatResponse::decode(&mut call(&mut s, 1, &req), 1).unwrap();
+    assert_eq!((r.error_code, r.heartbeat_interval_ms), (0, 6000));
+    assert_eq!(sg_heartbeat(&mut s, "m1", r.member_epoch), (0, 3, Some(vec![0])));
+    // 150 records in three batches: the first two make 100 in flight
+    for base in [0, 50, 100] {
+        assert_eq!(produce(&mut s, batch(base, 50)).0, 0);
+    }
+    let md = MetadataResponse::decode(&mut call(&mut s, 12, &all_topics()), 12).unwrap();
+    let id = md.topics.iter().find(|t| t.name.as_ref().is_some_and(|n| n.as_str() == "t")).unwrap().topic_id;
+    assert_eq!(sg_fetch(&mut s, id, "m1", 0, &[]), (0, 0, vec![(0, 99, 1)]));
+    // released once: delivered again; released again: archived (limit 2)
+    assert_eq!(sg_fetch(&mut s, id, "m1", 1, &[(0, 99, 2)]), (0, 0, vec![(0, 99, 2)]));
+    assert_eq!(sg_fetch(&mut s, id, "m1", 2, &[(0, 99, 2)]), (0, 0, vec![(100, 149, 1)]));
+    drop(s);
+    assert_eq!(b.stop(), 0);
+    let (code, out, _) = run(&["groups", "--group", "sg", b.logs.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    // (the last state written: start offset 0 as it was before that write,
+    // 0-99 archived - done - so a lag of 50, as Kafka writes and counts it)
+    let row = |l: &str| l.split(['│', ' ']).filter(|w| !w.is_empty()).map(str::to_string).collect::<Vec<_>>();
+    assert!(
+        out.lines().any(|l| row(l).starts_with(&["sg", "t", "0", "0", "150", "50"].map(String::from))),
+        "lag 50: {out}"
+    );
+}

@@ -21,7 +21,10 @@
 #   and a record lock duration, the topic's max.message.bytes, a delivery count
 #   limit over the broker's bound refused (the same message); a console
 #   share consumer of share-early reads sh from offset 0; the group's
-#   configs (dynamic and --all) and the topic's described the same.
+#   configs (dynamic and --all) and the topic's described the same;
+#   share-limit set to share.delivery.count.limit=2: a consumer releasing
+#   every record gets each of sh's 15 twice (not 5 times), and the group's
+#   start offset and lag are described the same.
 #   3. Kafka 4.3.1 starts on logtool broker's dir and describes the same
 #      (the share group, and the group and topic configs from the
 #      ConfigRecords logtool broker wrote).
@@ -96,6 +99,19 @@ configs() { # BOOTSTRAP NAME
   [ "$(grep -c . "$work/$n.early")" = 15 ] && grep -q '^Offset:0[[:space:]]' "$work/$n.early" \
     || { cat "$work/$n.early" "$work/$n.early.err" >&2; die "$n: share-early did not read sh from its first record"; }
   cat "$work/$n.early" >>"$work/$n.configs"
+  # share-limit: share.delivery.count.limit=2 (the broker's is 5); a
+  # consumer releasing every record gets each twice, then it is archived
+  k4 $c --bootstrap-server "$b" --alter --entity-type groups --entity-name share-limit \
+    --add-config share.auto.offset.reset=earliest,share.delivery.count.limit=2 >/dev/null 2>"$work/$n.alter.err" \
+    || { cat "$work/$n.alter.err" >&2; die "$n: kafka-configs --alter of share-limit"; }
+  kafka_java "$KAFKA_LIB_DIR/ShareApp.java" "$b" sh share-limit release-all >"$work/$n.limit" 2>&1 \
+    || { tail -20 "$work/$n.limit" >&2; die "$n: ShareApp release-all"; }
+  grep '^DELIVERED' "$work/$n.limit" | sort -k2,2n -k3,3n >"$work/$n.limit-delivered"
+  [ "$(grep -c ' 2 RELEASE$' "$work/$n.limit-delivered")" = 15 ] && ! grep -q ' 3 RELEASE$' "$work/$n.limit-delivered" \
+    || { cat "$work/$n.limit-delivered" >&2; die "$n: share-limit's records were not delivered twice each"; }
+  cat "$work/$n.limit-delivered" >>"$work/$n.configs"
+  k4 org.apache.kafka.tools.consumer.group.ShareGroupCommand --bootstrap-server "$b" --describe --group share-limit \
+    --offsets 2>/dev/null | awk '$1 == "share-limit" { print $1, $2, $3, $4, $5 }' >>"$work/$n.configs"
   configs_described "$b" "$work/$n.configs-described"
 }
 
@@ -134,6 +150,7 @@ for s in delivered describe written groups configs configs-described; do
 done
 log "logtool broker and Kafka 4.3.1: the same deliveries, describe and share coordinator records:"
 sed 's/^/    /' "$work/kafka.describe" "$work/kafka.written" >&2
+log "and share-limit (share.delivery.count.limit=2): $(grep -c ' RELEASE$' "$work/kafka.configs") deliveries, each record twice, then archived ($(grep '^share-limit' "$work/kafka.configs"))"
 log "and the same group and topic configs set, refused and described, share-early reading from offset 0:"
 sed 's/^/    /' "$work/kafka.configs-described" >&2
 

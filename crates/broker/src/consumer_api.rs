@@ -124,7 +124,7 @@ fn touch(store: &mut Store, group: &str, member: &str) {
     };
     let revoking = g.is_some_and(|g| rules::revoking(g, member));
     let now = Instant::now();
-    let session = crate::after(now, millis(rules::SESSION_TIMEOUT_MS));
+    let session = crate::after(now, millis(store.consumer_timing(group).session_timeout_ms));
     let timeout = crate::after(now, millis(m.rebalance_timeout_ms.max(0)));
     let previous = store.consumer_timers.get(&key).and_then(|(_, r)| *r);
     let rebalance = revoking.then(|| previous.unwrap_or(timeout));
@@ -177,7 +177,9 @@ pub fn consumer_group_heartbeat(
     expire(&mut store, &hb.group_id);
     let image = topics(&store);
     let new_id = || logfmt::uuid::Uuid(store::random_uuid().0).to_string();
-    let outcome = rules::heartbeat(store.consumer.groups.get(&hb.group_id), &hb, &image, store::now_ms(), new_id);
+    let timing = store.consumer_timing(&hb.group_id);
+    let outcome =
+        rules::heartbeat(store.consumer.groups.get(&hb.group_id), &hb, &image, store::now_ms(), &timing, new_id);
     let (records, answer) = match outcome {
         Ok(o) => o,
         Err(e) => {

@@ -667,11 +667,11 @@ pub fn describe_configs(sh: &Shared, _version: i16, req: DescribeConfigsRequest)
             // `ConfigHelper.describeConfigs`: "" is the cluster's dynamic
             // defaults (none set here), this node's id its configs
             let name = res.resource_name.to_string();
-            let node = sh.broker_configs.get("node.id").cloned().unwrap_or_default();
+            let node = store.broker_configs.get("node.id").cloned().unwrap_or_default();
             if name == node {
                 let wanted =
                     |k: &str| res.configuration_keys.as_ref().is_none_or(|keys| keys.iter().any(|x| x.as_str() == k));
-                out.configs = logfmt::rules::config::describe_broker(&sh.broker_configs)
+                out.configs = logfmt::rules::config::describe_broker(&store.broker_configs)
                     .into_iter()
                     .filter(|c| wanted(&c.name))
                     .map(|c| described(c, req.include_synonyms, req.include_documentation))
@@ -694,7 +694,7 @@ pub fn describe_configs(sh: &Shared, _version: i16, req: DescribeConfigsRequest)
                 let set = store.group_config(&name);
                 let wanted =
                     |k: &str| res.configuration_keys.as_ref().is_none_or(|keys| keys.iter().any(|x| x.as_str() == k));
-                out.configs = logfmt::rules::group_config::describe(set, &sh.broker_configs)
+                out.configs = logfmt::rules::group_config::describe(set, &store.broker_configs)
                     .into_iter()
                     .filter(|c| wanted(&c.name))
                     .map(|c| described(c, req.include_synonyms, req.include_documentation))
@@ -747,7 +747,7 @@ pub fn incremental_alter_configs(
     for res in req.resources {
         let name = res.resource_name.to_string();
         let dup = seen.get(&(res.resource_type, name.clone())).copied().unwrap_or(0) > 1;
-        let outcome = alter_one(&mut store, &sh.broker_configs, kafka4, dup, &res, req.validate_only);
+        let outcome = alter_one(&mut store, kafka4, dup, &res, req.validate_only);
         let mut out = AlterConfigsResourceResponse::default();
         out.resource_type = res.resource_type;
         out.resource_name = res.resource_name;
@@ -766,7 +766,6 @@ pub fn incremental_alter_configs(
 /// [`incremental_alter_configs`]); `duplicate`: the request names it twice.
 fn alter_one(
     store: &mut store::Store,
-    broker: &BTreeMap<String, String>,
     kafka4: bool,
     duplicate: bool,
     res: &kafka_protocol::messages::incremental_alter_configs_request::AlterConfigsResource,
@@ -804,7 +803,7 @@ fn alter_one(
         })?;
         ops.push((c.name.to_string(), op, c.value.as_ref().map(|v| v.to_string())));
     }
-    store.alter_configs(res.resource_type, res.resource_name.as_str(), &ops, broker, validate_only)
+    store.alter_configs(res.resource_type, res.resource_name.as_str(), &ops, validate_only)
 }
 
 /// DeleteRecords: each partition's log start moves (`low_watermark`).

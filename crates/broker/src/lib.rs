@@ -122,9 +122,6 @@ pub struct Shared {
     advertised: SocketAddr,
     auto_create: bool,
     default_partitions: i32,
-    /// What a Kafka broker would hold in its server.properties to run as
-    /// this one does (DescribeConfigs of the broker: STATIC_BROKER_CONFIG).
-    broker_configs: std::collections::BTreeMap<String, String>,
     /// The cluster is a Kafka 4.x one (its log dir's `metadata.version`):
     /// the versions transaction version 2 uses are advertised.
     kafka4: bool,
@@ -178,6 +175,7 @@ pub fn run(config: &Config, ready: impl FnOnce(SocketAddr)) -> Result<(), Broker
         let (mut store, _lock) = opened?;
         store.set_transaction_partitions(config.transaction_partitions);
         let advertised = listener.local_addr()?;
+        store.set_broker_configs(broker_configs(config, dir, advertised));
         let kafka4 = store.kafka_version == logfmt::rules::config::Version::Kafka4;
         let sh = Arc::new(Shared {
             kafka4,
@@ -192,7 +190,6 @@ pub fn run(config: &Config, ready: impl FnOnce(SocketAddr)) -> Result<(), Broker
             advertised,
             auto_create: config.auto_create_topics,
             default_partitions: config.partitions,
-            broker_configs: broker_configs(config, dir, advertised),
         });
         ready(advertised);
         let mut connections = tokio::task::JoinSet::new();

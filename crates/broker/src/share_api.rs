@@ -242,12 +242,6 @@ fn reset_offset(store: &mut Store, key: &SharePartitionKey, name: &str) -> Resul
     }
 }
 
-/// How long `group`'s records stay acquired
-/// (`rules::group_config::record_lock_duration_ms`).
-fn lock_duration_ms(store: &Store, group: &str, broker: &std::collections::BTreeMap<String, String>) -> i64 {
-    logfmt::rules::group_config::record_lock_duration_ms(store.group_config(group), broker)
-}
-
 /// Write a share partition's change; a failure is told.
 fn persist(store: &mut Store, key: &SharePartitionKey, w: &Write) -> i16 {
     match write_state(store, key, w, None) {
@@ -264,8 +258,9 @@ fn persist(store: &mut Store, key: &SharePartitionKey, w: &Write) -> i16 {
 fn release(store: &mut Store, group: &str, member: Option<&str>) {
     let now = store::now_ms();
     let keys: Vec<SharePartitionKey> = store.share_partitions.keys().filter(|k| k.0 == group).cloned().collect();
+    let limits = store.share_limits(group);
     for key in keys {
-        let w = store.share_partitions.get_mut(&key).and_then(|p| p.release(member, now));
+        let w = store.share_partitions.get_mut(&key).and_then(|p| p.release(member, now, &limits));
         if let Some(w) = w {
             persist(store, &key, &w);
         }
@@ -363,7 +358,9 @@ pub fn share_group_heartbeat(
     }
     expire(&mut store, &hb.group_id);
     let image = topics(&store);
-    let outcome = match rules::heartbeat(store.consumer.groups.get(&hb.group_id), &hb, &image, store::now_ms()) {
+    let timing = store.share_timing(&hb.group_id);
+    let outcome = match rules::heartbeat(store.consumer.groups.get(&hb.group_id), &hb, &image, store::now_ms(), &timing)
+    {
         Ok(o) => o,
         Err(e) => {
             refuse(&mut r, e);
@@ -379,7 +376,7 @@ pub fn share_group_heartbeat(
         store.share_timers.remove(&key);
         leave(&mut store, &hb.group_id, &hb.member_id);
     } else {
-        let session = Duration::from_millis(rules::SESSION_TIMEOUT_MS.unsigned_abs().into());
+        let session = Duration::from_millis(timing.session_timeout_ms.unsigned_abs().into());
         store.share_timers.insert(key, crate::after(Instant::now(), session));
     }
     if !outcome.initialize.is_empty() {
@@ -545,8 +542,9 @@ fn acknowledge(
 ) -> i16 {
     let Some(name) = topic_name(store, tid) else { return E::UnknownTopicId.code() };
     let key = (group.to_string(), tid.to_string(), p);
+    let limits = store.share_limits(group);
     let result = match load(store, &key, &name) {
-        Ok(part) => part.acknowledge(member, batches),
+        Ok(part) => part.acknowledge(member, batches, &limits),
         Err(code) => return code,
     };
     match result {
@@ -640,8 +638,7 @@ pub async fn share_fetch(sh: &Shared, req: ShareFetchRequest) -> (ShareFetchResp
     let mut r = ShareFetchResponse::default();
     let group = req.group_id.as_ref().map(|g| g.as_str().to_string()).unwrap_or_default();
     // (KafkaApis: the group's record lock duration, else the broker's)
-    r.acquisition_lock_timeout_ms =
-        i32::try_from(lock_duration_ms(&sh.lock(), &group, &sh.broker_configs)).unwrap_or(i32::MAX);
+    r.acquisition_lock_timeout_ms = i32::try_from(sh.lock().share_limits(&group).lock_ms).unwrap_or(i32::MAX);
     let member = req.member_id.as_ref().map(ToString::to_string).unwrap_or_default();
     if group.is_empty() || member.is_empty() {
         r.error_code = E::InvalidRequest.code();
@@ -749,7 +746,7 @@ fn acquire(
 ) -> Vec<Fetched> {
     let mut store = sh.lock();
     release(&mut store, group, None);
-    let lock_ms = lock_duration_ms(&store, group, &sh.broker_configs);
+    let limits = store.share_limits(group);
     let mut out = Vec::new();
     let (mut bytes_left, mut records_left) = (max_bytes, max_records);
     for (tid, p) in wanted {
@@ -760,7 +757,7 @@ fn acquire(
         let leader_epoch = store.leader_epoch(&name, *p).unwrap_or(-1);
         let key = (group.to_string(), tid.clone(), *p);
         let offset = match load(&mut store, &key, &name) {
-            Ok(part) if records_left > 0 && bytes_left > 0 && part.can_acquire() => part.fetch_offset(),
+            Ok(part) if records_left > 0 && bytes_left > 0 && part.can_acquire(&limits) => part.fetch_offset(),
             Ok(_) => {
                 out.push((tid.clone(), *p, (0, leader_epoch), Vec::new(), Vec::new()));
                 continue;
@@ -781,7 +778,7 @@ fn acquire(
         let ranges = store::batch_ranges(&data);
         let batches: Vec<(i64, i64)> = ranges.iter().map(|(b, l, _)| (*b, *l)).collect();
         let acquired = match store.share_partitions.get_mut(&key) {
-            Some(part) => part.acquire(member, &batches, records_left, store::now_ms(), lock_ms),
+            Some(part) => part.acquire(member, &batches, records_left, store::now_ms(), &limits),
             None => Vec::new(),
         };
         let count: i64 = acquired.iter().map(|(f, l, _)| l.saturating_sub(*f).saturating_add(1)).sum();

@@ -19,7 +19,6 @@ use std::path::{Path, PathBuf};
 use kmsg::records::{PartitionChangeRecord, RemoveTopicRecord};
 use logfmt::batch::Framing;
 use logfmt::rules::config::{self as config_rules, Version};
-use logfmt::rules::consumer_group;
 use logfmt::rules::producer::AppendCheck;
 use logfmt::uuid::Uuid;
 use logwrite::write::logdir::{self, Cluster, LogDirWriter, Node, Placement, Shutdown, Topic};
@@ -104,6 +103,11 @@ pub struct Store {
     /// type GROUP in the metadata log; `rules::group_config`): see
     /// [`Store::group_config`].
     group_configs: BTreeMap<String, BTreeMap<String, String>>,
+    /// What a Kafka broker would hold in its server.properties to run as
+    /// this one does (DescribeConfigs of the broker: STATIC_BROKER_CONFIG;
+    /// the `group.*` defaults a group's configs fall back to): see
+    /// [`Store::set_broker_configs`].
+    pub broker_configs: BTreeMap<String, String>,
     /// `offsets.topic.num.partitions`.
     offsets_partitions: i32,
     /// The transaction coordinator's transactional ids.
@@ -200,6 +204,7 @@ impl Store {
             share_partitions: BTreeMap::new(),
             share_sessions: BTreeMap::new(),
             group_configs: BTreeMap::new(),
+            broker_configs: BTreeMap::new(),
             offsets_partitions,
             storage_failing: false,
             txns: BTreeMap::new(),
@@ -302,7 +307,6 @@ impl Store {
             .map_or(offsets_partitions, |t| i32::try_from(t.topic.partitions.len()).unwrap_or(offsets_partitions));
         let (groups, consumer) = load_groups(dir, topics.get(OFFSETS_TOPIC), &limits)?;
         // the members loaded have a session from now (`onLoaded`)
-        let (consumer_timers, share_timers) = sessions_of(&consumer);
         let share = match topics.get(SHARE_STATE_TOPIC) {
             Some(t) => {
                 logfmt::rules::groups::ShareStates::load(&open_partitions(dir, t, &limits)?, &limits, &mut |_| {})?
@@ -324,8 +328,9 @@ impl Store {
             next_producer_id: meta.next_producer_id.unwrap_or(0).max(0),
             groups,
             consumer,
-            consumer_timers,
-            share_timers,
+            // (the members' sessions: `set_broker_configs`, before serving)
+            consumer_timers: BTreeMap::new(),
+            share_timers: BTreeMap::new(),
             share,
             share_partitions: BTreeMap::new(),
             share_sessions: BTreeMap::new(),
@@ -335,6 +340,7 @@ impl Store {
                 .filter(|((t, _), c)| *t == logfmt::rules::group_config::RESOURCE_GROUP && !c.is_empty())
                 .map(|((_, name), c)| (name.clone(), c.clone()))
                 .collect(),
+            broker_configs: BTreeMap::new(),
             offsets_partitions,
             storage_failing: false,
             txns,
@@ -372,6 +378,15 @@ impl Store {
 
     /// `transaction.state.log.num.partitions` for `__transaction_state`
     /// when it is made (an existing one keeps its count).
+    /// The broker's configs (as its server.properties would hold them),
+    /// set once before it serves: the sessions of the members loaded start
+    /// now, each for its group's session timeout under them (`onLoaded`).
+    pub fn set_broker_configs(&mut self, configs: BTreeMap<String, String>) {
+        self.broker_configs = configs;
+        (self.consumer_timers, self.share_timers) =
+            sessions_of(&self.consumer, &self.group_configs, &self.broker_configs);
+    }
+
     pub fn set_transaction_partitions(&mut self, n: i32) {
         if !self.topics.contains_key(TRANSACTION_TOPIC) {
             self.transaction_partitions = n.max(1);
@@ -498,6 +513,24 @@ impl Store {
         self.group_configs.get(group).unwrap_or(&NONE)
     }
 
+    /// The session timeout and heartbeat interval of consumer group
+    /// `group`'s members (`rules::group_config::Timing::consumer`).
+    pub fn consumer_timing(&self, group: &str) -> logfmt::rules::group_config::Timing {
+        logfmt::rules::group_config::Timing::consumer(self.group_config(group), &self.broker_configs)
+    }
+
+    /// The session timeout and heartbeat interval of share group
+    /// `group`'s members (`rules::group_config::Timing::share`).
+    pub fn share_timing(&self, group: &str) -> logfmt::rules::group_config::Timing {
+        logfmt::rules::group_config::Timing::share(self.group_config(group), &self.broker_configs)
+    }
+
+    /// What share group `group`'s configs set for its share partitions
+    /// (`rules::group_config::share_limits`).
+    pub fn share_limits(&self, group: &str) -> logfmt::rules::share_partition::Limits {
+        logfmt::rules::group_config::share_limits(self.group_config(group), &self.broker_configs)
+    }
+
     /// IncrementalAlterConfigs of one topic or group, as Kafka's controller
     /// runs it (`ConfigurationControlManager.incrementalAlterConfigResource`,
     /// `ControllerConfigurationValidator`): the changes the ops make
@@ -512,7 +545,6 @@ impl Store {
         resource_type: i8,
         name: &str,
         ops: &[(String, config_rules::AlterOp, Option<String>)],
-        broker: &BTreeMap<String, String>,
         validate_only: bool,
     ) -> Result<(), (i16, String)> {
         use kafka_protocol::ResponseError as E;
@@ -542,7 +574,7 @@ impl Store {
             ));
         }
         if is_group {
-            group_config::validate(&after, broker).map_err(|e| invalid(e.message))?;
+            group_config::validate(&after, &self.broker_configs).map_err(|e| invalid(e.message))?;
         } else {
             config_rules::validate(&after, self.kafka_version).map_err(|e| invalid(e.message))?;
             if !self.topics.contains_key(name) {
@@ -1028,11 +1060,18 @@ fn open_partitions(
 }
 
 /// The sessions of the members of the groups loaded: each runs from now
-/// (`onLoaded`), a consumer group member's and a share group member's.
+/// (`onLoaded`) for its group's session timeout (`configs`: the groups'
+/// dynamic configs, over the broker's `broker`), a consumer group member's
+/// and a share group member's.
 fn sessions_of(
     groups: &logfmt::rules::groups::Groups,
+    configs: &BTreeMap<String, BTreeMap<String, String>>,
+    broker: &BTreeMap<String, String>,
 ) -> (ConsumerTimers, BTreeMap<(String, String), std::time::Instant>) {
+    use logfmt::rules::group_config::Timing;
     use logfmt::rules::groups::GroupType;
+    let none = BTreeMap::new();
+    let of = |g: &str| configs.get(g).unwrap_or(&none);
     let now = std::time::Instant::now();
     let members = |t: GroupType| {
         groups
@@ -1043,10 +1082,16 @@ fn sessions_of(
     };
     let ms = |ms: i32| std::time::Duration::from_millis(ms.unsigned_abs().into());
     let consumer = members(GroupType::Consumer)
-        .map(|k| (k, (crate::after(now, ms(consumer_group::SESSION_TIMEOUT_MS)), None)))
+        .map(|k| {
+            let session = Timing::consumer(of(&k.0), broker).session_timeout_ms;
+            (k, (crate::after(now, ms(session)), None))
+        })
         .collect();
     let share = members(GroupType::Share)
-        .map(|k| (k, crate::after(now, ms(logfmt::rules::share_group::SESSION_TIMEOUT_MS))))
+        .map(|k| {
+            let session = Timing::share(of(&k.0), broker).session_timeout_ms;
+            (k, crate::after(now, ms(session)))
+        })
         .collect();
     (consumer, share)
 }

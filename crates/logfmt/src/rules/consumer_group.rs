@@ -52,6 +52,7 @@ use kmsg::records::consumer_group_current_member_assignment_value::TopicPartitio
 use kmsg::records::consumer_group_target_assignment_member_value::TopicPartition as TargetPartitions;
 use kmsg::records::*;
 
+use super::group_config::Timing;
 use super::groups::{Group, GroupType, Member, ResolvedRegex};
 
 /// Error codes the coordinator answers with (`Errors`).
@@ -80,10 +81,6 @@ pub mod code {
     pub const STALE_MEMBER_EPOCH: i16 = 113;
 }
 
-/// `group.consumer.heartbeat.interval.ms` (Kafka's default).
-pub const HEARTBEAT_INTERVAL_MS: i32 = 5_000;
-/// `group.consumer.session.timeout.ms` (Kafka's default).
-pub const SESSION_TIMEOUT_MS: i32 = 45_000;
 /// The server-side assignors (`group.consumer.assignors`, Kafka's default
 /// `uniform,range`).
 pub const ASSIGNORS: &[&str] = &["uniform", "range"];
@@ -1015,13 +1012,15 @@ impl M {
 }
 
 /// A heartbeat (join, heartbeat or leave) of `group` (None: no consumer
-/// group of that id yet) at `now_ms`, with `topics` as the metadata image
-/// and `new_id` making a member id where the request has none.
+/// group of that id yet) at `now_ms`, with `topics` as the metadata image,
+/// `new_id` making a member id where the request has none and `timing` the
+/// group's (`Timing::consumer`: its heartbeat interval is answered).
 pub fn heartbeat(
     group: Option<&Group>,
     hb: &Heartbeat,
     topics: &Topics,
     now_ms: i64,
+    timing: &Timing,
     new_id: impl FnOnce() -> String,
 ) -> Result<Outcome, Refused> {
     if let Some(g) = group
@@ -1093,7 +1092,7 @@ pub fn heartbeat(
     let answer = Answer {
         member_id,
         member_epoch: reconciled.epoch,
-        heartbeat_interval_ms: HEARTBEAT_INTERVAL_MS,
+        heartbeat_interval_ms: timing.heartbeat_interval_ms,
         assignment,
         resolve_regexes,
     };
@@ -1253,7 +1252,8 @@ mod tests {
 
     /// Send, replay what it wrote, return the answer.
     fn send(gs: &mut Groups, h: &Heartbeat) -> Answer {
-        let (records, answer) = heartbeat(gs.groups.get("g"), h, &topics(), 1, String::new).unwrap();
+        let (records, answer) =
+            heartbeat(gs.groups.get("g"), h, &topics(), 1, &Timing::default(), String::new).unwrap();
         for r in records {
             gs.replay(r, (0, 0));
         }
@@ -1286,7 +1286,9 @@ mod tests {
         assert_eq!(gs.groups["g"].state(), "Stable");
         // a stale epoch is fenced; leaving bumps the epoch
         assert_eq!(
-            heartbeat(gs.groups.get("g"), &hb("a", 1, None), &topics(), 1, String::new).unwrap_err().code,
+            heartbeat(gs.groups.get("g"), &hb("a", 1, None), &topics(), 1, &Timing::default(), String::new)
+                .unwrap_err()
+                .code,
             code::FENCED_MEMBER_EPOCH
         );
         send(&mut gs, &hb("a", LEAVE_EPOCH, None));
@@ -1313,7 +1315,9 @@ mod tests {
         let g = &gs.groups["g"];
         assert_eq!((g.generation, g.members.len(), g.state()), (2, 1, "Stable"));
         assert!(g.targets.contains_key("b") && !g.targets.contains_key("a"));
-        let refused = heartbeat(gs.groups.get("g"), &with_instance("c", 0), &topics(), 1, String::new).unwrap_err();
+        let refused =
+            heartbeat(gs.groups.get("g"), &with_instance("c", 0), &topics(), 1, &Timing::default(), String::new)
+                .unwrap_err();
         assert_eq!(refused.code, code::UNRELEASED_INSTANCE_ID);
     }
 
@@ -1349,7 +1353,8 @@ mod tests {
         assert_eq!((a2.member_epoch, parts(&a2)), (bumped, vec![0, 1, 2, 3]));
         assert!(!a2.resolve_regexes, "resolved within 10 s: not again");
         let bad = Heartbeat { subscribed_topic_regex: Some("t(".into()), ..by_regex(0, None) };
-        let refused = heartbeat(None, &Heartbeat { member_id: "b".into(), ..bad }, &topics(), 1, String::new);
+        let refused =
+            heartbeat(None, &Heartbeat { member_id: "b".into(), ..bad }, &topics(), 1, &Timing::default(), String::new);
         assert_eq!(refused.unwrap_err().code, code::INVALID_REGULAR_EXPRESSION);
         send(&mut gs, &hb("a", LEAVE_EPOCH, None));
         assert!(gs.groups["g"].regexes.is_empty(), "the last subscriber left");

@@ -12,6 +12,14 @@
 //!   (GROUP_CONFIG, STATIC_BROKER_CONFIG or DEFAULT_CONFIG) and synonyms.
 //! * [`ShareAutoOffsetReset`]: `share.auto.offset.reset`, where a share
 //!   partition without state starts (`SharePartition.startOffsetDuringInitialization`).
+//! * Applied: [`Timing`] (the session timeout and heartbeat interval of a
+//!   consumer or share group's members) and [`share_limits`] (a share
+//!   partition's delivery count limit, record locks and lock duration):
+//!   the group's setting, else the broker's `group.<name>`, read at each use
+//!   as Kafka reads them. Stored and described but not applied:
+//!   `consumer.assignment.interval.ms`, `share.assignment.interval.ms`,
+//!   `share.isolation.level`, `share.renew.acknowledge.enable` and the
+//!   `streams.*` configs (logtool broker has no streams groups).
 //!
 //! The group's configs are `ConfigRecord`s of resource type GROUP (32) in the
 //! metadata log; `logtool broker` writes and reads them there.
@@ -19,6 +27,7 @@
 use std::collections::BTreeMap;
 
 use super::config::{ConfigError, ConfigSource, DescribedConfig, Synonym};
+use super::share_partition::Limits;
 
 /// `ConfigResource.Type.GROUP`.
 pub const RESOURCE_GROUP: i8 = 32;
@@ -467,15 +476,82 @@ pub fn share_auto_offset_reset(configs: &BTreeMap<String, String>) -> ShareAutoO
         .unwrap_or(ShareAutoOffsetReset::Latest)
 }
 
+/// A group's int config as the coordinator reads it
+/// (`GroupConfigManager.groupConfig(id).map(GroupConfig::x).orElse(config.x)`,
+/// `ShareGroupConfigProvider.xOrDefault`): the group's setting, else the
+/// broker's `group.<name>` (its static setting, else Kafka's default).
+/// `name` is one of the group configs with a broker synonym.
+fn group_int(configs: &BTreeMap<String, String>, broker: &BTreeMap<String, String>, name: &str) -> i64 {
+    configs
+        .get(name)
+        .and_then(|v| v.trim().parse::<i32>().ok())
+        .map_or_else(|| broker_value(broker, &format!("group.{name}")), i64::from)
+}
+
+fn group_i32(configs: &BTreeMap<String, String>, broker: &BTreeMap<String, String>, name: &str) -> i32 {
+    i32::try_from(group_int(configs, broker, name)).unwrap_or(i32::MAX)
+}
+
 /// How long a share group's records stay acquired
 /// (`ShareGroupConfigProvider.recordLockDurationMsOrDefault`): the
 /// group's `share.record.lock.duration.ms`, else the broker's
 /// `group.share.record.lock.duration.ms` (30 s unless set).
 pub fn record_lock_duration_ms(configs: &BTreeMap<String, String>, broker: &BTreeMap<String, String>) -> i64 {
-    configs
-        .get("share.record.lock.duration.ms")
-        .and_then(|v| v.trim().parse::<i32>().ok())
-        .map_or_else(|| broker_value(broker, "group.share.record.lock.duration.ms"), i64::from)
+    group_int(configs, broker, "share.record.lock.duration.ms")
+}
+
+/// The timing a group's members heartbeat by, from its configs
+/// (`GroupMetadataManager.consumerGroupSessionTimeoutMs`,
+/// `consumerGroupHeartbeatIntervalMs`, `shareGroupSessionTimeoutMs`,
+/// `shareGroupHeartbeatIntervalMs`): read at each heartbeat, so a change
+/// holds from the members' next one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timing {
+    /// A member not heard from for this long is fenced.
+    pub session_timeout_ms: i32,
+    /// What the heartbeat answer tells the member.
+    pub heartbeat_interval_ms: i32,
+}
+
+impl std::default::Default for Timing {
+    /// Kafka's defaults, for either group type (45 s, 5 s).
+    fn default() -> Timing {
+        Timing::consumer(&BTreeMap::new(), &BTreeMap::new())
+    }
+}
+
+impl Timing {
+    /// A consumer group's (`consumer.session.timeout.ms`,
+    /// `consumer.heartbeat.interval.ms`).
+    pub fn consumer(configs: &BTreeMap<String, String>, broker: &BTreeMap<String, String>) -> Timing {
+        Timing {
+            session_timeout_ms: group_i32(configs, broker, "consumer.session.timeout.ms"),
+            heartbeat_interval_ms: group_i32(configs, broker, "consumer.heartbeat.interval.ms"),
+        }
+    }
+
+    /// A share group's (`share.session.timeout.ms`,
+    /// `share.heartbeat.interval.ms`).
+    pub fn share(configs: &BTreeMap<String, String>, broker: &BTreeMap<String, String>) -> Timing {
+        Timing {
+            session_timeout_ms: group_i32(configs, broker, "share.session.timeout.ms"),
+            heartbeat_interval_ms: group_i32(configs, broker, "share.heartbeat.interval.ms"),
+        }
+    }
+}
+
+/// What a share group's configs say of its share partitions
+/// (`SharePartition.maxDeliveryCount`, `maxInFlightRecords`,
+/// `recordLockDurationMsOrDefault`): `share.delivery.count.limit`,
+/// `share.partition.max.record.locks` and `share.record.lock.duration.ms`,
+/// each the group's, else the broker's.
+pub fn share_limits(configs: &BTreeMap<String, String>, broker: &BTreeMap<String, String>) -> Limits {
+    Limits {
+        delivery_count_limit: i16::try_from(group_int(configs, broker, "share.delivery.count.limit"))
+            .unwrap_or(i16::MAX),
+        max_in_flight: group_int(configs, broker, "share.partition.max.record.locks"),
+        lock_ms: record_lock_duration_ms(configs, broker),
+    }
 }
 
 #[cfg(test)]
@@ -572,5 +648,28 @@ mod tests {
         let broker = map(&[("group.share.record.lock.duration.ms", "40000")]);
         assert_eq!(record_lock_duration_ms(&none, &broker), 40_000);
         assert_eq!(record_lock_duration_ms(&map(&[("share.record.lock.duration.ms", "20000")]), &broker), 20_000);
+    }
+
+    #[test]
+    fn timing_and_share_limits_are_the_groups_else_the_brokers() {
+        let none = BTreeMap::new();
+        assert_eq!(Timing::default(), Timing { session_timeout_ms: 45_000, heartbeat_interval_ms: 5_000 });
+        assert_eq!(share_limits(&none, &none), Limits::default());
+        let group = map(&[
+            ("consumer.heartbeat.interval.ms", "7000"),
+            ("share.session.timeout.ms", "50000"),
+            ("share.delivery.count.limit", "2"),
+        ]);
+        let broker =
+            map(&[("group.share.heartbeat.interval.ms", "6000"), ("group.share.partition.max.record.locks", "300")]);
+        assert_eq!(
+            Timing::consumer(&group, &broker),
+            Timing { session_timeout_ms: 45_000, heartbeat_interval_ms: 7_000 }
+        );
+        assert_eq!(Timing::share(&group, &broker), Timing { session_timeout_ms: 50_000, heartbeat_interval_ms: 6_000 });
+        assert_eq!(
+            share_limits(&group, &broker),
+            Limits { delivery_count_limit: 2, max_in_flight: 300, lock_ms: 30_000 }
+        );
     }
 }

@@ -53,12 +53,9 @@ use kmsg::records::share_group_target_assignment_member_value::TopicPartition as
 use kmsg::records::*;
 
 use super::consumer_group::{Refused, Topics, code, metadata_hash};
+use super::group_config::Timing;
 use super::groups::{Group, GroupType, Member};
 
-/// `group.share.heartbeat.interval.ms` (Kafka's default).
-pub const HEARTBEAT_INTERVAL_MS: i32 = 5_000;
-/// `group.share.session.timeout.ms` (Kafka's default).
-pub const SESSION_TIMEOUT_MS: i32 = 45_000;
 /// `group.share.max.size` (Kafka's default).
 pub const MAX_SIZE: usize = 200;
 /// The share group assignor (`SimpleAssignor`), as describe names it.
@@ -554,8 +551,15 @@ fn member_of(group: Option<&Group>, existing: Option<&Member>, hb: &Heartbeat) -
 
 /// A heartbeat: a join, a heartbeat (`shareGroupHeartbeat`) or a leave
 /// (member epoch -1, `shareGroupLeave`), at `now_ms` (a new target
-/// assignment's timestamp).
-pub fn heartbeat(group: Option<&Group>, hb: &Heartbeat, topics: &Topics, now_ms: i64) -> Result<Outcome, Refused> {
+/// assignment's timestamp), `timing` the group's (`Timing::share`: its
+/// heartbeat interval is answered).
+pub fn heartbeat(
+    group: Option<&Group>,
+    hb: &Heartbeat,
+    topics: &Topics,
+    now_ms: i64,
+    timing: &Timing,
+) -> Result<Outcome, Refused> {
     validate(hb)?;
     if let Some(g) = group
         && g.group_type != GroupType::Share
@@ -653,7 +657,7 @@ pub fn heartbeat(group: Option<&Group>, hb: &Heartbeat, topics: &Topics, now_ms:
     let answer = Answer {
         member_id: hb.member_id.clone(),
         member_epoch: updated.epoch,
-        heartbeat_interval_ms: HEARTBEAT_INTERVAL_MS,
+        heartbeat_interval_ms: timing.heartbeat_interval_ms,
         assignment: full.then(|| list_of(&updated.assigned)),
     };
     // 5. the partitions to initialize
@@ -782,7 +786,7 @@ mod tests {
     fn a_member_is_assigned_once_the_share_state_is_initialized() {
         let mut groups = Groups::default();
         let t = topics();
-        let o = heartbeat(None, &join("m1"), &t, 0).unwrap();
+        let o = heartbeat(None, &join("m1"), &t, 0, &Timing::default()).unwrap();
         let kinds: Vec<&str> = o
             .records
             .iter()
@@ -808,14 +812,14 @@ mod tests {
         assert_eq!(g.share_partitions.len(), 1);
         assert!(g.share_initializing.is_empty());
         let hb = Heartbeat { member_epoch: 2, subscribed_topic_names: None, ..join("m1") };
-        let o = heartbeat(Some(g), &hb, &t, 0).unwrap();
+        let o = heartbeat(Some(g), &hb, &t, 0, &Timing::default()).unwrap();
         assert_eq!(o.answer.member_epoch, 3);
         assert_eq!(o.answer.assignment, Some(vec![("AAAAAAAAAAAAAAAAAAAAAQ".to_string(), vec![0, 1, 2])]));
         assert!(o.initialize.is_empty());
         replay(&mut groups, o.records);
         // a second member: the partitions are split 2 and 1
         let g = groups.groups.get("g").unwrap();
-        let o = heartbeat(Some(g), &join("m2"), &t, 0).unwrap();
+        let o = heartbeat(Some(g), &join("m2"), &t, 0, &Timing::default()).unwrap();
         assert_eq!(o.answer.member_epoch, 4);
         replay(&mut groups, o.records);
         let g = groups.groups.get("g").unwrap();
@@ -824,7 +828,7 @@ mod tests {
         assert!(sizes.contains(&1) && sizes.contains(&2), "{sizes:?}");
         // the first member leaves: tombstones and a bump
         let leave = Heartbeat { member_epoch: LEAVE_EPOCH, subscribed_topic_names: None, ..join("m1") };
-        let o = heartbeat(Some(g), &leave, &t, 0).unwrap();
+        let o = heartbeat(Some(g), &leave, &t, 0, &Timing::default()).unwrap();
         assert_eq!(o.records.len(), 4);
         assert_eq!(o.answer.member_epoch, LEAVE_EPOCH);
         replay(&mut groups, o.records);
@@ -835,12 +839,12 @@ mod tests {
     fn a_stale_epoch_is_fenced() {
         let mut groups = Groups::default();
         let t = topics();
-        replay(&mut groups, heartbeat(None, &join("m1"), &t, 0).unwrap().records);
+        replay(&mut groups, heartbeat(None, &join("m1"), &t, 0, &Timing::default()).unwrap().records);
         let g = groups.groups.get("g").unwrap();
         let hb = Heartbeat { member_epoch: 7, ..join("m1") };
-        assert_eq!(heartbeat(Some(g), &hb, &t, 0).unwrap_err().code, code::FENCED_MEMBER_EPOCH);
+        assert_eq!(heartbeat(Some(g), &hb, &t, 0, &Timing::default()).unwrap_err().code, code::FENCED_MEMBER_EPOCH);
         let hb = Heartbeat { member_epoch: 0, subscribed_topic_names: None, ..join("m1") };
-        assert_eq!(heartbeat(Some(g), &hb, &t, 0).unwrap_err().code, code::INVALID_REQUEST);
+        assert_eq!(heartbeat(Some(g), &hb, &t, 0, &Timing::default()).unwrap_err().code, code::INVALID_REQUEST);
     }
 
     #[test]

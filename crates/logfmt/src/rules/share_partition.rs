@@ -4,15 +4,21 @@
 //! `PersisterStateBatchCombiner`).
 //!
 //! Records from the start offset on are in flight: acquired by a member
-//! (for the lock duration the caller gives, the group's
-//! `share.record.lock.duration.ms` or else the broker's
-//! `group.share.record.lock.duration.ms` as
-//! `group_config::record_lock_duration_ms` says; with a delivery count),
-//! available again (released, or their lock ran out), or done -
-//! acknowledged (accepted) or archived (rejected, a gap, or delivered
-//! `group.share.delivery.count.limit` times). The start offset moves past
-//! the leading records that are done; at most
-//! `group.share.partition.max.record.locks` records past it are in flight.
+//! (for the lock duration, with a delivery count), available again
+//! (released, or their lock ran out), or done - acknowledged (accepted) or
+//! archived (rejected, a gap, or delivered as often as the delivery count
+//! limit allows). The start offset moves past the leading records that are
+//! done; at most the record-lock limit's records past it are in flight.
+//! The three limits are the caller's [`Limits`]: the group's
+//! `share.record.lock.duration.ms`, `share.delivery.count.limit` and
+//! `share.partition.max.record.locks`, else the broker's `group.share.*`
+//! (`group_config::share_limits`), read at each use as Kafka reads them.
+//!
+//! Not modelled: Kafka 4.3.1's isolation of records near the delivery
+//! limit (`acquireSubsetBatchRecords`: with a limit over 2, a record on
+//! its last delivery goes alone, and records delivered at least half the
+//! limit's times come in halving runs). A batch released over and over is
+//! here delivered whole each time.
 //!
 //! What is persisted is what Kafka writes: the start offset, the leader
 //! epoch, the state batches (first offset, last offset, delivery state
@@ -23,7 +29,7 @@
 //!
 //! Invariants: every tracked offset is at or past `start_offset` and
 //! before `next_offset`; nothing here allocates per offset more than
-//! [`MAX_IN_FLIGHT`] records past the start plus what one fetched batch
+//! [`MAX_IN_FLIGHT_BOUND`] records past the start plus what one fetched batch
 //! holds, or, loading, [`MAX_LOADED_OFFSETS`].
 
 use std::collections::BTreeMap;
@@ -37,6 +43,42 @@ pub const MAX_IN_FLIGHT: i64 = 2_000;
 /// The most offsets a loaded state's batches are expanded to; a state
 /// that names more is not one a broker wrote.
 pub const MAX_LOADED_OFFSETS: i64 = 1_000_000;
+/// What a share group's configs set for its partitions
+/// (`group_config::share_limits`; Kafka's defaults by `Default`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// `share.delivery.count.limit`: a record released (or whose lock ran
+    /// out) after this many deliveries is archived.
+    pub delivery_count_limit: i16,
+    /// `share.partition.max.record.locks`: at most this many records past
+    /// the start offset are in flight (at most [`MAX_IN_FLIGHT_BOUND`]).
+    pub max_in_flight: i64,
+    /// `share.record.lock.duration.ms`: how long an acquired record stays
+    /// acquired.
+    pub lock_ms: i64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            delivery_count_limit: DELIVERY_COUNT_LIMIT,
+            max_in_flight: MAX_IN_FLIGHT,
+            lock_ms: RECORD_LOCK_DURATION_MS,
+        }
+    }
+}
+
+impl Limits {
+    /// The in-flight limit, within what any broker allows.
+    fn in_flight(&self) -> i64 {
+        self.max_in_flight.clamp(1, MAX_IN_FLIGHT_BOUND)
+    }
+}
+
+/// The most records in flight a group's `share.partition.max.record.locks`
+/// can ask for (`group.share.max.partition.max.record.locks`' own upper
+/// bound, `ShareGroupConfig`: 10000).
+pub const MAX_IN_FLIGHT_BOUND: i64 = 10_000;
 /// `PartitionFactory.UNINITIALIZED_START_OFFSET`.
 pub const UNINITIALIZED: i64 = -1;
 
@@ -168,17 +210,18 @@ impl SharePartition {
     }
 
     /// Whether more records may be acquired: some in flight are
-    /// available, or fewer than [`MAX_IN_FLIGHT`] are past the start.
-    pub fn can_acquire(&self) -> bool {
+    /// available, or fewer than the limit's records are past the start.
+    pub fn can_acquire(&self, limits: &Limits) -> bool {
         self.records.values().any(|r| r.state == RecordState::Available)
-            || self.next_offset.saturating_sub(self.start_offset) < MAX_IN_FLIGHT
+            || self.next_offset.saturating_sub(self.start_offset) < limits.in_flight()
     }
 
     /// Acquire for `member` the records of the batches read from the log
     /// at [`fetch_offset`](Self::fetch_offset) ((base offset, last offset)
     /// each): the available ones in flight, and new ones a whole batch at a
     /// time (`acquire`: the limit may be passed to end on a batch) while
-    /// fewer than `max_records` are acquired and [`MAX_IN_FLIGHT`] allow.
+    /// fewer than `max_records` are acquired and the in-flight limit
+    /// allows; each locked for the limits' lock duration.
     /// The acquired ranges: (first offset, last offset, delivery count).
     pub fn acquire(
         &mut self,
@@ -186,10 +229,10 @@ impl SharePartition {
         batches: &[(i64, i64)],
         max_records: i32,
         now_ms: i64,
-        lock_ms: i64,
+        limits: &Limits,
     ) -> Vec<(i64, i64, i16)> {
         let max = i64::from(max_records.max(1));
-        let lock_until_ms = now_ms.saturating_add(lock_ms);
+        let lock_until_ms = now_ms.saturating_add(limits.lock_ms);
         let mut acquired: Vec<(i64, i64, i16)> = Vec::new();
         let mut count = 0i64;
         let mut push = |o: i64, delivery: i16| match acquired.last_mut() {
@@ -201,7 +244,7 @@ impl SharePartition {
                 break;
             }
             let new_batch = last >= self.next_offset;
-            if new_batch && self.next_offset.saturating_sub(self.start_offset) >= MAX_IN_FLIGHT {
+            if new_batch && self.next_offset.saturating_sub(self.start_offset) >= limits.in_flight() {
                 break;
             }
             for o in base.max(self.start_offset)..=last {
@@ -235,7 +278,12 @@ impl SharePartition {
     /// Apply `member`'s acknowledgements ((first offset, last offset,
     /// types: one for the range or one per offset)), all or none: every
     /// offset must be acquired by the member (`INVALID_RECORD_STATE`).
-    pub fn acknowledge(&mut self, member: &str, batches: &[(i64, i64, Vec<i8>)]) -> Result<Write, InvalidRecordState> {
+    pub fn acknowledge(
+        &mut self,
+        member: &str,
+        batches: &[(i64, i64, Vec<i8>)],
+        limits: &Limits,
+    ) -> Result<Write, InvalidRecordState> {
         let mut changes: Vec<(i64, RecordState)> = Vec::new();
         for (first, last, types) in batches {
             if last < first {
@@ -257,7 +305,7 @@ impl SharePartition {
                 }
                 let to = match t {
                     ack::ACCEPT => RecordState::Acknowledged,
-                    ack::RELEASE if r.delivery_count >= DELIVERY_COUNT_LIMIT => RecordState::Archived,
+                    ack::RELEASE if r.delivery_count >= limits.delivery_count_limit => RecordState::Archived,
                     ack::RELEASE => RecordState::Available,
                     ack::REJECT | ack::GAP => RecordState::Archived,
                     other => return Err(InvalidRecordState(format!("acknowledge type {other}"))),
@@ -279,7 +327,7 @@ impl SharePartition {
     /// `now_ms` passed the locks: `None` for a member releases every
     /// expired lock): available again, archived at the delivery limit.
     /// None when nothing changed.
-    pub fn release(&mut self, member: Option<&str>, now_ms: i64) -> Option<Write> {
+    pub fn release(&mut self, member: Option<&str>, now_ms: i64, limits: &Limits) -> Option<Write> {
         let mut offsets = Vec::new();
         for (o, r) in &mut self.records {
             let hit = match member {
@@ -287,7 +335,7 @@ impl SharePartition {
                 None => r.lock_until_ms <= now_ms,
             };
             if r.state == RecordState::Acquired && hit {
-                r.state = if r.delivery_count >= DELIVERY_COUNT_LIMIT {
+                r.state = if r.delivery_count >= limits.delivery_count_limit {
                     RecordState::Archived
                 } else {
                     RecordState::Available
@@ -407,10 +455,11 @@ mod tests {
     #[test]
     fn accept_release_reject_and_redelivery() {
         let mut p = SharePartition::load(0, 1, &[]);
-        let got = p.acquire("m", &[(0, 4), (5, 9)], 500, 0, RECORD_LOCK_DURATION_MS);
+        let l = Limits::default();
+        let got = p.acquire("m", &[(0, 4), (5, 9)], 500, 0, &l);
         assert_eq!(got, vec![(0, 9, 1)]);
         let w = p
-            .acknowledge("m", &[(0, 3, vec![ack::ACCEPT]), (4, 5, vec![ack::RELEASE]), (6, 9, vec![ack::REJECT])])
+            .acknowledge("m", &[(0, 3, vec![ack::ACCEPT]), (4, 5, vec![ack::RELEASE]), (6, 9, vec![ack::REJECT])], &l)
             .unwrap();
         // (the start offset before the acknowledgement moved it, as Kafka
         // writes it)
@@ -420,11 +469,11 @@ mod tests {
         assert_eq!(p.start_offset, 4);
         assert_eq!(p.fetch_offset(), 4);
         // the released records again (the log read from 4 on)
-        let got = p.acquire("m2", &[(0, 4), (5, 9)], 500, 0, RECORD_LOCK_DURATION_MS);
+        let got = p.acquire("m2", &[(0, 4), (5, 9)], 500, 0, &l);
         assert_eq!(got, vec![(4, 5, 2)]);
         // not m's any more
-        assert!(p.acknowledge("m", &[(4, 4, vec![ack::ACCEPT])]).is_err());
-        let w = p.acknowledge("m2", &[(4, 5, vec![ack::ACCEPT, ack::ACCEPT])]).unwrap();
+        assert!(p.acknowledge("m", &[(4, 4, vec![ack::ACCEPT])], &l).is_err());
+        let w = p.acknowledge("m2", &[(4, 5, vec![ack::ACCEPT, ack::ACCEPT])], &l).unwrap();
         assert_eq!((w.start_offset, w.delivery_complete_count), (4, 6));
         assert_eq!(p.start_offset, 10);
         assert_eq!(p.fetch_offset(), 10);
@@ -433,15 +482,40 @@ mod tests {
     #[test]
     fn a_lock_runs_out_and_the_limit_archives() {
         let mut p = SharePartition::load(0, 1, &[]);
+        let l = Limits::default();
         for round in 1..=DELIVERY_COUNT_LIMIT {
             let now = i64::from(round) * RECORD_LOCK_DURATION_MS * 2;
-            let got = p.acquire("m", &[(0, 0)], 1, now, RECORD_LOCK_DURATION_MS);
+            let got = p.acquire("m", &[(0, 0)], 1, now, &l);
             assert_eq!(got, vec![(0, 0, round)]);
-            assert!(p.release(None, now + RECORD_LOCK_DURATION_MS).is_some());
+            assert!(p.release(None, now + RECORD_LOCK_DURATION_MS, &l).is_some());
         }
         // delivered five times: archived, and the start moves on
         assert_eq!(p.start_offset, 1);
-        assert!(p.acquire("m", &[(0, 0)], 1, 0, RECORD_LOCK_DURATION_MS).is_empty());
+        assert!(p.acquire("m", &[(0, 0)], 1, 0, &l).is_empty());
+    }
+
+    /// A group's own limits: two deliveries, then a release archives; a
+    /// lock of its duration; no more new records than its record locks.
+    #[test]
+    fn a_groups_limits_hold() {
+        let l = Limits { delivery_count_limit: 2, max_in_flight: 3, lock_ms: 15_000 };
+        let mut p = SharePartition::load(0, 1, &[]);
+        // a new batch is taken whole though it passes the locks (Kafka
+        // acquires to the end of a batch), then no further one
+        assert_eq!(p.acquire("m", &[(0, 4), (5, 9)], 500, 0, &l), vec![(0, 4, 1)]);
+        assert!(!p.can_acquire(&l));
+        assert_eq!(p.next_lock_deadline(), Some(15_000));
+        p.acknowledge("m", &[(0, 4, vec![ack::RELEASE])], &l).unwrap();
+        assert!(p.can_acquire(&l));
+        assert_eq!(p.acquire("m", &[(0, 4)], 500, 0, &l), vec![(0, 4, 2)]);
+        let w = p.acknowledge("m", &[(0, 4, vec![ack::RELEASE])], &l).unwrap();
+        assert_eq!(w.batches, vec![(0, 4, 4, 2)]);
+        assert_eq!((p.start_offset, p.fetch_offset()), (5, 5));
+        // the default limit would have made them available again
+        let mut q = SharePartition::load(0, 1, &[(0, 4, 0, 2)]);
+        let d = Limits::default();
+        q.acquire("m", &[(0, 4)], 500, 0, &d);
+        assert_eq!(q.acknowledge("m", &[(0, 4, vec![ack::RELEASE])], &d).unwrap().batches, vec![(0, 4, 0, 3)]);
     }
 
     #[test]
