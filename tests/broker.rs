@@ -1654,3 +1654,45 @@ fn a_groups_configs_are_applied() {
         "lag 50: {out}"
     );
 }
+
+/// A share group set to `share.isolation.level=read_committed`: the
+/// records of an aborted transaction are archived as they are acquired,
+/// never handed out (the markers are, as Kafka hands them out for the
+/// client to acknowledge as gaps); records of a transaction still open
+/// wait for its end.
+#[test]
+fn a_read_committed_share_group_never_gets_aborted_records() {
+    const GROUP: i8 = 32;
+    let dir = tempfile::tempdir().unwrap();
+    let mut b = Broker::start(&dir, &["--kafka-version", "4.3", "--offsets-partitions", "1"]);
+    let mut s = b.connect();
+    create_topic(&mut s, "t");
+    let config =
+        [("share.auto.offset.reset", 0, Some("earliest")), ("share.isolation.level", 0, Some("read_committed"))];
+    assert_eq!(alter_configs(&mut s, &[(GROUP, "sg", &config)]), vec![(0, None)]);
+    // committed 0-4 (marker 5), aborted 6-10 (marker 11), committed 12-16
+    // (marker 17), then 18-19 of a transaction left open
+    let (code, pid, _) = init_txn(&mut s, "x");
+    assert_eq!(code, 0);
+    for (epoch, commit) in [(0, true), (1, false), (2, true)] {
+        assert_eq!(produce_txn_at(&mut s, 12, "x", (pid, epoch), 0, 5), 0);
+        assert_eq!(end_txn_v5(&mut s, "x", (pid, epoch), commit).0, 0);
+    }
+    assert_eq!(produce_txn_at(&mut s, 12, "x", (pid, 3), 0, 2), 0);
+    let (_, epoch, _) = sg_heartbeat(&mut s, "m1", 0);
+    assert_eq!(sg_heartbeat(&mut s, "m1", epoch).2, Some(vec![0]));
+    let md = MetadataResponse::decode(&mut call(&mut s, 12, &all_topics()), 12).unwrap();
+    let id = md.topics.iter().find(|t| t.name.as_ref().is_some_and(|n| n.as_str() == "t")).unwrap().topic_id;
+    // (a fetch reads one segment, as Kafka's does: the marker at 5 began
+    // a new one, its time 7 days past the records')
+    assert_eq!(sg_fetch(&mut s, id, "m1", 0, &[]), (0, 0, vec![(0, 4, 1)]));
+    assert_eq!(sg_fetch(&mut s, id, "m1", 1, &[(0, 4, 1)]), (0, 0, vec![(5, 5, 1), (11, 17, 1)]));
+    // the open transaction commits: its records come
+    assert_eq!(end_txn_v5(&mut s, "x", (pid, 3), true).0, 0);
+    let acks = [(5, 5, 0), (11, 11, 0), (12, 16, 1), (17, 17, 0)];
+    assert_eq!(sg_fetch(&mut s, id, "m1", 2, &acks), (0, 0, vec![(18, 20, 1)]));
+    drop(s);
+    assert_eq!(b.stop(), 0);
+    let (code, out, _) = run(&["verify", "--fail-on", "warning", b.logs.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+}

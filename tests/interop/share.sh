@@ -24,7 +24,10 @@
 #   configs (dynamic and --all) and the topic's described the same;
 #   share-limit set to share.delivery.count.limit=2: a consumer releasing
 #   every record gets each of sh's 15 twice (not 5 times), and the group's
-#   start offset and lag are described the same.
+#   start offset and lag are described the same; share-rc set to
+#   share.isolation.level=read_committed gets only the 10 committed records
+#   of sh-txn (committed, aborted, committed transactions), described the
+#   same.
 #   3. Kafka 4.3.1 starts on logtool broker's dir and describes the same
 #      (the share group, and the group and topic configs from the
 #      ConfigRecords logtool broker wrote).
@@ -112,6 +115,19 @@ configs() { # BOOTSTRAP NAME
   cat "$work/$n.limit-delivered" >>"$work/$n.configs"
   k4 org.apache.kafka.tools.consumer.group.ShareGroupCommand --bootstrap-server "$b" --describe --group share-limit \
     --offsets 2>/dev/null | awk '$1 == "share-limit" { print $1, $2, $3, $4, $5 }' >>"$work/$n.configs"
+  # share-rc: share.isolation.level=read_committed on sh-txn (a committed,
+  # an aborted and a committed transaction): only the committed 10 come
+  k4 $c --bootstrap-server "$b" --alter --entity-type groups --entity-name share-rc \
+    --add-config share.auto.offset.reset=earliest,share.isolation.level=read_committed >/dev/null 2>"$work/$n.alter.err" \
+    || { cat "$work/$n.alter.err" >&2; die "$n: kafka-configs --alter of share-rc"; }
+  kafka_java "$KAFKA_LIB_DIR/ShareApp.java" "$b" sh-txn share-rc txn >"$work/$n.rc" 2>&1 \
+    || { tail -20 "$work/$n.rc" >&2; die "$n: ShareApp txn"; }
+  grep '^DELIVERED' "$work/$n.rc" | sort -k2,2n -k3,3n >"$work/$n.rc-delivered"
+  [ "$(awk '{ print $2 }' "$work/$n.rc-delivered" | paste -sd' ')" = "0 1 2 3 4 12 13 14 15 16" ] \
+    || { cat "$work/$n.rc-delivered" >&2; die "$n: share-rc did not get exactly the committed records"; }
+  cat "$work/$n.rc-delivered" >>"$work/$n.configs"
+  k4 org.apache.kafka.tools.consumer.group.ShareGroupCommand --bootstrap-server "$b" --describe --group share-rc \
+    --offsets 2>/dev/null | awk '$1 == "share-rc" { print $1, $2, $3, $4, $5 }' >>"$work/$n.configs"
   configs_described "$b" "$work/$n.configs-described"
 }
 
@@ -151,6 +167,7 @@ done
 log "logtool broker and Kafka 4.3.1: the same deliveries, describe and share coordinator records:"
 sed 's/^/    /' "$work/kafka.describe" "$work/kafka.written" >&2
 log "and share-limit (share.delivery.count.limit=2): $(grep -c ' RELEASE$' "$work/kafka.configs") deliveries, each record twice, then archived ($(grep '^share-limit' "$work/kafka.configs"))"
+log "and share-rc (share.isolation.level=read_committed): the committed records of sh-txn only, $(grep -c ' ACCEPT$' "$work/kafka.configs") of 15 ($(grep '^share-rc' "$work/kafka.configs"))"
 log "and the same group and topic configs set, refused and described, share-early reading from offset 0:"
 sed 's/^/    /' "$work/kafka.configs-described" >&2
 

@@ -767,7 +767,7 @@ fn acquire(
                 continue;
             }
         };
-        let data = match store.read_from(&name, *p, offset, bytes_left) {
+        let data = match store.read_from(&name, *p, offset, bytes_left, limits.read_committed) {
             Ok(d) => d,
             Err(e) => {
                 eprintln!("logtool broker: share fetch of {name}-{p}: {e}");
@@ -777,8 +777,20 @@ fn acquire(
         };
         let ranges = store::batch_ranges(&data);
         let batches: Vec<(i64, i64)> = ranges.iter().map(|(b, l, _)| (*b, *l)).collect();
+        // read_committed: the batches of aborted transactions, archived
+        // as they are acquired (`maybeFilterAbortedTransactionalAcquiredRecords`)
+        let aborted = match store::end_of_batches(&data) {
+            Some(after) if limits.read_committed => {
+                let txns = store.aborted_transactions(&name, *p, offset, after);
+                sp::aborted_batches(&store::read_batches_of(&data), &txns)
+            }
+            _ => Vec::new(),
+        };
         let acquired = match store.share_partitions.get_mut(&key) {
-            Some(part) => part.acquire(member, &batches, records_left, store::now_ms(), &limits),
+            Some(part) => {
+                let acquired = part.acquire(member, &batches, records_left, store::now_ms(), &limits);
+                part.archive_aborted(acquired, &aborted)
+            }
             None => Vec::new(),
         };
         let count: i64 = acquired.iter().map(|(f, l, _)| l.saturating_sub(*f).saturating_add(1)).sum();

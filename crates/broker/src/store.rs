@@ -806,15 +806,23 @@ impl Store {
     }
 
     /// The batches of `topic`-`partition` from the one holding `offset` on,
-    /// at most `max_bytes` (but the first whole), below the high watermark.
+    /// at most `max_bytes` (but the first whole), below the high watermark
+    /// (`committed`: below the last stable offset, as `FetchIsolation.TXN_COMMITTED`
+    /// reads).
     pub fn read_from(
         &mut self,
         topic: &str,
         partition: i32,
         offset: i64,
         max_bytes: usize,
+        committed: bool,
     ) -> Result<Vec<u8>, BrokerError> {
-        let Some((_, end)) = self.offsets(topic, partition) else { return Ok(Vec::new()) };
+        let Some((_, high_watermark)) = self.offsets(topic, partition) else { return Ok(Vec::new()) };
+        let end = if committed {
+            self.last_stable_offset(topic, partition).unwrap_or(high_watermark)
+        } else {
+            high_watermark
+        };
         let mut plan = self.plan_read(topic, partition, offset)?;
         while let Some(pl) = plan {
             let (bytes, reached_end) = read_batches(&pl, offset, max_bytes, end)?;
@@ -1194,6 +1202,31 @@ pub fn end_of_batches(mut data: &[u8]) -> Option<i64> {
         data = data.get(usize::try_from(b.size()).unwrap_or(usize::MAX)..).unwrap_or_default();
     }
     end
+}
+
+/// Each whole batch of `data` as `rules::share_partition::aborted_batches`
+/// looks at it (its offsets, producer, and whether it is an ABORT marker).
+pub fn read_batches_of(mut data: &[u8]) -> Vec<logfmt::rules::share_partition::ReadBatch> {
+    let limits = logfmt::Limits::default();
+    let mut scratch = Vec::new();
+    let mut out = Vec::new();
+    while let Some(f) = Framing::read(data) {
+        let size = usize::try_from(f.size()).unwrap_or(usize::MAX);
+        let Some(bytes) = data.get(..size) else { break };
+        data = data.get(size..).unwrap_or_default();
+        let Ok(b) = logfmt::batch::RecordBatch::parse(bytes, 0) else { continue };
+        let h = *b.header();
+        let marker =
+            if h.is_control() { logfmt::rules::producer::end_txn_marker(&b, &mut scratch, &limits) } else { None };
+        out.push(logfmt::rules::share_partition::ReadBatch {
+            base_offset: h.base_offset,
+            last_offset: h.last_offset(),
+            producer_id: h.producer_id,
+            transactional: h.is_transactional(),
+            abort_marker: marker.is_some_and(|m| !m.commit),
+        });
+    }
+    out
 }
 
 /// Each whole batch of `data`: its base offset, last offset and the byte

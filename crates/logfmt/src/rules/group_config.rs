@@ -14,11 +14,11 @@
 //!   partition without state starts (`SharePartition.startOffsetDuringInitialization`).
 //! * Applied: [`Timing`] (the session timeout and heartbeat interval of a
 //!   consumer or share group's members) and [`share_limits`] (a share
-//!   partition's delivery count limit, record locks and lock duration):
-//!   the group's setting, else the broker's `group.<name>`, read at each use
-//!   as Kafka reads them. Stored and described but not applied:
-//!   `consumer.assignment.interval.ms`, `share.assignment.interval.ms`,
-//!   `share.isolation.level`, `share.renew.acknowledge.enable` and the
+//!   partition's delivery count limit, record locks, lock duration and
+//!   isolation level): the group's setting, else the broker's
+//!   `group.<name>`, read at each use as Kafka reads them. Stored and
+//!   described but not applied: `consumer.assignment.interval.ms`,
+//!   `share.assignment.interval.ms`, `share.renew.acknowledge.enable` and the
 //!   `streams.*` configs (logtool broker has no streams groups).
 //!
 //! The group's configs are `ConfigRecord`s of resource type GROUP (32) in the
@@ -544,13 +544,16 @@ impl Timing {
 /// (`SharePartition.maxDeliveryCount`, `maxInFlightRecords`,
 /// `recordLockDurationMsOrDefault`): `share.delivery.count.limit`,
 /// `share.partition.max.record.locks` and `share.record.lock.duration.ms`,
-/// each the group's, else the broker's.
+/// each the group's, else the broker's; and the group's
+/// `share.isolation.level` (`KafkaApis.handleShareFetchRequest`:
+/// read_uncommitted unless set).
 pub fn share_limits(configs: &BTreeMap<String, String>, broker: &BTreeMap<String, String>) -> Limits {
     Limits {
         delivery_count_limit: i16::try_from(group_int(configs, broker, "share.delivery.count.limit"))
             .unwrap_or(i16::MAX),
         max_in_flight: group_int(configs, broker, "share.partition.max.record.locks"),
         lock_ms: record_lock_duration_ms(configs, broker),
+        read_committed: configs.get("share.isolation.level").is_some_and(|v| v.trim() == "read_committed"),
     }
 }
 
@@ -669,7 +672,7 @@ mod tests {
         assert_eq!(Timing::share(&group, &broker), Timing { session_timeout_ms: 50_000, heartbeat_interval_ms: 6_000 });
         assert_eq!(
             share_limits(&group, &broker),
-            Limits { delivery_count_limit: 2, max_in_flight: 300, lock_ms: 30_000 }
+            Limits { delivery_count_limit: 2, max_in_flight: 300, lock_ms: 30_000, read_committed: false }
         );
     }
 }

@@ -56,6 +56,11 @@ pub struct Limits {
     /// `share.record.lock.duration.ms`: how long an acquired record stays
     /// acquired.
     pub lock_ms: i64,
+    /// `share.isolation.level` is `read_committed`: records are read up to
+    /// the last stable offset, and those of aborted transactions are
+    /// archived, never delivered ([`aborted_batches`],
+    /// [`SharePartition::archive_aborted`]).
+    pub read_committed: bool,
 }
 
 impl Default for Limits {
@@ -64,6 +69,7 @@ impl Default for Limits {
             delivery_count_limit: DELIVERY_COUNT_LIMIT,
             max_in_flight: MAX_IN_FLIGHT,
             lock_ms: RECORD_LOCK_DURATION_MS,
+            read_committed: false,
         }
     }
 }
@@ -170,6 +176,47 @@ pub struct Write {
     pub delivery_complete_count: i32,
 }
 
+/// A batch a share fetch read, as [`aborted_batches`] looks at it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadBatch {
+    /// Its first offset.
+    pub base_offset: i64,
+    /// Its last offset.
+    pub last_offset: i64,
+    /// Its producer id (-1: none).
+    pub producer_id: i64,
+    /// Part of a transaction.
+    pub transactional: bool,
+    /// A control batch holding an ABORT marker.
+    pub abort_marker: bool,
+}
+
+/// The batches of aborted transactions among `batches` (read in order),
+/// `aborted` being the aborted transactions the read was told of
+/// ((producer id, first offset), as a read_committed Fetch is): each
+/// transactional batch of a producer whose aborted transaction began at
+/// or before the batch's last offset and whose ABORT marker has not come
+/// yet (`SharePartition.fetchAbortedTransactionRecordBatches`). Their
+/// (first, last) offsets, in order.
+pub fn aborted_batches(batches: &[ReadBatch], aborted: &[(i64, i64)]) -> Vec<(i64, i64)> {
+    let mut pending: Vec<(i64, i64)> = aborted.iter().map(|&(pid, first)| (first, pid)).collect();
+    pending.sort_unstable();
+    let mut pending = pending.into_iter().peekable();
+    let mut aborting = std::collections::BTreeSet::new();
+    let mut out = Vec::new();
+    for b in batches.iter().filter(|b| b.producer_id >= 0) {
+        while let Some((_, pid)) = pending.next_if(|(first, _)| *first <= b.last_offset) {
+            aborting.insert(pid);
+        }
+        if b.abort_marker {
+            aborting.remove(&b.producer_id);
+        } else if b.transactional && aborting.contains(&b.producer_id) {
+            out.push((b.base_offset, b.last_offset));
+        }
+    }
+    out
+}
+
 /// An acknowledgement the partition refuses (`INVALID_RECORD_STATE`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InvalidRecordState(pub String);
@@ -273,6 +320,37 @@ impl SharePartition {
             }
         }
         acquired
+    }
+
+    /// Archive what was just acquired in the batches of aborted
+    /// transactions (`aborted`, from [`aborted_batches`]), and take them out
+    /// of `acquired` (`maybeFilterAbortedTransactionalAcquiredRecords`: they
+    /// are done, not delivered; written with the next change, as Kafka
+    /// writes them). The acquired ranges left.
+    pub fn archive_aborted(&mut self, acquired: Vec<(i64, i64, i16)>, aborted: &[(i64, i64)]) -> Vec<(i64, i64, i16)> {
+        if aborted.is_empty() {
+            return acquired;
+        }
+        let is_aborted = |o: i64| aborted.iter().any(|&(f, l)| f <= o && o <= l);
+        let mut out: Vec<(i64, i64, i16)> = Vec::new();
+        for (first, last, count) in acquired {
+            for o in first..=last {
+                if is_aborted(o) {
+                    if let Some(r) = self.records.get_mut(&o)
+                        && r.state == RecordState::Acquired
+                    {
+                        r.state = RecordState::Archived;
+                        r.member.clear();
+                    }
+                    continue;
+                }
+                match out.last_mut() {
+                    Some(prev) if prev.1.saturating_add(1) == o && prev.2 == count => prev.1 = o,
+                    _ => out.push((o, o, count)),
+                }
+            }
+        }
+        out
     }
 
     /// Apply `member`'s acknowledgements ((first offset, last offset,
@@ -494,11 +572,46 @@ mod tests {
         assert!(p.acquire("m", &[(0, 0)], 1, 0, &l).is_empty());
     }
 
+    /// read_committed: the batches of an aborted transaction are found as
+    /// Kafka finds them (its marker ends it; another producer's batches and
+    /// a later transaction of the same producer are not aborted), archived
+    /// and not delivered.
+    #[test]
+    fn aborted_transactions_are_archived_not_delivered() {
+        let b = |base, last, pid, txn, abort| ReadBatch {
+            base_offset: base,
+            last_offset: last,
+            producer_id: pid,
+            transactional: txn,
+            abort_marker: abort,
+        };
+        let batches = [
+            b(0, 4, 7, true, false),   // committed
+            b(5, 5, 7, true, false),   // (its COMMIT marker: no abort)
+            b(6, 8, 7, true, false),   // aborted
+            b(9, 9, 8, false, false),  // another producer, idempotent
+            b(10, 10, 7, true, true),  // the ABORT marker
+            b(11, 12, 7, true, false), // a later transaction
+        ];
+        assert_eq!(aborted_batches(&batches, &[(7, 6)]), vec![(6, 8)]);
+        assert_eq!(aborted_batches(&batches, &[]), vec![]);
+        let mut p = SharePartition::load(0, 1, &[]);
+        let l = Limits { read_committed: true, ..Limits::default() };
+        let got = p.acquire("m", &[(0, 4), (5, 5), (6, 8), (9, 9), (10, 10), (11, 12)], 500, 0, &l);
+        assert_eq!(got, vec![(0, 12, 1)]);
+        assert_eq!(p.archive_aborted(got, &[(6, 8)]), vec![(0, 5, 1), (9, 12, 1)]);
+        assert_eq!(p.delivery_complete_count(), 3);
+        // accepted (the markers as gaps): everything is done
+        let w = p.acknowledge("m", &[(0, 5, vec![ack::ACCEPT]), (9, 12, vec![ack::ACCEPT])], &l).unwrap();
+        assert_eq!(w.delivery_complete_count, 13);
+        assert_eq!(p.start_offset, 13);
+    }
+
     /// A group's own limits: two deliveries, then a release archives; a
     /// lock of its duration; no more new records than its record locks.
     #[test]
     fn a_groups_limits_hold() {
-        let l = Limits { delivery_count_limit: 2, max_in_flight: 3, lock_ms: 15_000 };
+        let l = Limits { delivery_count_limit: 2, max_in_flight: 3, lock_ms: 15_000, read_committed: false };
         let mut p = SharePartition::load(0, 1, &[]);
         // a new batch is taken whole though it passes the locks (Kafka
         // acquires to the end of a batch), then no further one
