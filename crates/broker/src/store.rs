@@ -376,8 +376,6 @@ impl Store {
             .map_err(|e| (kafka_protocol::ResponseError::KafkaStorageError.code(), e.to_string()))
     }
 
-    /// `transaction.state.log.num.partitions` for `__transaction_state`
-    /// when it is made (an existing one keeps its count).
     /// The broker's configs (as its server.properties would hold them),
     /// set once before it serves: the sessions of the members loaded start
     /// now, each for its group's session timeout under them (`onLoaded`).
@@ -387,6 +385,8 @@ impl Store {
             sessions_of(&self.consumer, &self.group_configs, &self.broker_configs);
     }
 
+    /// `transaction.state.log.num.partitions` for `__transaction_state`
+    /// when it is made (an existing one keeps its count).
     pub fn set_transaction_partitions(&mut self, n: i32) {
         if !self.topics.contains_key(TRANSACTION_TOPIC) {
             self.transaction_partitions = n.max(1);

@@ -9,10 +9,13 @@
 //! archived (rejected, a gap, or delivered as often as the delivery count
 //! limit allows). The start offset moves past the leading records that are
 //! done; at most the record-lock limit's records past it are in flight.
-//! The three limits are the caller's [`Limits`]: the group's
+//! The limits are the caller's [`Limits`]: the group's
 //! `share.record.lock.duration.ms`, `share.delivery.count.limit` and
-//! `share.partition.max.record.locks`, else the broker's `group.share.*`
-//! (`group_config::share_limits`), read at each use as Kafka reads them.
+//! `share.partition.max.record.locks`, else the broker's `group.share.*`,
+//! and its `share.isolation.level` (`group_config::share_limits`), read at
+//! each use as Kafka reads them. A read_committed group's records of
+//! aborted transactions ([`aborted_batches`]) are archived as they are
+//! acquired, never delivered ([`SharePartition::archive_aborted`]).
 //!
 //! Not modelled: Kafka 4.3.1's isolation of records near the delivery
 //! limit (`acquireSubsetBatchRecords`: with a limit over 2, a record on
