@@ -779,13 +779,13 @@ fn acquire(
         let batches: Vec<(i64, i64)> = ranges.iter().map(|(b, l, _)| (*b, *l)).collect();
         // read_committed: the batches of aborted transactions, archived
         // as they are acquired (`maybeFilterAbortedTransactionalAcquiredRecords`)
-        let aborted = match store::end_of_batches(&data) {
-            Some(after) if limits.read_committed => {
-                let txns = store.aborted_transactions(&name, *p, offset, after);
-                sp::aborted_batches(&store::read_batches_of(&data), &txns)
-            }
+        let txns = match store::end_of_batches(&data) {
+            Some(after) if limits.read_committed => store.aborted_transactions(&name, *p, offset, after),
             _ => Vec::new(),
         };
+        // (none told of: nothing to look for in the batches, as Kafka skips it)
+        let aborted =
+            if txns.is_empty() { Vec::new() } else { sp::aborted_batches(&store::read_batches_of(&data), &txns) };
         let acquired = match store.share_partitions.get_mut(&key) {
             Some(part) => {
                 let acquired = part.acquire(member, &batches, records_left, store::now_ms(), &limits);

@@ -349,10 +349,11 @@ pub fn validate(configs: &BTreeMap<String, String>, broker: &BTreeMap<String, St
         }
     }
     let get = |name: &str| ints.get(name).copied().unwrap_or(0);
-    let bound = |name: &'static str, group: &str| -> Result<(), ConfigError> {
+    // `name`'s broker bounds: `group.<kind>.min.<rest>` and `group.<kind>.max.<rest>`
+    let bound = |name: &'static str| -> Result<(), ConfigError> {
         let n = get(name);
-        let min = format!("{group}.min.{}", name.split_once('.').map_or(name, |(_, r)| r));
-        let max = format!("{group}.max.{}", name.split_once('.').map_or(name, |(_, r)| r));
+        let (kind, rest) = name.split_once('.').unwrap_or((name, name));
+        let (min, max) = (format!("group.{kind}.min.{rest}"), format!("group.{kind}.max.{rest}"));
         if BROKER_DEFAULTS.iter().any(|(b, _)| *b == min) && n < broker_value(broker, &min) {
             return Err(error(name, format!("{name} must be greater than or equal to {min}")));
         }
@@ -361,21 +362,21 @@ pub fn validate(configs: &BTreeMap<String, String>, broker: &BTreeMap<String, St
         }
         Ok(())
     };
-    bound("consumer.heartbeat.interval.ms", "group.consumer")?;
-    bound("consumer.session.timeout.ms", "group.consumer")?;
+    bound("consumer.heartbeat.interval.ms")?;
+    bound("consumer.session.timeout.ms")?;
     if configs.contains_key("consumer.assignment.interval.ms") {
-        bound("consumer.assignment.interval.ms", "group.consumer")?;
+        bound("consumer.assignment.interval.ms")?;
     }
-    bound("share.heartbeat.interval.ms", "group.share")?;
-    bound("share.session.timeout.ms", "group.share")?;
-    bound("share.record.lock.duration.ms", "group.share")?;
-    bound("share.delivery.count.limit", "group.share")?;
-    bound("share.partition.max.record.locks", "group.share")?;
+    bound("share.heartbeat.interval.ms")?;
+    bound("share.session.timeout.ms")?;
+    bound("share.record.lock.duration.ms")?;
+    bound("share.delivery.count.limit")?;
+    bound("share.partition.max.record.locks")?;
     if configs.contains_key("share.assignment.interval.ms") {
-        bound("share.assignment.interval.ms", "group.share")?;
+        bound("share.assignment.interval.ms")?;
     }
-    bound("streams.heartbeat.interval.ms", "group.streams")?;
-    bound("streams.session.timeout.ms", "group.streams")?;
+    bound("streams.heartbeat.interval.ms")?;
+    bound("streams.session.timeout.ms")?;
     if get("streams.num.standby.replicas") > broker_value(broker, "group.streams.max.standby.replicas") {
         return Err(error(
             "streams.num.standby.replicas",
@@ -383,7 +384,7 @@ pub fn validate(configs: &BTreeMap<String, String>, broker: &BTreeMap<String, St
         ));
     }
     if configs.contains_key("streams.assignment.interval.ms") {
-        bound("streams.assignment.interval.ms", "group.streams")?;
+        bound("streams.assignment.interval.ms")?;
     }
     for kind in ["consumer", "share", "streams"] {
         let (session, heartbeat) = (format!("{kind}.session.timeout.ms"), format!("{kind}.heartbeat.interval.ms"));
@@ -492,14 +493,6 @@ fn group_i32(configs: &BTreeMap<String, String>, broker: &BTreeMap<String, Strin
     i32::try_from(group_int(configs, broker, name)).unwrap_or(i32::MAX)
 }
 
-/// How long a share group's records stay acquired
-/// (`ShareGroupConfigProvider.recordLockDurationMsOrDefault`): the
-/// group's `share.record.lock.duration.ms`, else the broker's
-/// `group.share.record.lock.duration.ms` (30 s unless set).
-pub fn record_lock_duration_ms(configs: &BTreeMap<String, String>, broker: &BTreeMap<String, String>) -> i64 {
-    group_int(configs, broker, "share.record.lock.duration.ms")
-}
-
 /// The timing a group's members heartbeat by, from its configs
 /// (`GroupMetadataManager.consumerGroupSessionTimeoutMs`,
 /// `consumerGroupHeartbeatIntervalMs`, `shareGroupSessionTimeoutMs`,
@@ -552,7 +545,7 @@ pub fn share_limits(configs: &BTreeMap<String, String>, broker: &BTreeMap<String
         delivery_count_limit: i16::try_from(group_int(configs, broker, "share.delivery.count.limit"))
             .unwrap_or(i16::MAX),
         max_in_flight: group_int(configs, broker, "share.partition.max.record.locks"),
-        lock_ms: record_lock_duration_ms(configs, broker),
+        lock_ms: group_int(configs, broker, "share.record.lock.duration.ms"),
         read_committed: configs.get("share.isolation.level").is_some_and(|v| v.trim() == "read_committed"),
     }
 }
@@ -647,10 +640,10 @@ mod tests {
     #[test]
     fn the_lock_duration_is_the_groups_else_the_brokers() {
         let none = BTreeMap::new();
-        assert_eq!(record_lock_duration_ms(&none, &none), 30_000);
+        assert_eq!(share_limits(&none, &none).lock_ms, 30_000);
         let broker = map(&[("group.share.record.lock.duration.ms", "40000")]);
-        assert_eq!(record_lock_duration_ms(&none, &broker), 40_000);
-        assert_eq!(record_lock_duration_ms(&map(&[("share.record.lock.duration.ms", "20000")]), &broker), 20_000);
+        assert_eq!(share_limits(&none, &broker).lock_ms, 40_000);
+        assert_eq!(share_limits(&map(&[("share.record.lock.duration.ms", "20000")]), &broker).lock_ms, 20_000);
     }
 
     #[test]
