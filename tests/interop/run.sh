@@ -24,6 +24,9 @@
 #   start        what Kafka 3.9.1 and 4.3.1 do when they start on a dir:
 #                strays, refused starts, the high watermark once a
 #                partition leads again
+#   start_matrix `recover` against Kafka 3.9.1's and 4.3.1's start on the
+#                partial states operators and tools leave (lost indexes,
+#                lost or damaged producer snapshots, ...): file by file
 #   fixture      Kafka started on the log dirs `logtool fixture` writes
 #                serves exactly what the specs produced
 #   broker       Kafka's clients and tools against `logtool broker`, then
@@ -92,6 +95,7 @@ declare -A suite=(
   [compact-4.3.1]="KAFKA_VERSION=4.3.1 tests/interop/compact.sh"
   [retention]=tests/interop/retention.sh
   [start]=tests/interop/start.sh
+  [start_matrix]=tests/interop/start_matrix.sh
   [fixture]=tests/interop/fixture.sh
   [broker]=tests/interop/broker.sh
   [pure]=tests/interop/pure.sh
@@ -101,7 +105,7 @@ declare -A suite=(
   [share]="KAFKA_VERSION=4.3.1 tests/interop/share.sh"
 )
 # the longest first (as in the last runs), so the lanes end close together
-all=(broker fixture repair compact-4.3.1 integration compact pure start kip848 tv2 retention streams share live_lock)
+all=(broker fixture repair compact-4.3.1 integration compact pure start kip848 tv2 retention streams share start_matrix live_lock)
 if [ $# -gt 0 ]; then suites=("$@"); else suites=("${all[@]}"); fi
 for s in "${suites[@]}"; do [ -n "${suite[$s]:-}" ] || die "no interop suite $s (one of: ${all[*]})"; done
 jobs=${LOGTOOL_INTEROP_JOBS:-2}

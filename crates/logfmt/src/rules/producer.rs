@@ -476,14 +476,11 @@ impl ProducerState {
             if let Ok(s) = crate::snapshot::read(path, limits)
                 && s.crc_valid()
             {
-                state = ProducerState::from_snapshot(&s);
-                if entries {
-                    let kept = s
-                        .entries
-                        .iter()
-                        .map(|e| (e.producer_id, ProducerStateEntry { current_txn_first_offset: -1, ..*e }));
-                    state.producers = Some(kept.collect());
-                }
+                state = if entries {
+                    ProducerState::from_snapshot_with_entries(&s)
+                } else {
+                    ProducerState::from_snapshot(&s)
+                };
                 from = *off;
                 break;
             }
@@ -491,13 +488,39 @@ impl ProducerState {
         if entries && state.producers.is_none() {
             state.producers = Some(BTreeMap::new());
         }
+        state.replay_log(p, from, at, limits)?;
+        Ok(state)
+    }
+
+    /// [`ProducerState::from_snapshot`], keeping every producer's entry (what
+    /// `ProducerStateManager.loadFromSnapshot` loads).
+    pub fn from_snapshot_with_entries(s: &ProducerSnapshot) -> ProducerState {
+        let mut state = ProducerState::from_snapshot(s);
+        let kept = s.entries.iter().map(|e| (e.producer_id, ProducerStateEntry { current_txn_first_offset: -1, ..*e }));
+        state.producers = Some(kept.collect());
+        state
+    }
+
+    /// Drop the producers a load drops from a snapshot it reads
+    /// (`ProducerStateManager.isProducerExpired`): no open transaction, and
+    /// their last batch at least `expiration_ms` before `now_ms`.
+    pub fn expire(&mut self, now_ms: i64, expiration_ms: i64) {
+        let open = &self.by_producer;
+        if let Some(producers) = self.producers.as_mut() {
+            producers.retain(|id, e| open.contains_key(id) || now_ms.saturating_sub(e.timestamp) < expiration_ms);
+        }
+    }
+
+    /// Replay every segment of `p` holding offsets in `[from, until)` (the
+    /// scan of `UnifiedLog.rebuildProducerState`).
+    pub fn replay_log(&mut self, p: &Partition, from: i64, until: i64, limits: &Limits) -> Result<()> {
         for seg in &p.segments {
-            if seg.base >= at || seg.next_base.is_some_and(|n| n <= from) {
+            if seg.base >= until || seg.next_base.is_some_and(|n| n <= from) {
                 continue;
             }
-            state.replay(seg, from, at, limits)?;
+            self.replay(seg, from, until, limits)?;
         }
-        Ok(state)
+        Ok(())
     }
 
     /// Replay the valid batches of `seg` with offsets in `[from, until)`.

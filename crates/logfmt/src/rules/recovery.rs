@@ -1,10 +1,22 @@
 //! Log recovery and index building, as a Kafka 3.9 broker does them.
 //!
-//! * **Which segments** (`LogLoader.recoverLog`, `LogLoader.loadSegmentFiles`):
-//!   after an unclean shutdown (no `.kafka_cleanshutdown`) every segment from
-//!   the one holding the partition's recovery point to the last; after a
-//!   clean one none; a segment whose `.index` is missing is recovered
-//!   regardless; the KRaft metadata log is always read from offset 0.
+//! * **Two recoveries, kept apart** ([`SegmentRecovery`], [`segment_recovery`]).
+//!   Kafka's log loading has two, and only the second moves the log end:
+//!   - *the segment's own* (`LogLoader.loadSegmentFiles` -> `recoverSegment`):
+//!     a segment whose `.index` is missing (`LogSegment.sanityCheck` throws
+//!     `NoSuchFileException`) is recovered alone, at any position, after a
+//!     clean shutdown too: its indexes and txn index are rebuilt from its own
+//!     batches, and a cut stays inside it (the later segments are kept).
+//!     The log end, high watermark, producer snapshots and leader epochs are
+//!     what they were, unless it is the last segment and was cut.
+//!   - *the log's* (`LogLoader.recoverLog`): after an unclean shutdown (no
+//!     `.kafka_cleanshutdown`) every segment from the one holding the
+//!     partition's recovery point to the last; after a clean one none; the
+//!     KRaft metadata log is always read from offset 0. A cut ends it: every
+//!     later segment is deleted, and the log end is where it stopped.
+//! * **A lost `.timeindex` beside its `.index`** is only created empty
+//!   (`LogSegment.sanityCheck`: `timeIndex().resize(0)`), not rebuilt:
+//!   [`time_index_created_empty`].
 //! * **One segment** (`LogSegment.recover`): read the batches from position
 //!   0; stop at the first one Kafka rejects; the log is cut there.
 //! * **Index spacing** ([`IndexBuilder`], `LogSegment.recover` and
@@ -318,7 +330,7 @@ pub fn what_kafka_does(field: HeaderField) -> &'static str {
 
 /// The first segment Kafka recovers when it loads `p` (`LogLoader.recoverLog`):
 /// `None` after a clean shutdown (segments without an index are recovered
-/// regardless, see [`needs_recovery`]); with `all`, the first.
+/// regardless, see [`segment_recovery`]); with `all`, the first.
 pub fn first_to_recover(p: &Partition, clean_shutdown: bool, all: bool) -> Option<usize> {
     if all || p.is_metadata_log() {
         return Some(0);
@@ -332,10 +344,264 @@ pub fn first_to_recover(p: &Partition, clean_shutdown: bool, all: bool) -> Optio
     Some(p.segments.iter().rposition(|s| s.base <= rp).unwrap_or(0))
 }
 
-/// Whether Kafka recovers segment `i` of `p` when it loads it.
-pub fn needs_recovery(p: &Partition, i: usize, first: Option<usize>) -> bool {
+/// Which of Kafka's two recoveries a segment gets when its log is loaded
+/// (module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SegmentRecovery {
+    /// None: the segment is loaded as it is.
+    None,
+    /// Its own (`LogLoader.loadSegmentFiles` -> `recoverSegment`, for a
+    /// missing `.index`): its indexes rebuilt, a cut kept inside it, the
+    /// log end and everything past the segment untouched.
+    Segment,
+    /// The log's (`LogLoader.recoverLog`, from the recovery point to the
+    /// end): a cut deletes every later segment and sets the log end.
+    Log,
+}
+
+/// Which recovery Kafka gives segment `i` of `p`, `first` being
+/// [`first_to_recover`]'s answer. A segment both above the recovery point
+/// and without an index is recovered twice by Kafka, with the same result:
+/// [`SegmentRecovery::Log`] says what follows from it.
+pub fn segment_recovery(p: &Partition, i: usize, first: Option<usize>) -> SegmentRecovery {
+    if first.is_some_and(|f| i >= f) {
+        return SegmentRecovery::Log;
+    }
     let index_missing = p.segments.get(i).is_some_and(|s| !s.sibling(crate::spec::names::INDEX_FILE_SUFFIX).exists());
-    index_missing || first.is_some_and(|f| i >= f)
+    if index_missing { SegmentRecovery::Segment } else { SegmentRecovery::None }
+}
+
+/// Whether Kafka recovers segment `i` of `p` when it loads it, by either
+/// recovery.
+pub fn needs_recovery(p: &Partition, i: usize, first: Option<usize>) -> bool {
+    segment_recovery(p, i, first) != SegmentRecovery::None
+}
+
+/// Whether Kafka's load creates segment `i`'s `.timeindex` empty: it is
+/// missing beside an existing `.index` and no recovery rebuilds it
+/// (`LogSegment.sanityCheck(timeIndexFileNewlyCreated)`).
+pub fn time_index_created_empty(p: &Partition, i: usize, first: Option<usize>) -> bool {
+    use crate::spec::names as n;
+    p.segments.get(i).is_some_and(|s| !s.sibling(n::TIME_INDEX_FILE_SUFFIX).exists())
+        && segment_recovery(p, i, first) == SegmentRecovery::None
+}
+
+/// One segment recovery of a log's load, in the order Kafka runs them.
+#[derive(Clone, Copy, Debug)]
+pub struct Recovered {
+    /// The segment's index in the partition.
+    pub index: usize,
+    /// Which recovery (a segment's own runs while the segments are being
+    /// loaded, so it sees only those before it; the log's sees them all).
+    pub how: SegmentRecovery,
+    /// The offset after its last batch once recovered (its base when it
+    /// holds none).
+    pub end: i64,
+}
+
+/// What Kafka's load does to a partition's producer snapshots
+/// ([`snapshots_on_load`]).
+#[derive(Debug, Default)]
+pub struct SnapshotsOnLoad {
+    /// Snapshot files it deletes.
+    pub removed: Vec<std::path::PathBuf>,
+    /// Snapshots it writes (new, or in place of a file it deleted first),
+    /// by offset, with the producer state each holds.
+    pub written: Vec<(i64, ProducerState)>,
+}
+
+/// A snapshot in the simulation: a file as it is, or one Kafka writes.
+#[derive(Clone)]
+enum Snap {
+    Disk(std::path::PathBuf),
+    Made(ProducerState),
+}
+
+/// The producer snapshots as `ProducerStateManager` handles them during a
+/// load: files deleted and written, and where a manager's map stands.
+struct SnapshotSim<'a> {
+    p: &'a Partition,
+    limits: &'a Limits,
+    /// The wall clock of the load, in ms: producers expire from what it reads.
+    now_ms: i64,
+    log_start: i64,
+    snaps: std::collections::BTreeMap<i64, Snap>,
+    /// A recovered segment's end by its base: what recovery left of it is
+    /// all a later scan reads.
+    ends: std::collections::BTreeMap<i64, i64>,
+}
+
+/// One `ProducerStateManager` (`lastSnapOffset`, `lastMapOffset`, its state).
+struct Manager {
+    last_snap: i64,
+    map_end: i64,
+    state: ProducerState,
+}
+
+impl SnapshotSim<'_> {
+    /// `truncateAndReload(logStartOffset, logEndOffset)`: snapshots out of
+    /// range deleted, then the latest loadable one loaded (a corrupt one is
+    /// deleted and the next tried: `loadFromSnapshot`).
+    fn truncate_and_reload(&mut self, m: &mut Manager, end: i64) {
+        let log_start = self.log_start;
+        self.snaps.retain(|&o, _| o <= end && o > log_start);
+        if end == m.map_end {
+            return;
+        }
+        loop {
+            let Some((&o, snap)) = self.snaps.iter().next_back() else {
+                *m = Manager { last_snap: log_start, map_end: log_start, state: ProducerState::with_entries() };
+                return;
+            };
+            let loaded = match snap {
+                Snap::Made(state) => Some(state.clone()),
+                Snap::Disk(path) => crate::snapshot::read(path, self.limits)
+                    .ok()
+                    .filter(|s| s.crc_valid())
+                    .map(|s| ProducerState::from_snapshot_with_entries(&s)),
+            };
+            match loaded {
+                Some(mut state) => {
+                    state.expire(self.now_ms, crate::compact::DEFAULT_PRODUCER_ID_EXPIRATION_MS);
+                    *m = Manager { last_snap: o, map_end: o, state };
+                    return;
+                }
+                None => {
+                    self.snaps.remove(&o);
+                }
+            }
+        }
+    }
+
+    /// `takeSnapshot`: a snapshot at the map's end, unless it is not past the last one.
+    fn take(&mut self, m: &mut Manager) {
+        if m.map_end > m.last_snap {
+            self.snaps.insert(m.map_end, Snap::Made(m.state.clone()));
+            m.last_snap = m.map_end;
+        }
+    }
+
+    /// `UnifiedLog.rebuildProducerState(manager, segments, logStart, end,
+    /// reloadFromCleanShutdown)`, `bases` being the bases of the segments
+    /// loaded so far.
+    fn rebuild(&mut self, m: &mut Manager, bases: &[i64], end: i64, clean: bool) -> Result<()> {
+        let last = bases.last().copied();
+        let lower = bases.len().checked_sub(2).and_then(|i| bases.get(i)).copied();
+        let to_snapshot = [lower, last, Some(end)];
+        if clean && self.snaps.is_empty() {
+            // no snapshot after a clean shutdown: empty ones, nothing scanned
+            for o in to_snapshot.into_iter().flatten() {
+                m.map_end = o;
+                self.take(m);
+            }
+            return Ok(());
+        }
+        let empty_before = m.state.snapshot_entries().is_empty() && m.map_end >= end;
+        self.truncate_and_reload(m, end);
+        if !empty_before && m.map_end < end {
+            for seg in &self.p.segments {
+                if !bases.contains(&seg.base) || seg.base >= end || seg.next_base.is_some_and(|n| n <= m.map_end) {
+                    continue;
+                }
+                let start = m.map_end.max(seg.base).max(self.log_start);
+                m.map_end = start;
+                if to_snapshot.contains(&Some(seg.base)) {
+                    self.take(m);
+                }
+                let until = self.ends.get(&seg.base).map_or(end, |&e| e.min(end));
+                m.state.replay(seg, start, until, self.limits)?;
+            }
+        }
+        m.map_end = end;
+        self.take(m);
+        Ok(())
+    }
+}
+
+/// What Kafka's load does to `p`'s producer snapshots, given the segment
+/// recoveries it runs (`steps`, in order), the segments left after them
+/// (`kept`: a cut in the log's recovery deletes the later ones) and the log
+/// end. It follows the code, not a summary of it:
+///
+/// * each recovery (`LogLoader.recoverSegment`) makes a new
+///   `ProducerStateManager` and rebuilds it up to the segment's base
+///   (`UnifiedLog.rebuildProducerState`): `truncateAndReload` **deletes every
+///   snapshot above that base** (and at or below the log start), loads the
+///   latest one left, scans the segments loaded so far (a snapshot at each
+///   of the last two segments' bases) and takes one at the base; the
+///   segment is recovered and a snapshot taken at its end;
+/// * then the log's own manager: `removeStraySnapshots` (a snapshot at no
+///   segment base is deleted, but the latest one when it is past the last
+///   base), and `rebuildProducerState` up to the log end: snapshots past it
+///   deleted, the latest loaded (a corrupt one deleted, the next tried),
+///   the segments scanned from it (snapshots at the last two bases), one
+///   taken at the log end; after a clean shutdown with no snapshot at all,
+///   empty snapshots at the last two bases and the log end instead.
+///
+/// So a lost index costs no snapshot that the scan does not write again,
+/// with the state the log's batches give (a compacted log's may be
+/// smaller). A snapshot read loses the producers expired at `now_ms`
+/// (`isProducerExpired`: no open transaction, last batch
+/// `producer.id.expiration.ms` ago; Kafka's default, as a broker's own
+/// setting is not in the log dir).
+pub fn snapshots_on_load(
+    p: &Partition,
+    steps: &[Recovered],
+    kept: usize,
+    log_end: i64,
+    clean: bool,
+    now_ms: i64,
+    limits: &Limits,
+) -> Result<SnapshotsOnLoad> {
+    let log_start = p.checkpoints.log_start_offset.unwrap_or(0);
+    let disk: std::collections::BTreeMap<i64, Snap> =
+        p.snapshots.iter().map(|(o, f)| (*o, Snap::Disk(f.clone()))).collect();
+    let ends = steps.iter().filter_map(|s| Some((p.segments.get(s.index)?.base, s.end))).collect();
+    let mut sim = SnapshotSim { p, limits, now_ms, log_start, snaps: disk.clone(), ends };
+    // the log's recovery sees every segment (it deletes those after a cut
+    // once it is done); the log's manager those kept
+    let every: Vec<i64> = p.segments.iter().map(|s| s.base).collect();
+    let all: Vec<i64> = every.iter().take(kept).copied().collect();
+    for step in steps {
+        let Some(seg) = p.segments.get(step.index) else { continue };
+        let loaded = match step.how {
+            SegmentRecovery::Segment => every.get(..step.index).unwrap_or(&every),
+            _ => &every[..],
+        };
+        let mut m = Manager { last_snap: 0, map_end: 0, state: ProducerState::with_entries() };
+        sim.rebuild(&mut m, loaded, seg.base, false)?;
+        m.state.replay(seg, seg.base, step.end, limits)?;
+        m.map_end = m.map_end.max(step.end);
+        sim.take(&mut m);
+    }
+    // the log's own manager
+    let strays: Vec<i64> = sim.snaps.keys().copied().filter(|o| !all.contains(o)).collect();
+    if let Some((&latest, rest)) = strays.split_last() {
+        for o in rest {
+            sim.snaps.remove(o);
+        }
+        if all.last().is_some_and(|&max| latest < max) {
+            sim.snaps.remove(&latest);
+        }
+    }
+    let new_start = log_start.max(all.first().copied().unwrap_or(0));
+    sim.log_start = new_start;
+    let mut m = Manager { last_snap: 0, map_end: 0, state: ProducerState::with_entries() };
+    sim.rebuild(&mut m, &all, log_end, clean)?;
+    let mut out = SnapshotsOnLoad::default();
+    for (o, snap) in &disk {
+        if !sim.snaps.contains_key(o)
+            && let Snap::Disk(f) = snap
+        {
+            out.removed.push(f.clone());
+        }
+    }
+    for (o, snap) in sim.snaps {
+        if let Snap::Made(state) = snap {
+            out.written.push((o, state));
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -2,18 +2,25 @@
 //!
 //! Mirrors `LogLoader.recoverLog` and `LogSegment.recover` (Kafka 3.9):
 //!
-//! * after an unclean shutdown (no `.kafka_cleanshutdown`), every segment from
-//!   the one holding the partition's recovery point to the last is recovered;
-//!   after a clean one, none; the KRaft metadata log is always recovered from
-//!   offset 0; any segment whose `.index` is missing is recovered regardless
-//!   (`--all`: every segment);
+//! * **the log's recovery** (`recoverLog`): after an unclean shutdown (no
+//!   `.kafka_cleanshutdown`), every segment from the one holding the
+//!   partition's recovery point to the last is recovered; after a clean one,
+//!   none; the KRaft metadata log is always recovered from offset 0
+//!   (`--all`: every segment). A cut segment ends it: every later segment is
+//!   removed, and the log ends there;
+//! * **a segment's own recovery** (`loadSegmentFiles` -> `recoverSegment`):
+//!   a segment whose `.index` is missing is recovered alone, wherever it is
+//!   and after a clean shutdown too; a cut stays inside it, the later
+//!   segments are kept, and the log end is the last segment's as before
+//!   ([`logfmt::rules::recovery::SegmentRecovery`]). A `.timeindex` missing
+//!   beside its `.index` is created empty, as Kafka's load does;
 //! * recovering a segment rebuilds its `.index`, `.timeindex` and `.txnindex`
 //!   ([`logfmt::rules::recovery`]), and cuts the `.log` at the first batch
-//!   Kafka rejects or whose header does not fit ([`logfmt::sanity`]); a cut
-//!   segment ends the recovery: every later segment is removed;
+//!   Kafka rejects or whose header does not fit ([`logfmt::sanity`]);
 //! * then the leader-epoch cache gets the epochs of the recovered batches and
-//!   loses entries at or after the new log end, producer snapshots past the
-//!   end are removed, and the log dir's checkpoints are lowered to the end.
+//!   loses entries at or after the log end, producer snapshots past the
+//!   end are removed, and the log dir's checkpoints are lowered to the end:
+//!   all no-ops when the log end did not move.
 //!
 //! **Rolling** ([`RecoverOptions::roll`]): Kafka's own recovery leaves the
 //! recovery point where it was, so every later unclean start recovers the
@@ -58,7 +65,7 @@ use logfmt::metadata::{self, ClusterMetadata, ConfigSource};
 use logfmt::partition::{BatchInfo, LogDirCheckpoints, Partition, Segment, batch_info, scan};
 use logfmt::rules::epochs::EpochCache;
 use logfmt::rules::producer::ProducerState;
-use logfmt::rules::recovery::{self, Stop, recover_segment};
+use logfmt::rules::recovery::{self, SegmentRecovery, Stop, recover_segment};
 use logfmt::sanity::HeaderField;
 use logfmt::spec::names as n;
 
@@ -173,6 +180,20 @@ pub fn recover(path: &Path, opts: &RecoverOptions, changes: &mut dyn Changes) ->
             message: "the broker shut down cleanly: like Kafka, only the metadata log and segments without .index are recovered (--all: every segment)".into(),
         });
     }
+    // a `-delete` dir is Kafka's to delete (`LogManager.loadLog` ->
+    // `addLogToBeDeleted`, after file.delete.delay.ms): not recovered
+    let (deleting, partitions): (Vec<PathBuf>, Vec<PathBuf>) = partitions.into_iter().partition(|d| {
+        d.file_name()
+            .and_then(|n| n.to_str())
+            .and_then(logfmt::naming::parse_partition_dir)
+            .is_some_and(|pd| matches!(pd.state, logfmt::naming::DirState::Delete(_)))
+    });
+    for d in deleting {
+        changes.note(Note::Info {
+            path: d,
+            message: "scheduled for deletion: Kafka deletes this dir after its start, so it is not recovered".into(),
+        });
+    }
     let mut out = Vec::new();
     let mut lim = CheckpointLimits::default();
     // Partitions are recovered on every core (Kafka: one thread per log dir
@@ -189,7 +210,7 @@ pub fn recover(path: &Path, opts: &RecoverOptions, changes: &mut dyn Changes) ->
                 let first = recovery::first_to_recover(&p, clean, opts.all);
                 let interval = index_interval(&opts.interval, meta.as_ref(), node.as_deref(), &p.name.topic);
                 let mut rec = Recorded::new(executing);
-                let r = recover_partition(&p, first, &interval, opts, &mut rec)?;
+                let r = recover_partition(&p, first, clean, &interval, opts, &mut rec)?;
                 Ok((p, r, rec))
             })
             .collect();
@@ -211,11 +232,13 @@ pub fn recover(path: &Path, opts: &RecoverOptions, changes: &mut dyn Changes) ->
 
 /// Cut the log where recovery of segment `i` stopped (`rebuilt`), as
 /// Kafka's recovery does: the segment truncated after its last valid batch,
-/// every later segment removed; what is lost is said, and cutting a rolled
-/// segment needs `--allow-data-loss`. Returns the new log end.
+/// and, in the log's recovery (`how`), every later segment removed; what is
+/// lost is said, and cutting a rolled segment needs `--allow-data-loss`.
+/// Returns the segment's new end.
 fn cut(
     p: &Partition,
     i: usize,
+    how: SegmentRecovery,
     rebuilt: &recovery::Rebuilt,
     opts: &RecoverOptions,
     changes: &mut dyn Changes,
@@ -240,7 +263,8 @@ fn cut(
         }
         _ => "invalid bytes".into(),
     };
-    let loss = loss_after_cut(p, i, rebuilt.valid_bytes, field, new_end, limits)?;
+    let removes_later = how == SegmentRecovery::Log;
+    let loss = loss_after_cut(p, i, rebuilt.valid_bytes, field, new_end, removes_later, limits)?;
     let later = p.segments.len().saturating_sub(i.saturating_add(1));
     if let Some(f) = field {
         changes.note(Note::Warning {
@@ -249,11 +273,20 @@ fn cut(
         });
     }
     if later > 0 {
-        let message = format!(
-            "the damage is in a rolled segment: cutting there removes the {later} segment(s) after it too ({} record(s), offsets {})",
+        let lost = format!(
+            "{} record(s), offsets {}",
             loss.records,
             logfmt::report::offset_range(loss.from_offset, loss.to_offset.saturating_sub(1))
         );
+        let message = if removes_later {
+            format!(
+                "the damage is in a rolled segment: cutting there removes the {later} segment(s) after it too ({lost})"
+            )
+        } else {
+            format!(
+                "the damage is in a rolled segment Kafka recovers alone (its .index is missing): it cuts there and keeps the {later} segment(s) after it ({lost})"
+            )
+        };
         if changes.executing() && !opts.allow_data_loss {
             return Err(logfmt::Error::refused(format!(
                 "{}: {message}; nothing was changed: rerun with --allow-data-loss to cut anyway",
@@ -271,11 +304,13 @@ fn cut(
     changes.truncate(&seg.log, rebuilt.valid_bytes, &reason)?;
     out.cut = Some((seg.log.clone(), rebuilt.valid_bytes, rebuilt.size.saturating_sub(rebuilt.valid_bytes)));
     out.cut_field = field;
-    for later in p.segments.iter().skip(i.saturating_add(1)) {
-        for f in later.files() {
-            changes.remove(&f, "after a cut, Kafka deletes every later segment")?;
+    if removes_later {
+        for later in p.segments.iter().skip(i.saturating_add(1)) {
+            for f in later.files() {
+                changes.remove(&f, "after a cut, Kafka deletes every later segment")?;
+            }
+            out.segments_removed = out.segments_removed.saturating_add(1);
         }
-        out.segments_removed = out.segments_removed.saturating_add(1);
     }
     Ok(new_end)
 }
@@ -283,6 +318,7 @@ fn cut(
 fn recover_partition(
     p: &Partition,
     first: Option<usize>,
+    clean: bool,
     interval: &(u64, String),
     opts: &RecoverOptions,
     changes: &mut dyn Changes,
@@ -291,20 +327,40 @@ fn recover_partition(
     let mut out = PartitionRecovery { dir: p.dir.clone(), interval: interval.clone(), ..PartitionRecovery::default() };
     let mut cache = EpochCache::load(p.epochs(limits));
     let mut txn: Option<ProducerState> = None;
+    // the log end as the recoveries leave it: set by the log's recovery
+    // (which runs to the last segment or cuts) and by a segment's own
+    // recovery of the last segment; else the last segment's, as it was
     let mut log_end = None;
+    let last = p.segments.len().saturating_sub(1);
+    // the recoveries run, in order, for the producer snapshots they touch
+    let mut steps = Vec::new();
+    let mut last_cut = false;
     for (i, seg) in p.segments.iter().enumerate() {
         opts.progress.done(seg.size);
-        if !recovery::needs_recovery(p, i, first) {
+        let how = recovery::segment_recovery(p, i, first);
+        if how == SegmentRecovery::None {
+            if recovery::time_index_created_empty(p, i, first) {
+                changes.write(
+                    &seg.sibling(n::TIME_INDEX_FILE_SUFFIX),
+                    &[],
+                    "Kafka's load creates a lost .timeindex empty beside its .index (LogSegment.sanityCheck)",
+                )?;
+            }
             continue;
         }
-        let mut state = match txn.take() {
-            Some(t) => t,
+        let mut state = match (how, txn.take()) {
+            // the log's recovery carries the producer state from segment to segment
+            (SegmentRecovery::Log, Some(t)) => t,
             // rolling takes a producer snapshot: keep every producer's entry
-            None if opts.roll => ProducerState::at_with_entries(p, seg.base, limits)?,
-            None => ProducerState::at(p, seg.base, limits)?,
+            (SegmentRecovery::Log, None) if opts.roll => ProducerState::at_with_entries(p, seg.base, limits)?,
+            // a segment's own recovery starts from the snapshots below it, as
+            // recoverSegment's own ProducerStateManager does
+            _ => ProducerState::at(p, seg.base, limits)?,
         };
         let rebuilt = recover_segment(seg, interval.0, &mut state, cache.latest_epoch(), limits)?;
-        txn = Some(state);
+        if how == SegmentRecovery::Log {
+            txn = Some(state);
+        }
         out.segments_recovered = out.segments_recovered.saturating_add(1);
         if let Some(Stop::OverLimit { position, size, .. }) = &rebuilt.stop {
             // not damage: a batch too large to check within the limit; the
@@ -321,33 +377,57 @@ fn recover_partition(
         for &(e, o) in &rebuilt.epochs {
             cache.assign(e, o);
         }
-        let why = "rebuilt as Kafka's recovery builds it";
+        let why = match how {
+            SegmentRecovery::Segment => {
+                "its .index is missing: Kafka's load recovers this segment alone and rebuilds it"
+            }
+            _ => "rebuilt as Kafka's recovery builds it",
+        };
         write_if_changed(changes, &seg.sibling(n::INDEX_FILE_SUFFIX), &rebuilt.offset_index, why)?;
         write_if_changed(changes, &seg.sibling(n::TIME_INDEX_FILE_SUFFIX), &rebuilt.time_index, why)?;
         let txn_path = seg.sibling(n::TXN_INDEX_FILE_SUFFIX);
         if !rebuilt.txn_index.is_empty() || txn_path.exists() {
             write_if_changed(changes, &txn_path, &rebuilt.txn_index_bytes(), why)?;
         }
-        if rebuilt.valid_bytes < rebuilt.size {
-            log_end = Some(cut(p, i, &rebuilt, opts, changes, &mut out)?);
+        let was_cut = rebuilt.valid_bytes < rebuilt.size;
+        let end = if was_cut {
+            cut(p, i, how, &rebuilt, opts, changes, &mut out)?
+        } else {
+            logfmt::rules::log::segment_end(rebuilt.next_offset, seg.base)
+        };
+        steps.push(recovery::Recovered { index: i, how, end });
+        last_cut |= was_cut && i == last;
+        if how == SegmentRecovery::Log || i == last {
+            log_end = Some(end);
+        }
+        if how == SegmentRecovery::Log && was_cut {
             break;
         }
-        log_end = Some(logfmt::rules::log::segment_end(rebuilt.next_offset, seg.base));
     }
     if out.segments_recovered == 0 {
         out.log_end = logfmt::rules::log::log_end_offset(p, limits)?;
+        // a producer snapshot lost or unreadable: Kafka's load writes one
+        // again, and so does recover (a load that would only delete stray
+        // snapshots, Kafka's housekeeping, is left to Kafka)
+        if !p.is_metadata_log() {
+            let plan = recovery::snapshots_on_load(p, &[], p.segments.len(), out.log_end, clean, now_ms(), limits)?;
+            if !plan.written.is_empty() {
+                apply_snapshots(p, &plan, changes)?;
+            }
+        }
         return Ok(out);
     }
-    let end = log_end.unwrap_or(0);
+    let end = match log_end {
+        Some(end) => end,
+        None => logfmt::rules::log::log_end_offset(p, limits)?,
+    };
     out.log_end = end;
-    cache.truncate_from_end(end);
-    let epochs_path = p.epochs_path();
-    if epochs_path.exists() || !cache.entries().is_empty() {
-        write_if_changed(changes, &epochs_path, &cache.to_checkpoint(), "leader epochs of the recovered log")?;
+    let end_moved = steps.iter().any(|s| s.how == SegmentRecovery::Log) || last_cut;
+    if end_moved {
+        cut_epochs(p, &mut cache, end, changes)?;
     }
-    for path in logfmt::rules::log::snapshots_past(p, end) {
-        changes.remove(&path, "a producer snapshot past the new log end (Kafka deletes it)")?;
-    }
+    let kept = p.segments.len().saturating_sub(out.segments_removed);
+    let snapshot_at_end = load_snapshots(p, &steps, kept, end, clean, limits, changes)?;
     if let Some(hw) = p.checkpoints.high_watermark.filter(|&hw| hw > end) {
         changes.note(Note::Warning {
             path: p.dir.clone(),
@@ -364,9 +444,68 @@ fn recover_partition(
             .filter(|(i, _)| recovery::needs_recovery(p, *i, first))
             .map(|(_, s)| s)
             .collect();
-        out.rolled_at = Some(roll(p, &recovered, end, txn.as_ref(), changes)?);
+        let state = if snapshot_at_end { None } else { txn.as_ref() };
+        out.rolled_at = Some(roll(p, &recovered, end, state, changes)?);
     }
     Ok(out)
+}
+
+/// The leader epochs of `p` once its log end moved to `end` (the log's
+/// recovery ran, or a cut in the last segment): entries at or past it go.
+fn cut_epochs(p: &Partition, cache: &mut EpochCache, end: i64, changes: &mut dyn Changes) -> Result<()> {
+    cache.truncate_from_end(end);
+    let epochs_path = p.epochs_path();
+    if epochs_path.exists() || !cache.entries().is_empty() {
+        write_if_changed(changes, &epochs_path, &cache.to_checkpoint(), "leader epochs of the recovered log")?;
+    }
+    Ok(())
+}
+
+/// The producer snapshots of `p` as Kafka's load leaves them after the
+/// recoveries `steps`, `kept` segments left and the log ending at `end`
+/// ([`recovery::snapshots_on_load`]; the metadata log: those past the end
+/// removed). Returns whether a snapshot stands at the end.
+fn load_snapshots(
+    p: &Partition,
+    steps: &[recovery::Recovered],
+    kept: usize,
+    end: i64,
+    clean: bool,
+    limits: &Limits,
+    changes: &mut dyn Changes,
+) -> Result<bool> {
+    let mut snapshot_at_end = false;
+    if p.is_metadata_log() {
+        for path in logfmt::rules::log::snapshots_past(p, end) {
+            changes.remove(&path, "a producer snapshot past the new log end (Kafka deletes it)")?;
+        }
+    } else {
+        let plan = recovery::snapshots_on_load(p, steps, kept, end, clean, now_ms(), limits)?;
+        let at_end = p.dir.join(logfmt::naming::segment_file_name(end, n::PRODUCER_SNAPSHOT_FILE_SUFFIX));
+        snapshot_at_end =
+            plan.written.iter().any(|(o, _)| *o == end) || (at_end.exists() && !plan.removed.contains(&at_end));
+        apply_snapshots(p, &plan, changes)?;
+    }
+    Ok(snapshot_at_end)
+}
+
+/// The wall clock in ms: a load now expires producers by it.
+fn now_ms() -> i64 {
+    let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    i64::try_from(since.as_millis()).unwrap_or(i64::MAX)
+}
+
+/// Stage what Kafka's load does to `p`'s producer snapshots (`plan`).
+fn apply_snapshots(p: &Partition, plan: &recovery::SnapshotsOnLoad, changes: &mut dyn Changes) -> Result<()> {
+    for path in &plan.removed {
+        changes.remove(path, "Kafka's load deletes this producer snapshot (rules::recovery::snapshots_on_load)")?;
+    }
+    for (offset, state) in &plan.written {
+        let path = p.dir.join(logfmt::naming::segment_file_name(*offset, n::PRODUCER_SNAPSHOT_FILE_SUFFIX));
+        let bytes = logfmt::emit::producer_snapshot(&state.snapshot_entries());
+        write_if_changed(changes, &path, &bytes, "the producer snapshot Kafka's load writes here")?;
+    }
+    Ok(())
 }
 
 /// Leave `p`, whose segments `recovered` were recovered up to `end`, as
@@ -374,7 +513,7 @@ fn recover_partition(
 /// `flushUptoOffsetExclusive`): the recovered files made durable (those
 /// below the recovery point were flushed by the broker), a new empty segment at `end` unless the last
 /// segment already starts there empty, a producer snapshot at `end` from
-/// `state`. Returns the new recovery point (`end`), which the caller writes.
+/// `state` (`None`: the load's snapshots already hold one there). Returns the new recovery point (`end`), which the caller writes.
 fn roll(
     p: &Partition,
     recovered: &[&Segment],
@@ -416,13 +555,15 @@ fn roll(
 /// What cutting segment `i` of `p` at byte `cut` loses: the batches after the
 /// cut in that segment (the damaged one included, from its header when only
 /// a field outside the CRC is wrong: its records are intact, its offsets
-/// follow `new_end`) and every batch of the later segments.
+/// follow `new_end`) and, when the cut removes them, every batch of the
+/// later segments.
 fn loss_after_cut(
     p: &Partition,
     i: usize,
     cut: u64,
     field: Option<HeaderField>,
     new_end: i64,
+    removes_later: bool,
     limits: &Limits,
 ) -> Result<Loss> {
     let mut loss = Loss::new(&p.dir);
@@ -458,8 +599,10 @@ fn loss_after_cut(
             _ => {}
         }
     }
-    for later in p.segments.iter().skip(i.saturating_add(1)) {
-        scan(later, limits, |b| loss.add(b))?;
+    if removes_later {
+        for later in p.segments.iter().skip(i.saturating_add(1)) {
+            scan(later, limits, |b| loss.add(b))?;
+        }
     }
     if loss.batches == 0 {
         loss.from_offset = new_end;

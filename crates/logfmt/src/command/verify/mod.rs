@@ -163,6 +163,7 @@ kinds! {
     LeaderEpochCheckpointMissing => "leader_epoch_checkpoint_missing", Warning, "v2 batches carry leader epochs but there is no leader-epoch-checkpoint";
     ProducerSnapshotCorrupt => "producer_snapshot_corrupt", Warning, "a producer snapshot that does not parse or whose CRC fails; Kafka deletes it and rebuilds from the log";
     ProducerSnapshotBeyondLogEnd => "producer_snapshot_beyond_log_end", Warning, "a producer snapshot past the log end (or holding offsets past its own); Kafka deletes it";
+    ProducerSnapshotMissing => "producer_snapshot_missing", Info, "after a clean shutdown, no readable producer snapshot at the log end (Kafka takes one when it stops): its load rebuilds the producer state from the snapshot below and writes one there";
     PartitionMetadataMissing => "partition_metadata_missing", Warning, "no partition.metadata (topic id)";
     PartitionMetadataInvalid => "partition_metadata_invalid", Error, "partition.metadata that does not parse";
     MetaPropertiesMissing => "meta_properties_missing", Warning, "a log dir without meta.properties";
@@ -271,6 +272,9 @@ impl Kind {
             Kind::ProducerSnapshotCorrupt => "`ProducerStateManager.readSnapshot` (CRC-32C)",
             Kind::ProducerSnapshotBeyondLogEnd => {
                 "`ProducerStateManager.truncateAndReload` deletes snapshots past the log end"
+            }
+            Kind::ProducerSnapshotMissing => {
+                "`UnifiedLog.close` takes a snapshot at the log end; `UnifiedLog.rebuildProducerState` writes it again"
             }
             Kind::PartitionMetadataMissing => "`UnifiedLog.maybeFlushMetadataFile` writes the topic id",
             Kind::PartitionMetadataInvalid => "`PartitionMetadataFile`",
@@ -818,6 +822,9 @@ pub fn check_partition(dir: &Path, log_dir: &LogDir, opts: &Options, progress: &
     for (offset, path) in &p.snapshots {
         producer_snapshot(path, *offset, log_end.unwrap_or(i64::MAX), opts, &mut out);
     }
+    if let Some(log_end) = log_end {
+        snapshot_at_log_end(&p, log_start, log_end, opts, &mut out);
+    }
     for path in &p.kraft_snapshots {
         kraft_snapshot(path, opts, &mut out, &mut stats, progress);
     }
@@ -1164,6 +1171,30 @@ fn leader_epochs(p: &Partition, st: &PartitionState, log_start: i64, log_end: i6
             None => out.push(path, None, None, Some(m.offset), Kind::LeaderEpochMismatch, message),
         }
     }
+}
+
+/// After a clean shutdown a partition holding records has a producer
+/// snapshot at its log end (`UnifiedLog.close`); a lost or unreadable one
+/// Kafka's load writes again (`rules::recovery::snapshots_on_load`).
+fn snapshot_at_log_end(p: &Partition, log_start: i64, log_end: i64, opts: &Options, out: &mut Findings) {
+    let deleting = matches!(p.name.state, crate::naming::DirState::Delete(_));
+    if deleting || p.is_metadata_log() || log_end <= log_start || !p.log_dir.join(n::CLEAN_SHUTDOWN).exists() {
+        return;
+    }
+    let readable = |path: &Path| crate::snapshot::read(path, &opts.limits).is_ok_and(|s| s.crc_valid());
+    if p.snapshots.iter().any(|(o, path)| *o == log_end && readable(path)) {
+        return;
+    }
+    let below = p.snapshots.iter().rev().find(|(o, path)| *o < log_end && readable(path)).map(|(o, _)| *o);
+    let from = below.map_or_else(|| "the log start".to_string(), |o| format!("the snapshot at {o}"));
+    out.push(
+        &p.dir,
+        None,
+        None,
+        Some(log_end),
+        Kind::ProducerSnapshotMissing,
+        format!("no readable producer snapshot at the log end {log_end}: Kafka's load rebuilds the producer state from {from} and writes one there (recover does the same)"),
+    );
 }
 
 fn producer_snapshot(path: &Path, offset: i64, log_end: i64, opts: &Options, out: &mut Findings) {

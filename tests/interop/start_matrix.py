@@ -1,0 +1,224 @@
+"""The damages of tests/interop/start_matrix.sh, and the comparison of what
+Kafka's start and `logtool recover --execute` made of them.
+
+  start_matrix.py damage LOGDIR ROWS_OUT [DONE]
+      damage LOGDIR in place, one row of the start table per data partition
+      (a row whose shape no partition has is left out, and so is a row named
+      in the file DONE: an earlier round's); write "row partition base"
+      lines to ROWS_OUT
+  start_matrix.py compare BASE CONTROL KAFKA LOGTOOL ROWS
+      BASE the undamaged dir, CONTROL it after a Kafka start and clean stop
+      (restart noise), KAFKA the damaged copy after the same, LOGTOOL the
+      damaged copy after `logtool recover --execute`. Exit 1 with the
+      differences when logtool did not do what Kafka did.
+
+A file Kafka's control start changed (a leader epoch bumped, a stray
+snapshot deleted, a .deleted leftover removed) is noise: logtool may leave it
+as it was or do what Kafka did. Every other file of a data partition is the
+same in KAFKA and LOGTOOL (an empty .txnindex counts as absent, as Kafka
+creates it lazily); the log dir's checkpoints hold the same entries where the
+damaged start moved one, and BASE's elsewhere.
+"""
+import hashlib
+import os
+import sys
+
+INDEX, TIME, TXN, LOG = ".index", ".timeindex", ".txnindex", ".log"
+
+
+def segments(pdir):
+    return sorted(int(f[: -len(LOG)]) for f in os.listdir(pdir) if f.endswith(LOG) and f[: -len(LOG)].isdigit())
+
+
+def seg(pdir, base, suffix):
+    return os.path.join(pdir, "%020d%s" % (base, suffix))
+
+
+def data_partitions(logdir):
+    out = []
+    for name in sorted(os.listdir(logdir)):
+        path = os.path.join(logdir, name)
+        if not os.path.isdir(path) or name.startswith("__") or "." in name:
+            continue
+        out.append(name)
+    return out
+
+
+def nonempty(pdir, base):
+    return os.path.getsize(seg(pdir, base, LOG)) > 0
+
+
+# Each row: (name, applies(pdir, bases) -> base or None, damage(pdir, base)).
+# The rows of the table in GUIDE ("what Kafka does on start") that damage one
+# partition's segment files.
+def middle(pdir, bases):
+    mids = [b for b in bases[1:-1] if nonempty(pdir, b)]
+    return mids[0] if mids else None
+
+
+def first_rolled(pdir, bases):
+    return bases[0] if len(bases) >= 2 and nonempty(pdir, bases[0]) else None
+
+
+def last(pdir, bases):
+    return bases[-1] if bases and nonempty(pdir, bases[-1]) else None
+
+
+def with_txn_index(pdir, bases):
+    for b in bases[:-1]:
+        if os.path.exists(seg(pdir, b, TXN)) and os.path.getsize(seg(pdir, b, TXN)) > 0:
+            return b
+    return None
+
+
+def rm(*paths):
+    for p in paths:
+        if os.path.exists(p):
+            os.remove(p)
+
+
+def snapshots(pdir):
+    return sorted(int(f[:-9]) for f in os.listdir(pdir) if f.endswith(".snapshot") and f[:-9].isdigit())
+
+
+def snap(pdir, offset):
+    return os.path.join(pdir, "%020d.snapshot" % offset)
+
+
+def latest_snapshot(pdir, bases):
+    s = snapshots(pdir)
+    # one with producers in it, and one below it to load instead
+    return s[-1] if len(s) >= 2 and os.path.getsize(snap(pdir, s[-1])) > 10 else None
+
+
+def overwrite(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+ROWS = [
+    # a lost .index in a rolled segment: Kafka recovers that segment alone
+    ("index_lost_middle", middle, lambda d, b: rm(seg(d, b, INDEX))),
+    ("index_lost_compacted", first_rolled, lambda d, b: rm(seg(d, b, INDEX))),
+    ("index_and_timeindex_lost_first", first_rolled, lambda d, b: rm(seg(d, b, INDEX), seg(d, b, TIME))),
+    # the txn index is rebuilt with it
+    ("index_lost_txn", with_txn_index, lambda d, b: rm(seg(d, b, INDEX))),
+    # the active segment: recovered alone too; the log end stays
+    ("index_lost_active", last, lambda d, b: rm(seg(d, b, INDEX))),
+    # a lost .timeindex beside its .index: created empty, not rebuilt
+    ("timeindex_lost_rolled", first_rolled, lambda d, b: rm(seg(d, b, TIME))),
+    # the latest producer snapshot lost, empty or garbage: the load takes
+    # the one below it, scans on and writes it again
+    ("snapshot_lost_latest", latest_snapshot, lambda d, o: rm(snap(d, o))),
+    ("snapshot_empty_latest", latest_snapshot, lambda d, o: overwrite(snap(d, o), b"")),
+    ("snapshot_garbage_latest", latest_snapshot, lambda d, o: overwrite(snap(d, o), b"\x00\x01garbage" * 3)),
+]
+# rows that want a partition of their own kind first
+PREFER = {"index_lost_middle": "plain", "index_lost_compacted": "compacted", "index_lost_txn": "txn"}
+
+
+def damage(logdir, rows_out, done_path=None):
+    free = data_partitions(logdir)
+    done = []
+    earlier = set()
+    if done_path and os.path.exists(done_path):
+        earlier = {l.split()[0] for l in open(done_path) if l.strip()}
+    for name, applies, hurt in ROWS:
+        if name in earlier:
+            continue
+        want = PREFER.get(name)
+        order = [p for p in free if want and p.startswith(want)] + [p for p in free if not (want and p.startswith(want))]
+        for part in order:
+            pdir = os.path.join(logdir, part)
+            base = applies(pdir, segments(pdir))
+            if base is None:
+                continue
+            hurt(pdir, base)
+            free.remove(part)
+            done.append((name, part, base))
+            break
+    with open(rows_out, "w") as f:
+        for name, part, base in done:
+            f.write("%s %s %d\n" % (name, part, base))
+    for name, part, base in done:
+        print("  damaged: %-32s %s at segment %d" % (name, part, base))
+
+
+def digest(path):
+    if not os.path.isfile(path):
+        return None
+    if path.endswith(TXN) and os.path.getsize(path) == 0:
+        return None
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()[:16]
+
+
+def files(pdir):
+    return set(os.listdir(pdir)) if os.path.isdir(pdir) else set()
+
+
+CHECKPOINTS = [
+    "recovery-point-offset-checkpoint",
+    "replication-offset-checkpoint",
+    "log-start-offset-checkpoint",
+    "cleaner-offset-checkpoint",
+]
+
+
+def checkpoint(path):
+    out = {}
+    if not os.path.exists(path):
+        return out
+    lines = open(path).read().splitlines()
+    for line in lines[2:]:
+        parts = line.split()
+        if len(parts) == 3:
+            out[(parts[0], parts[1])] = parts[2]
+    return out
+
+
+def compare(base, control, kafka, logtool, rows_path):
+    rows = [l.split() for l in open(rows_path).read().splitlines() if l.strip()]
+    damaged = {r[1]: r[0] for r in rows}
+    bad = []
+    for part in data_partitions(base):
+        b, c, k, l = (os.path.join(x, part) for x in (base, control, kafka, logtool))
+        for name in sorted(files(b) | files(c) | files(k) | files(l)):
+            hb, hc, hk, hl = (digest(os.path.join(x, name)) for x in (b, c, k, l))
+            noise = hc != hb
+            if part not in damaged:
+                # logtool leaves an undamaged partition as it was
+                if hl != hb:
+                    bad.append("%s/%s: untouched by the damage, changed by logtool" % (part, name))
+                continue
+            if noise:
+                if hl not in (hb, hk):
+                    bad.append("%s/%s (%s): restart noise, but logtool made a third version" % (part, name, damaged[part]))
+            elif hl != hk:
+                what = {None: "absent"}
+                bad.append(
+                    "%s/%s (%s): Kafka's start left %s, logtool %s (before: %s)"
+                    % (part, name, damaged[part], what.get(hk, hk), what.get(hl, hl), what.get(hb, hb))
+                )
+    for cp in CHECKPOINTS:
+        vb, vc, vk, vl = (checkpoint(os.path.join(x, cp)) for x in (base, control, kafka, logtool))
+        for key in sorted(set(vb) | set(vk) | set(vl)):
+            if key[0].startswith("__"):
+                continue
+            want = vk.get(key) if vk.get(key) != vc.get(key) else vb.get(key)
+            if vl.get(key) != want:
+                bad.append("%s %s-%s: logtool %s, expected %s" % (cp, key[0], key[1], vl.get(key), want))
+    if bad:
+        print("\n".join("  " + x for x in bad))
+        return 1
+    print("  every file of %d damaged partition(s) as Kafka's start left it, the others untouched" % len(damaged))
+    return 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "damage":
+        damage(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None)
+    elif sys.argv[1] == "compare":
+        sys.exit(compare(*sys.argv[2:7]))
+    else:
+        sys.exit("usage: start_matrix.py damage LOGDIR ROWS_OUT | compare BASE CONTROL KAFKA LOGTOOL ROWS")

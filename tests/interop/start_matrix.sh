@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Interop: `logtool recover` against what Kafka's start does on the partial
+# states operators and tools leave (the table "what Kafka does on start" in
+# GUIDE.md and logfmt's rules::recovery), on Kafka 3.9.1 and 4.3.1.
+#
+# For each version, a log dir that release wrote and stopped cleanly (the
+# clean scenario for 3.9.1, kafka4 for 4.3.1: fresh from data.sh in CI) is
+# copied four times:
+#   base     as it is
+#   control  Kafka started on it and stopped cleanly: what a start changes on
+#            an undamaged dir (an epoch bumped, a stray snapshot deleted,
+#            .deleted leftovers removed) is restart noise
+#   kafka    damaged (tests/interop/start_matrix.py: one row of the table per
+#            partition, as many rows as the dir has partitions of the right
+#            shape), then started and stopped like control
+#   logtool  damaged the same way, then `logtool recover --execute`
+# and then every file of every damaged partition must be as Kafka's start
+# left it (noise aside), every other partition untouched, and the log dir's
+# checkpoints moved only where Kafka's start moved them; `verify` on the
+# damaged copy reports each damaged partition, and finds no warning or
+# error after the repair; `undo` gives back the damaged bytes.
+#
+# LOGTOOL_FIXTURES / LOGTOOL_FIXTURES_4 name fresh data (tests/interop/run.sh);
+# the committed fixtures otherwise.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. fixtures/kafka/lib.sh
+. tests/interop/lib.sh
+interop_setup start_matrix
+fixtures=${LOGTOOL_FIXTURES:-$PWD/fixtures/kafka-3.9.1}
+fixtures4=${LOGTOOL_FIXTURES_4:-$PWD/fixtures/kafka-4.3.1}
+K4_LIBS=$(kafka_libs_of 4.3.1)
+BROKER_PROPS=("log.retention.ms=-1")
+
+# Start node 1 on LOGDIR with release V's jars, wait until it has loaded its
+# logs, stop it cleanly.
+start_stop() { # V LOGDIR NAME
+  local v=$1 dir=$2 name=$3 bport cport libs=$KAFKA_LIBS
+  [ "$v" = 4.3 ] && libs=$K4_LIBS
+  bport=$(free_port); cport=$(free_port)
+  kraft_config "$work/$name.properties" "$dir" "$bport" "$cport" "${BROKER_PROPS[@]}"
+  KAFKA_LIBS=$libs kafka_java_bg "$work/$name.broker.log" kafka.Kafka "$work/$name.properties"
+  kafka_wait_started "$work/$name.broker.log" "$BG_PID"
+  kafka_stop "$BG_PID"
+  [ -f "$dir/.kafka_cleanshutdown" ] || die "$name: Kafka did not stop cleanly"
+}
+
+# The damaged partitions verify says nothing about (it must name each).
+unreported() { # LOGDIR ROWS
+  { "$LT" verify --format json "$1" || true; } | python3 -c '
+import json, os, sys
+said = set()
+for l in sys.stdin:
+    v = json.loads(l)
+    if v.get("type") == "finding" and v.get("file"):
+        said.add(os.path.relpath(v["file"], sys.argv[2]).split(os.sep)[0])
+for row in open(sys.argv[1]):
+    name, part, _ = row.split()
+    if part not in said:
+        print(name, part)' "$2" "$1"
+}
+
+# One round: the rows not yet done (in $work/$v.done) put into a copy of
+# BASE, Kafka started on one copy, recover on another, compared. Returns 1
+# when no row was left to put in.
+round() { # V ROUND
+  local v=$1 r=$2 d=$work/$1-$2 c
+  cp -a "$work/$v-base" "$d-kafka"
+  python3 tests/interop/start_matrix.py damage "$d-kafka" "$d.rows" "$work/$v.done" >&2
+  [ -s "$d.rows" ] || { rm -rf "$d-kafka"; return 1; }
+  cat "$d.rows" >>"$work/$v.done"
+  cp -a "$work/$v-base" "$d-logtool"
+  python3 tests/interop/start_matrix.py damage "$d-logtool" "$d.rows.again" "$work/$v.done.before" >/dev/null
+  cmp -s "$d.rows" "$d.rows.again" || die "$v round $r: the damage is not the same twice"
+  cp -a "$d-logtool" "$d-damaged"
+  c=$(unreported "$d-damaged" "$d.rows")
+  [ -z "$c" ] || die "$v round $r: verify reports nothing for these damaged partitions: $c"
+  start_stop "$v" "$d-kafka" "$v-$r-kafka"
+  grep -E "recovering segment|Could not find offset index|corrupted index|Failed to load producer snapshot" \
+    "$work/$v-$r-kafka.broker.log" | sed 's/^/    kafka: /' | head -20 >&2 || true
+  "$LT" recover --execute "$d-logtool" >"$d-recover.out" \
+    || { cat "$d-recover.out" >&2; die "$v round $r: recover --execute failed"; }
+  python3 tests/interop/start_matrix.py compare "$work/$v-base" "$work/$v-control" "$d-kafka" \
+    "$d-logtool" "$d.rows" >&2 || { cat "$d-recover.out" >&2; die "$v round $r: recover did not do what Kafka's start did"; }
+  "$LT" verify --fail-on warning "$d-logtool" >"$d-verify.out" \
+    || { cat "$d-verify.out" >&2; die "$v round $r: verify finds a problem after recover"; }
+  "$LT" undo --execute "$d-logtool" >/dev/null
+  [ "$(tree_hash "$d-damaged")" = "$(tree_hash "$d-logtool")" ] || die "$v round $r: undo did not restore every byte"
+  log "Kafka $v round $r: recover did what the start did on $(wc -l <"$d.rows") damaged partitions; verify named each"
+}
+
+run() { # V SOURCE
+  local v=$1 src=$2 r=1
+  cp -a "$src" "$work/$v-base"
+  cp -a "$src" "$work/$v-control"
+  start_stop "$v" "$work/$v-control" "$v-control"
+  : >"$work/$v.done"
+  while cp "$work/$v.done" "$work/$v.done.before" && round "$v" "$r"; do r=$((r + 1)); done
+  log "Kafka $v: $(wc -l <"$work/$v.done") rows in $((r - 1)) starts"
+}
+
+run 3.9 "$fixtures/clean/logs"
+run 4.3 "$fixtures4/kafka4/logs"
+log "start matrix: all checks passed"
