@@ -28,6 +28,8 @@ mod replicas;
 mod repair;
 // arbitrary records through the writer and `dump --format json`, exactly
 mod roundtrip;
+// `recover` against what Kafka's start did on damaged copies (kept by the interop's start_matrix.sh)
+mod start_matrix;
 // `logtool stats` against dump's counts; its charts
 mod stats;
 // shared helpers

@@ -6,6 +6,10 @@ Kafka's start and `logtool recover --execute` made of them.
       (a row whose shape no partition has is left out, and so is a row named
       in the file DONE: an earlier round's); write "row partition base"
       lines to ROWS_OUT
+  start_matrix.py save BASE DIR NAME DEST
+      keep DIR/NAME (a partition dir, or a log dir's file) as a difference
+      from BASE/NAME: DEST/NAME.list names its files, DEST/NAME/ holds
+      those whose bytes are not BASE's (for cargo test: tests/repair.rs)
   start_matrix.py compare BASE CONTROL KAFKA LOGTOOL ROWS
       BASE the undamaged dir, CONTROL it after a Kafka start and clean stop
       (restart noise), KAFKA the damaged copy after the same, LOGTOOL the
@@ -215,9 +219,33 @@ def compare(base, control, kafka, logtool, rows_path):
     return 0
 
 
+def save(base, src, name, dest):
+    path = os.path.join(src, name)
+    os.makedirs(dest, exist_ok=True)
+    if os.path.isfile(path):
+        with open(path, "rb") as f, open(os.path.join(dest, name), "wb") as o:
+            o.write(f.read())
+        return
+    names = sorted(os.listdir(path))
+    with open(os.path.join(dest, name + ".list"), "w") as f:
+        f.write("".join(n + "\n" for n in names))
+    for n in names:
+        mine = os.path.join(path, n)
+        theirs = os.path.join(base, name, n)
+        with open(mine, "rb") as f:
+            data = f.read()
+        if os.path.isfile(theirs) and open(theirs, "rb").read() == data:
+            continue
+        os.makedirs(os.path.join(dest, name), exist_ok=True)
+        with open(os.path.join(dest, name, n), "wb") as o:
+            o.write(data)
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "damage":
         damage(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None)
+    elif sys.argv[1] == "save":
+        save(*sys.argv[2:6])
     elif sys.argv[1] == "compare":
         sys.exit(compare(*sys.argv[2:7]))
     else:

@@ -21,7 +21,12 @@
 # error after the repair; `undo` gives back the damaged bytes.
 #
 # LOGTOOL_FIXTURES / LOGTOOL_FIXTURES_4 name fresh data (tests/interop/run.sh);
-# the committed fixtures otherwise.
+# the committed fixtures otherwise. LOGTOOL_START_MATRIX_SAVE=1 (with the
+# committed fixtures) keeps what Kafka did for `cargo test`
+# (tests/repair.rs): fixtures/kafka-<version>/start-matrix/ gets each
+# round's damaged partitions (input/), what Kafka's start left of them and
+# of the log dir's checkpoints (kafka/), and the control start's (control/),
+# each as a difference from the committed dir (start_matrix.py save).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . fixtures/kafka/lib.sh
@@ -87,7 +92,28 @@ round() { # V ROUND
   "$LT" undo --execute "$d-logtool" >/dev/null
   [ "$(tree_hash "$d-damaged")" = "$(tree_hash "$d-logtool")" ] || die "$v round $r: undo did not restore every byte"
   log "Kafka $v round $r: recover did what the start did on $(wc -l <"$d.rows") damaged partitions; verify named each"
+  [ -z "${LOGTOOL_START_MATRIX_SAVE:-}" ] || save_round "$v" "$r"
 }
+
+# Keep round R of version V under fixtures/ (see the top).
+save_round() { # V R
+  local v=$1 r=$2 d=$work/$1-$2 to part cp keep=tests/interop/start_matrix.py
+  to=$(saved "$v")/round-$r
+  rm -rf "$to"
+  mkdir -p "$to"
+  cp "$d.rows" "$to/rows"
+  while read -r _ part _; do
+    python3 "$keep" save "$work/$v-base" "$d-damaged" "$part" "$to/input"
+    python3 "$keep" save "$work/$v-base" "$d-kafka" "$part" "$to/kafka"
+    python3 "$keep" save "$work/$v-base" "$work/$v-control" "$part" "$(saved "$v")/control"
+  done <"$d.rows"
+  for cp in recovery-point-offset-checkpoint replication-offset-checkpoint log-start-offset-checkpoint \
+    cleaner-offset-checkpoint; do
+    [ ! -f "$d-kafka/$cp" ] || python3 "$keep" save "$work/$v-base" "$d-kafka" "$cp" "$to/kafka"
+    [ ! -f "$work/$v-control/$cp" ] || python3 "$keep" save "$work/$v-base" "$work/$v-control" "$cp" "$(saved "$v")/control"
+  done
+}
+saved() { case $1 in 3.9) echo fixtures/kafka-3.9.1/start-matrix ;; *) echo fixtures/kafka-4.3.1/start-matrix ;; esac; }
 
 run() { # V SOURCE
   local v=$1 src=$2 r=1
@@ -99,6 +125,10 @@ run() { # V SOURCE
   log "Kafka $v: $(wc -l <"$work/$v.done") rows in $((r - 1)) starts"
 }
 
+if [ -n "${LOGTOOL_START_MATRIX_SAVE:-}" ]; then
+  [ -z "${LOGTOOL_FIXTURES:-}${LOGTOOL_FIXTURES_4:-}" ] || die "LOGTOOL_START_MATRIX_SAVE goes with the committed fixtures"
+  rm -rf "$(saved 3.9)" "$(saved 4.3)"
+fi
 run 3.9 "$fixtures/clean/logs"
 run 4.3 "$fixtures4/kafka4/logs"
 log "start matrix: all checks passed"

@@ -403,8 +403,14 @@ pub struct Recovered {
 /// ([`snapshots_on_load`]).
 #[derive(Debug, Default)]
 pub struct SnapshotsOnLoad {
-    /// Snapshot files it deletes.
+    /// Snapshot files it deletes because of what the recoveries found or
+    /// did (the rest of the plan depends on their going).
     pub removed: Vec<std::path::PathBuf>,
+    /// Stray snapshot files it deletes on any load, damaged or not
+    /// (`removeStraySnapshots`: at no segment base, below the last one),
+    /// whatever else deletes them first: housekeeping that changes no
+    /// state, which a repair may leave to Kafka.
+    pub strays: Vec<std::path::PathBuf>,
     /// Snapshots it writes (new, or in place of a file it deleted first),
     /// by offset, with the producer state each holds.
     pub written: Vec<(i64, ProducerState)>,
@@ -518,6 +524,21 @@ impl SnapshotSim<'_> {
     }
 }
 
+/// The snapshots `removeStraySnapshots` deletes among `offsets`, `bases`
+/// being the segments': those at no base, but the latest of them when it
+/// is past the last base.
+fn stray_snapshots(offsets: impl Iterator<Item = i64>, bases: &[i64]) -> Vec<i64> {
+    let strays: Vec<i64> = offsets.filter(|o| !bases.contains(o)).collect();
+    let mut out = Vec::new();
+    if let Some((&latest, rest)) = strays.split_last() {
+        out.extend_from_slice(rest);
+        if bases.last().is_some_and(|&max| latest < max) {
+            out.push(latest);
+        }
+    }
+    out
+}
+
 /// What Kafka's load does to `p`'s producer snapshots, given the segment
 /// recoveries it runs (`steps`, in order), the segments left after them
 /// (`kept`: a cut in the log's recovery deletes the later ones) and the log
@@ -575,15 +596,11 @@ pub fn snapshots_on_load(
         sim.take(&mut m);
     }
     // the log's own manager
-    let strays: Vec<i64> = sim.snaps.keys().copied().filter(|o| !all.contains(o)).collect();
-    if let Some((&latest, rest)) = strays.split_last() {
-        for o in rest {
-            sim.snaps.remove(o);
-        }
-        if all.last().is_some_and(|&max| latest < max) {
-            sim.snaps.remove(&latest);
-        }
+    for o in stray_snapshots(sim.snaps.keys().copied(), &all) {
+        sim.snaps.remove(&o);
     }
+    // what a load of the dir as it is would delete all the same
+    let housekeeping = stray_snapshots(disk.keys().copied(), &all);
     let new_start = log_start.max(all.first().copied().unwrap_or(0));
     sim.log_start = new_start;
     let mut m = Manager { last_snap: 0, map_end: 0, state: ProducerState::with_entries() };
@@ -593,7 +610,7 @@ pub fn snapshots_on_load(
         if !sim.snaps.contains_key(o)
             && let Snap::Disk(f) = snap
         {
-            out.removed.push(f.clone());
+            if housekeeping.contains(o) { out.strays.push(f.clone()) } else { out.removed.push(f.clone()) }
         }
     }
     for (o, snap) in sim.snaps {
