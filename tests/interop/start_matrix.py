@@ -9,7 +9,7 @@ Kafka's start and `logtool recover --execute` made of them.
   start_matrix.py save BASE DIR NAME DEST
       keep DIR/NAME (a partition dir, or a log dir's file) as a difference
       from BASE/NAME: DEST/NAME.list names its files, DEST/NAME/ holds
-      those whose bytes are not BASE's (for cargo test: tests/repair.rs)
+      those whose bytes are not BASE's (for cargo test: tests/start_matrix.rs)
   start_matrix.py compare BASE CONTROL KAFKA LOGTOOL ROWS
       BASE the undamaged dir, CONTROL it after a Kafka start and clean stop
       (restart noise), KAFKA the damaged copy after the same, LOGTOOL the
@@ -20,8 +20,9 @@ A file Kafka's control start changed (a leader epoch bumped, a stray
 snapshot deleted, a .deleted leftover removed) is noise: logtool may leave it
 as it was or do what Kafka did. Every other file of a data partition is the
 same in KAFKA and LOGTOOL (an empty .txnindex counts as absent, as Kafka
-creates it lazily); the log dir's checkpoints hold the same entries where the
-damaged start moved one, and BASE's elsewhere.
+creates it lazily; a .deleted file Kafka deleted may be left, as Kafka
+deletes it on any start); the log dir's checkpoints hold the same entries
+where the damaged start moved one, and BASE's elsewhere.
 """
 import hashlib
 import os
@@ -100,6 +101,22 @@ def overwrite(path, data):
         f.write(data)
 
 
+def copy(src, dst):
+    with open(src, "rb") as f:
+        overwrite(dst, f.read())
+
+
+def zero_fill(path):
+    overwrite(path, b"\0" * os.path.getsize(path))
+
+
+def txn_index_above_0(pdir, bases):
+    for b in bases[1:]:
+        if os.path.exists(seg(pdir, b, TXN)) and os.path.getsize(seg(pdir, b, TXN)) > 0:
+            return b
+    return None
+
+
 ROWS = [
     # a lost .index in a rolled segment: Kafka recovers that segment alone
     ("index_lost_middle", middle, lambda d, b: rm(seg(d, b, INDEX))),
@@ -116,9 +133,16 @@ ROWS = [
     ("snapshot_lost_latest", latest_snapshot, lambda d, o: rm(snap(d, o))),
     ("snapshot_empty_latest", latest_snapshot, lambda d, o: overwrite(snap(d, o), b"")),
     ("snapshot_garbage_latest", latest_snapshot, lambda d, o: overwrite(snap(d, o), b"\x00\x01garbage" * 3)),
+    # a zero-filled .txnindex (an entry ending at 0, below the segment):
+    # the segment is recovered alone
+    ("txnindex_zeroed", txn_index_above_0, lambda d, b: zero_fill(seg(d, b, TXN))),
+    # leftovers of interrupted work: a cleaning's output is deleted, and so
+    # are scheduled deletions (which recover may leave to Kafka)
+    ("cleaned_leftover", first_rolled, lambda d, b: copy(seg(d, b, LOG), seg(d, b, LOG) + ".cleaned")),
+    ("deleted_leftover", first_rolled, lambda d, b: copy(seg(d, b, INDEX), seg(d, b, INDEX) + ".deleted")),
 ]
 # rows that want a partition of their own kind first
-PREFER = {"index_lost_middle": "plain", "index_lost_compacted": "compacted", "index_lost_txn": "txn"}
+PREFER = {"index_lost_middle": "plain", "index_lost_compacted": "compacted", "index_lost_txn": "txn", "txnindex_zeroed": "txn"}
 
 
 def damage(logdir, rows_out, done_path=None):
@@ -194,6 +218,9 @@ def compare(base, control, kafka, logtool, rows_path):
                 # logtool leaves an undamaged partition as it was
                 if hl != hb:
                     bad.append("%s/%s: untouched by the damage, changed by logtool" % (part, name))
+                continue
+            if name.endswith(".deleted") and hk is None:
+                # a scheduled deletion: Kafka deletes it on any start, recover leaves it to Kafka
                 continue
             if noise:
                 if hl not in (hb, hk):

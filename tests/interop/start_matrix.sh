@@ -23,7 +23,7 @@
 # LOGTOOL_FIXTURES / LOGTOOL_FIXTURES_4 name fresh data (tests/interop/run.sh);
 # the committed fixtures otherwise. LOGTOOL_START_MATRIX_SAVE=1 (with the
 # committed fixtures) keeps what Kafka did for `cargo test`
-# (tests/repair.rs): fixtures/kafka-<version>/start-matrix/ gets each
+# (tests/start_matrix.rs): fixtures/kafka-<version>/start-matrix/ gets each
 # round's damaged partitions (input/), what Kafka's start left of them and
 # of the log dir's checkpoints (kafka/), and the control start's (control/),
 # each as a difference from the committed dir (start_matrix.py save).

@@ -361,14 +361,70 @@ pub enum SegmentRecovery {
 
 /// Which recovery Kafka gives segment `i` of `p`, `first` being
 /// [`first_to_recover`]'s answer. A segment both above the recovery point
-/// and without an index is recovered twice by Kafka, with the same result:
+/// and recovered alone is recovered twice by Kafka, with the same result:
 /// [`SegmentRecovery::Log`] says what follows from it.
 pub fn segment_recovery(p: &Partition, i: usize, first: Option<usize>) -> SegmentRecovery {
     if first.is_some_and(|f| i >= f) {
         return SegmentRecovery::Log;
     }
-    let index_missing = p.segments.get(i).is_some_and(|s| !s.sibling(crate::spec::names::INDEX_FILE_SUFFIX).exists());
-    if index_missing { SegmentRecovery::Segment } else { SegmentRecovery::None }
+    match p.segments.get(i).map(load_check) {
+        Some(LoadCheck::Fine) | None => SegmentRecovery::None,
+        Some(_) => SegmentRecovery::Segment,
+    }
+}
+
+/// What `LogSegment.sanityCheck` finds when Kafka loads a segment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoadCheck {
+    /// Nothing: the segment is loaded as it is.
+    Fine,
+    /// No `.index` (`NoSuchFileException`): recovered alone.
+    IndexMissing,
+    /// A `.txnindex` entry ending below the segment's base
+    /// (`TransactionIndex.sanityCheck`: `CorruptIndexException`): recovered alone.
+    TxnIndexCorrupt {
+        /// The entry's byte position.
+        position: u64,
+        /// Its last offset.
+        last_offset: i64,
+    },
+    /// A `.txnindex` entry of a version above Kafka's (`KafkaException`):
+    /// the log cannot be loaded and the broker does not start. Rebuilding
+    /// the txn index, as a recovery of the segment does, lets it.
+    TxnIndexVersionUnknown {
+        /// The entry's byte position.
+        position: u64,
+        /// Its version.
+        version: i16,
+    },
+}
+
+/// [`LoadCheck`] of `seg`: its `.index` exists, and every whole entry of
+/// its `.txnindex` passes `TransactionIndex.sanityCheck` (an unreadable
+/// `.txnindex` is left to the readers that report it).
+pub fn load_check(seg: &Segment) -> LoadCheck {
+    use std::io::Read;
+    if !seg.sibling(crate::spec::names::INDEX_FILE_SUFFIX).exists() {
+        return LoadCheck::IndexMissing;
+    }
+    let Ok(f) = std::fs::File::open(seg.sibling(crate::spec::names::TXN_INDEX_FILE_SUFFIX)) else {
+        return LoadCheck::Fine;
+    };
+    let mut r = std::io::BufReader::new(f);
+    let mut entry = [0u8; layout::TXN_INDEX_ENTRY_SIZE];
+    let mut position = 0u64;
+    while r.read_exact(&mut entry).is_ok() {
+        let version = i16::from_be_bytes([entry[0], entry[1]]);
+        let last_offset = i64::from_be_bytes(entry[18..26].try_into().unwrap_or_default());
+        if version > layout::TXN_INDEX_VERSION {
+            return LoadCheck::TxnIndexVersionUnknown { position, version };
+        }
+        if last_offset < seg.base {
+            return LoadCheck::TxnIndexCorrupt { position, last_offset };
+        }
+        position = position.saturating_add(layout::TXN_INDEX_ENTRY_SIZE as u64);
+    }
+    LoadCheck::Fine
 }
 
 /// Whether Kafka recovers segment `i` of `p` when it loads it, by either
@@ -384,6 +440,48 @@ pub fn time_index_created_empty(p: &Partition, i: usize, first: Option<usize>) -
     use crate::spec::names as n;
     p.segments.get(i).is_some_and(|s| !s.sibling(n::TIME_INDEX_FILE_SUFFIX).exists())
         && segment_recovery(p, i, first) == SegmentRecovery::None
+}
+
+/// What Kafka's load does with a partition's files of a temporary suffix
+/// (`LogLoader.removeTempFilesAndCollectSwapFiles`, then the swaps).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Leftover {
+    /// `.deleted`: deleted (a deletion Kafka had scheduled).
+    Deleted,
+    /// `.cleaned`: deleted (the output of a cleaning that did not finish).
+    Cleaned,
+    /// `.swap` at or above the lowest `.cleaned` offset: deleted (part of a
+    /// split that did not finish).
+    SwapInvalid,
+    /// Any other `.swap`: swapped in (`completeSwapOperations`; its index
+    /// swaps are deleted, its segment recovered and renamed `.log`).
+    Swap,
+}
+
+/// [`Leftover`] of each of `p`'s files with a temporary suffix that Kafka's
+/// load handles (`.part` and `.tmp` files are not the log loader's).
+pub fn leftovers_on_load(p: &Partition) -> Vec<(std::path::PathBuf, Leftover)> {
+    use crate::naming::TempSuffix;
+    let min_cleaned = p
+        .leftovers
+        .iter()
+        .filter(|(_, n)| n.suffix == Some(TempSuffix::Cleaned))
+        .filter_map(|(_, n)| n.offset)
+        .min()
+        .unwrap_or(i64::MAX);
+    p.leftovers
+        .iter()
+        .filter_map(|(f, n)| {
+            let what = match n.suffix? {
+                TempSuffix::Deleted => Leftover::Deleted,
+                TempSuffix::Cleaned => Leftover::Cleaned,
+                TempSuffix::Swap if n.offset.is_some_and(|o| o >= min_cleaned) => Leftover::SwapInvalid,
+                TempSuffix::Swap => Leftover::Swap,
+                TempSuffix::Partial => return None,
+            };
+            Some((f.clone(), what))
+        })
+        .collect()
 }
 
 /// One segment recovery of a log's load, in the order Kafka runs them.

@@ -325,6 +325,7 @@ fn recover_partition(
 ) -> Result<PartitionRecovery> {
     let limits = &opts.limits;
     let mut out = PartitionRecovery { dir: p.dir.clone(), interval: interval.clone(), ..PartitionRecovery::default() };
+    leftovers(p, changes)?;
     let mut cache = EpochCache::load(p.epochs(limits));
     let mut txn: Option<ProducerState> = None;
     // the log end as the recoveries leave it: set by the log's recovery
@@ -378,9 +379,7 @@ fn recover_partition(
             cache.assign(e, o);
         }
         let why = match how {
-            SegmentRecovery::Segment => {
-                "its .index is missing: Kafka's load recovers this segment alone and rebuilds it"
-            }
+            SegmentRecovery::Segment => alone_because(seg, changes),
             _ => "rebuilt as Kafka's recovery builds it",
         };
         write_if_changed(changes, &seg.sibling(n::INDEX_FILE_SUFFIX), &rebuilt.offset_index, why)?;
@@ -448,6 +447,57 @@ fn recover_partition(
         out.rolled_at = Some(roll(p, &recovered, end, state, changes)?);
     }
     Ok(out)
+}
+
+/// The files of a temporary suffix in `p`, as Kafka's load handles them
+/// ([`recovery::leftovers_on_load`]): a `.cleaned` file and a `.swap` of an
+/// unfinished split are removed; `.deleted` files are left to Kafka, which
+/// deletes them on any start, and said; a `.swap` to complete is said too.
+fn leftovers(p: &Partition, changes: &mut dyn Changes) -> Result<()> {
+    let mut deleted = 0usize;
+    for (f, what) in recovery::leftovers_on_load(p) {
+        match what {
+            recovery::Leftover::Cleaned => {
+                changes.remove(&f, "the output of a cleaning that did not finish: Kafka's load deletes it")?;
+            }
+            recovery::Leftover::SwapInvalid => changes.remove(
+                &f,
+                "part of a segment split that did not finish (at or above a .cleaned file): Kafka's load deletes it",
+            )?,
+            recovery::Leftover::Deleted => deleted = deleted.saturating_add(1),
+            recovery::Leftover::Swap => changes.note(Note::Warning {
+                path: f,
+                message: "an interrupted swap: Kafka's load completes it (LogLoader.completeSwapOperations); recover does not, so start Kafka to finish it".into(),
+            }),
+        }
+    }
+    if deleted > 0 {
+        changes.note(Note::Info {
+            path: p.dir.clone(),
+            message: format!("{deleted} .deleted file(s): Kafka deletes them on its next start; left to it"),
+        });
+    }
+    Ok(())
+}
+
+/// Why Kafka's load recovers `seg` alone, as a change's reason; a load that
+/// would fail is said as a warning.
+fn alone_because(seg: &Segment, changes: &mut dyn Changes) -> &'static str {
+    match recovery::load_check(seg) {
+        recovery::LoadCheck::TxnIndexCorrupt { .. } => {
+            "its .txnindex has an entry ending below the segment (CorruptIndexException): Kafka's load recovers this segment alone and rebuilds it"
+        }
+        recovery::LoadCheck::TxnIndexVersionUnknown { position, version } => {
+            changes.note(Note::Warning {
+                path: seg.sibling(n::TXN_INDEX_FILE_SUFFIX),
+                message: format!(
+                    "the entry at byte {position} has version {version}, which Kafka does not know (TransactionIndex.sanityCheck: KafkaException): Kafka cannot load this log and does not start; recover rebuilds the segment's indexes from its batches, as a recovery of it does"
+                ),
+            });
+            "its .txnindex has an entry of an unknown version: rebuilt from the segment's batches so that Kafka loads it"
+        }
+        _ => "its .index is missing: Kafka's load recovers this segment alone and rebuilds it",
+    }
 }
 
 /// The leader epochs of `p` once its log end moved to `end` (the log's
