@@ -6,6 +6,10 @@ Kafka's start and `logtool recover --execute` made of them.
       (a row whose shape no partition has is left out, and so is a row named
       in the file DONE: an earlier round's); write "row partition base"
       lines to ROWS_OUT
+  start_matrix.py refuse LOGDIR ROW
+      damage LOGDIR in place the way of refusal ROW (one of REFUSALS: each
+      stops Kafka's start, so each has a start of its own); print the
+      damaged file's path relative to LOGDIR
   start_matrix.py save BASE DIR NAME DEST
       keep DIR/NAME (a partition dir, or a log dir's file) as a difference
       from BASE/NAME: DEST/NAME.list names its files, DEST/NAME/ holds
@@ -140,9 +144,22 @@ ROWS = [
     # are scheduled deletions (which recover may leave to Kafka)
     ("cleaned_leftover", first_rolled, lambda d, b: copy(seg(d, b, LOG), seg(d, b, LOG) + ".cleaned")),
     ("deleted_leftover", first_rolled, lambda d, b: copy(seg(d, b, INDEX), seg(d, b, INDEX) + ".deleted")),
+    # a .txnindex entry of an unknown version: Kafka 3.9.1 loads the log and
+    # keeps the file (read_committed fetches over it fail later: verify's
+    # error, reindex's job)
+    ("txnindex_version_unknown", with_txn_index, lambda d, b: bump_version(seg(d, b, TXN))),
 ]
+# rows whose damage Kafka's start keeps (and so does recover): verify still
+# reports it after the repair
+KEPT = {"txnindex_version_unknown"}
 # rows that want a partition of their own kind first
-PREFER = {"index_lost_middle": "plain", "index_lost_compacted": "compacted", "index_lost_txn": "txn", "txnindex_zeroed": "txn"}
+PREFER = {
+    "index_lost_middle": "plain",
+    "index_lost_compacted": "compacted",
+    "index_lost_txn": "txn",
+    "txnindex_zeroed": "txn",
+    "txnindex_version_unknown": "txn",
+}
 
 
 def damage(logdir, rows_out, done_path=None):
@@ -268,9 +285,65 @@ def save(base, src, name, dest):
             o.write(data)
 
 
+GARBAGE = b"garbage\x00\x01\n"
+
+
+def first_with(logdir, name):
+    for part in data_partitions(logdir):
+        if os.path.exists(os.path.join(logdir, part, name)):
+            return os.path.join(part, name)
+    return None
+
+
+def bump_version(path):
+    data = bytearray(open(path, "rb").read())
+    data[1] = 1
+    overwrite(path, bytes(data))
+
+
+# Each: (row, the file it damages (relative to the log dir), how).
+REFUSALS = [
+    ("recovery_point_checkpoint_garbage", lambda d: "recovery-point-offset-checkpoint", "garbage"),
+    ("replication_checkpoint_garbage", lambda d: "replication-offset-checkpoint", "garbage"),
+    ("log_start_checkpoint_garbage", lambda d: "log-start-offset-checkpoint", "garbage"),
+    ("cleaner_checkpoint_garbage", lambda d: "cleaner-offset-checkpoint", "garbage"),
+    ("leader_epoch_checkpoint_garbage", lambda d: first_with(d, "leader-epoch-checkpoint"), "garbage"),
+    ("partition_metadata_garbage", lambda d: first_with(d, "partition.metadata"), "garbage"),
+    ("meta_properties_missing", lambda d: "meta.properties", "remove"),
+]
+# not a refusal (the dir is set aside): start_matrix.sh's stray_row
+OTHER = [("partition_metadata_missing", lambda d: first_with(d, "partition.metadata"), "remove")]
+
+
+def refuse(logdir, row):
+    for name, target, how in REFUSALS + OTHER:
+        if name != row:
+            continue
+        rel = target(logdir)
+        if rel is None:
+            return
+        path = os.path.join(logdir, rel)
+        if how == "garbage":
+            overwrite(path, GARBAGE)
+        else:
+            rm(path)
+        print(rel)
+        return
+    sys.exit("no refusal row " + row)
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "damage":
         damage(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None)
+    elif sys.argv[1] == "kept":
+        # the partitions of ROWS whose damage stays
+        for l in open(sys.argv[2]):
+            if l.split()[0] in KEPT:
+                print(l.split()[1])
+    elif sys.argv[1] == "refuse":
+        refuse(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "refusals":
+        print("\n".join(r[0] for r in REFUSALS))
     elif sys.argv[1] == "save":
         save(*sys.argv[2:6])
     elif sys.argv[1] == "compare":

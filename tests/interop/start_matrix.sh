@@ -26,7 +26,9 @@
 # (tests/start_matrix.rs): fixtures/kafka-<version>/start-matrix/ gets each
 # round's damaged partitions (input/), what Kafka's start left of them and
 # of the log dir's checkpoints (kafka/), and the control start's (control/),
-# each as a difference from the committed dir (start_matrix.py save).
+# each as a difference from the committed dir (start_matrix.py save); and in
+# starts, "row file outcome" for each start Kafka refused (refused) or where
+# it set a dir aside (stray).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . fixtures/kafka/lib.sh
@@ -87,8 +89,18 @@ round() { # V ROUND
     || { cat "$d-recover.out" >&2; die "$v round $r: recover --execute failed"; }
   python3 tests/interop/start_matrix.py compare "$work/$v-base" "$work/$v-control" "$d-kafka" \
     "$d-logtool" "$d.rows" >&2 || { cat "$d-recover.out" >&2; die "$v round $r: recover did not do what Kafka's start did"; }
-  "$LT" verify --fail-on warning "$d-logtool" >"$d-verify.out" \
-    || { cat "$d-verify.out" >&2; die "$v round $r: verify finds a problem after recover"; }
+  # no warning or error after the repair, but where Kafka keeps the damage too
+  "$LT" verify --format json "$d-logtool" >"$d-verify.out" || true
+  python3 -c '
+import json, os, sys
+kept = set(sys.argv[2:])
+for l in open(sys.argv[1]):
+    v = json.loads(l)
+    if v.get("type") == "finding" and v["severity"] != "info":
+        part = os.path.relpath(v["file"], os.path.dirname(sys.argv[1]) + "/" + os.path.basename(sys.argv[1])[:-len("-verify.out")] + "-logtool").split(os.sep)[0]
+        if part not in kept:
+            sys.exit("%s: %s %s" % (v["file"], v["kind"], v["message"]))' "$d-verify.out" \
+    $(python3 tests/interop/start_matrix.py kept "$d.rows") || die "$v round $r: verify finds a problem after recover"
   "$LT" undo --execute "$d-logtool" >/dev/null
   [ "$(tree_hash "$d-damaged")" = "$(tree_hash "$d-logtool")" ] || die "$v round $r: undo did not restore every byte"
   log "Kafka $v round $r: recover did what the start did on $(wc -l <"$d.rows") damaged partitions; verify named each"
@@ -115,6 +127,78 @@ save_round() { # V R
 }
 saved() { case $1 in 3.9) echo fixtures/kafka-3.9.1/start-matrix ;; *) echo fixtures/kafka-4.3.1/start-matrix ;; esac; }
 
+# A refusal row: Kafka does not start on the damaged copy (it exits before
+# "Kafka Server started"), and verify says so: an error on the damaged file
+# and a start plan that refuses.
+refusal() { # V ROW
+  local v=$1 row=$2 d=$work/$1-$2 rel i=0 libs=$KAFKA_LIBS bport cport said
+  [ "$v" = 4.3 ] && libs=$K4_LIBS
+  cp -a "$work/$v-base" "$d"
+  rel=$(python3 tests/interop/start_matrix.py refuse "$d" "$row")
+  [ -n "$rel" ] || { log "Kafka $v: no file of the dir fits $row"; rm -rf "$d"; return 0; }
+  said=$({ "$LT" verify --format json "$d" || true; } | python3 -c '
+import json, os, sys
+d, rel = sys.argv[1], sys.argv[2]
+err = plan = False
+for l in sys.stdin:
+    v = json.loads(l)
+    if v.get("type") == "finding" and v["severity"] == "error" and os.path.relpath(v["file"], d) == rel:
+        err = True
+    if v.get("type") == "start_plan" and v["refusals"] > 0:
+        plan = True
+print("error" if err else "no error on the file", "refused" if plan else "no refusal in the start plan")' "$d" "$rel")
+  bport=$(free_port); cport=$(free_port)
+  kraft_config "$work/$v-$row.properties" "$d" "$bport" "$cport" "${BROKER_PROPS[@]}"
+  KAFKA_LIBS=$libs kafka_java_bg "$work/$v-$row.broker.log" kafka.Kafka "$work/$v-$row.properties"
+  until grep -q "Kafka Server started" "$work/$v-$row.broker.log" 2>/dev/null || ! running_child "$BG_PID"; do
+    [ $i -gt 1800 ] && break
+    sleep 0.1; i=$((i + 1))
+  done
+  if grep -q "Kafka Server started" "$work/$v-$row.broker.log"; then
+    kafka_stop "$BG_PID"
+    die "Kafka $v started on $row ($rel); verify said: $said"; return 0
+  fi
+  kafka_stop "$BG_PID"
+  [ "$said" = "error refused" ] || die "Kafka $v refused to start on $row ($rel), but verify gives: $said"
+  [ -z "${LOGTOOL_START_MATRIX_SAVE:-}" ] || echo "$row $rel refused" >>"$(saved "$v")/starts"
+  log "Kafka $v refused to start on $row ($rel), as verify said: $(grep -a -m1 -iE 'have failed|fatal|No .meta' \
+    "$work/$v-$row.broker.log" | cut -c1-160)"
+  # recover says what makes it start, and where it can, does it
+  cp -a "$work/$v-base" "$d-logtool"
+  python3 tests/interop/start_matrix.py refuse "$d-logtool" "$row" >/dev/null
+  "$LT" recover --execute "$d-logtool" >"$d-recover.out" 2>&1 || { cat "$d-recover.out" >&2; die "$v $row: recover failed"; }
+  if [ "$row" = meta_properties_missing ]; then
+    grep -q "meta.properties: missing: Kafka does not start" "$d-recover.out" \
+      || { cat "$d-recover.out" >&2; die "$v $row: recover does not say why Kafka does not start"; }
+    return 0
+  fi
+  start_stop "$v" "$d-logtool" "$v-$row-logtool"
+  [ -z "$(cd "$d-logtool" && ls -d -- *-stray 2>/dev/null)" ] || die "$v $row: Kafka set a dir aside after recover"
+  log "Kafka $v started on the dir recover left ($row)"
+}
+
+# A lost partition.metadata: Kafka starts, sets the dir aside (-stray) and
+# serves the partition empty; verify says so; recover writes the topic id of
+# the metadata log, and Kafka then loads the partition.
+stray_row() { # V
+  local v=$1 d=$work/$1-stray part
+  cp -a "$work/$v-base" "$d"
+  part=$(python3 tests/interop/start_matrix.py refuse "$d" partition_metadata_missing)
+  part=${part%/partition.metadata}
+  cp -a "$d" "$d-logtool"
+  { "$LT" verify --format json "$d" || true; } | grep -q "\"kind\":\"stray_partition\".*$part" \
+    || die "$v: verify does not call $part stray without its partition.metadata"
+  start_stop "$v" "$d" "$v-stray"
+  [ -n "$(cd "$d" && ls -d -- "$part".*-stray 2>/dev/null)" ] || die "$v: Kafka did not set $part aside"
+  [ -z "${LOGTOOL_START_MATRIX_SAVE:-}" ] || echo "partition_metadata_missing $part/partition.metadata stray" >>"$(saved "$v")/starts"
+  "$LT" recover --execute "$d-logtool" >"$d-recover.out" 2>&1 || { cat "$d-recover.out" >&2; die "$v: recover failed"; }
+  start_stop "$v" "$d-logtool" "$v-stray-logtool"
+  [ -z "$(cd "$d-logtool" && ls -d -- *-stray 2>/dev/null)" ] || die "$v: Kafka set a dir aside after recover"
+  cmp -s "$d-logtool/$part/partition.metadata" "$work/$v-base/$part/partition.metadata" \
+    || die "$v: recover wrote another partition.metadata than Kafka's"
+  log "Kafka $v set $part aside without its partition.metadata, as verify said; recover wrote it back as it was, and Kafka loaded it"
+}
+
 run() { # V SOURCE
   local v=$1 src=$2 r=1
   cp -a "$src" "$work/$v-base"
@@ -123,11 +207,14 @@ run() { # V SOURCE
   : >"$work/$v.done"
   while cp "$work/$v.done" "$work/$v.done.before" && round "$v" "$r"; do r=$((r + 1)); done
   log "Kafka $v: $(wc -l <"$work/$v.done") rows in $((r - 1)) starts"
+  for row in $(python3 tests/interop/start_matrix.py refusals); do refusal "$v" "$row"; done
+  stray_row "$v"
 }
 
 if [ -n "${LOGTOOL_START_MATRIX_SAVE:-}" ]; then
   [ -z "${LOGTOOL_FIXTURES:-}${LOGTOOL_FIXTURES_4:-}" ] || die "LOGTOOL_START_MATRIX_SAVE goes with the committed fixtures"
   rm -rf "$(saved 3.9)" "$(saved 4.3)"
+  mkdir -p "$(saved 3.9)" "$(saved 4.3)"
 fi
 run 3.9 "$fixtures/clean/logs"
 run 4.3 "$fixtures4/kafka4/logs"

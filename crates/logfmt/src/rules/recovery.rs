@@ -388,20 +388,14 @@ pub enum LoadCheck {
         /// Its last offset.
         last_offset: i64,
     },
-    /// A `.txnindex` entry of a version above Kafka's (`KafkaException`):
-    /// the log cannot be loaded and the broker does not start. Rebuilding
-    /// the txn index, as a recovery of the segment does, lets it.
-    TxnIndexVersionUnknown {
-        /// The entry's byte position.
-        position: u64,
-        /// Its version.
-        version: i16,
-    },
 }
 
 /// [`LoadCheck`] of `seg`: its `.index` exists, and every whole entry of
 /// its `.txnindex` passes `TransactionIndex.sanityCheck` (an unreadable
-/// `.txnindex` is left to the readers that report it).
+/// `.txnindex` is left to the readers that report it). An entry of an
+/// unknown version does not stop the load: Kafka 3.9.1 started on one in
+/// the start matrix and kept it (its fetches fail on it later; `reindex`
+/// rebuilds it).
 pub fn load_check(seg: &Segment) -> LoadCheck {
     use std::io::Read;
     if !seg.sibling(crate::spec::names::INDEX_FILE_SUFFIX).exists() {
@@ -416,10 +410,7 @@ pub fn load_check(seg: &Segment) -> LoadCheck {
     while r.read_exact(&mut entry).is_ok() {
         let version = i16::from_be_bytes([entry[0], entry[1]]);
         let last_offset = i64::from_be_bytes(entry[18..26].try_into().unwrap_or_default());
-        if version > layout::TXN_INDEX_VERSION {
-            return LoadCheck::TxnIndexVersionUnknown { position, version };
-        }
-        if last_offset < seg.base {
+        if version == layout::TXN_INDEX_VERSION && last_offset < seg.base {
             return LoadCheck::TxnIndexCorrupt { position, last_offset };
         }
         position = position.saturating_add(layout::TXN_INDEX_ENTRY_SIZE as u64);
@@ -482,6 +473,25 @@ pub fn leftovers_on_load(p: &Partition) -> Vec<(std::path::PathBuf, Leftover)> {
             Some((f.clone(), what))
         })
         .collect()
+}
+
+/// The leader-epoch cache `p`'s batches give: an entry where a batch first
+/// carries a higher epoch (`LogSegment.recover` assigning each recovered
+/// batch's epoch), none below the log start (`truncateFromStart`). What
+/// Kafka's cache holds of a log whose epochs are all in its batches; an
+/// epoch that wrote nothing before the log end is not (and Kafka's load
+/// drops one at the end: `truncateFromEnd`).
+pub fn epochs_from_batches(p: &Partition, limits: &Limits) -> Result<EpochCache> {
+    let mut cache = EpochCache::load(Vec::new());
+    for seg in &p.segments {
+        crate::partition::scan(seg, limits, |b| {
+            if b.epoch >= 0 && EpochCache::starts_entry(cache.latest_epoch(), b.epoch) {
+                cache.assign(b.epoch, b.base_offset);
+            }
+        })?;
+    }
+    cache.truncate_from_start(super::log::log_start_offset(p));
+    Ok(cache)
 }
 
 /// One segment recovery of a log's load, in the order Kafka runs them.

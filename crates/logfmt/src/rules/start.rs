@@ -9,6 +9,8 @@
 //! | the `metadata.version` levels a release loads | `MetadataVersion.fromFeatureLevel`, `MetadataVersion.MINIMUM_VERSION` (4.x) |
 //! | topic configs a release refuses when it loads a log | `LogManager` -> `new LogConfig` (`ConfigDef.parse`): [`config::check_at_start`] |
 //! | two TopicRecords for one name | `ReplicationControlManager.replay(TopicRecord)` |
+//! | a checkpoint, `leader-epoch-checkpoint` or `partition.metadata` that does not parse | `CheckpointFileWithFailureHandler.read`, `PartitionMetadataFile.read`: the log dir goes offline ([`unreadable_file_refusal`]) |
+//! | no `meta.properties` | `MetaPropertiesEnsemble` ([`meta_properties_missing_refusal`]) |
 //! | a partition dir set aside as stray | `LogManager.isStrayKraftReplica` (3.9), `LogManager.isStrayReplica` (4.x), called by `BrokerMetadataPublisher` |
 //! | the high watermark once the broker leads | `Partition.makeLeader` -> `maybeIncrementLeaderHW` |
 //! | markers the transaction coordinator writes after a start | `TransactionStateManager.loadTransactionsForTxnTopicPartition`, `TransactionCoordinator.abortTimedOutTransactions` |
@@ -95,6 +97,32 @@ pub struct Refusal {
     pub what: String,
     /// What Kafka says (its exception and message).
     pub message: String,
+}
+
+/// What Kafka does on start with a log dir holding a file it reads and cannot
+/// parse, named `name`: an offset checkpoint of the log dir, a partition's
+/// `leader-epoch-checkpoint` (both `CheckpointFileWithFailureHandler.read`)
+/// or `partition.metadata` (`PartitionMetadataFile.read`). The failure takes
+/// the log dir offline (`LogDirFailureChannel`); a broker with no log dir
+/// left halts ("Shutdown broker because all log dirs in ... have failed").
+/// Kafka 3.9.1 and 4.3.1 both stopped so in the start matrix
+/// (`tests/interop/start_matrix.sh`).
+pub fn unreadable_file_refusal(name: &str) -> Refusal {
+    Refusal {
+        what: format!("{name} does not parse"),
+        message: "KafkaStorageException: the log dir goes offline, and a broker with no other log dir halts".into(),
+    }
+}
+
+/// What Kafka does on start with a log dir without `meta.properties`:
+/// `MetaPropertiesEnsemble` finds it unformatted and the broker does not
+/// start (Kafka 3.9.1 and 4.3.1 in the start matrix).
+pub fn meta_properties_missing_refusal() -> Refusal {
+    Refusal {
+        what: "no meta.properties".into(),
+        message: "RuntimeException: No `meta.properties` found (the log dir is not formatted: kafka-storage format)"
+            .into(),
+    }
 }
 
 /// What stops Kafka `version` starting on a log dir whose metadata is `meta`:

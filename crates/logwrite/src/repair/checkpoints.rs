@@ -28,6 +28,27 @@ pub struct CheckpointLimits {
     /// added when the checkpoint has no line for the partition
     /// (`LogCleanerManager.doneCleaning`).
     pub cleaner_offset: BTreeMap<(String, i32), i64>,
+    /// A checkpoint that does not parse (Kafka takes the log dir offline
+    /// at start: `rules::start::unreadable_file_refusal`) is replaced by an
+    /// empty one, which Kafka reads as it reads a missing file (every value
+    /// absent), and what that means is said; else it is left as it is.
+    pub replace_unreadable: bool,
+}
+
+/// What an empty checkpoint `name` means to Kafka's start, for a plan.
+fn when_emptied(name: &str) -> &'static str {
+    match name {
+        n::RECOVERY_POINT_OFFSET_CHECKPOINT => {
+            "every recovery point is 0: after an unclean shutdown Kafka recovers every segment (slow, safe); after a clean one nothing"
+        }
+        n::REPLICATION_OFFSET_CHECKPOINT => {
+            "every high watermark starts at the log start: a leader raises it once its ISR has caught up (a single node: to its log end), and until then consumers read less"
+        }
+        n::LOG_START_OFFSET_CHECKPOINT => {
+            "every log starts at its first segment: records that DeleteRecords or retention had put below the log start in that segment are served again"
+        }
+        _ => "the cleaner starts each compacted log over from its start",
+    }
 }
 
 /// Rewrite the log dir's offset checkpoints for `limits` (only the lines that
@@ -59,8 +80,29 @@ pub fn adjust_checkpoints(
             Vec::new()
         } else {
             let Ok(c) = checkpoint::read_offsets(&path, limits) else {
-                changes
-                    .note(Note::Warning { path: path.clone(), message: "unreadable checkpoint left as it is".into() });
+                if lim.replace_unreadable {
+                    changes.note(Note::Warning {
+                        path: path.clone(),
+                        message: format!(
+                            "does not parse: Kafka takes the log dir offline at start (a broker with no other log dir halts); replaced by an empty checkpoint, as Kafka reads a missing one: {}",
+                            when_emptied(name)
+                        ),
+                    });
+                    let entries: Vec<OffsetCheckpointEntry> = set
+                        .iter()
+                        .map(|((topic, partition), offset)| OffsetCheckpointEntry {
+                            topic: topic.clone(),
+                            partition: *partition,
+                            offset: *offset,
+                        })
+                        .collect();
+                    changes.write(&path, &logfmt::emit::offset_checkpoint(&entries), "a checkpoint Kafka can read")?;
+                } else {
+                    changes.note(Note::Warning {
+                        path: path.clone(),
+                        message: "unreadable checkpoint left as it is".into(),
+                    });
+                }
                 continue;
             };
             c.entries.into_iter().map(|(_, e)| e).collect()

@@ -171,6 +171,12 @@ pub fn recover(path: &Path, opts: &RecoverOptions, changes: &mut dyn Changes) ->
         }
     };
     let clean = log_dir.join(n::CLEAN_SHUTDOWN).exists();
+    if !log_dir.join(n::META_PROPERTIES).exists() {
+        changes.note(Note::Warning {
+            path: log_dir.join(n::META_PROPERTIES),
+            message: "missing: Kafka does not start on an unformatted log dir (MetaPropertiesEnsemble); recover cannot know its node.id, cluster.id and directory.id: restore it from a backup or another copy of this broker's dir".into(),
+        });
+    }
     let checkpoints = LogDirCheckpoints::read(&log_dir, &opts.limits);
     let meta = metadata::read_metadata_at(opts.metadata.as_deref().unwrap_or(&log_dir), &opts.limits).ok().flatten();
     let node = metadata::node_id(&log_dir, &opts.limits);
@@ -195,7 +201,7 @@ pub fn recover(path: &Path, opts: &RecoverOptions, changes: &mut dyn Changes) ->
         });
     }
     let mut out = Vec::new();
-    let mut lim = CheckpointLimits::default();
+    let mut lim = CheckpointLimits { replace_unreadable: true, ..CheckpointLimits::default() };
     // Partitions are recovered on every core (Kafka: one thread per log dir
     // by default); each partition's changes are recorded and handed to
     // `changes` in partition order, a few partitions at a time so that the
@@ -211,6 +217,7 @@ pub fn recover(path: &Path, opts: &RecoverOptions, changes: &mut dyn Changes) ->
                 let interval = index_interval(&opts.interval, meta.as_ref(), node.as_deref(), &p.name.topic);
                 let mut rec = Recorded::new(executing);
                 let r = recover_partition(&p, first, clean, &interval, opts, &mut rec)?;
+                topic_id_file(&p, meta.as_ref(), &opts.limits, &mut rec)?;
                 Ok((p, r, rec))
             })
             .collect();
@@ -326,7 +333,7 @@ fn recover_partition(
     let limits = &opts.limits;
     let mut out = PartitionRecovery { dir: p.dir.clone(), interval: interval.clone(), ..PartitionRecovery::default() };
     leftovers(p, changes)?;
-    let mut cache = EpochCache::load(p.epochs(limits));
+    let (mut cache, epochs_rebuilt) = epochs_at_start(p, limits, changes)?;
     let mut txn: Option<ProducerState> = None;
     // the log end as the recoveries leave it: set by the log's recovery
     // (which runs to the last segment or cuts) and by a segment's own
@@ -379,7 +386,7 @@ fn recover_partition(
             cache.assign(e, o);
         }
         let why = match how {
-            SegmentRecovery::Segment => alone_because(seg, changes),
+            SegmentRecovery::Segment => alone_because(seg),
             _ => "rebuilt as Kafka's recovery builds it",
         };
         write_if_changed(changes, &seg.sibling(n::INDEX_FILE_SUFFIX), &rebuilt.offset_index, why)?;
@@ -405,6 +412,9 @@ fn recover_partition(
     }
     if out.segments_recovered == 0 {
         out.log_end = logfmt::rules::log::log_end_offset(p, limits)?;
+        if epochs_rebuilt {
+            cut_epochs(p, &mut cache, out.log_end, changes)?;
+        }
         // a producer snapshot lost or unreadable: Kafka's load writes one
         // again, and so does recover (a load that would only delete stray
         // snapshots, Kafka's housekeeping, is left to Kafka)
@@ -422,7 +432,7 @@ fn recover_partition(
     };
     out.log_end = end;
     let end_moved = steps.iter().any(|s| s.how == SegmentRecovery::Log) || last_cut;
-    if end_moved {
+    if end_moved || epochs_rebuilt {
         cut_epochs(p, &mut cache, end, changes)?;
     }
     let kept = p.segments.len().saturating_sub(out.segments_removed);
@@ -480,21 +490,60 @@ fn leftovers(p: &Partition, changes: &mut dyn Changes) -> Result<()> {
     Ok(())
 }
 
-/// Why Kafka's load recovers `seg` alone, as a change's reason; a load that
-/// would fail is said as a warning.
-fn alone_because(seg: &Segment, changes: &mut dyn Changes) -> &'static str {
+/// The leader-epoch cache recovery starts from: the checkpoint's, or, when
+/// it does not parse (Kafka does not start: `rules::start::unreadable_file_refusal`),
+/// the one the batches give ([`recovery::epochs_from_batches`]), said, and
+/// to be written.
+fn epochs_at_start(p: &Partition, limits: &Limits, changes: &mut dyn Changes) -> Result<(EpochCache, bool)> {
+    let path = p.epochs_path();
+    if !path.exists() || logfmt::checkpoint::read_epochs(&path, limits).is_ok() {
+        return Ok((EpochCache::load(p.epochs(limits)), false));
+    }
+    changes.note(Note::Warning {
+        path,
+        message: "does not parse: Kafka takes the log dir offline at start (a broker with no other log dir halts); recover writes the epochs the batches carry".into(),
+    });
+    Ok((recovery::epochs_from_batches(p, limits)?, true))
+}
+
+/// `partition.metadata` of `p` when it does not parse (Kafka does not
+/// start) or is missing beside segments (Kafka sets the dir aside as
+/// stray): written with the topic's id from the metadata log, when it has it.
+fn topic_id_file(
+    p: &Partition,
+    meta: Option<&ClusterMetadata>,
+    limits: &Limits,
+    changes: &mut dyn Changes,
+) -> Result<()> {
+    let path = p.dir.join(n::PARTITION_METADATA);
+    let why = match &p.partition_metadata {
+        Some(f) if logfmt::properties::read_partition_metadata(f, limits).is_err() => {
+            "does not parse: Kafka takes the log dir offline at start; written again with the topic id of the metadata log"
+        }
+        None if !p.segments.is_empty() && !p.is_metadata_log() => {
+            "missing: Kafka sets the partition dir aside as stray and serves it empty; written with the topic id of the metadata log"
+        }
+        _ => return Ok(()),
+    };
+    match meta.and_then(|m| m.topics.get(&p.name.topic)) {
+        Some(id) => changes.write(&path, &logfmt::emit::partition_metadata(id), why),
+        None => {
+            changes.note(Note::Warning {
+                path,
+                message: format!(
+                    "{why}, but the metadata log here does not name the topic: left as it is (give --metadata-dir)"
+                ),
+            });
+            Ok(())
+        }
+    }
+}
+
+/// Why Kafka's load recovers `seg` alone, as a change's reason.
+fn alone_because(seg: &Segment) -> &'static str {
     match recovery::load_check(seg) {
         recovery::LoadCheck::TxnIndexCorrupt { .. } => {
             "its .txnindex has an entry ending below the segment (CorruptIndexException): Kafka's load recovers this segment alone and rebuilds it"
-        }
-        recovery::LoadCheck::TxnIndexVersionUnknown { position, version } => {
-            changes.note(Note::Warning {
-                path: seg.sibling(n::TXN_INDEX_FILE_SUFFIX),
-                message: format!(
-                    "the entry at byte {position} has version {version}, which Kafka does not know (TransactionIndex.sanityCheck: KafkaException): Kafka cannot load this log and does not start; recover rebuilds the segment's indexes from its batches, as a recovery of it does"
-                ),
-            });
-            "its .txnindex has an entry of an unknown version: rebuilt from the segment's batches so that Kafka loads it"
         }
         _ => "its .index is missing: Kafka's load recovers this segment alone and rebuilds it",
     }

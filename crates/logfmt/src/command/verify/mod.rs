@@ -172,7 +172,7 @@ kinds! {
     UnfinishedRepair => "unfinished_repair", Error, "a logtool repair of this log dir stopped part way through its commit (or its undo): the dir is neither as before nor as repaired";
     LogDirLocked => "log_dir_locked", Info, "a live process (a broker) holds the log dir's .lock; files may change while read";
     StrayPartition => "stray_partition", Warning, "a partition dir Kafka sets aside when it starts (renamed with a `-stray` suffix) and then serves empty: no or an unknown topic id, or this node is not a replica";
-    StartRefused => "start_refused", Error, "something in the metadata log that stops the Kafka version checked from starting (a topic config it refuses, a metadata.version it cannot load, a duplicate TopicRecord)";
+    StartRefused => "start_refused", Error, "something that stops the Kafka version checked from starting: in the metadata log (a topic config it refuses, a metadata.version it cannot load, a duplicate TopicRecord), a file it cannot parse (a checkpoint, leader-epoch-checkpoint, partition.metadata: the log dir goes offline) or no meta.properties";
     HighWatermarkOnStart => "high_watermark_on_start", Info, "the high watermark moves when Kafka starts: the ISR is this broker alone, so once it leads the high watermark is its log end";
     UncleanShutdown => "unclean_shutdown", Info, "no clean-shutdown marker: Kafka recovers the segments above the recovery point at startup";
     Note => "note", Info, "something worth knowing about the check itself";
@@ -614,8 +614,27 @@ pub fn check_log_dir(dir: &Path, opts: &Options) -> (LogDir, Report) {
     let mut log_dir = LogDir::read(dir, &opts.limits);
     markers_into(dir, &mut log_dir, opts, &mut out);
     let checkpoints = &log_dir.checkpoints;
+    let mut tally = StartTally::default();
     for (path, e) in &checkpoints.unreadable {
         out.error(path, e, Kind::CheckpointMalformed);
+        refused(path, &start::unreadable_file_refusal(&file_name(path)), opts, &log_dir, &mut out, &mut tally);
+    }
+    // a broker's log dir (its checkpoints, its marker or its metadata log
+    // are there) without meta.properties; a bare set of partition dirs is
+    // said by meta_properties_missing alone
+    let a_brokers = [n::RECOVERY_POINT_OFFSET_CHECKPOINT, n::REPLICATION_OFFSET_CHECKPOINT, n::CLEAN_SHUTDOWN]
+        .iter()
+        .any(|f| dir.join(f).exists())
+        || dir.join(format!("{}-0", n::CLUSTER_METADATA_TOPIC)).is_dir();
+    if a_brokers && !dir.join(n::META_PROPERTIES).exists() {
+        refused(
+            &dir.join(n::META_PROPERTIES),
+            &start::meta_properties_missing_refusal(),
+            opts,
+            &log_dir,
+            &mut out,
+            &mut tally,
+        );
     }
     let present = entries(dir, &mut out);
     let mut missing: Vec<&(String, i32)> = checkpoints.partitions().filter(|k| !present.contains(*k)).collect();
@@ -630,7 +649,6 @@ pub fn check_log_dir(dir: &Path, opts: &Options) -> (LogDir, Report) {
             format!("the checkpoints name {topic}-{partition}, which has no directory here"),
         );
     }
-    let mut tally = StartTally::default();
     if let Some(meta) = &log_dir.metadata {
         let version = opts.version_for(&log_dir);
         let file = dir.join(format!("{}-0", n::CLUSTER_METADATA_TOPIC));
@@ -647,6 +665,31 @@ pub fn check_log_dir(dir: &Path, opts: &Options) -> (LogDir, Report) {
         }
     }
     (log_dir, Report { findings: out.finish(), stats: Stats::default(), start: tally })
+}
+
+/// A `start_refused` finding on `path` for `r`, counted in the start plan.
+fn refused(
+    path: &Path,
+    r: &start::Refusal,
+    opts: &Options,
+    log_dir: &LogDir,
+    out: &mut Findings,
+    tally: &mut StartTally,
+) {
+    tally.refusals = tally.refusals.saturating_add(1);
+    let version = opts.version_for(log_dir);
+    out.push(
+        path,
+        None,
+        None,
+        None,
+        Kind::StartRefused,
+        format!("Kafka {} refuses to start: {}: {}", version.name(), r.what, r.message),
+    );
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
 /// `meta.properties`: there, and valid for its version.
@@ -829,8 +872,20 @@ pub fn check_partition(dir: &Path, log_dir: &LogDir, opts: &Options, progress: &
         kraft_snapshot(path, opts, &mut out, &mut stats, progress);
     }
     let topic_id = topic_id_of(&p, dir, opts, &mut out);
+    // files whose parse failure stops Kafka's start (the log dir goes offline)
+    let unparsable: Vec<&PathBuf> = [
+        p.leader_epoch_checkpoint.as_ref().filter(|f| checkpoint::read_epochs(f, &opts.limits).is_err()),
+        p.partition_metadata.as_ref().filter(|f| crate::properties::read_partition_metadata(f, &opts.limits).is_err()),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    for f in &unparsable {
+        refused(f, &start::unreadable_file_refusal(&file_name(f)), opts, log_dir, &mut out, &mut tally);
+    }
     if let Some(meta) = &log_dir.metadata
         && !p.is_metadata_log()
+        && unparsable.is_empty()
     {
         let read = AsRead { topic_id, log_start, log_end };
         on_start(&p, log_dir, meta, opts, read, &mut out, &mut tally);
