@@ -313,3 +313,26 @@ fn verify_and_recover_on_the_starts_kafka_refused() {
         }
     }
 }
+
+/// What a partition move between log dirs leaves (issue 49): an empty
+/// `-delete` dir of the moved-away replica, whose topic-partition still
+/// has lines in the log dir's checkpoints (they are the live or future
+/// replica's, `LogManager.logsInDir`), and a `-future` replica whose lines
+/// are in its own dir's checkpoints. Neither is a problem to verify, and
+/// recover leaves the `-delete` dir to Kafka.
+#[test]
+fn a_delete_dir_and_a_future_replica_are_no_problem() {
+    let clean = root().join("fixtures/kafka-3.9.1/clean/logs");
+    let (_tmp, logs) = copy_tree(&clean);
+    let deleting = logs.join("plain-0.0123456789abcdef0123456789abcdef-delete");
+    std::fs::create_dir(&deleting).unwrap();
+    std::fs::rename(logs.join("plain-1"), logs.join("plain-1.0123456789abcdef0123456789abcdee-future")).unwrap();
+    let (code, out, _) = run(&["verify", "--fail-on", "warning", logs.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    let (_, lines) = run_json(&["recover", logs.to_str().unwrap()]);
+    assert!(of_type(&lines, "change").iter().all(|c| !c["file"].as_str().unwrap().contains("-delete")));
+    assert!(
+        of_type(&lines, "note").iter().any(|n| n["file"].as_str() == deleting.to_str()),
+        "recover does not say it leaves the -delete dir: {lines:?}"
+    );
+}

@@ -252,9 +252,16 @@ impl Partition {
             partition: 0,
             state: naming::DirState::Live,
         });
+        // the log dir's checkpoint lines for a topic-partition are its live
+        // replica's or its future replica's (`LogManager.logsInDir`), never
+        // a `-delete` dir's: Kafka deletes that one without recovering it
+        let checkpoints = match name.state {
+            naming::DirState::Delete(_) => Checkpoints::default(),
+            _ => checkpoints.get(&name.topic, name.partition),
+        };
         let mut p = Partition {
             dir: dir.to_path_buf(),
-            checkpoints: checkpoints.get(&name.topic, name.partition),
+            checkpoints,
             name,
             log_dir: dir.parent().map(Path::to_path_buf).unwrap_or_default(),
             segments: Vec::new(),

@@ -742,8 +742,10 @@ fn entries(dir: &Path, out: &mut Findings) -> std::collections::HashSet<(String,
                 match e {
                     LogDirEntry::Partition(p) => {
                         let name = p.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+                        // a future replica has its lines in its own log dir's
+                        // checkpoints, as a live one (`LogManager.logsInDir`)
                         if let Some(pd) = naming::parse_partition_dir(&name)
-                            && pd.state == naming::DirState::Live
+                            && matches!(pd.state, naming::DirState::Live | naming::DirState::Future(_))
                         {
                             present.insert((pd.topic, pd.partition));
                         }
