@@ -336,3 +336,27 @@ fn a_delete_dir_and_a_future_replica_are_no_problem() {
         "recover does not say it leaves the -delete dir: {lines:?}"
     );
 }
+
+/// One broker's two log dirs holding the same partition dir (a move between
+/// log dirs cut short by a failure): Kafka 3.9.1 and 4.3.1 refuse to start
+/// ("Duplicate log directories", `tests/interop/start_matrix.sh`), and so
+/// says verify given both dirs; either dir alone is fine. A future replica
+/// beside a live one is a move under way: no refusal.
+#[test]
+fn a_replica_in_two_log_dirs_stops_the_start() {
+    let clean = root().join("fixtures/kafka-3.9.1/clean/logs");
+    let (_a_tmp, a) = copy_tree(&clean);
+    let b_tmp = tempfile::tempdir().unwrap();
+    let b = b_tmp.path().join("b");
+    crate::util::copy_dir(&a.join("plain-1"), &b.join("plain-1"));
+    std::fs::copy(a.join("meta.properties"), b.join("meta.properties")).unwrap();
+    let (code, lines) = run_json(&["verify", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    let refused: Vec<_> = of_type(&lines, "finding").into_iter().filter(|f| f["kind"] == "start_refused").collect();
+    assert_eq!(refused.len(), 2, "{refused:?}");
+    assert!(refused.iter().all(|f| f["message"].as_str().unwrap().contains("Duplicate log directories for plain-1")));
+    assert!(of_type(&lines, "start_plan")[0]["refusals"].as_u64().unwrap() >= 1);
+    std::fs::rename(b.join("plain-1"), b.join("plain-1.0123456789abcdef0123456789abcdef-future")).unwrap();
+    let (_, lines) = run_json(&["verify", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert!(of_type(&lines, "finding").iter().all(|f| f["kind"] != "start_refused"), "{lines:?}");
+}

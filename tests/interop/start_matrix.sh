@@ -199,6 +199,38 @@ stray_row() { # V
   log "Kafka $v set $part aside without its partition.metadata, as verify said; recover wrote it back as it was, and Kafka loaded it"
 }
 
+# A broker of two log dirs holding the same partition dir (a move between
+# log dirs interrupted by a failure): Kafka does not start, and verify given
+# both dirs says so.
+duplicate_row() { # V
+  local v=$1 a=$work/$1-dup-a b=$work/$1-dup-b part i=0 libs=$KAFKA_LIBS bport cport said
+  [ "$v" = 4.3 ] && libs=$K4_LIBS
+  cp -a "$work/$v-base" "$a"
+  mkdir -p "$b"
+  part=$(python3 -c 'import sys; sys.path.insert(0, "tests/interop"); import start_matrix as m; print(m.data_partitions(sys.argv[1])[0])' "$a")
+  cp -a "$a/$part" "$b/"
+  python3 - "$a/meta.properties" "$b/meta.properties" <<'PY'
+import base64, os, sys
+lines = open(sys.argv[1]).read().splitlines()
+new = base64.urlsafe_b64encode(os.urandom(16)).decode().rstrip("=")
+open(sys.argv[2], "w").write("\n".join("directory.id=" + new if l.startswith("directory.id=") else l for l in lines) + "\n")
+PY
+  said=$({ "$LT" verify --format json "$a" "$b" || true; } | grep -c '"kind":"start_refused".*Duplicate log directories' || true)
+  [ "$said" -ge 1 ] || die "$v: verify of both dirs does not say $part is in two"
+  bport=$(free_port); cport=$(free_port)
+  kraft_config "$work/$v-dup.properties" "$a,$b" "$bport" "$cport" "${BROKER_PROPS[@]}"
+  KAFKA_LIBS=$libs kafka_java_bg "$work/$v-dup.broker.log" kafka.Kafka "$work/$v-dup.properties"
+  until grep -q "Kafka Server started" "$work/$v-dup.broker.log" 2>/dev/null || ! running_child "$BG_PID"; do
+    [ $i -gt 1800 ] && break
+    sleep 0.1; i=$((i + 1))
+  done
+  kafka_stop "$BG_PID"
+  ! grep -q "Kafka Server started" "$work/$v-dup.broker.log" || die "Kafka $v started with $part in two log dirs"
+  grep -aq "Duplicate log directories" "$work/$v-dup.broker.log" \
+    || { tail -20 "$work/$v-dup.broker.log" >&2; die "Kafka $v stopped, but not for the duplicate $part"; }
+  log "Kafka $v refused to start with $part in two log dirs, as verify of both said"
+}
+
 run() { # V SOURCE
   local v=$1 src=$2 r=1
   cp -a "$src" "$work/$v-base"
@@ -209,6 +241,7 @@ run() { # V SOURCE
   log "Kafka $v: $(wc -l <"$work/$v.done") rows in $((r - 1)) starts"
   for row in $(python3 tests/interop/start_matrix.py refusals); do refusal "$v" "$row"; done
   stray_row "$v"
+  duplicate_row "$v"
 }
 
 if [ -n "${LOGTOOL_START_MATRIX_SAVE:-}" ]; then

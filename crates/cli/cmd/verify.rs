@@ -146,6 +146,18 @@ pub fn run(global: &GlobalOpts, args: &VerifyArgs) -> anyhow::Result<Status> {
     for p in &args.paths {
         plan(p, &opts, &mut units, &mut versions);
     }
+    // several log dirs given: one broker's, whose replicas must not repeat
+    let log_dirs: Vec<PathBuf> = args
+        .paths
+        .iter()
+        .filter_map(|p| match logdir::resolve(p) {
+            Ok(Target::LogDir(d)) => Some(d),
+            _ => None,
+        })
+        .collect();
+    if log_dirs.len() > 1 {
+        units.push(Unit::Done(verify::check_broker(&log_dirs, &opts)));
+    }
     let total: u64 = units.iter().map(size_of).sum();
     let progress = Progress::new(total, global.quiet);
     let reports = check_units(units, opts, threads, &progress)?;

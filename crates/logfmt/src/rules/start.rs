@@ -11,6 +11,7 @@
 //! | two TopicRecords for one name | `ReplicationControlManager.replay(TopicRecord)` |
 //! | a checkpoint, `leader-epoch-checkpoint` or `partition.metadata` that does not parse | `CheckpointFileWithFailureHandler.read`, `PartitionMetadataFile.read`: the log dir goes offline ([`unreadable_file_refusal`]) |
 //! | no `meta.properties` | `MetaPropertiesEnsemble` ([`meta_properties_missing_refusal`]) |
+//! | a replica in two of a broker's log dirs | `LogManager.loadLog`: "Duplicate log directories" ([`duplicate_replicas`]) |
 //! | a partition dir set aside as stray | `LogManager.isStrayKraftReplica` (3.9), `LogManager.isStrayReplica` (4.x), called by `BrokerMetadataPublisher` |
 //! | the high watermark once the broker leads | `Partition.makeLeader` -> `maybeIncrementLeaderHW` |
 //! | markers the transaction coordinator writes after a start | `TransactionStateManager.loadTransactionsForTxnTopicPartition`, `TransactionCoordinator.abortTimedOutTransactions` |
@@ -112,6 +113,34 @@ pub fn unreadable_file_refusal(name: &str) -> Refusal {
         what: format!("{name} does not parse"),
         message: "KafkaStorageException: the log dir goes offline, and a broker with no other log dir halts".into(),
     }
+}
+
+/// The replicas a broker given several log dirs (`dirs`: each log dir with
+/// its partition dirs' names) finds twice: the same topic-partition live in
+/// two dirs, or future in two. `LogManager.loadLog` throws
+/// `IllegalStateException` ("Duplicate log directories for ... are found in
+/// both ...") and the broker does not start. A live replica in one dir and
+/// a future one in another is a move under way, loaded as both.
+pub fn duplicate_replicas(dirs: &[(std::path::PathBuf, Vec<String>)]) -> Vec<(String, Vec<std::path::PathBuf>)> {
+    use crate::naming::{DirState, parse_partition_dir};
+    let mut seen: BTreeMap<(String, i32, bool), Vec<std::path::PathBuf>> = BTreeMap::new();
+    for (log_dir, names) in dirs {
+        for name in names {
+            let Some(pd) = parse_partition_dir(name) else { continue };
+            let future = match pd.state {
+                DirState::Live => false,
+                DirState::Future(_) => true,
+                DirState::Delete(_) | DirState::Stray(_) => continue,
+            };
+            seen.entry((pd.topic, pd.partition, future)).or_default().push(log_dir.join(name));
+        }
+    }
+    seen.into_iter()
+        .filter(|(_, found)| found.len() > 1)
+        .map(|((topic, partition, future), found)| {
+            (format!("{topic}-{partition}{}", if future { " (future)" } else { "" }), found)
+        })
+        .collect()
 }
 
 /// What Kafka does on start with a log dir without `meta.properties`:
@@ -389,6 +418,23 @@ pub fn partition_state<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_replica_twice_in_a_brokers_log_dirs() {
+        let dirs = |b: &[&str]| {
+            vec![
+                (std::path::PathBuf::from("/a"), vec!["t-0".to_string(), "t-1".to_string()]),
+                (std::path::PathBuf::from("/b"), b.iter().map(|s| s.to_string()).collect()),
+            ]
+        };
+        let dup = duplicate_replicas(&dirs(&["t-1", "u-0"]));
+        assert_eq!(dup.len(), 1);
+        assert_eq!(dup[0].0, "t-1");
+        assert_eq!(dup[0].1, vec![std::path::PathBuf::from("/a/t-1"), std::path::PathBuf::from("/b/t-1")]);
+        // a move under way, a dir Kafka deletes, a stray one: loaded beside it
+        let fine = ["t-1.0123456789abcdef0123456789abcdef-future", "t-0.0123456789abcdef0123456789abcdef-delete"];
+        assert!(duplicate_replicas(&dirs(&fine)).is_empty());
+    }
 
     fn meta_with(replicas: Vec<i32>, isr: Vec<i32>) -> (ClusterMetadata, Uuid) {
         let id = Uuid::parse("r_ZsKbHLR8Odp0xbQ2vbPw").unwrap();

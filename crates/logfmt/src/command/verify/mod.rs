@@ -667,6 +667,47 @@ pub fn check_log_dir(dir: &Path, opts: &Options) -> (LogDir, Report) {
     (log_dir, Report { findings: out.finish(), stats: Stats::default(), start: tally })
 }
 
+/// What the log dirs `dirs`, given together as one broker's, say across
+/// each other: a replica found twice stops the start
+/// ([`start::duplicate_replicas`]).
+pub fn check_broker(dirs: &[PathBuf], opts: &Options) -> Report {
+    let mut out = Findings::new(opts.max_per_kind);
+    let mut tally = StartTally::default();
+    let listed: Vec<(PathBuf, Vec<String>)> = dirs
+        .iter()
+        .map(|d| {
+            let names = logdir::log_dir_entries(d)
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|e| match e {
+                    LogDirEntry::Partition(p) => p.file_name().map(|n| n.to_string_lossy().into_owned()),
+                    _ => None,
+                })
+                .collect();
+            (d.clone(), names)
+        })
+        .collect();
+    let version = dirs.first().map(|d| opts.version_for(&LogDir::read(d, &opts.limits)));
+    for (what, found) in start::duplicate_replicas(&listed) {
+        tally.refusals = tally.refusals.saturating_add(1);
+        let list = found.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(" and ");
+        for f in &found {
+            out.push(
+                f,
+                None,
+                None,
+                None,
+                Kind::StartRefused,
+                format!(
+                    "Kafka {} refuses to start: {what} is in two log dirs: IllegalStateException: Duplicate log directories for {what} are found in both {list} (delete the one in the dir that failed)",
+                    version.map_or("", Version::name)
+                ),
+            );
+        }
+    }
+    Report { findings: out.finish(), stats: Stats::default(), start: tally }
+}
+
 /// A `start_refused` finding on `path` for `r`, counted in the start plan.
 fn refused(
     path: &Path,
