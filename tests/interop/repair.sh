@@ -10,7 +10,7 @@
 #     the middle of kill-plain-0's last (unflushed) segment.
 #  3. For each: a copy is recovered by Kafka (broker started, then stopped
 #     cleanly), another by `logtool recover --execute`; every .log, .index,
-#     .timeindex and .txnindex must be identical. Then `logtool undo` must give
+#     .timeindex, .txnindex and producer .snapshot must be identical. Then `logtool undo` must give
 #     back the crashed bytes exactly, and Kafka must start on the recovered dir
 #     and a consumer read exactly the records logtool's dump of it holds.
 #     With --roll, Kafka started on the result recovers no segment that
@@ -65,6 +65,17 @@ consume_check() { # LOGDIR NAME
   kafka_stop "$KAFKA_PID"
   diff "$work/$2.expected" "$work/$2.consumed" >&2 || die "$2: the consumer did not read what should remain"
   log "$2: Kafka started on the repaired dir; the consumer read the $(wc -l <"$work/$2.consumed") expected records"
+}
+
+# The producer snapshots of A's and B's data partitions are the same files
+# with the same bytes (rules::recovery::snapshots_on_load: what each segment
+# recovery deletes and the scans write again).
+same_snapshots() { # A B WHAT
+  local a=$1 b=$2 f
+  snaps() { (cd "$1" && find . -path ./__cluster_metadata-0 -prune -o -name '*.snapshot' -print | sort); }
+  diff <(snaps "$a") <(snaps "$b") >&2 || die "$3: not the same producer snapshots"
+  while read -r f; do cmp "$a/$f" "$b/$f" >&2 || die "$3: $f differs"; done < <(snaps "$a")
+  log "$3: $(snaps "$a" | wc -l) producer snapshots identical"
 }
 
 # ---- 1. the crash -----------------------------------------------------------
@@ -186,6 +197,7 @@ for v in a b c; do
   "$LT" recover --execute "$work/logtool-$v" >"$work/logtool-$v.out" || { cat "$work/logtool-$v.out" >&2; die "recover $v failed"; }
   brief "$work/logtool-$v.out"
   same_segments "$work/kafka-$v" "$work/logtool-$v" "recover ($v)"
+  same_snapshots "$work/kafka-$v" "$work/logtool-$v" "recover ($v)"
   # what logtool's repair leaves is a log dir a healthy broker could have left
   "$LT" verify --fail-on warning "$work/logtool-$v" >"$work/verify-$v.out" \
     || { cat "$work/verify-$v.out" >&2; die "verify after recover ($v)"; }

@@ -132,6 +132,7 @@ kinds! {
     SegmentBaseOffsetMismatch => "segment_base_offset_mismatch", Error, "a segment's first batch lies below the base offset in its name";
     EmptySegment => "empty_segment", Info, "a rolled segment without batches";
     LeftoverFile => "leftover_file", Info, "a .deleted/.cleaned/.tmp/.part file; Kafka removes it at startup";
+    DeleteDir => "delete_dir", Info, "a partition dir renamed -delete: Kafka deletes it (file.delete.delay.ms after the rename), so its files are not checked";
     LeftoverSwap => "leftover_swap", Warning, "a .swap file from an interrupted log-cleaner swap; Kafka completes the swap at startup";
     OrphanIndex => "orphan_index", Warning, "an index file without its .log; Kafka deletes it at startup";
     SegmentNameInvalid => "segment_name_invalid", Error, "a .log or index file whose name does not start with an offset: Kafka fails to load the partition";
@@ -226,6 +227,7 @@ impl Kind {
                 "`LogLoader.loadSegmentFiles`: `offsetFromFileName` is `Long.parseLong` of the name up to its first `.`"
             }
             Kind::IndexMissing => "`LogLoader.loadSegmentFiles` recovers a segment without its index",
+            Kind::DeleteDir => "`LogManager.loadLog` -> `addLogToBeDeleted`; `LogLoader` skips its recovery",
             Kind::TimeIndexMissing => "`LogSegment.sanityCheck` recreates a missing time index empty",
             Kind::IndexNotMonotonic => "`OffsetIndex.append`/`TimeIndex.maybeAppend` only append increasing entries",
             Kind::IndexEntryMismatch => {
@@ -784,9 +786,11 @@ fn entries(dir: &Path, out: &mut Findings) -> std::collections::HashSet<(String,
                     LogDirEntry::Partition(p) => {
                         let name = p.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
                         // a future replica has its lines in its own log dir's
-                        // checkpoints, as a live one (`LogManager.logsInDir`)
+                        // checkpoints, as a live one (`LogManager.logsInDir`);
+                        // a replica moved or deleted away leaves its `-delete`
+                        // dir and, until the next checkpoint, its lines
                         if let Some(pd) = naming::parse_partition_dir(&name)
-                            && matches!(pd.state, naming::DirState::Live | naming::DirState::Future(_))
+                            && !matches!(pd.state, naming::DirState::Stray(_))
                         {
                             present.insert((pd.topic, pd.partition));
                         }
@@ -862,6 +866,16 @@ fn sort_out(p: &Partition, out: &mut Findings) {
 /// or empty when it is in none). `progress` is told the bytes read as it goes.
 pub fn check_partition(dir: &Path, log_dir: &LogDir, opts: &Options, progress: &dyn Fn(u64)) -> Report {
     let mut out = Findings::new(opts.max_per_kind);
+    let deleting = dir
+        .file_name()
+        .and_then(|n| naming::parse_partition_dir(&n.to_string_lossy()))
+        .is_some_and(|pd| matches!(pd.state, naming::DirState::Delete(_)));
+    if deleting {
+        // Kafka's to delete, whatever state its files are in (a restart
+        // loads it without recovery and may rewrite its checkpoints)
+        out.push(dir, None, None, None, Kind::DeleteDir, "scheduled for deletion: Kafka deletes it; not checked".into());
+        return Report { findings: out.finish(), stats: Stats::default(), start: StartTally::default() };
+    }
     let mut stats = Stats { partitions: 1, ..Stats::default() };
     let p = match Partition::open_with(dir, &log_dir.checkpoints) {
         Ok(p) => p,
