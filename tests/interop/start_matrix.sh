@@ -237,7 +237,8 @@ PY
 # replica is being copied. verify of both dirs finds no warning or error;
 # recover changes neither replica's segments; Kafka started again on the
 # recovered dirs finishes the move, and verify of both finds nothing then
-# either (the -delete dirs are Kafka's).
+# either (the -delete dirs are Kafka's); its DescribeLogDirs, asked while the
+# move goes on, lists the replicas stats counts (the future one too).
 jbod() {
   local a=$work/jb-a b=$work/jb-b bport cport i=0 to json
   bport=$(free_port); cport=$(free_port)
@@ -286,8 +287,39 @@ jbod() {
   done
   diff <(segment_files "$a.before") <(segment_files "$a") >&2 && diff <(segment_files "$b.before") <(segment_files "$b") >&2 \
     || die "jbod: recover changed the segments of the two dirs"
+  "$LT" stats --format json "$a" "$b" >"$work/jb-stats.json"
   kafka_start "$work/jb.properties" "$work/jb2.broker.log" "$bport"
   kafka_wait_started "$work/jb2.broker.log" "$KAFKA_PID"
+  # DescribeLogDirs of the restarted broker (the throttled move still under
+  # way) lists what stats read: each replica in its dir, the future one too,
+  # and a live replica's size as stats counts it
+  kafka_java org.apache.kafka.tools.LogDirsCommand --bootstrap-server "127.0.0.1:$bport" --describe \
+    --broker-list 1 2>/dev/null | grep '^{' >"$work/jb-logdirs.json"
+  python3 - "$work/jb-logdirs.json" "$work/jb-stats.json" <<'PY' || die "jbod: stats and Kafka's DescribeLogDirs differ"
+import json, os, sys
+kafka = json.load(open(sys.argv[1]))
+stats = {}
+for l in open(sys.argv[2]):
+    v = json.loads(l)
+    if v.get("scope") == "partition":
+        d, name = os.path.split(v["path"])
+        future = name.endswith("-future")
+        stats[(d, name.split(".")[0] if future else name, future)] = v["log_bytes"]
+seen = set()
+bad = []
+for b in kafka["brokers"]:
+    for ld in b["logDirs"]:
+        for p in ld["partitions"]:
+            key = (ld["logDir"], p["partition"], p["isFuture"])
+            seen.add(key)
+            if key not in stats:
+                bad.append("Kafka lists %s, stats does not" % (key,))
+            elif not p["isFuture"] and stats[key] != p["size"]:
+                bad.append("%s: Kafka says %d bytes, stats %d" % (key, p["size"], stats[key]))
+bad += ["stats lists %s, Kafka does not" % (k,) for k in stats if k not in seen and not k[1].startswith("__")]
+print("\n".join(bad) if bad else "  DescribeLogDirs lists what stats read: %d replicas, %d future" % (len(seen), sum(k[2] for k in seen)), file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
   i=0
   until [ -d "$to/big-0" ] && ! ls -d "$to"/big-0.*-future >/dev/null 2>&1; do
     [ $i -gt 1200 ] && die "jbod: Kafka did not finish the move of big-0 after recover"

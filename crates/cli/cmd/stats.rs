@@ -76,7 +76,9 @@ pub fn run(global: &GlobalOpts, args: &StatsArgs) -> anyhow::Result<Status> {
     }
     let mut groups = Vec::new();
     for path in &args.paths {
-        let t = Targets::of(path, &limits).with_context(|| path.display().to_string())?.live();
+        // what the broker serves: a -future replica (a move between log
+        // dirs under way) counts in its dir, as DescribeLogDirs counts it
+        let t = Targets::of(path, &limits).with_context(|| path.display().to_string())?.served();
         groups.push(Group { path: path.clone(), is_log_dir: t.is_log_dir, log_dir: t.log_dir, dirs: t.partitions });
     }
     // each partition with the bytes of its segments (what the bar counts)

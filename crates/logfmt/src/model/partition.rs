@@ -484,6 +484,18 @@ impl Targets {
         self
     }
 
+    /// The partition dirs a broker loads and serves (DescribeLogDirs lists):
+    /// live ones and `-future` ones (a move between log dirs under way),
+    /// not `-delete` or `-stray` ones.
+    pub fn served(mut self) -> Targets {
+        self.partitions.retain(|p| {
+            p.file_name().and_then(|n| n.to_str()).and_then(crate::naming::parse_partition_dir).is_some_and(|pd| {
+                matches!(pd.state, crate::naming::DirState::Live | crate::naming::DirState::Future(_))
+            })
+        });
+        self
+    }
+
     /// Open partition dir `dir` with its log dir's checkpoints.
     pub fn open(&self, dir: &Path) -> Result<Partition> {
         Partition::open_with(dir, &self.log_dir.checkpoints)

@@ -873,7 +873,14 @@ pub fn check_partition(dir: &Path, log_dir: &LogDir, opts: &Options, progress: &
     if deleting {
         // Kafka's to delete, whatever state its files are in (a restart
         // loads it without recovery and may rewrite its checkpoints)
-        out.push(dir, None, None, None, Kind::DeleteDir, "scheduled for deletion: Kafka deletes it; not checked".into());
+        out.push(
+            dir,
+            None,
+            None,
+            None,
+            Kind::DeleteDir,
+            "scheduled for deletion: Kafka deletes it; not checked".into(),
+        );
         return Report { findings: out.finish(), stats: Stats::default(), start: StartTally::default() };
     }
     let mut stats = Stats { partitions: 1, ..Stats::default() };
