@@ -335,6 +335,11 @@ fn a_delete_dir_and_a_future_replica_are_no_problem() {
         of_type(&lines, "note").iter().any(|n| n["file"].as_str() == deleting.to_str()),
         "recover does not say it leaves the -delete dir: {lines:?}"
     );
+    // stats counts the future replica in its dir (DescribeLogDirs does), not the -delete dir
+    let (_, stats) = run_json(&["stats", logs.to_str().unwrap()]);
+    let paths: Vec<&str> = of_type(&stats, "stats").iter().filter_map(|s| s["path"].as_str()).collect();
+    assert!(paths.iter().any(|p| p.ends_with("-future")), "{paths:?}");
+    assert!(!paths.iter().any(|p| p.ends_with("-delete")), "{paths:?}");
 }
 
 /// One broker's two log dirs holding the same partition dir (a move between
