@@ -216,6 +216,7 @@ fn recover_does_what_kafkas_start_did_on_every_row() {
         "cleaned_leftover",
         "deleted_leftover",
         "txnindex_version_unknown",
+        "swap_interrupted",
     ] {
         assert!(rows_seen.contains(row), "no saved Kafka start for the row {row}");
     }

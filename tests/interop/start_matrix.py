@@ -148,6 +148,10 @@ ROWS = [
     # keeps the file (read_committed fetches over it fail later: verify's
     # error, reindex's job)
     ("txnindex_version_unknown", with_txn_index, lambda d, b: bump_version(seg(d, b, TXN))),
+    # an interrupted swap (a cleaning or split killed between writing its
+    # .swap files and renaming them): the load deletes what it replaces and
+    # renames it in
+    ("swap_interrupted", first_rolled, lambda d, b: swap_copy(d, b)),
 ]
 # rows whose damage Kafka's start keeps (and so does recover): verify still
 # reports it after the repair
@@ -293,6 +297,12 @@ def first_with(logdir, name):
         if os.path.exists(os.path.join(logdir, part, name)):
             return os.path.join(part, name)
     return None
+
+
+def swap_copy(pdir, base):
+    for suffix in (LOG, INDEX, TIME):
+        if os.path.exists(seg(pdir, base, suffix)):
+            copy(seg(pdir, base, suffix), seg(pdir, base, suffix) + ".swap")
 
 
 def bump_version(path):

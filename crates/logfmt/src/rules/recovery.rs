@@ -475,6 +475,62 @@ pub fn leftovers_on_load(p: &Partition) -> Vec<(std::path::PathBuf, Leftover)> {
         .collect()
 }
 
+/// What Kafka's load does to complete interrupted swaps
+/// (`LogLoader.load`'s first three passes): the segments the `.log.swap`
+/// files replace - every file named by an offset from the lowest swap's
+/// base to the highest swap's next offset, snapshots too - deleted, then
+/// every valid `.swap` file renamed without its suffix.
+#[derive(Debug, Default)]
+pub struct SwapsOnLoad {
+    /// Files deleted.
+    pub removed: Vec<std::path::PathBuf>,
+    /// Swap files renamed: (from, to).
+    pub renamed: Vec<(std::path::PathBuf, std::path::PathBuf)>,
+}
+
+/// [`SwapsOnLoad`] of `p` (nothing when it holds no valid `.swap` file).
+pub fn swaps_on_load(p: &Partition, limits: &Limits) -> Result<SwapsOnLoad> {
+    let swaps: Vec<std::path::PathBuf> =
+        leftovers_on_load(p).into_iter().filter(|(_, l)| *l == Leftover::Swap).map(|(f, _)| f).collect();
+    let mut out = SwapsOnLoad::default();
+    if swaps.is_empty() {
+        return Ok(out);
+    }
+    let (mut min, mut max) = (i64::MAX, i64::MIN);
+    for f in &swaps {
+        let name = f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let Some(stem) = name.strip_suffix(".log.swap") else { continue };
+        let Ok(base) = stem.parse::<i64>() else { continue };
+        // `readNextOffset`: after the last batch, the base when there is none
+        let mut r = crate::log::LogReader::open(f, *limits)?;
+        let mut next = base;
+        while let Some(Item::Entry(e)) = r.next_item()? {
+            next = e.last_offset().saturating_add(1);
+        }
+        min = min.min(base);
+        max = max.max(next);
+    }
+    let rd = std::fs::read_dir(&p.dir).map_err(|e| Error::io(e, Some(&p.dir)))?;
+    for entry in rd {
+        let path = entry.map_err(|e| Error::io(e, Some(&p.dir)))?.path();
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        if !path.is_file() || name.ends_with(".swap") {
+            continue;
+        }
+        // `offsetFromFile`: the name up to its first '.'
+        let offset = name.split('.').next().and_then(|o| o.parse::<i64>().ok());
+        if offset.is_some_and(|o| o >= min && o < max) {
+            out.removed.push(path);
+        }
+    }
+    out.removed.sort();
+    for f in swaps {
+        let to = f.with_extension("");
+        out.renamed.push((f, to));
+    }
+    Ok(out)
+}
+
 /// The leader-epoch cache `p`'s batches give: an entry where a batch first
 /// carries a higher epoch (`LogSegment.recover` assigning each recovered
 /// batch's epoch), none below the log start (`truncateFromStart`). What

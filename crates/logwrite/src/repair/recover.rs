@@ -332,7 +332,9 @@ fn recover_partition(
 ) -> Result<PartitionRecovery> {
     let limits = &opts.limits;
     let mut out = PartitionRecovery { dir: p.dir.clone(), interval: interval.clone(), ..PartitionRecovery::default() };
-    leftovers(p, changes)?;
+    if leftovers(p, limits, changes)? {
+        return Ok(out);
+    }
     let (mut cache, epochs_rebuilt) = epochs_at_start(p, limits, changes)?;
     let mut txn: Option<ProducerState> = None;
     // the log end as the recoveries leave it: set by the log's recovery
@@ -462,8 +464,10 @@ fn recover_partition(
 /// The files of a temporary suffix in `p`, as Kafka's load handles them
 /// ([`recovery::leftovers_on_load`]): a `.cleaned` file and a `.swap` of an
 /// unfinished split are removed; `.deleted` files are left to Kafka, which
-/// deletes them on any start, and said; a `.swap` to complete is said too.
-fn leftovers(p: &Partition, changes: &mut dyn Changes) -> Result<()> {
+/// deletes them on any start, and said; interrupted swaps are completed
+/// ([`recovery::swaps_on_load`]). Returns whether swaps were: the rest of
+/// the partition's recovery is then for a next run, on the files swapped in.
+fn leftovers(p: &Partition, limits: &Limits, changes: &mut dyn Changes) -> Result<bool> {
     let mut deleted = 0usize;
     for (f, what) in recovery::leftovers_on_load(p) {
         match what {
@@ -475,10 +479,7 @@ fn leftovers(p: &Partition, changes: &mut dyn Changes) -> Result<()> {
                 "part of a segment split that did not finish (at or above a .cleaned file): Kafka's load deletes it",
             )?,
             recovery::Leftover::Deleted => deleted = deleted.saturating_add(1),
-            recovery::Leftover::Swap => changes.note(Note::Warning {
-                path: f,
-                message: "an interrupted swap: Kafka's load completes it (LogLoader.completeSwapOperations); recover does not, so start Kafka to finish it".into(),
-            }),
+            recovery::Leftover::Swap => {}
         }
     }
     if deleted > 0 {
@@ -487,7 +488,20 @@ fn leftovers(p: &Partition, changes: &mut dyn Changes) -> Result<()> {
             message: format!("{deleted} .deleted file(s): Kafka deletes them on its next start; left to it"),
         });
     }
-    Ok(())
+    let swaps = recovery::swaps_on_load(p, limits)?;
+    for f in &swaps.removed {
+        changes.remove(f, "replaced by an interrupted swap: Kafka's load deletes it before it completes the swap")?;
+    }
+    for (from, to) in &swaps.renamed {
+        changes.rename(from, to, "an interrupted swap, completed as Kafka's load completes it")?;
+    }
+    if !swaps.renamed.is_empty() {
+        changes.note(Note::Info {
+            path: p.dir.clone(),
+            message: "an interrupted swap is completed first, as Kafka's load does; run recover again after --execute to recover the partition as it then is".into(),
+        });
+    }
+    Ok(!swaps.renamed.is_empty())
 }
 
 /// The leader-epoch cache recovery starts from: the checkpoint's, or, when
