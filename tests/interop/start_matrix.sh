@@ -231,7 +231,7 @@ PY
   log "Kafka $v refused to start with $part in two log dirs, as verify of both said"
 }
 
-# A broker of two log dirs (Kafka 3.9.1): jb-0 moved to the other dir and
+# A broker of two log dirs (Kafka V): jb-0 moved to the other dir and
 # the move completed (its old replica left as a -delete dir), then big-0
 # moved under a throttle and the broker SIGKILLed while big-0's -future
 # replica is being copied. verify of both dirs finds no warning or error;
@@ -239,25 +239,28 @@ PY
 # recovered dirs finishes the move, and verify of both finds nothing then
 # either (the -delete dirs are Kafka's); its DescribeLogDirs, asked while the
 # move goes on, lists the replicas stats counts (the future one too).
-jbod() {
-  local a=$work/jb-a b=$work/jb-b bport cport i=0 to json
+jbod() { # V
+  local v=$1 a=$work/$1-jb-a b=$work/$1-jb-b bport cport i=0 to json seg=262144
+  # (the functions called see this release's jars; 4.x takes no segment.bytes below 1 MiB)
+  local KAFKA_LIBS=$KAFKA_LIBS
+  [ "$v" = 4.3 ] && KAFKA_LIBS=$K4_LIBS && seg=1048576
   bport=$(free_port); cport=$(free_port)
-  kraft_config "$work/jb.properties" "$a,$b" "$bport" "$cport" "${BROKER_PROPS[@]}" \
+  kraft_config "$work/$v-jb.properties" "$a,$b" "$bport" "$cport" "${BROKER_PROPS[@]}" \
     "log.flush.offset.checkpoint.interval.ms=1000" "file.delete.delay.ms=600000"
-  kraft_format "$work/jb.properties" "$(kafka_java kafka.tools.StorageTool random-uuid 2>/dev/null | tail -1)"
-  kafka_start "$work/jb.properties" "$work/jb.broker.log" "$bport"
-  kafka_wait_started "$work/jb.broker.log" "$KAFKA_PID"
+  kraft_format "$work/$v-jb.properties" "$(kafka_java kafka.tools.StorageTool random-uuid 2>/dev/null | tail -1)"
+  kafka_start "$work/$v-jb.properties" "$work/$v-jb.broker.log" "$bport"
+  kafka_wait_started "$work/$v-jb.broker.log" "$KAFKA_PID"
   for t in "jb 1000" "big 40000"; do
     set -- $t
     kafka_java org.apache.kafka.tools.TopicCommand --bootstrap-server "127.0.0.1:$bport" --create --topic "$1" \
-      --partitions 1 --replication-factor 1 --config segment.bytes=262144 >&2
+      --partitions 1 --replication-factor 1 --config segment.bytes=$seg >&2
     kafka_java org.apache.kafka.tools.ProducerPerformance --topic "$1" --num-records "$2" --record-size 100 \
       --throughput -1 --producer-props "bootstrap.servers=127.0.0.1:$bport" acks=all >/dev/null
   done
   # move P to the dir it is not in; prints that dir
   move() { # PARTITION-DIR [THROTTLE]
     if [ -d "$a/$1" ]; then to=$b; else to=$a; fi
-    json=$work/move-$1.json
+    json=$work/$v-move-$1.json
     printf '{"version":1,"partitions":[{"topic":"%s","partition":0,"replicas":[1],"log_dirs":["%s"]}]}' \
       "${1%-0}" "$to" >"$json"
     kafka_java org.apache.kafka.tools.reassign.ReassignPartitionsCommand --bootstrap-server "127.0.0.1:$bport" \
@@ -265,37 +268,37 @@ jbod() {
   }
   move jb-0
   until [ -d "$to/jb-0" ] && ! ls -d "$a"/jb-0.*-future "$b"/jb-0.*-future >/dev/null 2>&1; do
-    [ $i -gt 600 ] && die "jbod: the move of jb-0 did not complete"
+    [ $i -gt 600 ] && die "jbod $v: the move of jb-0 did not complete"
     sleep 0.1; i=$((i + 1))
   done
   local jb_to=$to
   move big-0 200000
   i=0
   until ls "$to"/big-0.*-future/*.log >/dev/null 2>&1 && [ "$(du -sb "$to"/big-0.*-future | cut -f1)" -gt 400000 ]; do
-    [ $i -gt 1200 ] && die "jbod: big-0's future replica does not grow"
+    [ $i -gt 1200 ] && die "jbod $v: big-0's future replica does not grow"
     sleep 0.1; i=$((i + 1))
   done
   sleep 1.5
   kafka_kill "$KAFKA_PID"
-  ls -d "$to"/big-0.*-future >/dev/null || die "jbod: the move of big-0 finished before the kill"
-  log "jbod: jb-0 moved to $(basename "$jb_to"), big-0 killed moving to $(basename "$to"): $(cd "$a" && ls -d jb-* big-* | paste -sd' ') | $(cd "$b" && ls -d jb-* big-* | paste -sd' ')"
-  "$LT" verify --fail-on warning "$a" "$b" >"$work/jb-verify.out" \
-    || { cat "$work/jb-verify.out" >&2; die "jbod: verify of the two dirs finds a problem"; }
+  ls -d "$to"/big-0.*-future >/dev/null || die "jbod $v: the move of big-0 finished before the kill"
+  log "jbod $v: jb-0 moved to $(basename "$jb_to"), big-0 killed moving to $(basename "$to"): $(cd "$a" && ls -d jb-* big-* | paste -sd' ') | $(cd "$b" && ls -d jb-* big-* | paste -sd' ')"
+  "$LT" verify --fail-on warning "$a" "$b" >"$work/$v-jb-verify.out" \
+    || { cat "$work/$v-jb-verify.out" >&2; die "jbod $v: verify of the two dirs finds a problem"; }
   cp -a "$a" "$a.before"; cp -a "$b" "$b.before"
   for d in "$a" "$b"; do
-    "$LT" recover --execute "$d" >"$work/jb-recover.out" || { cat "$work/jb-recover.out" >&2; die "jbod: recover failed"; }
+    "$LT" recover --execute "$d" >"$work/$v-jb-recover.out" || { cat "$work/$v-jb-recover.out" >&2; die "jbod $v: recover failed"; }
   done
   diff <(segment_files "$a.before") <(segment_files "$a") >&2 && diff <(segment_files "$b.before") <(segment_files "$b") >&2 \
-    || die "jbod: recover changed the segments of the two dirs"
-  "$LT" stats --format json "$a" "$b" >"$work/jb-stats.json"
-  kafka_start "$work/jb.properties" "$work/jb2.broker.log" "$bport"
-  kafka_wait_started "$work/jb2.broker.log" "$KAFKA_PID"
+    || die "jbod $v: recover changed the segments of the two dirs"
+  "$LT" stats --format json "$a" "$b" >"$work/$v-jb-stats.json"
+  kafka_start "$work/$v-jb.properties" "$work/$v-jb2.broker.log" "$bport"
+  kafka_wait_started "$work/$v-jb2.broker.log" "$KAFKA_PID"
   # DescribeLogDirs of the restarted broker (the throttled move still under
   # way) lists what stats read: each replica in its dir, the future one too,
   # and a live replica's size as stats counts it
   kafka_java org.apache.kafka.tools.LogDirsCommand --bootstrap-server "127.0.0.1:$bport" --describe \
-    --broker-list 1 2>/dev/null | grep '^{' >"$work/jb-logdirs.json"
-  python3 - "$work/jb-logdirs.json" "$work/jb-stats.json" <<'PY' || die "jbod: stats and Kafka's DescribeLogDirs differ"
+    --broker-list 1 2>/dev/null | grep '^{' >"$work/$v-jb-logdirs.json"
+  python3 - "$work/$v-jb-logdirs.json" "$work/$v-jb-stats.json" <<'PY' || die "jbod $v: stats and Kafka's DescribeLogDirs differ"
 import json, os, sys
 kafka = json.load(open(sys.argv[1]))
 stats = {}
@@ -322,13 +325,13 @@ sys.exit(1 if bad else 0)
 PY
   i=0
   until [ -d "$to/big-0" ] && ! ls -d "$to"/big-0.*-future >/dev/null 2>&1; do
-    [ $i -gt 1200 ] && die "jbod: Kafka did not finish the move of big-0 after recover"
+    [ $i -gt 1200 ] && die "jbod $v: Kafka did not finish the move of big-0 after recover"
     sleep 0.1; i=$((i + 1))
   done
   kafka_stop "$KAFKA_PID"
-  "$LT" verify --fail-on warning "$a" "$b" >"$work/jb-verify2.out" \
-    || { cat "$work/jb-verify2.out" >&2; die "jbod: verify after the move finds a problem"; }
-  log "jbod: verify of both dirs clean mid-move and after; Kafka resumed the move on what recover left"
+  "$LT" verify --fail-on warning "$a" "$b" >"$work/$v-jb-verify2.out" \
+    || { cat "$work/$v-jb-verify2.out" >&2; die "jbod $v: verify after the move finds a problem"; }
+  log "jbod $v: verify of both dirs clean mid-move and after; Kafka resumed the move on what recover left"
 }
 
 run() { # V SOURCE
@@ -351,5 +354,6 @@ if [ -n "${LOGTOOL_START_MATRIX_SAVE:-}" ]; then
 fi
 run 3.9 "$fixtures/clean/logs"
 run 4.3 "$fixtures4/kafka4/logs"
-jbod
+jbod 3.9
+jbod 4.3
 log "start matrix: all checks passed"
