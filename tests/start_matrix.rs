@@ -28,7 +28,18 @@ const CHECKPOINTS: [&str; 4] = [
 
 /// Rows whose damage Kafka's start keeps, and so does recover
 /// (`start_matrix.py`'s `KEPT`): verify still reports it after the repair.
-const KEPT: [&str; 1] = ["txnindex_version_unknown"];
+const KEPT: [&str; 6] = [
+    "txnindex_version_unknown",
+    "index_empty_rolled",
+    "index_garbage_rolled",
+    "timeindex_garbage_rolled",
+    "snapshot_lost_middle",
+    "snapshot_garbage_middle",
+];
+
+/// The row of a log dir whose `.kafka_cleanshutdown` is lost (every data
+/// partition is one): Kafka's start is then an unclean one.
+const MARKER_LOST: &str = "clean_shutdown_marker_lost";
 
 /// The committed dirs the matrix damaged, with their saved results.
 fn versions() -> Vec<(PathBuf, PathBuf)> {
@@ -65,6 +76,18 @@ fn files_of(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 /// A file's bytes as the comparison sees them (an empty `.txnindex` is absent).
 fn seen<'a>(files: &'a BTreeMap<String, Vec<u8>>, name: &str) -> Option<&'a [u8]> {
     files.get(name).map(Vec::as_slice).filter(|b| !(name.ends_with(".txnindex") && b.is_empty()))
+}
+
+/// Whether `mine`'s leader-epoch entries are the first of `theirs`'.
+fn epochs_prefix(mine: Option<&[u8]>, theirs: Option<&[u8]>) -> bool {
+    let entries = |b: &[u8]| String::from_utf8_lossy(b).lines().skip(2).map(str::to_string).collect::<Vec<_>>();
+    match (mine, theirs) {
+        (Some(a), Some(b)) => {
+            let (a, b) = (entries(a), entries(b));
+            b.len() >= a.len() && b[..a.len()] == a[..]
+        }
+        _ => false,
+    }
 }
 
 fn checkpoint(bytes: Option<Vec<u8>>) -> BTreeMap<String, String> {
@@ -131,10 +154,18 @@ fn recover_does_what_kafkas_start_did_on_every_row() {
                 }
                 rows_seen.insert(rows.iter().find(|r| &r.1 == part).unwrap().0.clone());
             }
+            // the log dir's own damage: its clean-shutdown marker lost
+            let marker_lost = rows.iter().any(|r| r.0 == MARKER_LOST);
+            if marker_lost {
+                std::fs::remove_file(logs.join(".kafka_cleanshutdown")).unwrap();
+            }
             let damaged = crate::repair::contents(&logs);
             // verify names every damaged partition
             let (_, findings) = run_json(&["verify", logs.to_str().unwrap()]);
-            for (row, part) in &rows {
+            if marker_lost {
+                assert!(of_type(&findings, "finding").iter().any(|f| f["kind"] == "unclean_shutdown"), "{what}");
+            }
+            for (row, part) in rows.iter().filter(|r| !KEPT.contains(&r.0.as_str()) && r.0 != MARKER_LOST) {
                 let named = of_type(&findings, "finding")
                     .iter()
                     .any(|f| f["file"].as_str().is_some_and(|p| Path::new(p).starts_with(logs.join(part))));
@@ -159,7 +190,10 @@ fn recover_does_what_kafkas_start_did_on_every_row() {
                     let (hb, hc, hk, hl) = (seen(&b, name), seen(c, name), seen(&k, name), seen(&l, name));
                     // a scheduled deletion Kafka deletes on any start: recover leaves it to Kafka
                     let left_to_kafka = name.ends_with(".deleted") && hk.is_none();
-                    let ok = left_to_kafka || if hc != hb { hl == hb || hl == hk } else { hl == hk };
+                    // the epochs of Kafka's load (truncateFromEnd at the log end)
+                    // before the new leader epoch its start then adds
+                    let epochs_of_load = name == "leader-epoch-checkpoint" && hc != hb && epochs_prefix(hl, hk);
+                    let ok = left_to_kafka || epochs_of_load || if hc != hb { hl == hb || hl == hk } else { hl == hk };
                     if !ok {
                         bad.push(format!(
                             "{part}/{name} ({row}): Kafka's start left {:?} bytes, recover {:?} (before: {:?})",
@@ -217,6 +251,12 @@ fn recover_does_what_kafkas_start_did_on_every_row() {
         "deleted_leftover",
         "txnindex_version_unknown",
         "swap_interrupted",
+        "index_empty_rolled",
+        "index_garbage_rolled",
+        "timeindex_garbage_rolled",
+        "snapshot_lost_middle",
+        "snapshot_garbage_middle",
+        MARKER_LOST,
     ] {
         assert!(rows_seen.contains(row), "no saved Kafka start for the row {row}");
     }

@@ -22,7 +22,8 @@ Kafka's start and `logtool recover --execute` made of them.
 
 A file Kafka's control start changed (a leader epoch bumped, a stray
 snapshot deleted, a .deleted leftover removed) is noise: logtool may leave it
-as it was or do what Kafka did. Every other file of a data partition is the
+as it was or do what Kafka did (a leader-epoch-checkpoint: what its load
+left, the first entries of Kafka's). Every other file of a data partition is the
 same in KAFKA and LOGTOOL (an empty .txnindex counts as absent, as Kafka
 creates it lazily; a .deleted file Kafka deleted may be left, as Kafka
 deletes it on any start); the log dir's checkpoints hold the same entries
@@ -100,6 +101,11 @@ def latest_snapshot(pdir, bases):
     return s[-1] if len(s) >= 2 and os.path.getsize(snap(pdir, s[-1])) > 10 else None
 
 
+def middle_snapshot(pdir, bases):
+    s = snapshots(pdir)
+    return s[-2] if len(s) >= 3 else None
+
+
 def overwrite(path, data):
     with open(path, "wb") as f:
         f.write(data)
@@ -152,10 +158,25 @@ ROWS = [
     # .swap files and renaming them): the load deletes what it replaces and
     # renames it in
     ("swap_interrupted", first_rolled, lambda d, b: swap_copy(d, b)),
+    # what Kafka's load does not look at after a clean shutdown (it skips the
+    # offset and time index sanity checks, and reads only the latest
+    # snapshot): kept as they are, by Kafka and by recover
+    ("index_empty_rolled", first_rolled, lambda d, b: overwrite(seg(d, b, INDEX), b"")),
+    ("index_garbage_rolled", first_rolled, lambda d, b: overwrite(seg(d, b, INDEX), b"\x7f" * 24)),
+    ("timeindex_garbage_rolled", first_rolled, lambda d, b: overwrite(seg(d, b, TIME), b"\x7f" * 24)),
+    ("snapshot_lost_middle", middle_snapshot, lambda d, o: rm(snap(d, o))),
+    ("snapshot_garbage_middle", middle_snapshot, lambda d, o: overwrite(snap(d, o), b"\x00\x01garbage" * 3)),
 ]
 # rows whose damage Kafka's start keeps (and so does recover): verify still
 # reports it after the repair
-KEPT = {"txnindex_version_unknown"}
+KEPT = {
+    "txnindex_version_unknown",
+    "index_empty_rolled",
+    "index_garbage_rolled",
+    "timeindex_garbage_rolled",
+    "snapshot_lost_middle",
+    "snapshot_garbage_middle",
+}
 # rows that want a partition of their own kind first
 PREFER = {
     "index_lost_middle": "plain",
@@ -202,6 +223,17 @@ def digest(path):
         return hashlib.sha256(f.read()).hexdigest()[:16]
 
 
+def epochs(path):
+    if not os.path.isfile(path):
+        return None
+    return [l.split() for l in open(path).read().splitlines()[2:]]
+
+
+def epochs_prefix(mine, theirs):
+    a, b = epochs(mine), epochs(theirs)
+    return a is not None and b is not None and b[: len(a)] == a
+
+
 def files(pdir):
     return set(os.listdir(pdir)) if os.path.isdir(pdir) else set()
 
@@ -242,6 +274,10 @@ def compare(base, control, kafka, logtool, rows_path):
                 continue
             if name.endswith(".deleted") and hk is None:
                 # a scheduled deletion: Kafka deletes it on any start, recover leaves it to Kafka
+                continue
+            if noise and name == "leader-epoch-checkpoint" and epochs_prefix(os.path.join(l, name), os.path.join(k, name)):
+                # the epochs of Kafka's load (truncateFromEnd at the log end)
+                # before the new leader epoch its start then adds
                 continue
             if noise:
                 if hl not in (hb, hk):
