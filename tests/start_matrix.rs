@@ -173,51 +173,7 @@ fn recover_does_what_kafkas_start_did_on_every_row() {
             }
             let (code, out, err) = run(&["recover", "--execute", logs.to_str().unwrap()]);
             assert_eq!(code, 0, "{what}: {out}{err}");
-            let mut bad = Vec::new();
-            for part in data_partitions(&base) {
-                let b = files_of(&base.join(&part));
-                let l = files_of(&logs.join(&part));
-                let Some((row, _)) = rows.iter().find(|r| r.1 == part) else {
-                    if l != b {
-                        bad.push(format!("{part}: undamaged, changed by recover"));
-                    }
-                    continue;
-                };
-                let c = &control[&part];
-                let k = materialize(&base, &round.join("kafka"), &part);
-                let names: BTreeSet<&String> = b.keys().chain(c.keys()).chain(k.keys()).chain(l.keys()).collect();
-                for name in names {
-                    let (hb, hc, hk, hl) = (seen(&b, name), seen(c, name), seen(&k, name), seen(&l, name));
-                    // a scheduled deletion Kafka deletes on any start: recover leaves it to Kafka
-                    let left_to_kafka = name.ends_with(".deleted") && hk.is_none();
-                    // the epochs of Kafka's load (truncateFromEnd at the log end)
-                    // before the new leader epoch its start then adds
-                    let epochs_of_load = name == "leader-epoch-checkpoint" && hc != hb && epochs_prefix(hl, hk);
-                    let ok = left_to_kafka || epochs_of_load || if hc != hb { hl == hb || hl == hk } else { hl == hk };
-                    if !ok {
-                        bad.push(format!(
-                            "{part}/{name} ({row}): Kafka's start left {:?} bytes, recover {:?} (before: {:?})",
-                            hk.map(<[u8]>::len),
-                            hl.map(<[u8]>::len),
-                            hb.map(<[u8]>::len)
-                        ));
-                    }
-                }
-            }
-            for cp in CHECKPOINTS {
-                let read = |dir: &Path| std::fs::read(dir.join(cp)).ok();
-                let vb = checkpoint(read(&base));
-                let vc = checkpoint(read(&saved.join("control")).or_else(|| read(&base)));
-                let vk = checkpoint(read(&round.join("kafka")).or_else(|| read(&base)));
-                let vl = checkpoint(read(&logs));
-                let keys: BTreeSet<&String> = vb.keys().chain(vk.keys()).chain(vl.keys()).collect();
-                for key in keys.into_iter().filter(|k| !k.starts_with("__")) {
-                    let want = if vk.get(key) != vc.get(key) { vk.get(key) } else { vb.get(key) };
-                    if vl.get(key) != want {
-                        bad.push(format!("{cp} {key}: recover {:?}, expected {want:?}", vl.get(key)));
-                    }
-                }
-            }
+            let bad = differences(&base, &saved, &round, &rows, &control, &logs);
             assert!(bad.is_empty(), "{what}:\n{}", bad.join("\n"));
             // no warning or error after the repair, but where Kafka keeps the damage too
             let kept: Vec<PathBuf> =
@@ -260,6 +216,64 @@ fn recover_does_what_kafkas_start_did_on_every_row() {
     ] {
         assert!(rows_seen.contains(row), "no saved Kafka start for the row {row}");
     }
+}
+
+/// What `recover` left in `logs` that differs from what Kafka's start did
+/// in round `round` (the comparison the module docs describe).
+fn differences(
+    base: &Path,
+    saved: &Path,
+    round: &Path,
+    rows: &[(String, String)],
+    control: &BTreeMap<String, BTreeMap<String, Vec<u8>>>,
+    logs: &Path,
+) -> Vec<String> {
+    let mut bad = Vec::new();
+    for part in data_partitions(base) {
+        let b = files_of(&base.join(&part));
+        let l = files_of(&logs.join(&part));
+        let Some((row, _)) = rows.iter().find(|r| r.1 == part) else {
+            if l != b {
+                bad.push(format!("{part}: undamaged, changed by recover"));
+            }
+            continue;
+        };
+        let c = &control[&part];
+        let k = materialize(base, &round.join("kafka"), &part);
+        let names: BTreeSet<&String> = b.keys().chain(c.keys()).chain(k.keys()).chain(l.keys()).collect();
+        for name in names {
+            let (hb, hc, hk, hl) = (seen(&b, name), seen(c, name), seen(&k, name), seen(&l, name));
+            // a scheduled deletion Kafka deletes on any start: recover leaves it to Kafka
+            let left_to_kafka = name.ends_with(".deleted") && hk.is_none();
+            // the epochs of Kafka's load (truncateFromEnd at the log end)
+            // before the new leader epoch its start then adds
+            let epochs_of_load = name == "leader-epoch-checkpoint" && hc != hb && epochs_prefix(hl, hk);
+            let ok = left_to_kafka || epochs_of_load || if hc != hb { hl == hb || hl == hk } else { hl == hk };
+            if !ok {
+                bad.push(format!(
+                    "{part}/{name} ({row}): Kafka's start left {:?} bytes, recover {:?} (before: {:?})",
+                    hk.map(<[u8]>::len),
+                    hl.map(<[u8]>::len),
+                    hb.map(<[u8]>::len)
+                ));
+            }
+        }
+    }
+    for cp in CHECKPOINTS {
+        let read = |dir: &Path| std::fs::read(dir.join(cp)).ok();
+        let vb = checkpoint(read(base));
+        let vc = checkpoint(read(&saved.join("control")).or_else(|| read(base)));
+        let vk = checkpoint(read(&round.join("kafka")).or_else(|| read(base)));
+        let vl = checkpoint(read(logs));
+        let keys: BTreeSet<&String> = vb.keys().chain(vk.keys()).chain(vl.keys()).collect();
+        for key in keys.into_iter().filter(|k| !k.starts_with("__")) {
+            let want = if vk.get(key) != vc.get(key) { vk.get(key) } else { vb.get(key) };
+            if vl.get(key) != want {
+                bad.push(format!("{cp} {key}: recover {:?}, expected {want:?}", vl.get(key)));
+            }
+        }
+    }
+    bad
 }
 
 /// The example of issue 49: after a clean shutdown an operator deletes one
