@@ -48,7 +48,7 @@ use crate::rules::recovery::IndexBuilder;
 pub const DEFAULT_DEDUPE_BUFFER: u64 = 128 << 20;
 /// `producer.id.expiration.ms`'s default (a broker config): a producer
 /// idle for longer is no longer in the producer state the cleaner asks.
-pub const DEFAULT_PRODUCER_ID_EXPIRATION_MS: i64 = 86_400_000;
+pub const DEFAULT_PRODUCER_ID_EXPIRATION_MS: i64 = crate::rules::producer::DEFAULT_PRODUCER_ID_EXPIRATION_MS;
 
 /// How a pass runs.
 #[derive(Clone, Debug)]

@@ -236,6 +236,11 @@ pub enum AppendCheck {
     },
 }
 
+/// `producer.id.expiration.ms`'s default (a broker config): a producer idle
+/// for longer, with no open transaction, is dropped from the state
+/// (`ProducerStateManager.isProducerExpired`).
+pub const DEFAULT_PRODUCER_ID_EXPIRATION_MS: i64 = 86_400_000;
+
 /// Each producer's open transaction.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProducerState {

@@ -632,7 +632,7 @@ impl SnapshotSim<'_> {
             };
             match loaded {
                 Some(mut state) => {
-                    state.expire(self.now_ms, crate::compact::DEFAULT_PRODUCER_ID_EXPIRATION_MS);
+                    state.expire(self.now_ms, super::producer::DEFAULT_PRODUCER_ID_EXPIRATION_MS);
                     *m = Manager { last_snap: o, map_end: o, state };
                     return;
                 }
