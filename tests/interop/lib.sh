@@ -57,6 +57,32 @@ start_fresh() { # LOGDIR NAME
   BOOTSTRAP=127.0.0.1:$bport
 }
 
+# Start node 1 (combined, static quorum) on LOGDIR (several log dirs: a
+# comma-separated list) with release V's jars (4.3: $K4_LIBS, which the
+# script sets), in the background: it may refuse to start; configs and logs
+# under $work as NAME. Sets KAFKA_PID, BOOTSTRAP.
+start_version() { # V LOGDIR NAME [key=value ...]
+  local v=$1 dir=$2 name=$3 bport cport libs=$KAFKA_LIBS
+  shift 3
+  [ "$v" = 4.3 ] && libs=$K4_LIBS
+  bport=$(free_port); cport=$(free_port)
+  kraft_config "$work/$name.properties" "$dir" "$bport" "$cport" "${BROKER_PROPS[@]}" "$@"
+  KAFKA_LIBS=$libs kafka_java_bg "$work/$name.broker.log" kafka.Kafka "$work/$name.properties"
+  KAFKA_PID=$BG_PID
+  BOOTSTRAP=127.0.0.1:$bport
+}
+
+# Wait until the broker start_version started as NAME has started (true)
+# or has exited (false: it refused to start).
+started_or_exited() { # NAME
+  local i=0
+  until grep -q "Kafka Server started" "$work/$1.broker.log" 2>/dev/null || ! running_child "$KAFKA_PID"; do
+    [ $i -gt 1800 ] && break
+    sleep 0.1; i=$((i + 1))
+  done
+  grep -q "Kafka Server started" "$work/$1.broker.log"
+}
+
 # sha256 of every file under a dir, by relative path
 tree_hash() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
 

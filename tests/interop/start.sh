@@ -41,19 +41,6 @@ K4_LIBS=$(kafka_libs_of 4.3.1)
 CLUSTER_ID=bG9ndG9vbC1maXh0dXJlcw
 BROKER_PROPS=("log.retention.ms=-1")
 
-# Start node 1 (combined, static quorum) on LOGDIR with release V's jars (in
-# the background: it may refuse to start); sets KAFKA_PID, BOOTSTRAP.
-start_version() { # V LOGDIR NAME [key=value ...]
-  local v=$1 dir=$2 name=$3 bport cport libs=$KAFKA_LIBS
-  shift 3
-  [ "$v" = 4.3 ] && libs=$K4_LIBS
-  bport=$(free_port); cport=$(free_port)
-  kraft_config "$work/$name.properties" "$dir" "$bport" "$cport" "${BROKER_PROPS[@]}" "$@"
-  KAFKA_LIBS=$libs kafka_java_bg "$work/$name.broker.log" kafka.Kafka "$work/$name.properties"
-  KAFKA_PID=$BG_PID
-  BOOTSTRAP=127.0.0.1:$bport
-}
-
 # The partition dirs `verify --kafka-version V` says are stray, sorted.
 verify_strays() { # V LOGDIR
   { "$LT" verify --format json --kafka-version "$1" "$2" || true; } | python3 -c '

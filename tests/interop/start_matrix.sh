@@ -42,14 +42,10 @@ BROKER_PROPS=("log.retention.ms=-1")
 # Start node 1 on LOGDIR with release V's jars, wait until it has loaded its
 # logs, stop it cleanly.
 start_stop() { # V LOGDIR NAME
-  local v=$1 dir=$2 name=$3 bport cport libs=$KAFKA_LIBS
-  [ "$v" = 4.3 ] && libs=$K4_LIBS
-  bport=$(free_port); cport=$(free_port)
-  kraft_config "$work/$name.properties" "$dir" "$bport" "$cport" "${BROKER_PROPS[@]}"
-  KAFKA_LIBS=$libs kafka_java_bg "$work/$name.broker.log" kafka.Kafka "$work/$name.properties"
-  kafka_wait_started "$work/$name.broker.log" "$BG_PID"
-  kafka_stop "$BG_PID"
-  [ -f "$dir/.kafka_cleanshutdown" ] || die "$name: Kafka did not stop cleanly"
+  start_version "$1" "$2" "$3"
+  kafka_wait_started "$work/$3.broker.log" "$KAFKA_PID"
+  kafka_stop "$KAFKA_PID"
+  [ -f "$2/.kafka_cleanshutdown" ] || die "$3: Kafka did not stop cleanly"
 }
 
 # The damaged partitions verify says nothing about (it must name each).
@@ -134,8 +130,7 @@ saved() { case $1 in 3.9) echo fixtures/kafka-3.9.1/start-matrix ;; *) echo fixt
 # "Kafka Server started"), and verify says so: an error on the damaged file
 # and a start plan that refuses.
 refusal() { # V ROW
-  local v=$1 row=$2 d=$work/$1-$2 rel i=0 libs=$KAFKA_LIBS bport cport said
-  [ "$v" = 4.3 ] && libs=$K4_LIBS
+  local v=$1 row=$2 d=$work/$1-$2 rel said
   cp -a "$work/$v-base" "$d"
   rel=$(python3 tests/interop/start_matrix.py refuse "$d" "$row")
   [ -n "$rel" ] || { log "Kafka $v: no file of the dir fits $row"; rm -rf "$d"; return 0; }
@@ -150,18 +145,12 @@ for l in sys.stdin:
     if v.get("type") == "start_plan" and v["refusals"] > 0:
         plan = True
 print("error" if err else "no error on the file", "refused" if plan else "no refusal in the start plan")' "$d" "$rel")
-  bport=$(free_port); cport=$(free_port)
-  kraft_config "$work/$v-$row.properties" "$d" "$bport" "$cport" "${BROKER_PROPS[@]}"
-  KAFKA_LIBS=$libs kafka_java_bg "$work/$v-$row.broker.log" kafka.Kafka "$work/$v-$row.properties"
-  until grep -q "Kafka Server started" "$work/$v-$row.broker.log" 2>/dev/null || ! running_child "$BG_PID"; do
-    [ $i -gt 1800 ] && break
-    sleep 0.1; i=$((i + 1))
-  done
-  if grep -q "Kafka Server started" "$work/$v-$row.broker.log"; then
-    kafka_stop "$BG_PID"
-    die "Kafka $v started on $row ($rel); verify said: $said"; return 0
+  start_version "$v" "$d" "$v-$row"
+  if started_or_exited "$v-$row"; then
+    kafka_stop "$KAFKA_PID"
+    die "Kafka $v started on $row ($rel); verify said: $said"
   fi
-  kafka_stop "$BG_PID"
+  kafka_stop "$KAFKA_PID"
   [ "$said" = "error refused" ] || die "Kafka $v refused to start on $row ($rel), but verify gives: $said"
   [ -z "${LOGTOOL_START_MATRIX_SAVE:-}" ] || echo "$row $rel refused" >>"$(saved "$v")/starts"
   log "Kafka $v refused to start on $row ($rel), as verify said: $(grep -a -m1 -iE 'have failed|fatal|No .meta' \
@@ -206,8 +195,7 @@ stray_row() { # V
 # log dirs interrupted by a failure): Kafka does not start, and verify given
 # both dirs says so.
 duplicate_row() { # V
-  local v=$1 a=$work/$1-dup-a b=$work/$1-dup-b part i=0 libs=$KAFKA_LIBS bport cport said
-  [ "$v" = 4.3 ] && libs=$K4_LIBS
+  local v=$1 a=$work/$1-dup-a b=$work/$1-dup-b part said
   cp -a "$work/$v-base" "$a"
   mkdir -p "$b"
   part=$(python3 -c 'import sys; sys.path.insert(0, "tests/interop"); import start_matrix as m; print(m.data_partitions(sys.argv[1])[0])' "$a")
@@ -220,15 +208,12 @@ open(sys.argv[2], "w").write("\n".join("directory.id=" + new if l.startswith("di
 PY
   said=$({ "$LT" verify --format json "$a" "$b" || true; } | grep -c '"kind":"start_refused".*Duplicate log directories' || true)
   [ "$said" -ge 1 ] || die "$v: verify of both dirs does not say $part is in two"
-  bport=$(free_port); cport=$(free_port)
-  kraft_config "$work/$v-dup.properties" "$a,$b" "$bport" "$cport" "${BROKER_PROPS[@]}"
-  KAFKA_LIBS=$libs kafka_java_bg "$work/$v-dup.broker.log" kafka.Kafka "$work/$v-dup.properties"
-  until grep -q "Kafka Server started" "$work/$v-dup.broker.log" 2>/dev/null || ! running_child "$BG_PID"; do
-    [ $i -gt 1800 ] && break
-    sleep 0.1; i=$((i + 1))
-  done
-  kafka_stop "$BG_PID"
-  ! grep -q "Kafka Server started" "$work/$v-dup.broker.log" || die "Kafka $v started with $part in two log dirs"
+  start_version "$v" "$a,$b" "$v-dup"
+  if started_or_exited "$v-dup"; then
+    kafka_stop "$KAFKA_PID"
+    die "Kafka $v started with $part in two log dirs"
+  fi
+  kafka_stop "$KAFKA_PID"
   grep -aq "Duplicate log directories" "$work/$v-dup.broker.log" \
     || { tail -20 "$work/$v-dup.broker.log" >&2; die "Kafka $v stopped, but not for the duplicate $part"; }
   log "Kafka $v refused to start with $part in two log dirs, as verify of both said"
