@@ -116,6 +116,12 @@ def copy(src, dst):
         overwrite(dst, f.read())
 
 
+def flip_middle(path):
+    data = bytearray(open(path, "rb").read())
+    data[len(data) // 2] ^= 0xFF
+    overwrite(path, bytes(data))
+
+
 def zero_fill(path):
     overwrite(path, b"\0" * os.path.getsize(path))
 
@@ -131,6 +137,9 @@ ROWS = [
     # a lost .index in a rolled segment: Kafka recovers that segment alone
     ("index_lost_middle", middle, lambda d, b: rm(seg(d, b, INDEX))),
     ("index_lost_compacted", first_rolled, lambda d, b: rm(seg(d, b, INDEX))),
+    # ...and a byte flipped in the middle of that segment's records: the
+    # cut stays inside it, the later segments are kept
+    ("index_lost_crc_middle", first_rolled, lambda d, b: (rm(seg(d, b, INDEX)), flip_middle(seg(d, b, LOG)))),
     ("index_and_timeindex_lost_first", first_rolled, lambda d, b: rm(seg(d, b, INDEX), seg(d, b, TIME))),
     # the txn index is rebuilt with it
     ("index_lost_txn", with_txn_index, lambda d, b: rm(seg(d, b, INDEX))),
@@ -168,8 +177,9 @@ ROWS = [
     ("snapshot_garbage_middle", middle_snapshot, lambda d, o: overwrite(snap(d, o), b"\x00\x01garbage" * 3)),
 ]
 # rows whose damage Kafka's start keeps (and so does recover): verify still
-# reports it after the repair
+# reports it after the repair (a cut inside a rolled segment leaves a gap)
 KEPT = {
+    "index_lost_crc_middle",
     "txnindex_version_unknown",
     "index_empty_rolled",
     "index_garbage_rolled",

@@ -309,6 +309,16 @@ pub fn segment_bytes(dir: &Path) -> u64 {
         .fold(0u64, u64::saturating_add)
 }
 
+/// Whether `dir` looks like a broker's log dir: its offset checkpoints, its
+/// clean-shutdown marker or its metadata log are there (a bare set of
+/// partition dirs has none of them).
+pub fn is_brokers(dir: &Path) -> bool {
+    [n::RECOVERY_POINT_OFFSET_CHECKPOINT, n::REPLICATION_OFFSET_CHECKPOINT, n::CLEAN_SHUTDOWN]
+        .iter()
+        .any(|f| dir.join(f).exists())
+        || dir.join(format!("{}-0", n::CLUSTER_METADATA_TOPIC)).is_dir()
+}
+
 /// The live partition dirs of the log dir `dir` (no `-delete`, `-future`
 /// or `-stray` dir), each with its topic and partition, in walking order.
 pub fn live_partitions(dir: &Path) -> Result<Vec<(crate::naming::PartitionDir, PathBuf)>> {

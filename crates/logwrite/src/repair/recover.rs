@@ -171,7 +171,7 @@ pub fn recover(path: &Path, opts: &RecoverOptions, changes: &mut dyn Changes) ->
         }
     };
     let clean = log_dir.join(n::CLEAN_SHUTDOWN).exists();
-    if !log_dir.join(n::META_PROPERTIES).exists() {
+    if logdir::is_brokers(&log_dir) && !log_dir.join(n::META_PROPERTIES).exists() {
         changes.note(Note::Warning {
             path: log_dir.join(n::META_PROPERTIES),
             message: "missing: Kafka does not start on an unformatted log dir (MetaPropertiesEnsemble); recover cannot know its node.id, cluster.id and directory.id: restore it from a backup or another copy of this broker's dir".into(),
@@ -291,7 +291,7 @@ fn cut(
             )
         } else {
             format!(
-                "the damage is in a rolled segment Kafka recovers alone (its .index is missing): it cuts there and keeps the {later} segment(s) after it ({lost})"
+                "the damage is in a rolled segment Kafka's load recovers alone: it cuts there and keeps the {later} segment(s) after it ({lost})"
             )
         };
         if changes.executing() && !opts.allow_data_loss {

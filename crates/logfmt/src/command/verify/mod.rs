@@ -624,11 +624,7 @@ pub fn check_log_dir(dir: &Path, opts: &Options) -> (LogDir, Report) {
     // a broker's log dir (its checkpoints, its marker or its metadata log
     // are there) without meta.properties; a bare set of partition dirs is
     // said by meta_properties_missing alone
-    let a_brokers = [n::RECOVERY_POINT_OFFSET_CHECKPOINT, n::REPLICATION_OFFSET_CHECKPOINT, n::CLEAN_SHUTDOWN]
-        .iter()
-        .any(|f| dir.join(f).exists())
-        || dir.join(format!("{}-0", n::CLUSTER_METADATA_TOPIC)).is_dir();
-    if a_brokers && !dir.join(n::META_PROPERTIES).exists() {
+    if logdir::is_brokers(dir) && !dir.join(n::META_PROPERTIES).exists() {
         refused(
             &dir.join(n::META_PROPERTIES),
             &start::meta_properties_missing_refusal(),
