@@ -435,7 +435,7 @@ fn tmpfs(at: &Path, size: &str) -> Option<Unmount> {
 }
 
 /// A real full disk under a repair: the log dir and its quarantine on a
-/// 2 MiB tmpfs, filled to leave 0 to 1 MiB free (every page of it). Each `recover --execute
+/// tmpfs 1.25 MiB larger than the log dir, filled to leave 0 to 1 MiB free (every page of it). Each `recover --execute
 /// --roll` either completes or exits 2 with the log dir as before; either
 /// way nothing is left on the disk that was not there (no `.tmp`, no
 /// quarantine of a repair that did not happen, no `.lock` it made).
@@ -447,12 +447,16 @@ fn a_full_disk_under_a_repair_leaves_it_as_before_or_repaired() {
     let repaired = contents(&reference.logs);
     let original = contents(&fixture);
     let (mut failed, mut done) = (0, 0);
+    // room for the fixture and 1.25 MiB more (fresh data from a SIGKILL
+    // differs in size from run to run: a fixed size did not always hold it)
+    let fixture_bytes: u64 = crate::util::files_under(&fixture).iter().map(|f| f.metadata().unwrap().len()).sum();
+    let size = format!("{}k", fixture_bytes / 1024 + 1280);
     // every 4 KiB (a page of the tmpfs) up to 1 MiB: where the disk fills
     // depends on the sizes of the fixture's files, so no few sizes are sure
     // to fall between the last staged byte and the journal's last word
     for free_kib in (0u64..=1024).step_by(4) {
         let dir = tempfile::tempdir().unwrap();
-        let Some(_mounted) = tmpfs(dir.path(), "2m") else { return };
+        let Some(_mounted) = tmpfs(dir.path(), &size) else { return };
         let logs = dir.path().join("logs");
         crate::util::copy_dir(&fixture, &logs);
         // fill what is left but `free_kib`
