@@ -28,7 +28,7 @@ const CHECKPOINTS: [&str; 4] = [
 
 /// Rows whose damage Kafka's start keeps, and so does recover
 /// (`start_matrix.py`'s `KEPT`): verify still reports it after the repair.
-const KEPT: [&str; 7] = [
+const KEPT: [&str; 10] = [
     "index_lost_crc_middle",
     "txnindex_version_unknown",
     "index_empty_rolled",
@@ -36,11 +36,25 @@ const KEPT: [&str; 7] = [
     "timeindex_garbage_rolled",
     "snapshot_lost_middle",
     "snapshot_garbage_middle",
+    "leader_epoch_checkpoint_lost",
+    "index_empty_active",
+    "timeindex_garbage_active",
 ];
 
 /// The row of a log dir whose `.kafka_cleanshutdown` is lost (every data
 /// partition is one): Kafka's start is then an unclean one.
 const MARKER_LOST: &str = "clean_shutdown_marker_lost";
+
+/// The same with its `recovery-point-offset-checkpoint` lost too: Kafka
+/// recovers every segment from 0 (it creates the file empty; recover
+/// leaves it to Kafka).
+const MARKER_AND_RECOVERY_POINT_LOST: &str = "recovery_point_and_marker_lost";
+
+/// Whether `row` damages the log dir as a whole (every data partition is
+/// one of its rows) rather than one partition.
+fn dir_wide(row: &str) -> bool {
+    row == MARKER_LOST || row == MARKER_AND_RECOVERY_POINT_LOST
+}
 
 /// The committed dirs the matrix damaged, with their saved results.
 fn versions() -> Vec<(PathBuf, PathBuf)> {
@@ -155,10 +169,15 @@ fn recover_does_what_kafkas_start_did_on_every_row() {
                 }
                 rows_seen.insert(rows.iter().find(|r| &r.1 == part).unwrap().0.clone());
             }
-            // the log dir's own damage: its clean-shutdown marker lost
-            let marker_lost = rows.iter().any(|r| r.0 == MARKER_LOST);
+            // the log dir's own damage: its clean-shutdown marker lost (and
+            // its recovery points)
+            let marker_lost = rows.iter().any(|r| dir_wide(&r.0));
             if marker_lost {
                 std::fs::remove_file(logs.join(".kafka_cleanshutdown")).unwrap();
+            }
+            let recovery_points_lost = rows.iter().any(|r| r.0 == MARKER_AND_RECOVERY_POINT_LOST);
+            if recovery_points_lost {
+                std::fs::remove_file(logs.join(CHECKPOINTS[0])).unwrap();
             }
             let damaged = crate::repair::contents(&logs);
             // verify names every damaged partition
@@ -166,7 +185,7 @@ fn recover_does_what_kafkas_start_did_on_every_row() {
             if marker_lost {
                 assert!(of_type(&findings, "finding").iter().any(|f| f["kind"] == "unclean_shutdown"), "{what}");
             }
-            for (row, part) in rows.iter().filter(|r| !KEPT.contains(&r.0.as_str()) && r.0 != MARKER_LOST) {
+            for (row, part) in rows.iter().filter(|r| !KEPT.contains(&r.0.as_str()) && !dir_wide(&r.0)) {
                 let named = of_type(&findings, "finding")
                     .iter()
                     .any(|f| f["file"].as_str().is_some_and(|p| Path::new(p).starts_with(logs.join(part))));
@@ -215,7 +234,13 @@ fn recover_does_what_kafkas_start_did_on_every_row() {
         "timeindex_garbage_rolled",
         "snapshot_lost_middle",
         "snapshot_garbage_middle",
+        "index_empty_active",
+        "index_garbage_active",
+        "timeindex_lost_active",
+        "timeindex_garbage_active",
+        "leader_epoch_checkpoint_lost",
         MARKER_LOST,
+        MARKER_AND_RECOVERY_POINT_LOST,
     ] {
         assert!(rows_seen.contains(row), "no saved Kafka start for the row {row}");
     }
@@ -251,7 +276,14 @@ fn differences(
             // the epochs of Kafka's load (truncateFromEnd at the log end)
             // before the new leader epoch its start then adds
             let epochs_of_load = name == "leader-epoch-checkpoint" && hc != hb && epochs_prefix(hl, hk);
-            let ok = left_to_kafka || epochs_of_load || if hc != hb { hl == hb || hl == hk } else { hl == hk };
+            // a lost epoch cache: Kafka's load starts with none, recover
+            // leaves the file to it
+            let epochs_lost =
+                name == "leader-epoch-checkpoint" && row == "leader_epoch_checkpoint_lost" && hl.is_none();
+            let ok = left_to_kafka
+                || epochs_of_load
+                || epochs_lost
+                || if hc != hb { hl == hb || hl == hk } else { hl == hk };
             if !ok {
                 bad.push(format!(
                     "{part}/{name} ({row}): Kafka's start left {:?} bytes, recover {:?} (before: {:?})",
@@ -262,7 +294,15 @@ fn differences(
             }
         }
     }
+    let recovery_points_lost = rows.iter().any(|r| r.0 == MARKER_AND_RECOVERY_POINT_LOST);
     for cp in CHECKPOINTS {
+        if recovery_points_lost && cp == CHECKPOINTS[0] {
+            // Kafka creates the lost file at start: recover leaves it absent
+            if logs.join(cp).exists() {
+                bad.push(format!("{cp}: lost, and recover wrote it"));
+            }
+            continue;
+        }
         let read = |dir: &Path| std::fs::read(dir.join(cp)).ok();
         let vb = checkpoint(read(base));
         let vc = checkpoint(read(&saved.join("control")).or_else(|| read(base)));
@@ -326,12 +366,7 @@ fn verify_and_recover_on_the_starts_kafka_refused() {
             let (row, rel, outcome) = (f[0], f[1], f[2]);
             let (_tmp, logs) = copy_tree(&base);
             let file = logs.join(rel);
-            if row.ends_with("_missing") {
-                std::fs::remove_file(&file).unwrap();
-            } else {
-                // start_matrix.py's GARBAGE
-                std::fs::write(&file, b"garbage\x00\x01\n").unwrap();
-            }
+            damage(&logs, &file, row);
             let what = format!("{} {row}", base.display());
             let (_, lines) = run_json(&["verify", logs.to_str().unwrap()]);
             let on_file = |kind: &str, lines: &[serde_json::Value]| {
@@ -344,6 +379,10 @@ fn verify_and_recover_on_the_starts_kafka_refused() {
                 "refused" => {
                     assert!(on_file("start_refused", &lines), "{what}: no start_refused on {rel}");
                     assert!(plan["refusals"].as_u64().unwrap() > 0, "{what}: {plan}");
+                }
+                "started" => {
+                    started_as_kafka(&base, &logs, row, &lines, &what);
+                    continue;
                 }
                 _ => {
                     let dir = file.parent().unwrap();
@@ -368,6 +407,59 @@ fn verify_and_recover_on_the_starts_kafka_refused() {
             if rel.ends_with("partition.metadata") {
                 assert_eq!(std::fs::read(&file).unwrap(), std::fs::read(base.join(rel)).unwrap(), "{what}");
             }
+        }
+    }
+}
+
+/// Damage `file` of the copy `logs` the way of the start row `row`
+/// (`start_matrix.py refuse`).
+fn damage(logs: &Path, file: &Path, row: &str) {
+    let set = |key: &str, value: &str| {
+        let text = std::fs::read_to_string(file).unwrap();
+        let lines: Vec<String> = text
+            .lines()
+            .map(|l| if l.starts_with(&format!("{key}=")) { format!("{key}={value}") } else { l.to_string() })
+            .collect();
+        std::fs::write(file, lines.join("\n") + "\n").unwrap();
+    };
+    match row {
+        "meta_properties_node_id_wrong" => set("node.id", "2"),
+        "cluster_id_changed" => set("cluster.id", "AAAAAAAAAAAAAAAAAAAAAA"),
+        "checkpoints_lost" => {
+            for cp in CHECKPOINTS {
+                let _ = std::fs::remove_file(logs.join(cp));
+            }
+        }
+        _ if row.ends_with("_missing") => std::fs::remove_file(file).unwrap(),
+        // start_matrix.py's GARBAGE
+        _ => std::fs::write(file, b"garbage\x00\x01\n").unwrap(),
+    }
+}
+
+/// A log dir damaged as a whole that Kafka started on changing no partition
+/// (`start_matrix.sh`'s `dir_row`): verify finds no warning or error (the
+/// lost checkpoints said as info), recover changes no partition file and
+/// leaves the lost checkpoints to Kafka.
+fn started_as_kafka(base: &Path, logs: &Path, row: &str, lines: &[serde_json::Value], what: &str) {
+    let findings = of_type(lines, "finding");
+    let loud: Vec<_> = findings.iter().filter(|v| v["severity"] != "info").collect();
+    assert!(loud.is_empty(), "{what}: verify: {loud:?}");
+    if row == "checkpoints_lost" {
+        for cp in CHECKPOINTS {
+            let said = findings
+                .iter()
+                .any(|v| v["kind"] == "checkpoint_file_missing" && v["file"].as_str() == logs.join(cp).to_str());
+            assert!(said, "{what}: verify does not say {cp} is missing");
+        }
+    }
+    let (code, out, err) = run(&["recover", "--execute", logs.to_str().unwrap()]);
+    assert_eq!(code, 0, "{what}: {out}{err}");
+    for part in data_partitions(base) {
+        assert_eq!(files_of(&logs.join(&part)), files_of(&base.join(&part)), "{what}: recover changed {part}");
+    }
+    if row == "checkpoints_lost" {
+        for cp in CHECKPOINTS {
+            assert!(!logs.join(cp).exists(), "{what}: recover wrote {cp}");
         }
     }
 }

@@ -1,15 +1,18 @@
 """The damages of tests/interop/start_matrix.sh, and the comparison of what
 Kafka's start and `logtool recover --execute` made of them.
 
-  start_matrix.py damage LOGDIR ROWS_OUT [DONE]
+  start_matrix.py damage LOGDIR ROWS_OUT [DONE [kafka]]
       damage LOGDIR in place, one row of the start table per data partition
       (a row whose shape no partition has is left out, and so is a row named
       in the file DONE: an earlier round's); write "row partition base"
-      lines to ROWS_OUT
+      lines to ROWS_OUT. With kafka, a row of AS_IF gets its other row's
+      damage (the copy Kafka starts on)
   start_matrix.py refuse LOGDIR ROW
       damage LOGDIR in place the way of refusal ROW (one of REFUSALS: each
       stops Kafka's start, so each has a start of its own); print the
       damaged file's path relative to LOGDIR
+  start_matrix.py starts
+      the rows of STARTS: a log dir damaged as a whole that Kafka starts on
   start_matrix.py save BASE DIR NAME DEST
       keep DIR/NAME (a partition dir, or a log dir's file) as a difference
       from BASE/NAME: DEST/NAME.list names its files, DEST/NAME/ holds
@@ -175,6 +178,12 @@ ROWS = [
     ("timeindex_garbage_rolled", first_rolled, lambda d, b: overwrite(seg(d, b, TIME), b"\x7f" * 24)),
     ("snapshot_lost_middle", middle_snapshot, lambda d, o: rm(snap(d, o))),
     ("snapshot_garbage_middle", middle_snapshot, lambda d, o: overwrite(snap(d, o), b"\x00\x01garbage" * 3)),
+    # the active segment's indexes, and a partition's leader epochs lost
+    ("index_empty_active", last, lambda d, b: overwrite(seg(d, b, INDEX), b"")),
+    ("index_garbage_active", last, lambda d, b: overwrite(seg(d, b, INDEX), b"\x7f" * 24)),
+    ("timeindex_lost_active", last, lambda d, b: rm(seg(d, b, TIME))),
+    ("timeindex_garbage_active", last, lambda d, b: overwrite(seg(d, b, TIME), b"\x7f" * 24)),
+    ("leader_epoch_checkpoint_lost", last, lambda d, b: rm(os.path.join(d, "leader-epoch-checkpoint"))),
 ]
 # rows whose damage Kafka's start keeps (and so does recover): verify still
 # reports it after the repair (a cut inside a rolled segment leaves a gap)
@@ -186,6 +195,9 @@ KEPT = {
     "timeindex_garbage_rolled",
     "snapshot_lost_middle",
     "snapshot_garbage_middle",
+    "leader_epoch_checkpoint_lost",
+    "index_empty_active",
+    "timeindex_garbage_active",
 }
 # rows that want a partition of their own kind first
 PREFER = {
@@ -197,7 +209,15 @@ PREFER = {
 }
 
 
-def damage(logdir, rows_out, done_path=None):
+# Rows where recover departs from Kafka's start, and the row whose start it
+# does instead: a garbage .index of the last segment makes Kafka's clean
+# load hide the records (start_matrix.sh's hidden_row shows it); recover
+# rebuilds it as Kafka rebuilds a lost one. The Kafka copy of a round gets
+# the other row's damage.
+AS_IF = {"index_garbage_active": "index_lost_active"}
+
+
+def damage(logdir, rows_out, done_path=None, kafka=False):
     free = data_partitions(logdir)
     done = []
     earlier = set()
@@ -213,6 +233,8 @@ def damage(logdir, rows_out, done_path=None):
             base = applies(pdir, segments(pdir))
             if base is None:
                 continue
+            if kafka and name in AS_IF:
+                hurt = next(r[2] for r in ROWS if r[0] == AS_IF[name])
             hurt(pdir, base)
             free.remove(part)
             done.append((name, part, base))
@@ -285,6 +307,10 @@ def compare(base, control, kafka, logtool, rows_path):
             if name.endswith(".deleted") and hk is None:
                 # a scheduled deletion: Kafka deletes it on any start, recover leaves it to Kafka
                 continue
+            if name == "leader-epoch-checkpoint" and damaged[part] == "leader_epoch_checkpoint_lost" and hl is None:
+                # Kafka's load starts with no epochs (the file created
+                # empty); recover leaves the file to it
+                continue
             if noise and name == "leader-epoch-checkpoint" and epochs_prefix(os.path.join(l, name), os.path.join(k, name)):
                 # the epochs of Kafka's load (truncateFromEnd at the log end)
                 # before the new leader epoch its start then adds
@@ -298,7 +324,13 @@ def compare(base, control, kafka, logtool, rows_path):
                     "%s/%s (%s): Kafka's start left %s, logtool %s (before: %s)"
                     % (part, name, damaged[part], what.get(hk, hk), what.get(hl, hl), what.get(hb, hb))
                 )
+    lost = set().union(*(LOST_CHECKPOINTS.get(r[0], set()) for r in rows))
     for cp in CHECKPOINTS:
+        if cp in lost:
+            # Kafka creates a lost one empty at start: recover leaves it absent
+            if os.path.exists(os.path.join(logtool, cp)):
+                bad.append("%s: lost, and logtool wrote it" % cp)
+            continue
         vb, vc, vk, vl = (checkpoint(os.path.join(x, cp)) for x in (base, control, kafka, logtool))
         for key in sorted(set(vb) | set(vk) | set(vl)):
             if key[0].startswith("__"):
@@ -366,13 +398,30 @@ REFUSALS = [
     ("leader_epoch_checkpoint_garbage", lambda d: first_with(d, "leader-epoch-checkpoint"), "garbage"),
     ("partition_metadata_garbage", lambda d: first_with(d, "partition.metadata"), "garbage"),
     ("meta_properties_missing", lambda d: "meta.properties", "remove"),
+    ("meta_properties_node_id_wrong", lambda d: "meta.properties", "node_id"),
 ]
+# Starts on a log dir damaged as a whole (start_matrix.sh's dir_row): Kafka
+# starts, changes no partition beyond restart noise, and so does recover.
+STARTS = [
+    ("checkpoints_lost", lambda d: ".", "checkpoints"),
+    ("cluster_id_changed", lambda d: "meta.properties", "cluster_id"),
+]
+# the log dir checkpoints a row loses
+LOST_CHECKPOINTS = {
+    "checkpoints_lost": set(CHECKPOINTS),
+    "recovery_point_and_marker_lost": {"recovery-point-offset-checkpoint"},
+}
 # not a refusal (the dir is set aside): start_matrix.sh's stray_row
 OTHER = [("partition_metadata_missing", lambda d: first_with(d, "partition.metadata"), "remove")]
 
 
+def set_property(path, key, value):
+    lines = open(path).read().splitlines()
+    overwrite(path, ("\n".join(key + "=" + value if l.startswith(key + "=") else l for l in lines) + "\n").encode())
+
+
 def refuse(logdir, row):
-    for name, target, how in REFUSALS + OTHER:
+    for name, target, how in REFUSALS + OTHER + STARTS:
         if name != row:
             continue
         rel = target(logdir)
@@ -381,6 +430,12 @@ def refuse(logdir, row):
         path = os.path.join(logdir, rel)
         if how == "garbage":
             overwrite(path, GARBAGE)
+        elif how == "node_id":
+            set_property(path, "node.id", "2")
+        elif how == "cluster_id":
+            set_property(path, "cluster.id", "AAAAAAAAAAAAAAAAAAAAAA")
+        elif how == "checkpoints":
+            rm(*(os.path.join(logdir, cp) for cp in CHECKPOINTS))
         else:
             rm(path)
         print(rel)
@@ -390,7 +445,7 @@ def refuse(logdir, row):
 
 if __name__ == "__main__":
     if sys.argv[1] == "damage":
-        damage(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None)
+        damage(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None, sys.argv[5:6] == ["kafka"])
     elif sys.argv[1] == "kept":
         # the partitions of ROWS whose damage stays
         for l in open(sys.argv[2]):
@@ -400,6 +455,8 @@ if __name__ == "__main__":
         refuse(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "refusals":
         print("\n".join(r[0] for r in REFUSALS))
+    elif sys.argv[1] == "starts":
+        print("\n".join(r[0] for r in STARTS))
     elif sys.argv[1] == "save":
         save(*sys.argv[2:6])
     elif sys.argv[1] == "compare":

@@ -72,7 +72,7 @@ for row in open(sys.argv[1]):
 round() { # V ROUND
   local v=$1 r=$2 d=$work/$1-$2 c
   cp -a "$work/$v-base" "$d-kafka"
-  python3 tests/interop/start_matrix.py damage "$d-kafka" "$d.rows" "$work/$v.done" >&2
+  python3 tests/interop/start_matrix.py damage "$d-kafka" "$d.rows" "$work/$v.done" kafka >&2
   [ -s "$d.rows" ] || { rm -rf "$d-kafka"; return 1; }
   cat "$d.rows" >>"$work/$v.done"
   cp -a "$work/$v-base" "$d-logtool"
@@ -181,6 +181,79 @@ print("error" if err else "no error on the file", "refused" if plan else "no ref
   start_stop "$v" "$d-logtool" "$v-$row-logtool"
   [ -z "$(cd "$d-logtool" && ls -d -- *-stray 2>/dev/null)" ] || die "$v $row: Kafka set a dir aside after recover"
   log "Kafka $v started on the dir recover left ($row)"
+}
+
+# A garbage .index of a last segment after a clean shutdown (start_matrix.py's
+# AS_IF): Kafka's load takes the log end from its last entry, finds no batch
+# there and hides the segment's records (the log end, high watermark and
+# recovery point become the segment's base), as verify says (log_end_hidden).
+# The rounds compare recover with Kafka's start on the lost index instead.
+hidden_row() { # V
+  local v=$1 d=$work/$1-hidden part base
+  cp -a "$work/$v-base" "$d"
+  read -r part base < <(python3 -c '
+import os, sys
+sys.path.insert(0, "tests/interop")
+import start_matrix as m
+for p in m.data_partitions(sys.argv[1]):
+    pdir = os.path.join(sys.argv[1], p)
+    b = m.last(pdir, m.segments(pdir))
+    if b is not None:
+        m.overwrite(m.seg(pdir, b, m.INDEX), b"\x7f" * 24)
+        print(p, b)
+        break' "$d")
+  { "$LT" verify --format json "$d" || true; } | grep '"kind":"log_end_hidden"' | grep -q "/$part/" \
+    || die "$v: verify does not say the garbage index of $part hides its records"
+  start_stop "$v" "$d" "$v-hidden"
+  python3 - "$d" "$part" "$base" <<'PY' || die "$v: Kafka did not hide the records of $part"
+import sys
+sys.path.insert(0, "tests/interop")
+import start_matrix as m
+d, part, base = sys.argv[1], sys.argv[2], sys.argv[3]
+topic, _, n = part.rpartition("-")
+cp = m.checkpoint(d + "/recovery-point-offset-checkpoint")
+sys.exit(0 if cp.get((topic, n)) == base else "recovery point %s" % cp.get((topic, n)))
+PY
+  log "Kafka $v hid the records of $part behind its garbage .index (log end $base), as verify said"
+}
+
+# A log dir damaged as a whole where Kafka starts (start_matrix.py's STARTS:
+# its four checkpoints lost, its cluster.id changed): verify finds no
+# warning or error (the lost files said as info), Kafka's start changes no
+# partition beyond restart noise, recover changes none either (and leaves the
+# lost checkpoints to Kafka, which creates them), undo restores every byte.
+dir_row() { # V ROW
+  local v=$1 row=$2 d=$work/$1-$2 rel
+  cp -a "$work/$v-base" "$d-kafka"
+  rel=$(python3 tests/interop/start_matrix.py refuse "$d-kafka" "$row")
+  cp -a "$d-kafka" "$d-logtool"
+  cp -a "$d-kafka" "$d-damaged"
+  python3 -c 'import sys; sys.path.insert(0, "tests/interop"); import start_matrix as m
+for p in m.data_partitions(sys.argv[1]): print(sys.argv[2], p, 0)' "$d-kafka" "$row" >"$d.rows"
+  { "$LT" verify --format json "$d-damaged" || true; } | python3 -c '
+import json, sys
+sys.path.insert(0, "tests/interop")
+from start_matrix import LOST_CHECKPOINTS
+said = set()
+for l in sys.stdin:
+    v = json.loads(l)
+    if v.get("type") != "finding":
+        continue
+    if v["severity"] != "info":
+        sys.exit("verify: %s %s %s" % (v["file"], v["kind"], v["message"]))
+    if v["kind"] == "checkpoint_file_missing":
+        said.add(v["file"].rsplit("/", 1)[-1])
+missing = LOST_CHECKPOINTS.get(sys.argv[1], set()) - said
+if missing:
+    sys.exit("verify does not say these are missing: %s" % sorted(missing))' "$row" || die "$v $row: verify on the damaged dir"
+  start_stop "$v" "$d-kafka" "$v-$row-kafka"
+  "$LT" recover --execute "$d-logtool" >"$d-recover.out" || { cat "$d-recover.out" >&2; die "$v $row: recover failed"; }
+  python3 tests/interop/start_matrix.py compare "$work/$v-base" "$work/$v-control" "$d-kafka" "$d-logtool" "$d.rows" >&2 \
+    || { cat "$d-recover.out" >&2; die "$v $row: recover did not do what Kafka's start did"; }
+  "$LT" undo --execute "$d-logtool" >/dev/null
+  [ "$(tree_hash "$d-damaged")" = "$(tree_hash "$d-logtool")" ] || die "$v $row: undo did not restore every byte"
+  [ -z "${LOGTOOL_START_MATRIX_SAVE:-}" ] || echo "$row $rel started" >>"$(saved "$v")/starts"
+  log "Kafka $v started on $row, as verify said, changing no partition; neither did recover"
 }
 
 # A lost partition.metadata: Kafka starts, sets the dir aside (-stray) and
@@ -340,25 +413,27 @@ PY
 # (the log's recovery from each recovery point, which after a clean stop is
 # the log end: the last segment). A round of its own, every data partition
 # a row; verify says unclean_shutdown; recover does what the start did.
-marker_round() { # V
-  local v=$1 d=$work/$1-marker r
-  r=$(($(find "$work" -maxdepth 1 -name "$v-[0-9]*.rows" -size +0 | wc -l) + 1))
+marker_round() { # V [ROW]
+  local v=$1 row=${2:-clean_shutdown_marker_lost} d=$work/$1-${2:-marker} r
+  r=$(($(find "$work" -maxdepth 1 -name "$v-*.rows" -size +0 | wc -l) + 1))
   cp -a "$work/$v-base" "$d-kafka"
   rm "$d-kafka/.kafka_cleanshutdown"
+  # the variant: its recovery points lost too (Kafka recovers every segment)
+  [ "$row" = clean_shutdown_marker_lost ] || rm "$d-kafka/recovery-point-offset-checkpoint"
   python3 -c 'import sys; sys.path.insert(0, "tests/interop"); import start_matrix as m
-for p in m.data_partitions(sys.argv[1]): print("clean_shutdown_marker_lost", p, 0)' "$d-kafka" >"$d.rows"
+for p in m.data_partitions(sys.argv[1]): print(sys.argv[2], p, 0)' "$d-kafka" "$row" >"$d.rows"
   cp -a "$d-kafka" "$d-logtool"
   cp -a "$d-kafka" "$d-damaged"
   { "$LT" verify --format json "$d-damaged" || true; } | grep -q '"kind":"unclean_shutdown"' \
     || die "$v: verify does not say the shutdown was unclean"
-  start_stop "$v" "$d-kafka" "$v-marker-kafka"
+  start_stop "$v" "$d-kafka" "$v-${2:-marker}-kafka"
   "$LT" recover --execute "$d-logtool" >"$d-recover.out" || { cat "$d-recover.out" >&2; die "$v marker: recover failed"; }
   python3 tests/interop/start_matrix.py compare "$work/$v-base" "$work/$v-control" "$d-kafka" "$d-logtool" "$d.rows" >&2 \
     || { cat "$d-recover.out" >&2; die "$v: without the clean-shutdown marker, recover did not do what Kafka's start did"; }
   "$LT" verify --fail-on warning "$d-logtool" >"$d-verify.out" || { cat "$d-verify.out" >&2; die "$v marker: verify after recover"; }
   "$LT" undo --execute "$d-logtool" >/dev/null
   [ "$(tree_hash "$d-damaged")" = "$(tree_hash "$d-logtool")" ] || die "$v marker: undo did not restore every byte"
-  log "Kafka $v: without .kafka_cleanshutdown, recover did what the start did on $(wc -l <"$d.rows") partitions"
+  log "Kafka $v: $row, recover did what the start did on $(wc -l <"$d.rows") partitions"
   if [ -n "${LOGTOOL_START_MATRIX_SAVE:-}" ]; then
     # as a round: no partition changed in input/, the marker's loss said by the row
     local to part
@@ -386,7 +461,10 @@ run() { # V SOURCE
   while cp "$work/$v.done" "$work/$v.done.before" && round "$v" "$r"; do r=$((r + 1)); done
   log "Kafka $v: $(wc -l <"$work/$v.done") rows in $((r - 1)) starts"
   marker_round "$v"
+  marker_round "$v" recovery_point_and_marker_lost
   for row in $(python3 tests/interop/start_matrix.py refusals); do refusal "$v" "$row"; done
+  for row in $(python3 tests/interop/start_matrix.py starts); do dir_row "$v" "$row"; done
+  hidden_row "$v"
   stray_row "$v"
   duplicate_row "$v"
 }

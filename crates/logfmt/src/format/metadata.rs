@@ -22,8 +22,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use kmsg::records::{
-    ConfigRecord, FeatureLevelRecord, PartitionChangeRecord, PartitionRecord, ProducerIdsRecord, RemoveTopicRecord,
-    TopicRecord,
+    BrokerRegistrationChangeRecord, ConfigRecord, FeatureLevelRecord, PartitionChangeRecord, PartitionRecord,
+    ProducerIdsRecord, RegisterBrokerRecord, RemoveTopicRecord, TopicRecord,
 };
 
 use crate::error::Result;
@@ -89,6 +89,11 @@ pub struct ClusterMetadata {
     /// between: (name, previous id, new id). A controller replaying them
     /// fails (`ReplicationControlManager.replay(TopicRecord)`).
     pub duplicate_topics: Vec<(String, Uuid, Uuid)>,
+    /// Broker id to the directory ids of its log dirs, as its latest
+    /// registration says (`RegisterBrokerRecord.LogDirs`, replaced by a
+    /// `BrokerRegistrationChangeRecord` that names them): which node a log
+    /// dir's `directory.id` belongs to.
+    pub broker_log_dirs: BTreeMap<i32, Vec<Uuid>>,
     /// The files replayed.
     pub sources: Vec<PathBuf>,
     /// Records that did not decode (skipped).
@@ -185,6 +190,11 @@ impl ClusterMetadata {
         (key.default.to_string(), ConfigSource::KafkaDefault)
     }
 
+    /// The broker whose latest registration names the log dir `directory`.
+    pub fn broker_of_dir(&self, directory: Uuid) -> Option<i32> {
+        self.broker_log_dirs.iter().find(|(_, dirs)| dirs.contains(&directory)).map(|(id, _)| *id)
+    }
+
     /// Apply one decoded metadata record (only what the configs and topic
     /// ids need).
     fn apply(&mut self, rec: &kmsg::metadata::MetadataRecord) {
@@ -231,6 +241,12 @@ impl ClusterMetadata {
                 self.metadata_version = Some(r.feature_level);
             }
             self.feature_levels.insert(r.name, r.feature_level);
+        } else if let Some(r) = typed::<RegisterBrokerRecord>(rec) {
+            self.broker_log_dirs.insert(r.broker_id, r.log_dirs.iter().filter_map(|d| Uuid::parse(d)).collect());
+        } else if let Some(r) = typed::<BrokerRegistrationChangeRecord>(rec) {
+            if !r.log_dirs.is_empty() {
+                self.broker_log_dirs.insert(r.broker_id, r.log_dirs.iter().filter_map(|d| Uuid::parse(d)).collect());
+            }
         } else if let Some(r) = typed::<ProducerIdsRecord>(rec) {
             self.next_producer_id = Some(r.next_producer_id);
         } else if let Some(r) = typed::<ConfigRecord>(rec) {
@@ -332,9 +348,26 @@ pub fn read_metadata_at(path: &Path, limits: &Limits) -> Result<Option<ClusterMe
 
 /// This log dir's node id, from `meta.properties` (`node.id`, or `broker.id`).
 pub fn node_id(log_dir: &Path, limits: &Limits) -> Option<String> {
+    node_id_with(log_dir, None, limits)
+}
+
+/// The node that runs on this log dir: the broker `meta` (its metadata
+/// log) registered the dir's `directory.id` for, else `meta.properties`'
+/// `node.id` (or `broker.id`). The two differ only when `meta.properties`
+/// was changed, and Kafka then starts only as the registered node
+/// (`rules::start::node_id_refusal`).
+pub fn node_id_with(log_dir: &Path, meta: Option<&ClusterMetadata>, limits: &Limits) -> Option<String> {
     let props =
         crate::properties::read_meta_properties(&log_dir.join(crate::spec::names::META_PROPERTIES), limits).ok()?;
-    props.into_iter().find(|(k, _)| k == "node.id" || k == "broker.id").map(|(_, v)| v)
+    let registered = props
+        .iter()
+        .find(|(k, _)| k == "directory.id")
+        .and_then(|(_, v)| Uuid::parse(v))
+        .and_then(|d| meta?.broker_of_dir(d));
+    match registered {
+        Some(id) => Some(id.to_string()),
+        None => props.into_iter().find(|(k, _)| k == "node.id" || k == "broker.id").map(|(_, v)| v),
+    }
 }
 
 #[cfg(test)]

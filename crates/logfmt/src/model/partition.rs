@@ -102,7 +102,7 @@ pub struct LogDir {
     pub checkpoints: LogDirCheckpoints,
     /// The replayed metadata log (`__cluster_metadata-0`), if it holds one.
     pub metadata: Option<ClusterMetadata>,
-    /// Its node id (`meta.properties`).
+    /// The node that runs on it ([`metadata::node_id_with`]).
     pub node_id: Option<String>,
     /// The transactional ids whose marker the transaction coordinator of
     /// this log dir writes to a partition after a start
@@ -113,11 +113,12 @@ pub struct LogDir {
 impl LogDir {
     /// Read what `path` (a log dir) says about its partitions.
     pub fn read(path: &Path, limits: &Limits) -> LogDir {
+        let metadata = metadata::read_log_dir_metadata(path, limits).ok().flatten();
         LogDir {
             path: path.to_path_buf(),
             checkpoints: LogDirCheckpoints::read(path, limits),
-            metadata: metadata::read_log_dir_metadata(path, limits).ok().flatten(),
-            node_id: metadata::node_id(path, limits),
+            node_id: metadata::node_id_with(path, metadata.as_ref(), limits),
+            metadata,
             markers_on_start: Default::default(),
         }
     }

@@ -14,6 +14,10 @@
 //!     partition's recovery point to the last; after a clean one none; the
 //!     KRaft metadata log is always read from offset 0. A cut ends it: every
 //!     later segment is deleted, and the log end is where it stopped.
+//! * **The log end after a clean shutdown** is read on from the last
+//!   segment's `.index` last entry (`LogSegment.readNextOffset`); a garbage
+//!   one makes Kafka hide the segment's records ([`hidden_log_end`]), where
+//!   `recover` departs from Kafka and rebuilds the index.
 //! * **A lost `.timeindex` beside its `.index`** is only created empty
 //!   (`LogSegment.sanityCheck`: `timeIndex().resize(0)`), not rebuilt:
 //!   [`time_index_created_empty`].
@@ -416,6 +420,42 @@ pub fn load_check(seg: &Segment) -> LoadCheck {
         position = position.saturating_add(layout::TXN_INDEX_ENTRY_SIZE as u64);
     }
     LoadCheck::Fine
+}
+
+/// The log end Kafka's load takes after a clean shutdown when the last
+/// segment's `.index` hides records ([`hidden_log_end`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HiddenLogEnd {
+    /// The offset of the `.index`'s last entry.
+    pub entry_offset: i64,
+    /// The log end Kafka takes: the segment's base offset.
+    pub kafka: i64,
+    /// The log end its batches give.
+    pub actual: i64,
+}
+
+/// After a clean shutdown Kafka's load recovers nothing and takes the log
+/// end from the last segment (`LogLoader.recoverLog` ->
+/// `LogSegment.readNextOffset`): it looks up the `.index`'s last entry and
+/// reads on from its position for a batch reaching its offset. An entry
+/// past every batch (its offset past the last one, or its position past
+/// the `.log`; a garbage `.index`) finds none, and the log end becomes the
+/// segment's base offset: the records above it are hidden, the producer
+/// snapshots past it deleted, and the next appends reuse their offsets
+/// (Kafka 3.9.1 and 4.3.1 in the start matrix, row index_garbage_active).
+/// `None` when the index finds the end (an empty `.index` reads from the
+/// segment's start, which is right) or the segment has no batch.
+pub fn hidden_log_end(p: &Partition, limits: &Limits) -> Result<Option<HiddenLogEnd>> {
+    let Some(active) = p.active() else { return Ok(None) };
+    let Some(index) = active.index.as_ref() else { return Ok(None) };
+    let Ok(Some(entry)) = crate::index::lookup_offset(index, active.base, i64::MAX) else { return Ok(None) };
+    let actual = super::log::log_end_offset(p, limits)?;
+    let past_the_log = u64::try_from(entry.position).map_or(true, |pos| pos >= active.size);
+    Ok((actual > active.base && (entry.offset >= actual || past_the_log)).then_some(HiddenLogEnd {
+        entry_offset: entry.offset,
+        kafka: active.base,
+        actual,
+    }))
 }
 
 /// Whether Kafka recovers segment `i` of `p` when it loads it, by either

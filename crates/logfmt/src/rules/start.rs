@@ -11,6 +11,8 @@
 //! | two TopicRecords for one name | `ReplicationControlManager.replay(TopicRecord)` |
 //! | a checkpoint, `leader-epoch-checkpoint` or `partition.metadata` that does not parse | `CheckpointFileWithFailureHandler.read`, `PartitionMetadataFile.read`: the log dir goes offline ([`unreadable_file_refusal`]) |
 //! | no `meta.properties` | `MetaPropertiesEnsemble` ([`meta_properties_missing_refusal`]) |
+//! | `meta.properties` of another node id than the one that registered the dir | `MetaPropertiesEnsemble.verify`: "Stored node id ... doesn't match" ([`node_id_refusal`]) |
+//! | a log dir checkpoint file missing | `CheckpointFile` creates it empty; its partitions start as if it named none ([`missing_checkpoint`]) |
 //! | a replica in two of a broker's log dirs | `LogManager.loadLog`: "Duplicate log directories" ([`duplicate_replicas`]) |
 //! | a partition dir set aside as stray | `LogManager.isStrayKraftReplica` (3.9), `LogManager.isStrayReplica` (4.x), called by `BrokerMetadataPublisher` |
 //! | the high watermark once the broker leads | `Partition.makeLeader` -> `maybeIncrementLeaderHW` |
@@ -29,6 +31,7 @@ use std::collections::BTreeMap;
 use crate::metadata::{ClusterMetadata, PartitionState, RESOURCE_TOPIC};
 use crate::rules::config::{self, Version};
 use crate::rules::transactions::TxnMetadata;
+use crate::spec::names as n;
 use crate::uuid::Uuid;
 
 /// `metadata.version` feature levels and their names (Kafka 4.3.1's
@@ -152,6 +155,55 @@ pub fn meta_properties_missing_refusal() -> Refusal {
         message: "RuntimeException: No `meta.properties` found (the log dir is not formatted: kafka-storage format)"
             .into(),
     }
+}
+
+/// What Kafka does on start with a log dir whose `meta.properties` says
+/// `node.id` `stored` and `directory.id` `directory`, where the metadata log
+/// registered that directory for broker `registered` (the node that wrote
+/// the dir, so the one whose config names it): `MetaPropertiesEnsemble.verify`
+/// stops the start before any log is loaded (Kafka 3.9.1 and 4.3.1 in the
+/// start matrix). `None` when they agree. A changed `cluster.id` alone
+/// stops neither release on a single node: nothing here says it.
+pub fn node_id_refusal(stored: i32, registered: i32) -> Option<Refusal> {
+    (stored != registered).then(|| Refusal {
+        what: format!(
+            "meta.properties says node.id={stored}, the metadata log registered this dir for node {registered}"
+        ),
+        message: format!("RuntimeException: Stored node id {stored} doesn't match previous node id {registered}"),
+    })
+}
+
+/// What Kafka does on start with the log dir checkpoint `name` missing
+/// (`CheckpointFile`'s constructor creates it empty, and each partition
+/// starts as if the file did not name it; Kafka writes it again at its
+/// next checkpoint): `None` for a file that is not one of the four.
+/// `clean_shutdown`: the dir has `.kafka_cleanshutdown`.
+pub fn missing_checkpoint(name: &str, clean_shutdown: bool) -> Option<&'static str> {
+    Some(match name {
+        // LogLoader.recoverLog: with the marker nothing is recovered and
+        // the recovery point becomes the log end; without it, every
+        // segment is recovered from 0
+        n::RECOVERY_POINT_OFFSET_CHECKPOINT if clean_shutdown => {
+            "missing: Kafka creates it empty; after a clean shutdown it recovers nothing and writes each log end again"
+        }
+        n::RECOVERY_POINT_OFFSET_CHECKPOINT => {
+            "missing: Kafka creates it empty and, the shutdown unclean, recovers every segment of every partition"
+        }
+        // Partition.createLog: the high watermark starts at the log start;
+        // the leader raises it (a single replica at once)
+        n::REPLICATION_OFFSET_CHECKPOINT => {
+            "missing: Kafka creates it empty; each high watermark starts at the log start until the leader raises it"
+        }
+        // LogLoader: logStartOffset = max(checkpoint 0, first segment base)
+        n::LOG_START_OFFSET_CHECKPOINT => {
+            "missing: Kafka creates it empty; each partition's log starts at its first segment (a log start DeleteRecords raised inside it is forgotten)"
+        }
+        // LogCleanerManager: no cleaned-up-to offset means from the start
+        n::CLEANER_OFFSET_CHECKPOINT => {
+            "missing: Kafka creates it empty; the cleaner cleans each compacted partition from its start again"
+        }
+        _ => return None,
+    })
 }
 
 /// What stops Kafka `version` starting on a log dir whose metadata is `meta`:

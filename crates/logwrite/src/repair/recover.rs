@@ -179,7 +179,11 @@ pub fn recover(path: &Path, opts: &RecoverOptions, changes: &mut dyn Changes) ->
     }
     let checkpoints = LogDirCheckpoints::read(&log_dir, &opts.limits);
     let meta = metadata::read_metadata_at(opts.metadata.as_deref().unwrap_or(&log_dir), &opts.limits).ok().flatten();
-    let node = metadata::node_id(&log_dir, &opts.limits);
+    node_id_file(&log_dir, meta.as_ref(), &opts.limits, changes)?;
+    let node = metadata::node_id_with(&log_dir, meta.as_ref(), &opts.limits);
+    if partitions.iter().any(|d| !d.ends_with(format!("{}-0", n::CLUSTER_METADATA_TOPIC))) {
+        missing_checkpoints(&log_dir, clean, changes);
+    }
     if clean && !opts.all {
         changes.note(Note::Info {
             path: log_dir.join(n::CLEAN_SHUTDOWN),
@@ -345,9 +349,16 @@ fn recover_partition(
     // the recoveries run, in order, for the producer snapshots they touch
     let mut steps = Vec::new();
     let mut last_cut = false;
+    // a garbage .index of the last segment that would make Kafka's clean
+    // load hide records: recover departs from Kafka's start here and
+    // rebuilds it, as Kafka does for a lost one
+    let hidden = if clean && first.is_none() { recovery::hidden_log_end(p, limits)? } else { None };
     for (i, seg) in p.segments.iter().enumerate() {
         opts.progress.done(seg.size);
-        let how = recovery::segment_recovery(p, i, first);
+        let mut how = recovery::segment_recovery(p, i, first);
+        if how == SegmentRecovery::None && i == last && hidden.is_some() {
+            how = SegmentRecovery::Segment;
+        }
         if how == SegmentRecovery::None {
             if recovery::time_index_created_empty(p, i, first) {
                 changes.write(
@@ -387,10 +398,8 @@ fn recover_partition(
         for &(e, o) in &rebuilt.epochs {
             cache.assign(e, o);
         }
-        let why = match how {
-            SegmentRecovery::Segment => alone_because(seg),
-            _ => "rebuilt as Kafka's recovery builds it",
-        };
+        let why = why_rebuilt(seg, how, hidden.filter(|_| i == last));
+        let why = why.as_str();
         write_if_changed(changes, &seg.sibling(n::INDEX_FILE_SUFFIX), &rebuilt.offset_index, why)?;
         write_if_changed(changes, &seg.sibling(n::TIME_INDEX_FILE_SUFFIX), &rebuilt.time_index, why)?;
         let txn_path = seg.sibling(n::TXN_INDEX_FILE_SUFFIX);
@@ -520,6 +529,59 @@ fn epochs_at_start(p: &Partition, limits: &Limits, changes: &mut dyn Changes) ->
     Ok((recovery::epochs_from_batches(p, limits)?, true))
 }
 
+/// `meta.properties` naming another node than the one the metadata log
+/// registered the dir's `directory.id` for: Kafka, configured as that node,
+/// does not start (`rules::start::node_id_refusal`); written again with the
+/// registered node id, every other line as it was.
+fn node_id_file(
+    log_dir: &Path,
+    meta: Option<&ClusterMetadata>,
+    limits: &Limits,
+    changes: &mut dyn Changes,
+) -> Result<()> {
+    let path = log_dir.join(n::META_PROPERTIES);
+    let (Some(registered), Some(stored)) = (
+        metadata::node_id_with(log_dir, meta, limits).and_then(|v| v.parse::<i32>().ok()),
+        metadata::node_id(log_dir, limits).and_then(|v| v.parse::<i32>().ok()),
+    ) else {
+        return Ok(());
+    };
+    let Some(refusal) = logfmt::rules::start::node_id_refusal(stored, registered) else { return Ok(()) };
+    let text = String::from_utf8_lossy(&logfmt::read_bounded(&path, limits.max_text_file_size, "meta.properties")?)
+        .into_owned();
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        match line.split_once('=') {
+            Some((key, _)) if key.trim() == "node.id" => out.push_str(&format!("node.id={registered}\n")),
+            _ => out.push_str(line),
+        }
+    }
+    changes.write(
+        &path,
+        out.as_bytes(),
+        &format!("{}: Kafka does not start ({}); node.id={registered} as registered", refusal.what, refusal.message),
+    )
+}
+
+/// The log dir checkpoints missing beside partitions, said: Kafka creates
+/// each empty at start (`rules::start::missing_checkpoint`), so recover
+/// leaves them to it.
+fn missing_checkpoints(log_dir: &Path, clean: bool, changes: &mut dyn Changes) {
+    for name in [
+        n::RECOVERY_POINT_OFFSET_CHECKPOINT,
+        n::REPLICATION_OFFSET_CHECKPOINT,
+        n::LOG_START_OFFSET_CHECKPOINT,
+        n::CLEANER_OFFSET_CHECKPOINT,
+    ] {
+        let path = log_dir.join(name);
+        if let Some(what) = logfmt::rules::start::missing_checkpoint(name, clean)
+            && !path.exists()
+        {
+            changes.note(Note::Info { path, message: format!("{what}; recover leaves it to Kafka") });
+        }
+    }
+}
+
 /// `partition.metadata` of `p` when it does not parse (Kafka does not
 /// start) or is missing beside segments (Kafka sets the dir aside as
 /// stray): written with the topic's id from the metadata log, when it has it.
@@ -550,6 +612,22 @@ fn topic_id_file(
             });
             Ok(())
         }
+    }
+}
+
+/// Why recover rebuilt `seg`'s indexes, as a change's reason; `hidden`:
+/// the last segment's garbage `.index` would hide records.
+fn why_rebuilt(seg: &Segment, how: SegmentRecovery, hidden: Option<recovery::HiddenLogEnd>) -> String {
+    match (hidden, how) {
+        (Some(h), SegmentRecovery::Segment) => format!(
+            "its .index's last entry (offset {}) is past every batch: Kafka's load after a clean shutdown would take the log end {} and hide offsets {}..{}; rebuilt instead, as Kafka rebuilds a lost one",
+            h.entry_offset,
+            h.kafka,
+            h.kafka,
+            h.actual.saturating_sub(1)
+        ),
+        (_, SegmentRecovery::Segment) => alone_because(seg).to_string(),
+        _ => "rebuilt as Kafka's recovery builds it".to_string(),
     }
 }
 

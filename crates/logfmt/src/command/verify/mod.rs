@@ -137,6 +137,7 @@ kinds! {
     OrphanIndex => "orphan_index", Warning, "an index file without its .log; Kafka deletes it at startup";
     SegmentNameInvalid => "segment_name_invalid", Error, "a .log or index file whose name does not start with an offset: Kafka fails to load the partition";
     IndexMissing => "index_missing", Warning, "a segment without .index; Kafka rebuilds it at startup";
+    LogEndHidden => "log_end_hidden", Error, "after a clean shutdown, the last segment's .index has a last entry past every batch: Kafka's load takes the segment's base offset as the log end and hides the records above it (recover rebuilds the index)";
     TimeIndexMissing => "time_index_missing", Info, "a segment without .timeindex; Kafka recreates it empty";
     IndexNotMonotonic => "index_not_monotonic", Error, "an index entry out of order with the entries around it: lookups give wrong answers";
     IndexEntryMismatch => "index_entry_mismatch", Error, "an offset index entry that does not point at the batch it must";
@@ -158,6 +159,7 @@ kinds! {
     CleanerOffsetAboveLogEnd => "cleaner_offset_above_log_end", Warning, "cleaner-offset-checkpoint is past the log end";
     CheckpointMalformed => "checkpoint_malformed", Error, "a checkpoint file Kafka cannot parse (it takes the log dir offline)";
     CheckpointPartitionMissing => "checkpoint_partition_missing", Warning, "a checkpoint names a partition this log dir does not hold";
+    CheckpointFileMissing => "checkpoint_file_missing", Info, "a log dir checkpoint file is missing beside partitions: Kafka creates it empty at start, with the consequence the message says";
     LeaderEpochNotIncreasing => "leader_epoch_not_increasing", Error, "leader-epoch-checkpoint entries whose epochs or offsets do not increase";
     LeaderEpochMismatch => "leader_epoch_mismatch", Error, "batches at or above the log start whose leader epoch disagrees with leader-epoch-checkpoint";
     LeaderEpochBeyondLogEnd => "leader_epoch_beyond_log_end", Warning, "a leader-epoch entry past the log end; Kafka drops it at startup";
@@ -227,6 +229,9 @@ impl Kind {
                 "`LogLoader.loadSegmentFiles`: `offsetFromFileName` is `Long.parseLong` of the name up to its first `.`"
             }
             Kind::IndexMissing => "`LogLoader.loadSegmentFiles` recovers a segment without its index",
+            Kind::LogEndHidden => {
+                "`LogSegment.readNextOffset` reads on from the `.index`'s last entry ([`crate::rules::recovery::hidden_log_end`])"
+            }
             Kind::DeleteDir => "`LogManager.loadLog` -> `addLogToBeDeleted`; `LogLoader` skips its recovery",
             Kind::TimeIndexMissing => "`LogSegment.sanityCheck` recreates a missing time index empty",
             Kind::IndexNotMonotonic => "`OffsetIndex.append`/`TimeIndex.maybeAppend` only append increasing entries",
@@ -263,6 +268,9 @@ impl Kind {
                 "`CheckpointFile.CheckpointReadBuffer`: a log dir with one it cannot read goes offline"
             }
             Kind::CheckpointPartitionMissing => "`LogManager` checkpoints the partitions it holds",
+            Kind::CheckpointFileMissing => {
+                "`CheckpointFile` creates a missing file empty ([`start::missing_checkpoint`])"
+            }
             Kind::LeaderEpochNotIncreasing => "`LeaderEpochFileCache.assign`: epochs and start offsets increase",
             Kind::LeaderEpochMismatch => {
                 "`LeaderEpochFileCache`: the entry covering an offset at or above the log start is its batch's epoch (`truncateFromStart` drops those below)"
@@ -634,7 +642,20 @@ pub fn check_log_dir(dir: &Path, opts: &Options) -> (LogDir, Report) {
             &mut tally,
         );
     }
+    if let Some(r) = node_id_mismatch(dir, &log_dir, opts) {
+        refused(&dir.join(n::META_PROPERTIES), &r, opts, &log_dir, &mut out, &mut tally);
+    }
     let present = entries(dir, &mut out);
+    if present.iter().any(|(t, _)| t != n::CLUSTER_METADATA_TOPIC) {
+        let clean = dir.join(n::CLEAN_SHUTDOWN).exists();
+        for name in LOG_DIR_CHECKPOINTS {
+            if let Some(what) = start::missing_checkpoint(name, clean)
+                && !dir.join(name).exists()
+            {
+                out.push(&dir.join(name), None, None, None, Kind::CheckpointFileMissing, what.into());
+            }
+        }
+    }
     let mut missing: Vec<&(String, i32)> = checkpoints.partitions().filter(|k| !present.contains(*k)).collect();
     missing.sort();
     for (topic, partition) in missing {
@@ -732,6 +753,25 @@ fn file_name(path: &Path) -> String {
 }
 
 /// `meta.properties`: there, and valid for its version.
+/// The four offset checkpoints of a log dir.
+const LOG_DIR_CHECKPOINTS: [&str; 4] = [
+    n::RECOVERY_POINT_OFFSET_CHECKPOINT,
+    n::REPLICATION_OFFSET_CHECKPOINT,
+    n::LOG_START_OFFSET_CHECKPOINT,
+    n::CLEANER_OFFSET_CHECKPOINT,
+];
+
+/// `meta.properties` names another node than the one the metadata log of
+/// the same dir registered its `directory.id` for ([`start::node_id_refusal`]).
+fn node_id_mismatch(dir: &Path, log_dir: &LogDir, opts: &Options) -> Option<start::Refusal> {
+    let props = crate::properties::read_meta_properties(&dir.join(n::META_PROPERTIES), &opts.limits).ok()?;
+    let get = |k: &str| props.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str());
+    let stored = get("node.id")?.parse::<i32>().ok()?;
+    let directory = crate::uuid::Uuid::parse(get("directory.id")?)?;
+    let registered = log_dir.metadata.as_ref()?.broker_of_dir(directory)?;
+    start::node_id_refusal(stored, registered)
+}
+
 fn meta_properties(dir: &Path, opts: &Options, out: &mut Findings) {
     let meta = dir.join(n::META_PROPERTIES);
     if meta.exists() {
@@ -927,6 +967,7 @@ pub fn check_partition(dir: &Path, log_dir: &LogDir, opts: &Options, progress: &
     }
     if let Some(log_end) = log_end {
         snapshot_at_log_end(&p, log_start, log_end, opts, &mut out);
+        log_end_hidden(&p, opts, &mut out);
     }
     for path in &p.kraft_snapshots {
         kraft_snapshot(path, opts, &mut out, &mut stats, progress);
@@ -1309,6 +1350,32 @@ fn snapshot_at_log_end(p: &Partition, log_start: i64, log_end: i64, opts: &Optio
         Some(log_end),
         Kind::ProducerSnapshotMissing,
         format!("no readable producer snapshot at the log end {log_end}: Kafka's load rebuilds the producer state from {from} and writes one there (recover does the same)"),
+    );
+}
+
+/// After a clean shutdown, a last `.index` that makes Kafka's load hide
+/// records ([`crate::rules::recovery::hidden_log_end`]).
+fn log_end_hidden(p: &Partition, opts: &Options, out: &mut Findings) {
+    if p.is_metadata_log() || !p.log_dir.join(n::CLEAN_SHUTDOWN).exists() {
+        return;
+    }
+    let (Ok(Some(h)), Some(active)) = (crate::rules::recovery::hidden_log_end(p, &opts.limits), p.active()) else {
+        return;
+    };
+    let index = active.index.clone().unwrap_or_else(|| active.log.clone());
+    out.push(
+        &index,
+        None,
+        None,
+        Some(h.entry_offset),
+        Kind::LogEndHidden,
+        format!(
+            "its last entry (offset {}) is past every batch: Kafka's load after this clean shutdown takes the log end {} and hides offsets {}..{} (the next appends reuse them); recover rebuilds the index",
+            h.entry_offset,
+            h.kafka,
+            h.kafka,
+            h.actual.saturating_sub(1)
+        ),
     );
 }
 
