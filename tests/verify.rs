@@ -771,3 +771,43 @@ fn no_sequence_findings_in_the_coordinators_topics() {
         .collect();
     assert!(seq.is_empty(), "{seq:?}");
 }
+
+/// A dir written by a Kafka newer than logtool knows (issue 50): the
+/// kafka4 fixture with its metadata log's metadata.version raised to one
+/// level above the newest release of the table (a copy, its batch's CRC
+/// fixed) is read with the newest rules, said once as info, exit 0; named
+/// as 4.4 it is the refusal Kafka 4.4 gives.
+#[test]
+fn a_dir_of_a_newer_kafka_is_info_not_an_error() {
+    let newest = logfmt::rules::release::newest();
+    let level = newest.latest_production_level + 1;
+    let (_tmp, logs) = copy_tree(&crate::util::fixtures_4().join("kafka4").join("logs"));
+    let log = logs.join("__cluster_metadata-0").join("00000000000000000000.log");
+    let mut bytes = std::fs::read(&log).unwrap();
+    let name = b"\x11metadata.version";
+    let at = bytes.windows(name.len()).position(|w| w == name).expect("a metadata.version FeatureLevelRecord");
+    let level_at = at + name.len();
+    bytes[level_at..level_at + 2].copy_from_slice(&level.to_be_bytes());
+    let mut pos = 0usize;
+    while pos + 12 <= bytes.len() {
+        let len = i32::from_be_bytes(bytes[pos + 8..pos + 12].try_into().unwrap()) as usize;
+        let end = pos + 12 + len;
+        if (pos..end).contains(&level_at) {
+            fix_crc(&mut bytes[pos..end]);
+            break;
+        }
+        pos = end;
+    }
+    std::fs::write(&log, &bytes).unwrap();
+    let (code, lines) = run_json(&["verify", logs.to_str().unwrap()]);
+    let newer = findings_of(&lines, "newer_kafka");
+    assert_eq!(newer.len(), 1, "{lines:?}");
+    assert_eq!(newer[0]["severity"], "info");
+    assert!(newer[0]["message"].as_str().unwrap().contains(&format!("read with {}'s rules", newest.name)));
+    assert_eq!(code, 0, "{lines:?}");
+    assert!(findings_of(&lines, "start_refused").is_empty());
+    assert_eq!(of_type(&lines, "start_plan")[0]["kafka_version"], newest.name);
+    let (code, lines) = run_json(&["verify", "--kafka-version", newest.name, logs.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert_eq!(findings_of(&lines, "start_refused").len(), 1);
+}

@@ -682,7 +682,7 @@ pub fn describe_configs(sh: &Shared, _version: i16, req: DescribeConfigsRequest)
                     Some(s(format!("Unexpected broker id, expected {node} or empty string, but received {name}")));
             }
         } else if res.resource_type == logfmt::rules::group_config::RESOURCE_GROUP
-            && store.kafka_version == logfmt::rules::config::Version::Kafka4
+            && store.kafka_version == logfmt::rules::config::Version::Kafka4_3
         {
             // `ConfigHelper.describeConfigs` of a group: its configs over
             // the broker's (`rules::group_config::describe`)
@@ -737,7 +737,7 @@ pub fn incremental_alter_configs(
 ) -> IncrementalAlterConfigsResponse {
     use kafka_protocol::messages::incremental_alter_configs_response::AlterConfigsResourceResponse;
     let mut store = sh.lock();
-    let kafka4 = store.kafka_version == logfmt::rules::config::Version::Kafka4;
+    let kafka4 = store.kafka_version == logfmt::rules::config::Version::Kafka4_3;
     let mut r = IncrementalAlterConfigsResponse::default();
     let mut seen: BTreeMap<(i8, String), usize> = BTreeMap::new();
     for res in &req.resources {

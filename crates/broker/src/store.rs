@@ -249,7 +249,7 @@ impl Store {
         }
         let (incarnation_id, controller_incarnation_id) = (random_uuid(), random_uuid());
         let node = Node { node_id, directory_id, incarnation_id };
-        let kafka_version = meta.metadata_version.map_or(Version::Kafka3_9, Version::of_metadata_version);
+        let kafka_version = served_version(&meta).map_err(refused)?;
         let mut writer = LogDirWriter::open_live(dir, &node, controller_incarnation_id, now_ms(), kafka_version)?;
         let mut topics = BTreeMap::new();
         let mut elections: logdir::MetadataBatch = Vec::new();
@@ -1285,4 +1285,21 @@ pub fn read_batches(plan: &ReadPlan, offset: i64, max_bytes: usize, stable: i64)
     f.seek(SeekFrom::Start(from))?;
     f.read_exact(&mut out)?;
     Ok((out, reached_end))
+}
+
+/// The release whose cluster the metadata `meta` of a dir is, when the
+/// writer serves it (`logdir::WRITES`); a dir of another release, or of a
+/// Kafka newer than logtool knows, is refused with what it is.
+fn served_version(meta: &logfmt::metadata::ClusterMetadata) -> Result<Version, String> {
+    let v = meta.metadata_version.map_or(Version::Kafka3_9, Version::of_metadata_version);
+    logdir::check_writes(v).map_err(|e| {
+        format!(
+            "the dir is a Kafka {} cluster (metadata.version {}): {e}",
+            v.name(),
+            meta.metadata_version
+                .and_then(logfmt::rules::release::metadata_version_name)
+                .unwrap_or("newer than logtool knows")
+        )
+    })?;
+    Ok(v)
 }

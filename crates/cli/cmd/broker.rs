@@ -99,7 +99,7 @@ pub struct BrokerArgs {
     /// (4.3.1: its metadata.version and the features it finalizes, so clients use
     /// transaction version 2: an epoch bump per transaction, partitions added by
     /// Produce). A log dir opened again stays what it is.
-    #[arg(long, value_name = "VERSION", value_parser = crate::cmd::verify::parse_version, default_value = "3.9")]
+    #[arg(long, value_name = "VERSION", value_parser = crate::cmd::verify::parse_writable_version, default_value = "3.9")]
     pub kafka_version: logfmt::KafkaVersion,
     /// A file of fault rules, one per line, re-read whenever it changes.
     #[arg(long, value_name = "FILE")]

@@ -77,7 +77,7 @@ pub struct FixtureArgs {
     /// Write the dir as this Kafka release formats and writes it: 3.9 (3.9.1, the
     /// default) or 4.3 (4.3.1: its metadata.version and feature levels); topic configs
     /// are checked against that release (default: the spec's kafka_version).
-    #[arg(long, value_name = "VERSION", value_parser = crate::cmd::verify::parse_version)]
+    #[arg(long, value_name = "VERSION", value_parser = crate::cmd::verify::parse_writable_version)]
     pub kafka_version: Option<logfmt::KafkaVersion>,
     /// List the shipped specs.
     #[arg(long, conflicts_with_all = ["spec", "out"])]

@@ -244,8 +244,8 @@ pub struct VerifyArgs {
     #[arg(short = 'j', long, value_name = "N")]
     pub threads: Option<std::num::NonZeroUsize>,
     /// Judge what this Kafka release does when it starts on the dir (stray partitions,
-    /// configs it refuses): 3.9 or 4.3. Default: the release the dir's metadata.version
-    /// implies (3.9 when it has none).
+    /// configs it refuses): 3.9, 4.0, 4.1, 4.2, 4.3 or 4.4 (or x.y.z). Default: the release
+    /// the dir's metadata.version implies (3.9 when it has none; the newest for a newer dir).
     #[arg(long, value_name = "VERSION", value_parser = parse_version)]
     pub kafka_version: Option<Version>,
     #[command(flatten)]
@@ -253,7 +253,14 @@ pub struct VerifyArgs {
 }
 
 pub fn parse_version(s: &str) -> Result<Version, String> {
-    Version::parse(s).ok_or_else(|| format!("{s:?}: the releases checked are 3.9 (3.9.1) and 4.3 (4.3.1)"))
+    Version::parse(s).ok_or_else(|| format!("{s:?}: the releases logtool knows are {}", Version::known()))
+}
+
+/// A release the writer makes dirs of (`broker`, `fixture`).
+pub fn parse_writable_version(s: &str) -> Result<Version, String> {
+    let v = parse_version(s)?;
+    logwrite::write::logdir::check_writes(v)?;
+    Ok(v)
 }
 
 /// Severity threshold for the exit code.

@@ -16,61 +16,89 @@
 
 use std::collections::BTreeMap;
 
-/// The Kafka release whose rules apply.
+/// The Kafka release whose rules apply: a row of
+/// [`super::release::RELEASES`] (in the same order), which says what
+/// differs by release.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash, PartialOrd, Ord)]
 pub enum Version {
     /// Kafka 3.9 (3.9.1 checked; what logtool writes by default).
     #[default]
     Kafka3_9,
-    /// Kafka 4.x (4.3.1 checked): `segment.bytes` at least 1 MiB (KIP-1030);
-    /// `message.format.version`, `message.downconversion.enable` and
-    /// `message.timestamp.difference.max.ms` are gone (KIP-724, KIP-937):
-    /// refused by CreateTopics, ignored when a topic already has them.
-    Kafka4,
+    /// Kafka 4.0 (4.0.2): the 4.x configs removed (KIP-724, KIP-937), a
+    /// `segment.bytes` of 14 still taken.
+    Kafka4_0,
+    /// Kafka 4.1 (4.1.2): `segment.bytes` at least 1 MiB (KIP-1030).
+    Kafka4_1,
+    /// Kafka 4.2 (4.2.2).
+    Kafka4_2,
+    /// Kafka 4.3 (4.3.1; what `--kafka-version 4.3` writes).
+    Kafka4_3,
+    /// Kafka 4.4 (4.4.0).
+    Kafka4_4,
 }
 
-/// The topic configs Kafka 4.x removed.
-const REMOVED_IN_4: [&str; 3] =
-    ["message.format.version", "message.downconversion.enable", "message.timestamp.difference.max.ms"];
-
 impl Version {
+    /// Every version, in the order of [`super::release::RELEASES`].
+    pub const ALL: [Version; 6] = [
+        Version::Kafka3_9,
+        Version::Kafka4_0,
+        Version::Kafka4_1,
+        Version::Kafka4_2,
+        Version::Kafka4_3,
+        Version::Kafka4_4,
+    ];
+
+    /// Its row of the release table.
+    pub fn release(self) -> &'static super::release::Release {
+        super::release::RELEASES.get(self as usize).unwrap_or_else(|| super::release::newest())
+    }
+
+    /// The newest release logtool knows (the last of [`Version::ALL`]).
+    pub fn newest() -> Version {
+        Version::Kafka4_4
+    }
+
     /// The least `segment.bytes` the version takes.
     pub fn min_segment_bytes(self) -> i64 {
-        match self {
-            // LegacyRecord.RECORD_OVERHEAD_V0
-            Version::Kafka3_9 => 14,
-            Version::Kafka4 => 1024 * 1024,
-        }
+        self.release().min_segment_bytes
     }
 
-    /// The release checked against, as people write it ("3.9", "4.3").
+    /// The release, as people write it ("3.9", "4.4").
     pub fn name(self) -> &'static str {
-        match self {
-            Version::Kafka3_9 => "3.9",
-            Version::Kafka4 => "4.3",
-        }
+        self.release().name
     }
 
-    /// "3.9", "3.9.1", "4.3", "4.3.1" (the releases checked); `None` for any
-    /// other.
+    /// Whether it is a Kafka 4.x (ZooKeeper gone, the 4.x protocol floor).
+    pub fn is_4x(self) -> bool {
+        self >= Version::Kafka4_0
+    }
+
+    /// "4.4" or "4.4.0" (any patch release of a minor one logtool knows);
+    /// `None` for any other.
     pub fn parse(s: &str) -> Option<Version> {
-        match s {
-            "3.9" | "3.9.1" => Some(Version::Kafka3_9),
-            "4.3" | "4.3.1" => Some(Version::Kafka4),
-            _ => None,
-        }
+        let minor = match s.matches('.').count() {
+            1 => s,
+            2 => s.rsplit_once('.').filter(|(_, patch)| patch.parse::<u32>().is_ok())?.0,
+            _ => return None,
+        };
+        Version::ALL.into_iter().find(|v| v.name() == minor)
     }
 
-    /// The release whose cluster finalizes `metadata.version` at `level`
-    /// (`MetadataVersion`: 3.9-IV0 is 21, the newest a 3.9 node runs; 4.0-IV0
-    /// is 22).
+    /// The names of every release logtool knows ("3.9, 4.0, ...").
+    pub fn known() -> String {
+        Version::ALL.iter().map(|v| v.name()).collect::<Vec<_>>().join(", ")
+    }
+
+    /// The release a cluster whose `metadata.version` is `level` implies:
+    /// the oldest that runs it in production; the newest for a level above
+    /// them all ([`super::release::implied_index`]).
     pub fn of_metadata_version(level: i16) -> Version {
-        if level > 21 { Version::Kafka4 } else { Version::Kafka3_9 }
+        Version::ALL.get(super::release::implied_index(level)).copied().unwrap_or_else(Version::newest)
     }
 
     /// Whether `name` is a topic config of this version.
     pub fn has_config(self, name: &str) -> bool {
-        topic_config(name).is_some() && !(self == Version::Kafka4 && REMOVED_IN_4.contains(&name))
+        self.release().topic_configs.contains(&name)
     }
 }
 
@@ -893,7 +921,7 @@ mod tests {
         let small = BTreeMap::from([("segment.bytes".to_string(), "16384".to_string())]);
         assert_eq!(validate(&small, Version::Kafka3_9), Ok(()));
         assert_eq!(
-            validate(&small, Version::Kafka4).unwrap_err().message,
+            validate(&small, Version::Kafka4_3).unwrap_err().message,
             "Invalid value 16384 for configuration segment.bytes: Value must be at least 1048576"
         );
     }

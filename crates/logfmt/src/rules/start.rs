@@ -34,64 +34,21 @@ use crate::rules::transactions::TxnMetadata;
 use crate::spec::names as n;
 use crate::uuid::Uuid;
 
-/// `metadata.version` feature levels and their names (Kafka 4.3.1's
-/// `MetadataVersion.values()`; 3.9.1 has the same up to 4.0-IV1).
-const METADATA_VERSIONS: &[(i16, &str)] = &[
-    (1, "3.0-IV1"),
-    (2, "3.1-IV0"),
-    (3, "3.2-IV0"),
-    (4, "3.3-IV0"),
-    (5, "3.3-IV1"),
-    (6, "3.3-IV2"),
-    (7, "3.3-IV3"),
-    (8, "3.4-IV0"),
-    (9, "3.5-IV0"),
-    (10, "3.5-IV1"),
-    (11, "3.5-IV2"),
-    (12, "3.6-IV0"),
-    (13, "3.6-IV1"),
-    (14, "3.6-IV2"),
-    (15, "3.7-IV0"),
-    (16, "3.7-IV1"),
-    (17, "3.7-IV2"),
-    (18, "3.7-IV3"),
-    (19, "3.7-IV4"),
-    (20, "3.8-IV0"),
-    (21, "3.9-IV0"),
-    (22, "4.0-IV0"),
-    (23, "4.0-IV1"),
-    (24, "4.0-IV2"),
-    (25, "4.0-IV3"),
-    (26, "4.1-IV0"),
-    (27, "4.1-IV1"),
-    (28, "4.2-IV0"),
-    (29, "4.2-IV1"),
-    (30, "4.3-IV0"),
-    (31, "4.4-IV0"),
-];
+pub use super::release::metadata_version_name;
 
-/// The name of `metadata.version` level `level` ("3.9-IV0"), if known.
-pub fn metadata_version_name(level: i16) -> Option<&'static str> {
-    METADATA_VERSIONS.iter().find(|(l, _)| *l == level).map(|(_, n)| *n)
-}
-
-/// The `metadata.version` levels a release's production build loads:
-/// 3.9.1 knows 1 (3.0-IV1) to 23 but 22 and 23 are unstable there; 4.3.1
-/// knows 7 (3.3-IV3, its `MINIMUM_VERSION`) to 31, 31 unstable.
+/// The `metadata.version` levels a release's production build loads
+/// (`MINIMUM_VERSION` to `LATEST_PRODUCTION`, [`super::release`]): 3.9.1
+/// loads 1 (3.0-IV1) to 21, 4.4.0 7 (3.3-IV3) to 33.
 pub fn supported_levels(v: Version) -> std::ops::RangeInclusive<i16> {
-    match v {
-        Version::Kafka3_9 => 1..=21,
-        Version::Kafka4 => 7..=30,
-    }
+    let r = v.release();
+    r.minimum_level..=r.latest_production_level
 }
 
-/// The release a dir's `metadata.version` level implies: what formatted it
-/// (a 4.x level means 4.3; anything else, or none, 3.9).
+/// The release a dir's `metadata.version` level implies: the oldest that
+/// runs it in production (3.9 without one); the newest logtool knows for a
+/// level above them all ([`super::release::newer_than_known`]).
 pub fn implied_version(level: Option<i16>) -> Version {
-    match level {
-        Some(l) if l > *supported_levels(Version::Kafka3_9).end() => Version::Kafka4,
-        _ => Version::Kafka3_9,
-    }
+    level.map_or(Version::Kafka3_9, Version::of_metadata_version)
 }
 
 /// Something in the metadata log that stops Kafka from starting.
@@ -209,13 +166,19 @@ pub fn missing_checkpoint(name: &str, clean_shutdown: bool) -> Option<&'static s
 /// What stops Kafka `version` starting on a log dir whose metadata is `meta`:
 /// a `metadata.version` it cannot load, a topic config it refuses when it
 /// loads the topic's partitions, TopicRecords a controller cannot replay.
-pub fn refusals(meta: &ClusterMetadata, version: Version) -> Vec<Refusal> {
+///
+/// A `metadata.version` newer than every release logtool knows is no
+/// refusal of the release the dir implies (`implied`: `version` was not
+/// named by the user but taken from the dir): that Kafka is newer, and the
+/// dir is read with the newest rules ([`super::release::newer_than_known`]).
+pub fn refusals(meta: &ClusterMetadata, version: Version, implied: bool) -> Vec<Refusal> {
     let mut out = Vec::new();
     if let Some(level) = meta.metadata_version
         && !supported_levels(version).contains(&level)
+        && !(implied && super::release::newer_than_known(level))
     {
         let name = metadata_version_name(level).unwrap_or("unknown");
-        let message = if metadata_version_name(level).is_none() || (version == Version::Kafka3_9 && level > 23) {
+        let message = if !(1..=version.release().latest_known_level).contains(&level) {
             format!("IllegalArgumentException: No MetadataVersion with feature level {level}")
         } else {
             format!(
@@ -554,8 +517,8 @@ mod tests {
         let (mut m, _) = meta_with(vec![1], vec![1]);
         m.configs.insert((RESOURCE_TOPIC, "t".into()), BTreeMap::from([("segment.bytes".into(), "16384".into())]));
         m.metadata_version = Some(21);
-        assert!(refusals(&m, Version::Kafka3_9).is_empty());
-        let r = refusals(&m, Version::Kafka4);
+        assert!(refusals(&m, Version::Kafka3_9, false).is_empty());
+        let r = refusals(&m, Version::Kafka4_3, false);
         assert_eq!(r.len(), 1);
         assert_eq!(r[0].what, "topic t: segment.bytes");
         assert_eq!(
@@ -564,11 +527,24 @@ mod tests {
         );
         m.metadata_version = Some(30);
         m.configs.clear();
-        assert_eq!(implied_version(m.metadata_version), Version::Kafka4);
+        assert_eq!(implied_version(m.metadata_version), Version::Kafka4_3);
         assert_eq!(
-            refusals(&m, Version::Kafka3_9)[0].message,
+            refusals(&m, Version::Kafka3_9, false)[0].message,
             "IllegalArgumentException: No MetadataVersion with feature level 30"
         );
-        assert!(refusals(&m, Version::Kafka4).is_empty());
+        assert!(refusals(&m, Version::Kafka4_3, false).is_empty());
+        // 4.4.0's production level: 4.3 does not know it, 4.4 runs it
+        m.metadata_version = Some(33);
+        assert_eq!(implied_version(m.metadata_version), Version::Kafka4_4);
+        assert_eq!(
+            refusals(&m, Version::Kafka4_3, false)[0].message,
+            "IllegalArgumentException: No MetadataVersion with feature level 33"
+        );
+        assert!(refusals(&m, Version::Kafka4_4, true).is_empty());
+        // newer than logtool knows: no refusal of the release the dir
+        // implies, but one when that release is named
+        m.metadata_version = Some(34);
+        assert!(refusals(&m, Version::Kafka4_4, true).is_empty());
+        assert_eq!(refusals(&m, Version::Kafka4_4, false).len(), 1);
     }
 }

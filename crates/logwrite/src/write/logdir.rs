@@ -131,13 +131,31 @@ pub struct Cluster {
     pub kafka_version: Version,
 }
 
+/// The releases the writer makes dirs of (a dir of another is refused
+/// before anything is written: `logtool broker`, `logtool fixture`).
+pub const WRITES: [Version; 2] = [Version::Kafka3_9, Version::Kafka4_3];
+
+/// `Err` with what the writer makes, for a release it does not.
+pub fn check_writes(v: Version) -> std::result::Result<(), String> {
+    if WRITES.contains(&v) {
+        Ok(())
+    } else {
+        Err(format!(
+            "Kafka {}: logtool writes the dirs of Kafka 3.9 (3.9.1) and 4.3 (4.3.1); it reads every release of {}",
+            v.name(),
+            Version::known()
+        ))
+    }
+}
+
 /// The finalized feature levels `kafka-storage format` of `v` writes by
 /// default (3.9.1: metadata.version 3.9-IV0 only; 4.3.1 as its bootstrap
-/// snapshot holds them, in its order).
+/// snapshot holds them, in its order). Every 4.x is written as 4.3
+/// ([`WRITES`]).
 pub fn feature_levels(v: Version) -> &'static [(&'static str, i16)] {
     match v {
         Version::Kafka3_9 => &[("metadata.version", METADATA_VERSION)],
-        Version::Kafka4 => &[
+        _ => &[
             ("metadata.version", METADATA_VERSION_4_3),
             ("eligible.leader.replicas.version", 1),
             ("group.version", 1),
@@ -153,7 +171,7 @@ pub fn feature_levels(v: Version) -> &'static [(&'static str, i16)] {
 pub fn supported_features(v: Version) -> &'static [(&'static str, i16, i16)] {
     match v {
         Version::Kafka3_9 => &[("kraft.version", 0, 1), ("metadata.version", 1, METADATA_VERSION)],
-        Version::Kafka4 => &[
+        _ => &[
             ("group.version", 0, 1),
             ("kraft.version", 0, 1),
             ("metadata.version", 7, METADATA_VERSION_4_3),
@@ -223,7 +241,7 @@ pub fn registration_batches(cluster: &Cluster) -> (Vec<MetadataBatch>, BTreeMap<
         Version::Kafka3_9 => bootstrap.push(entry(0, &ZkMigrationStateRecord { zk_migration_state: 0 })),
         // with eligible leader replicas on, the format pins the cluster-wide
         // min.insync.replicas (Formatter, KIP-966)
-        Version::Kafka4 => bootstrap.push(entry(
+        _ => bootstrap.push(entry(
             0,
             &ConfigRecord {
                 resource_type: RESOURCE_BROKER, // with no name: the cluster-wide default

@@ -137,6 +137,7 @@ kinds! {
     OrphanIndex => "orphan_index", Warning, "an index file without its .log; Kafka deletes it at startup";
     SegmentNameInvalid => "segment_name_invalid", Error, "a .log or index file whose name does not start with an offset: Kafka fails to load the partition";
     IndexMissing => "index_missing", Warning, "a segment without .index; Kafka rebuilds it at startup";
+    NewerKafka => "newer_kafka", Info, "the dir was written by a Kafka newer than this logtool knows (its metadata.version is above every release of the table): read with the newest release's rules";
     LogEndHidden => "log_end_hidden", Error, "after a clean shutdown, the last segment's .index has a last entry past every batch: Kafka's load takes the segment's base offset as the log end and hides the records above it (recover rebuilds the index)";
     TimeIndexMissing => "time_index_missing", Info, "a segment without .timeindex; Kafka recreates it empty";
     IndexNotMonotonic => "index_not_monotonic", Error, "an index entry out of order with the entries around it: lookups give wrong answers";
@@ -229,6 +230,7 @@ impl Kind {
                 "`LogLoader.loadSegmentFiles`: `offsetFromFileName` is `Long.parseLong` of the name up to its first `.`"
             }
             Kind::IndexMissing => "`LogLoader.loadSegmentFiles` recovers a segment without its index",
+            Kind::NewerKafka => "`MetadataVersion` of each release ([`crate::rules::release`])",
             Kind::LogEndHidden => {
                 "`LogSegment.readNextOffset` reads on from the `.index`'s last entry ([`crate::rules::recovery::hidden_log_end`])"
             }
@@ -671,7 +673,21 @@ pub fn check_log_dir(dir: &Path, opts: &Options) -> (LogDir, Report) {
     if let Some(meta) = &log_dir.metadata {
         let version = opts.version_for(&log_dir);
         let file = dir.join(format!("{}-0", n::CLUSTER_METADATA_TOPIC));
-        for r in start::refusals(meta, version) {
+        if let Some(level) = meta.metadata_version.filter(|&l| crate::rules::release::newer_than_known(l)) {
+            out.push(
+                &file,
+                None,
+                None,
+                None,
+                Kind::NewerKafka,
+                format!(
+                    "written by a Kafka newer than this logtool knows: metadata.version level {level}{}; read with {}'s rules",
+                    start::metadata_version_name(level).map(|n| format!(" ({n})")).unwrap_or_default(),
+                    crate::rules::release::newest().name
+                ),
+            );
+        }
+        for r in start::refusals(meta, version, opts.kafka_version.is_none()) {
             tally.refusals = tally.refusals.saturating_add(1);
             out.push(
                 &file,

@@ -1152,7 +1152,11 @@ impl<'a> SegmentChecker<'a> {
                     None,
                     None,
                     Kind::IndexPreallocated,
-                    format!("{} preallocated, zero-filled slot(s) of the active segment's {what} index (the broker was not shut down cleanly)", t.slots),
+                    format!(
+                        "{} preallocated, zero-filled slot(s) of the active segment's {what} index ({})",
+                        t.slots,
+                        why_open(path)
+                    ),
                 );
             } else {
                 self.out.push(
@@ -1193,5 +1197,17 @@ impl Findings {
         };
         let message = if kind == Kind::IoError { e.to_string() } else { e.message() };
         self.push(path, e.position(), None, None, kind, message);
+    }
+}
+
+/// Why the active segment's index at `path` is still preallocated: its log
+/// dir has no clean-shutdown marker, or (with one) the index was not closed
+/// at the shutdown, as Kafka 4.4.0 leaves its metadata log's.
+fn why_open(path: &Path) -> &'static str {
+    let log_dir = path.parent().and_then(Path::parent);
+    if log_dir.is_some_and(|d| d.join(crate::spec::names::CLEAN_SHUTDOWN).exists()) {
+        "not trimmed at the clean shutdown, as Kafka 4.4.0 leaves its metadata log's"
+    } else {
+        "the broker was not shut down cleanly"
     }
 }
