@@ -58,13 +58,13 @@ start_fresh() { # LOGDIR NAME
 }
 
 # Start node 1 (combined, static quorum) on LOGDIR (several log dirs: a
-# comma-separated list) with release V's jars (4.3: $K4_LIBS, which the
-# script sets), in the background: it may refuse to start; configs and logs
+# comma-separated list) with release V's jars (3.9, or a 4.x: $K4_LIBS, which
+# the script sets), in the background: it may refuse to start; configs and logs
 # under $work as NAME. Sets KAFKA_PID, BOOTSTRAP.
 start_version() { # V LOGDIR NAME [key=value ...]
   local v=$1 dir=$2 name=$3 bport cport libs=$KAFKA_LIBS
   shift 3
-  [ "$v" = 4.3 ] && libs=$K4_LIBS
+  [ "$v" != 3.9 ] && libs=$K4_LIBS
   bport=$(free_port); cport=$(free_port)
   kraft_config "$work/$name.properties" "$dir" "$bport" "$cport" "${BROKER_PROPS[@]}" "$@"
   KAFKA_LIBS=$libs kafka_java_bg "$work/$name.broker.log" kafka.Kafka "$work/$name.properties"

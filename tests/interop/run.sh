@@ -95,7 +95,10 @@ declare -A suite=(
   [compact-4.3.1]="KAFKA_VERSION=4.3.1 tests/interop/compact.sh"
   [retention]=tests/interop/retention.sh
   [start]=tests/interop/start.sh
-  [start_matrix]=tests/interop/start_matrix.sh
+  [start_matrix]="LOGTOOL_FIXTURES_4=$data/44 LOGTOOL_KAFKA4_VERSION=4.4.0 tests/interop/start_matrix.sh"
+  # the 4.x oracle tests (dump = DumpLogSegments, verify without a false
+  # alarm, every record decoded, groups = kafka-groups) on Kafka 4.4.0's data
+  [kafka-4.4.0]="LOGTOOL_FIXTURES_4=$data/44 cargo test --workspace --locked --test integration -- kafka_oracle:: verify::"
   [fixture]=tests/interop/fixture.sh
   [broker]=tests/interop/broker.sh
   [pure]=tests/interop/pure.sh
@@ -105,7 +108,7 @@ declare -A suite=(
   [share]="KAFKA_VERSION=4.3.1 tests/interop/share.sh"
 )
 # the longest first (as in the last runs), so the lanes end close together
-all=(broker fixture repair compact-4.3.1 integration compact pure start kip848 tv2 retention streams share start_matrix live_lock)
+all=(broker fixture repair compact-4.3.1 integration compact pure start kip848 tv2 retention streams share start_matrix kafka-4.4.0 live_lock)
 if [ $# -gt 0 ]; then suites=("$@"); else suites=("${all[@]}"); fi
 for s in "${suites[@]}"; do [ -n "${suite[$s]:-}" ] || die "no interop suite $s (one of: ${all[*]})"; done
 jobs=${LOGTOOL_INTEROP_JOBS:-2}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Interop: `logtool recover` against what Kafka's start does on the partial
 # states operators and tools leave (the table "what Kafka does on start" in
-# GUIDE.md and logfmt's rules::recovery), on Kafka 3.9.1 and 4.3.1.
+# GUIDE.md and logfmt's rules::recovery), on Kafka 3.9.1 and 4.3.1 (or the
+# 4.x release LOGTOOL_KAFKA4_VERSION names: 4.4.0 in the interop suite).
 #
 # For each version, a log dir that release wrote and stopped cleanly (the
 # clean scenario for 3.9.1, kafka4 for 4.3.1: fresh from data.sh in CI) is
@@ -36,7 +37,11 @@ cd "$(dirname "$0")/../.."
 interop_setup start_matrix
 fixtures=${LOGTOOL_FIXTURES:-$PWD/fixtures/kafka-3.9.1}
 fixtures4=${LOGTOOL_FIXTURES_4:-$PWD/fixtures/kafka-4.3.1}
-K4_LIBS=$(kafka_libs_of 4.3.1)
+# the 4.x release (LOGTOOL_KAFKA4_VERSION, with its fresh data in
+# LOGTOOL_FIXTURES_4: the interop suite runs 4.4.0), and its label
+K4_VERSION=${LOGTOOL_KAFKA4_VERSION:-4.3.1}
+V4=${K4_VERSION%.*}
+K4_LIBS=$(kafka_libs_of "$K4_VERSION")
 BROKER_PROPS=("log.retention.ms=-1")
 
 # Start node 1 on LOGDIR with release V's jars, wait until it has loaded its
@@ -318,7 +323,7 @@ jbod() { # V
   local v=$1 a=$work/$1-jb-a b=$work/$1-jb-b bport cport i=0 to json seg=262144
   # (the functions called see this release's jars; 4.x takes no segment.bytes below 1 MiB)
   local KAFKA_LIBS=$KAFKA_LIBS
-  [ "$v" = 4.3 ] && KAFKA_LIBS=$K4_LIBS && seg=1048576
+  [ "$v" != 3.9 ] && KAFKA_LIBS=$K4_LIBS && seg=1048576
   bport=$(free_port); cport=$(free_port)
   kraft_config "$work/$v-jb.properties" "$a,$b" "$bport" "$cport" "${BROKER_PROPS[@]}" \
     "log.flush.offset.checkpoint.interval.ms=1000" "file.delete.delay.ms=600000"
@@ -471,11 +476,12 @@ run() { # V SOURCE
 
 if [ -n "${LOGTOOL_START_MATRIX_SAVE:-}" ]; then
   [ -z "${LOGTOOL_FIXTURES:-}${LOGTOOL_FIXTURES_4:-}" ] || die "LOGTOOL_START_MATRIX_SAVE goes with the committed fixtures"
-  rm -rf "$(saved 3.9)" "$(saved 4.3)"
-  mkdir -p "$(saved 3.9)" "$(saved 4.3)"
+  [ "$K4_VERSION" = 4.3.1 ] || die "LOGTOOL_START_MATRIX_SAVE keeps what 4.3.1 did (the committed kafka-4.3.1 dir)"
+  rm -rf "$(saved 3.9)" "$(saved "$V4")"
+  mkdir -p "$(saved 3.9)" "$(saved "$V4")"
 fi
 run 3.9 "$fixtures/clean/logs"
-run 4.3 "$fixtures4/kafka4/logs"
+run "$V4" "$fixtures4/kafka4/logs"
 jbod 3.9
-jbod 4.3
+jbod "$V4"
 log "start matrix: all checks passed"

@@ -134,7 +134,10 @@ pub struct Member {
     pub assignment: Vec<(String, Vec<i32>)>,
     /// The member epoch (modern groups).
     pub member_epoch: Option<i32>,
-    /// The member state (modern groups: `MemberState`, 0 stable).
+    /// The member state (modern groups: `modern.MemberState`, 0 stable; a
+    /// streams member's `streams.MemberState`, whose values are one more
+    /// - 1 stable, 2 unrevoked tasks, 3 unreleased tasks - kept in the
+    /// modern numbering: [`streams_member_state`]).
     pub member_state: Option<i8>,
     /// The streams member's process id.
     pub process_id: Option<String>,
@@ -172,6 +175,17 @@ impl Member {
 
 /// `MemberState.STABLE`.
 const MEMBER_STATE_STABLE: i8 = 0;
+
+/// A streams member's state (`streams.MemberState`: STABLE 1,
+/// UNREVOKED_TASKS 2, UNRELEASED_TASKS 3, UNKNOWN 127, as Kafka 4.4.0's jar
+/// has them) in the numbering of `modern.MemberState` (STABLE 0,
+/// UNREVOKED_PARTITIONS 1, UNRELEASED_PARTITIONS 2, UNKNOWN 127).
+pub fn streams_member_state(value: i8) -> i8 {
+    match value {
+        1..=3 => value.saturating_sub(1),
+        other => other,
+    }
+}
 
 /// The group types of Kafka 4.x's group coordinator (`Group.GroupType`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -551,7 +565,7 @@ impl Groups {
             GroupRecord::StreamsGroupCurrentMemberAssignment(k, value) => {
                 self.member(GroupType::Streams, &k.group_id, &k.member_id, value, |m, v| {
                     let active = v.active_tasks.into_iter().map(|t| (t.subtopology_id, t.partitions));
-                    m.assigned(v.member_epoch, v.state, active.collect());
+                    m.assigned(v.member_epoch, streams_member_state(v.state), active.collect());
                 });
             }
             // (a tombstone of a target assignment's metadata comes with the
@@ -964,6 +978,71 @@ mod tests {
         replay(&mut g, &[record(5, member, None)]);
         assert_eq!(g.groups["g"].state(), "Empty");
         assert_eq!(g.groups["g"].group_type.name(), "Consumer");
+    }
+
+    /// `StreamsGroup.maybeUpdateGroupState`: a member is reconciled when
+    /// its `streams.MemberState` is STABLE, which is 1 (not the 0 of
+    /// `modern.MemberState`): one live member at the target assignment's
+    /// epoch is Stable, as `kafka-streams-groups --describe` said of Kafka
+    /// 4.3.1's and 4.4.0's groups (issue 50).
+    #[test]
+    fn a_streams_group_is_stable_once_its_member_is() {
+        let mut g = Groups::default();
+        let group = json!({"groupId": "w"});
+        let member = json!({"groupId": "w", "memberId": "m"});
+        let assignment = |state: i8| {
+            record(
+                22,
+                member.clone(),
+                Some((
+                    "StreamsGroupCurrentMemberAssignmentValue",
+                    json!({"memberEpoch": 2, "previousMemberEpoch": 1, "state": state,
+                           "activeTasks": [], "standbyTasks": [], "warmupTasks": [],
+                           "activeTasksPendingRevocation": [], "standbyTasksPendingRevocation": [],
+                           "warmupTasksPendingRevocation": []}),
+                )),
+            )
+        };
+        replay(
+            &mut g,
+            &[
+                record(
+                    19,
+                    member.clone(),
+                    Some((
+                        "StreamsGroupMemberMetadataValue",
+                        json!({"instanceId": null, "rackId": null, "clientId": "c", "clientHost": "/h",
+                               "rebalanceTimeoutMs": 1000, "topologyEpoch": 0, "processId": "p",
+                               "userEndpoint": null, "clientTags": []}),
+                    )),
+                ),
+                record(
+                    23,
+                    group.clone(),
+                    Some(("StreamsGroupTopologyValue", json!({"epoch": 0, "subtopologies": []}))),
+                ),
+                record(
+                    17,
+                    group.clone(),
+                    Some((
+                        "StreamsGroupMetadataValue",
+                        json!({"epoch": 2, "metadataHash": 0, "validatedTopologyEpoch": 0}),
+                    )),
+                ),
+                record(
+                    20,
+                    group,
+                    Some((
+                        "StreamsGroupTargetAssignmentMetadataValue",
+                        json!({"assignmentEpoch": 2, "assignmentTimestamp": 0}),
+                    )),
+                ),
+                assignment(2),
+            ],
+        );
+        assert_eq!(g.groups["w"].state(), "Reconciling", "unrevoked tasks");
+        replay(&mut g, &[assignment(1)]);
+        assert_eq!(g.groups["w"].state(), "Stable");
     }
 
     /// `ShareCoordinatorShard`: a snapshot replaces, an update merges (an
