@@ -731,7 +731,9 @@ fn verify_says_which_release_refuses_to_start() {
     assert_eq!(code, 1);
     let refused = findings_of(&lines, "start_refused");
     assert_eq!(refused.len(), 1);
-    assert!(refused[0]["message"].as_str().unwrap().ends_with(&format!("No MetadataVersion with feature level {level}")));
+    assert!(
+        refused[0]["message"].as_str().unwrap().ends_with(&format!("No MetadataVersion with feature level {level}"))
+    );
 }
 
 /// A partition dir whose topic id was edited, one of a topic the metadata

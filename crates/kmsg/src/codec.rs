@@ -114,6 +114,14 @@ impl<'a> Reader<'a> {
 /// Read a message of `schema` at `version` from `r`.
 pub fn read(r: &mut Reader<'_>, schema: &MessageSchema, version: i16) -> Result<Value> {
     if !schema.valid.contains(version) {
+        // a version above those Kafka's definitions here have: a newer
+        // Kafka wrote it (readers keep the bytes and say so)
+        if version > schema.valid.hi {
+            return Err(Error::value(format!(
+                "{} version {version} is newer than logtool knows (up to {}): written by a newer Kafka",
+                schema.name, schema.valid.hi
+            )));
+        }
         return Err(Error::value(format!("{} has no version {version}", schema.name)));
     }
     read_struct(r, &schema.root, version, schema.flexible.contains(version), 0)
@@ -255,6 +263,14 @@ fn read_value(
 /// array length from costing memory the bytes do not back.
 pub fn skim(r: &mut Reader<'_>, schema: &MessageSchema, version: i16) -> Result<u64> {
     if !schema.valid.contains(version) {
+        // a version above those Kafka's definitions here have: a newer
+        // Kafka wrote it (readers keep the bytes and say so)
+        if version > schema.valid.hi {
+            return Err(Error::value(format!(
+                "{} version {version} is newer than logtool knows (up to {}): written by a newer Kafka",
+                schema.name, schema.valid.hi
+            )));
+        }
         return Err(Error::value(format!("{} has no version {version}", schema.name)));
     }
     skim_struct(r, &schema.root, version, schema.flexible.contains(version), 0)
@@ -329,6 +345,14 @@ fn skim_value(r: &mut Reader<'_>, ty: &Type, version: i16, flexible: bool, nulla
 /// their defaults).
 pub fn write(out: &mut Vec<u8>, schema: &MessageSchema, version: i16, value: &Value) -> Result<()> {
     if !schema.valid.contains(version) {
+        // a version above those Kafka's definitions here have: a newer
+        // Kafka wrote it (readers keep the bytes and say so)
+        if version > schema.valid.hi {
+            return Err(Error::value(format!(
+                "{} version {version} is newer than logtool knows (up to {}): written by a newer Kafka",
+                schema.name, schema.valid.hi
+            )));
+        }
         return Err(Error::value(format!("{} has no version {version}", schema.name)));
     }
     write_struct(out, &schema.root, version, schema.flexible.contains(version), value)

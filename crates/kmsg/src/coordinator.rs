@@ -367,6 +367,24 @@ pub fn decode_group_record(key: Option<&[u8]>, value: Option<&[u8]>) -> Result<G
 mod tests {
     use super::*;
 
+    /// A value of a version above Kafka's definitions here (a newer Kafka
+    /// wrote it) is not decoded, and the error says why.
+    #[test]
+    fn a_newer_version_says_so() {
+        let bytes = encode_versioned(
+            "OffsetCommitValue",
+            1,
+            &serde_json::json!({
+                "offset": 1, "metadata": "", "commitTimestamp": 0, "expireTimestamp": -1
+            }),
+        )
+        .unwrap();
+        let mut newer = bytes.clone();
+        newer[..2].copy_from_slice(&99i16.to_be_bytes());
+        let e = decode_versioned(&newer, "OffsetCommitValue").unwrap_err().to_string();
+        assert!(e.contains("version 99 is newer than logtool knows"), "{e}");
+    }
+
     #[test]
     fn group_record_types_as_the_coordinator_numbers_them() {
         let name = |t| group_record(t).map(|(k, v)| (k.name.as_str(), v.name.as_str()));

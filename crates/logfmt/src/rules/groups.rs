@@ -135,9 +135,8 @@ pub struct Member {
     /// The member epoch (modern groups).
     pub member_epoch: Option<i32>,
     /// The member state (modern groups: `modern.MemberState`, 0 stable; a
-    /// streams member's `streams.MemberState`, whose values are one more
-    /// - 1 stable, 2 unrevoked tasks, 3 unreleased tasks - kept in the
-    /// modern numbering: [`streams_member_state`]).
+    /// streams member's `streams.MemberState`, whose values are one more,
+    /// 1 stable, is kept in the modern numbering: [`streams_member_state`]).
     pub member_state: Option<i8>,
     /// The streams member's process id.
     pub process_id: Option<String>,
