@@ -404,23 +404,31 @@ fn sigkill_log_dir_agrees_with_dump_log_segments() {
     assert!(seen["log"] > 0 && seen["timeindex"] > 0);
 }
 
-/// What Kafka 4.3.1 wrote (fixtures/kafka-4.3.1, or the interop suite's
-/// fresh copy) against 4.3.1's own DumpLogSegments.
+/// What Kafka 4.3.1 and 4.4.0 wrote (fixtures/kafka-4.3.1 and
+/// kafka-4.4.0, or the interop suite's fresh copy) against each release's
+/// own DumpLogSegments.
 #[test]
 fn kafka_4_log_dir_agrees_with_dump_log_segments() {
-    let seen = compare_dir(&crate::util::fixtures_4().join("kafka4"));
-    for kind in ["log", "index", "timeindex", "snapshot"] {
-        assert!(seen.get(kind).copied().unwrap_or(0) > 0, "no {kind} file compared: {seen:?}");
+    for base in crate::util::fixtures_4x() {
+        let seen = compare_dir(&base.join("kafka4"));
+        for kind in ["log", "index", "timeindex", "snapshot"] {
+            assert!(seen.get(kind).copied().unwrap_or(0) > 0, "{}: no {kind} file compared: {seen:?}", base.display());
+        }
     }
 }
 
-/// Kafka 4.3.1's log dir: verify finds nothing at warning or above (no
+/// Kafka 4.3.1's and 4.4.0's log dirs: verify finds nothing at warning or above (no
 /// false alarm on transaction v2's epoch bumps, compaction, share groups),
 /// and every internal record decodes (KIP-848 consumer and share group
 /// records, the share group state topic's records dumped).
 #[test]
 fn kafka_4_log_dir_verifies_clean_and_every_record_decodes() {
-    let logs = crate::util::fixtures_4().join("kafka4/logs");
+    for base in crate::util::fixtures_4x() {
+        kafka_4_verifies_clean_and_decodes(&base.join("kafka4/logs"));
+    }
+}
+
+fn kafka_4_verifies_clean_and_decodes(logs: &Path) {
     let logs = logs.to_str().unwrap();
     let (code, v) = run_json(&["verify", "--fail-on", "warning", logs]);
     assert_eq!(code, 0, "{v:?}");
@@ -529,8 +537,8 @@ fn fixtures_cover_the_format() {
 /// The rows of a table a Kafka tool printed (`describe/FILE` of the kafka4
 /// scenario): columns split at whitespace (a header cell of two words, e.g.
 /// `COORDINATOR (ID)`, has a two-token value), by header name.
-fn kafka_table(file: &str) -> Vec<HashMap<String, String>> {
-    let path = crate::util::fixtures_4().join("kafka4/describe").join(file);
+fn kafka_table(base: &Path, file: &str) -> Vec<HashMap<String, String>> {
+    let path = base.join("kafka4/describe").join(file);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut header: Vec<String> = Vec::new();
     let mut rows = Vec::new();
@@ -554,7 +562,13 @@ fn kafka_table(file: &str) -> Vec<HashMap<String, String>> {
 /// start offsets and lag.
 #[test]
 fn kafka_4_groups_are_what_kafkas_describe_commands_said() {
-    let logs = crate::util::fixtures_4().join("kafka4/logs");
+    for base in crate::util::fixtures_4x() {
+        groups_are_what_kafka_said(&base);
+    }
+}
+
+fn groups_are_what_kafka_said(base: &Path) {
+    let logs = base.join("kafka4/logs");
     let (code, lines) = run_json(&["groups", logs.to_str().unwrap()]);
     assert_eq!(code, 0, "{lines:?}");
     let groups: HashMap<String, &Value> =
@@ -565,7 +579,7 @@ fn kafka_4_groups_are_what_kafkas_describe_commands_said() {
         other => other.to_string(),
     };
     // kafka-groups --list: every group, its type and protocol
-    let listed = kafka_table("groups-list.txt");
+    let listed = kafka_table(base, "groups-list.txt");
     assert_eq!(listed.len(), groups.len(), "{listed:?} vs {:?}", groups.keys());
     let mut types = std::collections::BTreeSet::new();
     for row in &listed {
@@ -583,7 +597,7 @@ fn kafka_4_groups_are_what_kafkas_describe_commands_said() {
             "Streams" => (row["GROUP"].clone(), "streams-state.txt".to_string()),
             _ => (row["GROUP"].clone(), format!("consumer-{}-state.txt", row["GROUP"])),
         };
-        let kafka = kafka_table(&file);
+        let kafka = kafka_table(base, &file);
         assert_eq!(kafka.len(), 1, "{file}: {kafka:?}");
         let k = &kafka[0];
         let g = groups[&name];
@@ -603,7 +617,7 @@ fn kafka_4_groups_are_what_kafkas_describe_commands_said() {
     assert!(states.iter().any(|s| s == "Stable"), "a group with a live member: {states:?}");
     // --members --verbose: the live KIP-848 member
     for row in listed.iter().filter(|r| r["TYPE"] == "Consumer") {
-        let kafka = kafka_table(&format!("consumer-{}-members.txt", row["GROUP"]));
+        let kafka = kafka_table(base, &format!("consumer-{}-members.txt", row["GROUP"]));
         let members = groups[&row["GROUP"]]["members"].as_array().unwrap();
         assert_eq!(members.len(), kafka.len(), "{}", row["GROUP"]);
         for k in &kafka {
@@ -625,7 +639,7 @@ fn kafka_4_groups_are_what_kafkas_describe_commands_said() {
     }
     // committed offsets and lag of the consumer groups
     for row in listed.iter().filter(|r| r["TYPE"] == "Consumer" || r["TYPE"] == "Classic") {
-        let kafka = kafka_table(&format!("consumer-{}-offsets.txt", row["GROUP"]));
+        let kafka = kafka_table(base, &format!("consumer-{}-offsets.txt", row["GROUP"]));
         assert!(!kafka.is_empty(), "{}", row["GROUP"]);
         for k in kafka {
             let c = lines
@@ -643,7 +657,7 @@ fn kafka_4_groups_are_what_kafkas_describe_commands_said() {
         }
     }
     // the share group's start offsets and lag
-    let kafka = kafka_table("share-offsets.txt");
+    let kafka = kafka_table(base, "share-offsets.txt");
     let ours: Vec<&Value> = lines.iter().filter(|l| l["type"] == "share_offset").collect();
     assert_eq!(ours.len(), kafka.len(), "{ours:?} vs {kafka:?}");
     for k in &kafka {

@@ -5,7 +5,7 @@ use std::process::Output;
 use serde_json::Value;
 
 pub use test_support::{
-    batch, copy_dir, copy_tree, files_under, fix_crc, fixtures, fixtures_4, idempotent_batch, root,
+    batch, copy_dir, copy_tree, files_under, fix_crc, fixtures, fixtures_4, fixtures_4x, idempotent_batch, root,
 };
 
 /// A `logtool` command with a scrubbed environment.

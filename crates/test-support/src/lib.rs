@@ -33,6 +33,15 @@ pub fn fixtures_4() -> PathBuf {
     }
 }
 
+/// Every Kafka 4.x fixture dir: `LOGTOOL_FIXTURES_4` alone when it is set
+/// (fresh data), else the committed 4.3.1 and 4.4.0 ones.
+pub fn fixtures_4x() -> Vec<PathBuf> {
+    match std::env::var_os("LOGTOOL_FIXTURES_4") {
+        Some(dir) => vec![PathBuf::from(dir)],
+        None => vec![root().join("fixtures").join("kafka-4.3.1"), root().join("fixtures").join("kafka-4.4.0")],
+    }
+}
+
 /// Every file under `dir`, sorted.
 pub fn files_under(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
