@@ -26,10 +26,11 @@
 #     divergence point; two real brokers started on the two dirs reconcile
 #     them (the old leader truncates to it) and diff-replicas then finds them
 #     consistent.
-#  6. Every spec again with --kafka-version 4.3: one Kafka 4.3 refuses exits 2
-#     naming the config (and verify --kafka-version 4.3 says 4.3 refuses its
-#     3.9 dir); the others are verified clean and served by Kafka 4.3.1 at
-#     metadata.version 4.3-IV0, every record read back (both isolations).
+#  6. Every spec again with --kafka-version 4.3, then 4.4: one Kafka 4.x
+#     refuses exits 2 naming the config (and verify --kafka-version 4.x says
+#     4.x refuses its 3.9 dir); the others are verified clean and served by
+#     Kafka 4.3.1 at metadata.version 4.3-IV0 (4.4.0 at 4.4-IV2), every
+#     record read back (both isolations).
 #
 # The metadata log is left out of byte comparisons (the controller appends to
 # it whenever it starts). Brokers run with log.retention.ms=-1 (the specs'
@@ -183,45 +184,50 @@ grep -q "Truncating to offset $at" "$work/node-1.broker.log" || die "failover: n
   || { cat "$work/failover.after" >&2; die "failover: the replicas still differ after Kafka reconciled them"; }
 log "failover: diverged at $at as the spec says; two Kafka brokers truncated node 1 to it and reconciled the replicas"
 
-# ---- 6. Kafka 4.3.1 on `fixture --kafka-version 4.3` ----------------------------
-# every shipped spec written as Kafka 4.3.1 writes it: a spec 4.3 refuses
-# (sub-MiB segment.bytes) exits 2 naming the config, and verify
-# --kafka-version 4.3 on its 3.9 dir says Kafka 4.3 refuses to start on it;
-# the others are served by a real Kafka 4.3.1 exactly
-K4_LIBS=$(kafka_libs_of 4.3.1)
-for s in $specs; do
-  d=$work/$s-4.3
-  rc=0; "$LT" -q fixture "$s" --kafka-version 4.3 --out "$d" >"$work/$s-4.3.written" 2>&1 || rc=$?
-  if [ $rc = 2 ]; then
-    grep -q "Kafka 4.3 refuses it: Invalid value .* for configuration segment.bytes" "$work/$s-4.3.written" \
-      || { cat "$work/$s-4.3.written" >&2; die "$s: fixture --kafka-version 4.3 failed without naming the config"; }
-    [ ! -e "$d" ] || die "$s: the refused fixture left $d behind"
-    d39=$work/$s; [ -d "$d39/node-1" ] && d39=$d39/node-1
-    { "$LT" verify --format json --kafka-version 4.3 "$d39" || true; } | grep -c '"kind":"start_refused"' >/dev/null \
-      || die "$s: fixture refuses 4.3, but verify --kafka-version 4.3 on its 3.9 dir gives no start_refused"
-    log "$s: Kafka 4.3 refuses its configs; fixture says so and verify on its 3.9 dir agrees"
-    continue
-  fi
-  [ $rc = 0 ] || { cat "$work/$s-4.3.written" >&2; die "$s: fixture --kafka-version 4.3 failed"; }
-  "$LT" verify --fail-on warning "$d" >"$work/$s-4.3.verify" || { cat "$work/$s-4.3.verify" >&2; die "$s (4.3): verify found problems"; }
-  grep -q "on start, Kafka 4.3 (the dir's metadata.version 4.3-IV0)" "$work/$s-4.3.verify" \
-    || die "$s (4.3): verify does not judge the dir as Kafka 4.3's"
-  "$LT" dump --deep --payload hex --format json "$d" | python3 tests/interop/records.py --full >"$work/$s-4.3.expected"
-  "$LT" dump --deep --payload hex --format json "$d" | python3 tests/interop/records.py --full --committed \
-    >"$work/$s-4.3.expected-committed"
-  KAFKA_LIBS=$K4_LIBS start_on "$d" "$s-4.3"
-  grep -q "Skipping recovery of .* logs from .* since clean shutdown file was found" "$work/$s-4.3.broker.log" \
-    || die "$s (4.3): Kafka 4.3.1 did not honour the clean shutdown"
-  grep -q "metadata.version Optional\[4.3-IV0\]\|metadata.version 4.3-IV0" "$work/$s-4.3.broker.log" \
-    || die "$s (4.3): Kafka 4.3.1 does not run at metadata.version 4.3-IV0"
-  for iso in read_uncommitted read_committed; do
-    exp=$work/$s-4.3.expected; [ $iso = read_committed ] && exp=$work/$s-4.3.expected-committed
-    workload "$BOOTSTRAP" consume-full $iso 2>"$work/$s-4.3.$iso.err" | sort >"$work/$s-4.3.$iso" \
-      || { cat "$work/$s-4.3.$iso.err" >&2; die "$s (4.3): $iso consumer failed"; }
-    diff "$exp" "$work/$s-4.3.$iso" >&2 || die "$s (4.3): the $iso consumer did not read what the spec produced"
+# ---- 6. Kafka 4.x on `fixture --kafka-version 4.x` ----------------------------
+# every shipped spec written as Kafka 4.3.1 (then 4.4.0) writes it: a spec
+# 4.x refuses (sub-MiB segment.bytes) exits 2 naming the config, and verify
+# --kafka-version 4.x on its 3.9 dir says Kafka 4.x refuses to start on it;
+# the others are served by that real Kafka exactly
+on_4x() { # RELEASE (4.3.1, 4.4.0) METADATA_VERSION (4.3-IV0)
+  local k=$1 mv=$2 v=${1%.*} libs s d rc d39 exp iso
+  libs=$(kafka_libs_of "$k")
+  for s in $specs; do
+    d=$work/$s-$v
+    rc=0; "$LT" -q fixture "$s" --kafka-version "$v" --out "$d" >"$work/$s-$v.written" 2>&1 || rc=$?
+    if [ $rc = 2 ]; then
+      grep -q "Kafka $v refuses it: Invalid value .* for configuration segment.bytes" "$work/$s-$v.written" \
+        || { cat "$work/$s-$v.written" >&2; die "$s: fixture --kafka-version $v failed without naming the config"; }
+      [ ! -e "$d" ] || die "$s: the refused fixture left $d behind"
+      d39=$work/$s; [ -d "$d39/node-1" ] && d39=$d39/node-1
+      { "$LT" verify --format json --kafka-version "$v" "$d39" || true; } | grep -c '"kind":"start_refused"' >/dev/null \
+        || die "$s: fixture refuses $v, but verify --kafka-version $v on its 3.9 dir gives no start_refused"
+      log "$s: Kafka $v refuses its configs; fixture says so and verify on its 3.9 dir agrees"
+      continue
+    fi
+    [ $rc = 0 ] || { cat "$work/$s-$v.written" >&2; die "$s: fixture --kafka-version $v failed"; }
+    "$LT" verify --fail-on warning "$d" >"$work/$s-$v.verify" || { cat "$work/$s-$v.verify" >&2; die "$s ($v): verify found problems"; }
+    grep -q "on start, Kafka $v (the dir's metadata.version $mv)" "$work/$s-$v.verify" \
+      || die "$s ($v): verify does not judge the dir as Kafka $v's"
+    "$LT" dump --deep --payload hex --format json "$d" | python3 tests/interop/records.py --full >"$work/$s-$v.expected"
+    "$LT" dump --deep --payload hex --format json "$d" | python3 tests/interop/records.py --full --committed \
+      >"$work/$s-$v.expected-committed"
+    KAFKA_LIBS=$libs start_on "$d" "$s-$v"
+    grep -q "Skipping recovery of .* logs from .* since clean shutdown file was found" "$work/$s-$v.broker.log" \
+      || die "$s ($v): Kafka $k did not honour the clean shutdown"
+    grep -q "metadata.version Optional\[$mv\]\|metadata.version $mv" "$work/$s-$v.broker.log" \
+      || die "$s ($v): Kafka $k does not run at metadata.version $mv"
+    for iso in read_uncommitted read_committed; do
+      exp=$work/$s-$v.expected; [ $iso = read_committed ] && exp=$work/$s-$v.expected-committed
+      workload "$BOOTSTRAP" consume-full $iso 2>"$work/$s-$v.$iso.err" | sort >"$work/$s-$v.$iso" \
+        || { cat "$work/$s-$v.$iso.err" >&2; die "$s ($v): $iso consumer failed"; }
+      diff "$exp" "$work/$s-$v.$iso" >&2 || die "$s ($v): the $iso consumer did not read what the spec produced"
+    done
+    kafka_stop "$KAFKA_PID"
+    log "$s: Kafka $k started on fixture --kafka-version $v without recovery and served all $(wc -l <"$work/$s-$v.expected") records ($(wc -l <"$work/$s-$v.expected-committed") committed)"
+    rm -rf "$d"
   done
-  kafka_stop "$KAFKA_PID"
-  log "$s: Kafka 4.3.1 started on fixture --kafka-version 4.3 without recovery and served all $(wc -l <"$work/$s-4.3.expected") records ($(wc -l <"$work/$s-4.3.expected-committed") committed)"
-  rm -rf "$d"
-done
+}
+on_4x 4.3.1 4.3-IV0
+on_4x 4.4.0 4.4-IV2
 log "fixture interop: all checks passed"

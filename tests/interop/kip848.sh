@@ -197,7 +197,7 @@ kafka_stop "$lt_pid"
 { signal_ours KILL "${range_pids[@]}"; wait "${range_pids[@]}"; } 2>/dev/null || true
 # (regular expressions are ConsumerGroupHeartbeat v1, which a Kafka 4.x
 # cluster advertises: a logtool broker of a 4.3 cluster, its topics made alike)
-lt_start "$work/lt43-logs" lt43 --kafka-version 4.3
+lt_start "$work/lt43-logs" lt43 --kafka-version "${KAFKA_VERSION%.*}"
 k4 org.apache.kafka.tools.TopicCommand --bootstrap-server "$lt" --create --topic k848 --partitions 4 >/dev/null 2>&1 \
   || die "lt43: kafka-topics --create k848"
 k4 org.apache.kafka.tools.TopicCommand --bootstrap-server "$lt" --create --topic k848r --partitions 3 >/dev/null 2>&1 \
@@ -218,9 +218,9 @@ kafka_stop "$KAFKA_PID"
 { signal_ours KILL "${range_pids[@]}" "$regex_pid"; wait "${range_pids[@]}" "$regex_pid"; } 2>/dev/null || true
 { signal_ours KILL "$a_pid" "$consumer_pid"; wait "$a_pid" "$consumer_pid"; } 2>/dev/null || true
 for s in 1 2 3 4 5 offsets range regex; do
-  diff "$work/logtool.$s" "$work/kafka.$s" >&2 || die "step $s: logtool broker's group is not Kafka 4.3.1's"
+  diff "$work/logtool.$s" "$work/kafka.$s" >&2 || die "step $s: logtool broker's group is not Kafka $KAFKA_VERSION's"
 done
-log "logtool broker and Kafka 4.3.1: the same states, epochs, members, assignments and committed offsets at every step"
+log "logtool broker and Kafka $KAFKA_VERSION: the same states, epochs, members, assignments and committed offsets at every step"
 
 # ---- what logtool broker wrote, read back -----------------------------------
 "$LT" groups --format json --group cg-848 "$lt_dir" >"$work/groups.json"
@@ -243,17 +243,17 @@ groups_cmd "$BOOTSTRAP" --members --verbose >"$work/kafka-on-lt.members"
 described "$BOOTSTRAP" >"$work/kafka-on-lt.group"
 offsets "$BOOTSTRAP" >"$work/kafka-on-lt.offsets"
 kafka_stop "$KAFKA_PID"
-diff "$work/logtool.5" "$work/kafka-on-lt.group" >&2 || die "Kafka 4.3.1 loads another group from logtool broker's dir"
+diff "$work/logtool.5" "$work/kafka-on-lt.group" >&2 || die "Kafka $KAFKA_VERSION loads another group from logtool broker's dir"
 # (the members in either order: Kafka lists them from a hash map)
 diff <(sort "$work/lt.members") <(sort "$work/kafka-on-lt.members") >&2 \
-  || die "Kafka 4.3.1 loads another member from logtool broker's dir"
-diff "$work/logtool.offsets" "$work/kafka-on-lt.offsets" >&2 || die "Kafka 4.3.1 loads other committed offsets"
-log "Kafka 4.3.1 on logtool broker's dir: the same group, member, assignment and committed offsets"
+  || die "Kafka $KAFKA_VERSION loads another member from logtool broker's dir"
+diff "$work/logtool.offsets" "$work/kafka-on-lt.offsets" >&2 || die "Kafka $KAFKA_VERSION loads other committed offsets"
+log "Kafka $KAFKA_VERSION on logtool broker's dir: the same group, member, assignment and committed offsets"
 
 # ---- Kafka 4.3.1 on the 4.3 cluster's dir: the regex group -------------------
 start_on "$work/lt43-logs" kafka-on-lt43
 regex_described "$BOOTSTRAP" >"$work/kafka-on-lt43.regex"
 kafka_stop "$KAFKA_PID"
 diff "$work/logtool.regex" "$work/kafka-on-lt43.regex" >&2 \
-  || die "Kafka 4.3.1 loads another regex group from the 4.3 logtool broker's dir"
-log "Kafka 4.3.1 on the 4.3 logtool broker's dir: the same regex group ($(paste -sd' ' "$work/kafka-on-lt43.regex"))"
+  || die "Kafka $KAFKA_VERSION loads another regex group from the ${KAFKA_VERSION%.*} logtool broker's dir"
+log "Kafka $KAFKA_VERSION on the ${KAFKA_VERSION%.*} logtool broker's dir: the same regex group ($(paste -sd' ' "$work/kafka-on-lt43.regex"))"

@@ -104,7 +104,7 @@ declare -A suite=(
   [pure]=tests/interop/pure.sh
   [streams]=tests/interop/streams.sh
   [kip848]="KAFKA_VERSION=4.3.1 tests/interop/kip848.sh"
-  [tv2]="KAFKA_VERSION=4.3.1 tests/interop/tv2.sh"
+  [tv2]="KAFKA_VERSION=4.4.0 tests/interop/tv2.sh"
   [share]="KAFKA_VERSION=4.3.1 tests/interop/share.sh"
 )
 # the longest first (as in the last runs), so the lanes end close together

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Transaction version 2 (KIP-890) with Kafka 4.3.1's own clients: the same
-# steps against `logtool broker --kafka-version 4.3` and, as the control,
-# against a freshly formatted Kafka 4.3.1 (which finalizes
-# transaction.version 2). Run with KAFKA_VERSION=4.3.1 (run.sh does).
+# Transaction version 2 (KIP-890) with Kafka 4.x's own clients: the same
+# steps against `logtool broker --kafka-version 4.x` and, as the control,
+# against a freshly formatted Kafka 4.x (which finalizes
+# transaction.version 2). Run with KAFKA_VERSION=4.3.1 or 4.4.0 (run.sh
+# runs 4.4.0).
 #   1. fixtures/kafka/Tv2App.java: one transactional producer, three transactions of
 #      10 records over both partitions of tv2, each committing tv2-group's
 #      offset of tv2-0 in the transaction (TxnOffsetCommit v5: no
@@ -91,7 +92,7 @@ steps() { # BOOTSTRAP NAME
 
 # ---- logtool broker, then the control ---------------------------------------
 lt_dir=$work/lt-logs
-lt_start "$lt_dir" lt --kafka-version 4.3
+lt_start "$lt_dir" lt --kafka-version "${KAFKA_VERSION%.*}"
 steps "$lt" logtool
 kafka_stop "$lt_pid"
 "$LT" verify --fail-on warning "$lt_dir" >"$work/verify.out" || { cat "$work/verify.out" >&2; die "verify found problems"; }
@@ -102,13 +103,13 @@ start_fresh "$work/kafka-logs" kafka
 steps "$BOOTSTRAP" kafka
 kafka_stop "$KAFKA_PID"
 "$LT" verify --fail-on warning "$work/kafka-logs" >"$work/verify-kafka.out" \
-  || { cat "$work/verify-kafka.out" >&2; die "verify reports the healthy dir Kafka 4.3.1 left (TV2 epoch bumps, a fence)"; }
+  || { cat "$work/verify-kafka.out" >&2; die "verify reports the healthy dir Kafka $KAFKA_VERSION left (TV2 epoch bumps, a fence)"; }
 written "$work/kafka-logs" "$work/kafka.written"
 for s in describe committed read written; do
-  diff "$work/logtool.$s" "$work/kafka.$s" >&2 || die "$s: logtool broker's transactions are not Kafka 4.3.1's"
+  diff "$work/logtool.$s" "$work/kafka.$s" >&2 || die "$s: logtool broker's transactions are not Kafka $KAFKA_VERSION's"
 done
-grep -q "^state PrepareCommit 3 1 2" "$work/kafka.written" || { cat "$work/kafka.written" >&2; die "Kafka 4.3.1 did not bump the epoch per transaction"; }
-log "logtool broker and Kafka 4.3.1: the same coordinator records, epochs, markers, committed offset and read_committed records:"
+grep -q "^state PrepareCommit 3 1 2" "$work/kafka.written" || { cat "$work/kafka.written" >&2; die "Kafka $KAFKA_VERSION did not bump the epoch per transaction"; }
+log "logtool broker and Kafka $KAFKA_VERSION: the same coordinator records, epochs, markers, committed offset and read_committed records:"
 sed 's/^/    /' "$work/kafka.written" >&2
 
 # ---- Kafka 4.3.1 on what logtool broker wrote -------------------------------
@@ -118,6 +119,6 @@ committed "$BOOTSTRAP" >"$work/kafka-on-lt.committed"
 read_committed "$BOOTSTRAP" "$work/kafka-on-lt.read"
 kafka_stop "$KAFKA_PID"
 for s in describe committed read; do
-  diff "$work/logtool.$s" "$work/kafka-on-lt.$s" >&2 || die "$s: Kafka 4.3.1 on logtool broker's dir differs"
+  diff "$work/logtool.$s" "$work/kafka-on-lt.$s" >&2 || die "$s: Kafka $KAFKA_VERSION on logtool broker's dir differs"
 done
-log "Kafka 4.3.1 on logtool broker's dir: the same transaction state and epoch, committed offset and read_committed records"
+log "Kafka $KAFKA_VERSION on logtool broker's dir: the same transaction state and epoch, committed offset and read_committed records"

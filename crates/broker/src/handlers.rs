@@ -681,9 +681,7 @@ pub fn describe_configs(sh: &Shared, _version: i16, req: DescribeConfigsRequest)
                 out.error_message =
                     Some(s(format!("Unexpected broker id, expected {node} or empty string, but received {name}")));
             }
-        } else if res.resource_type == logfmt::rules::group_config::RESOURCE_GROUP
-            && store.kafka_version == logfmt::rules::config::Version::Kafka4_3
-        {
+        } else if res.resource_type == logfmt::rules::group_config::RESOURCE_GROUP && store.kafka_version.is_4x() {
             // `ConfigHelper.describeConfigs` of a group: its configs over
             // the broker's (`rules::group_config::describe`)
             let name = res.resource_name.to_string();
@@ -737,7 +735,7 @@ pub fn incremental_alter_configs(
 ) -> IncrementalAlterConfigsResponse {
     use kafka_protocol::messages::incremental_alter_configs_response::AlterConfigsResourceResponse;
     let mut store = sh.lock();
-    let kafka4 = store.kafka_version == logfmt::rules::config::Version::Kafka4_3;
+    let kafka4 = store.kafka_version.is_4x();
     let mut r = IncrementalAlterConfigsResponse::default();
     let mut seen: BTreeMap<(i8, String), usize> = BTreeMap::new();
     for res in &req.resources {

@@ -176,7 +176,7 @@ pub fn run(config: &Config, ready: impl FnOnce(SocketAddr)) -> Result<(), Broker
         store.set_transaction_partitions(config.transaction_partitions);
         let advertised = listener.local_addr()?;
         store.set_broker_configs(broker_configs(config, dir, advertised));
-        let kafka4 = store.kafka_version == logfmt::rules::config::Version::Kafka4_3;
+        let kafka4 = store.kafka_version.is_4x();
         let sh = Arc::new(Shared {
             kafka4,
             store: Mutex::new(store),

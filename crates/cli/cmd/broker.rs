@@ -95,10 +95,10 @@ pub struct BrokerArgs {
     /// fetch:drop:nth=3, *:delay=200:fraction=0.1 (GUIDE.md, "Broker mode").
     #[arg(long, value_name = "RULE")]
     pub fault: Vec<String>,
-    /// A new log dir's cluster is this Kafka release: 3.9 (3.9.1, the default) or 4.3
-    /// (4.3.1: its metadata.version and the features it finalizes, so clients use
-    /// transaction version 2: an epoch bump per transaction, partitions added by
-    /// Produce). A log dir opened again stays what it is.
+    /// A new log dir's cluster is this Kafka release: 3.9 (3.9.1, the default), 4.3
+    /// (4.3.1) or 4.4 (4.4.0): its metadata.version and the features it finalizes, so
+    /// 4.x clients use transaction version 2 (an epoch bump per transaction, partitions
+    /// added by Produce). A log dir opened again stays what it is.
     #[arg(long, value_name = "VERSION", value_parser = crate::cmd::verify::parse_writable_version, default_value = "3.9")]
     pub kafka_version: logfmt::KafkaVersion,
     /// A file of fault rules, one per line, re-read whenever it changes.

@@ -75,8 +75,9 @@ pub struct FixtureArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=9))]
     pub replicas: Option<u32>,
     /// Write the dir as this Kafka release formats and writes it: 3.9 (3.9.1, the
-    /// default) or 4.3 (4.3.1: its metadata.version and feature levels); topic configs
-    /// are checked against that release (default: the spec's kafka_version).
+    /// default), 4.3 (4.3.1) or 4.4 (4.4.0): its metadata.version and feature levels;
+    /// topic configs are checked against that release (default: the spec's
+    /// kafka_version).
     #[arg(long, value_name = "VERSION", value_parser = crate::cmd::verify::parse_writable_version)]
     pub kafka_version: Option<logfmt::KafkaVersion>,
     /// List the shipped specs.

@@ -33,9 +33,10 @@ pub struct Release {
     pub latest_known_level: i16,
     /// The least `segment.bytes` a topic may have.
     pub min_segment_bytes: i64,
-    /// The finalized features (`metadata.version` aside) a newly formatted
-    /// cluster gets, with their levels.
-    pub default_features: &'static [(&'static str, i16)],
+    /// Its production features (`metadata.version` aside): name, the level
+    /// a newly formatted cluster finalizes, the greatest production level
+    /// (what a node registers as its supported maximum).
+    pub features: &'static [(&'static str, i16, i16)],
     /// Its topic config names.
     pub topic_configs: &'static [&'static str],
 }
@@ -49,7 +50,7 @@ pub const RELEASES: &[Release] = &[
         latest_production_level: 21,
         latest_known_level: 23,
         min_segment_bytes: 14,
-        default_features: &[("kraft.version", 1), ("transaction.version", 0)],
+        features: &[("kraft.version", 1, 1), ("transaction.version", 0, 0)],
         topic_configs: &[
             "cleanup.policy",
             "compression.gzip.level",
@@ -96,11 +97,11 @@ pub const RELEASES: &[Release] = &[
         latest_production_level: 25,
         latest_known_level: 26,
         min_segment_bytes: 14,
-        default_features: &[
-            ("eligible.leader.replicas.version", 0),
-            ("group.version", 1),
-            ("kraft.version", 1),
-            ("transaction.version", 2),
+        features: &[
+            ("eligible.leader.replicas.version", 0, 1),
+            ("group.version", 1, 1),
+            ("kraft.version", 1, 1),
+            ("transaction.version", 2, 2),
         ],
         topic_configs: &[
             "cleanup.policy",
@@ -145,13 +146,13 @@ pub const RELEASES: &[Release] = &[
         latest_production_level: 27,
         latest_known_level: 29,
         min_segment_bytes: 1048576,
-        default_features: &[
-            ("eligible.leader.replicas.version", 1),
-            ("group.version", 1),
-            ("kraft.version", 1),
-            ("share.version", 0),
-            ("streams.version", 0),
-            ("transaction.version", 2),
+        features: &[
+            ("eligible.leader.replicas.version", 1, 1),
+            ("group.version", 1, 1),
+            ("kraft.version", 1, 1),
+            ("share.version", 0, 1),
+            ("streams.version", 0, 0),
+            ("transaction.version", 2, 2),
         ],
         topic_configs: &[
             "cleanup.policy",
@@ -197,13 +198,13 @@ pub const RELEASES: &[Release] = &[
         latest_production_level: 29,
         latest_known_level: 30,
         min_segment_bytes: 1048576,
-        default_features: &[
-            ("eligible.leader.replicas.version", 1),
-            ("group.version", 1),
-            ("kraft.version", 1),
-            ("share.version", 1),
-            ("streams.version", 1),
-            ("transaction.version", 2),
+        features: &[
+            ("eligible.leader.replicas.version", 1, 1),
+            ("group.version", 1, 1),
+            ("kraft.version", 1, 1),
+            ("share.version", 1, 1),
+            ("streams.version", 1, 1),
+            ("transaction.version", 2, 2),
         ],
         topic_configs: &[
             "cleanup.policy",
@@ -250,13 +251,13 @@ pub const RELEASES: &[Release] = &[
         latest_production_level: 30,
         latest_known_level: 31,
         min_segment_bytes: 1048576,
-        default_features: &[
-            ("eligible.leader.replicas.version", 1),
-            ("group.version", 1),
-            ("kraft.version", 1),
-            ("share.version", 1),
-            ("streams.version", 1),
-            ("transaction.version", 2),
+        features: &[
+            ("eligible.leader.replicas.version", 1, 1),
+            ("group.version", 1, 1),
+            ("kraft.version", 1, 1),
+            ("share.version", 1, 1),
+            ("streams.version", 1, 1),
+            ("transaction.version", 2, 2),
         ],
         topic_configs: &[
             "cleanup.policy",
@@ -302,13 +303,13 @@ pub const RELEASES: &[Release] = &[
         latest_production_level: 33,
         latest_known_level: 34,
         min_segment_bytes: 1048576,
-        default_features: &[
-            ("eligible.leader.replicas.version", 1),
-            ("group.version", 1),
-            ("kraft.version", 1),
-            ("share.version", 2),
-            ("streams.version", 1),
-            ("transaction.version", 2),
+        features: &[
+            ("eligible.leader.replicas.version", 1, 1),
+            ("group.version", 1, 1),
+            ("kraft.version", 1, 1),
+            ("share.version", 2, 2),
+            ("streams.version", 1, 1),
+            ("transaction.version", 2, 2),
         ],
         topic_configs: &[
             "cleanup.policy",
@@ -411,7 +412,7 @@ const FALLBACK: Release = Release {
     latest_production_level: 21,
     latest_known_level: 23,
     min_segment_bytes: 14,
-    default_features: &[],
+    features: &[],
     topic_configs: &[],
 };
 
@@ -453,18 +454,17 @@ mod tests {
                 assert_eq!(metadata_version_name(level), l[1].as_str(), "{} level {level}", row.name);
             }
             assert_eq!(v["segment_bytes_validator"], format!("[{},...]", row.min_segment_bytes), "{}", row.name);
-            let features: Vec<(String, i16)> = v["features"]
+            let level = |f: &serde_json::Value, k: &str| i16::try_from(f[k].as_i64().unwrap()).unwrap();
+            let features: Vec<(String, i16, i16)> = v["features"]
                 .as_array()
                 .unwrap()
                 .iter()
                 .map(|f| {
-                    (
-                        f["name"].as_str().unwrap().to_string(),
-                        i16::try_from(f["default_level"].as_i64().unwrap()).unwrap(),
-                    )
+                    (f["name"].as_str().unwrap().to_string(), level(f, "default_level"), level(f, "latest_production"))
                 })
                 .collect();
-            let ours: Vec<(String, i16)> = row.default_features.iter().map(|(n, l)| ((*n).to_string(), *l)).collect();
+            let ours: Vec<(String, i16, i16)> =
+                row.features.iter().map(|(n, d, l)| ((*n).to_string(), *d, *l)).collect();
             assert_eq!(features, ours, "{}", row.name);
             let configs: Vec<&str> =
                 v["topic_configs"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();

@@ -65,6 +65,8 @@ use logfmt::emit;
 pub const METADATA_VERSION: i16 = 21;
 /// The metadata version a Kafka 4.3 cluster is formatted with (4.3-IV0).
 pub const METADATA_VERSION_4_3: i16 = 30;
+/// The `metadata.version` a Kafka 4.4.0 cluster formats with (4.4-IV2).
+pub const METADATA_VERSION_4_4: i16 = 33;
 /// The metadata log's topic id (`Uuid.METADATA_TOPIC_ID`).
 pub const METADATA_TOPIC_ID: Uuid = Uuid([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
 /// The node of a static quorum that is its controller (and a broker).
@@ -133,7 +135,7 @@ pub struct Cluster {
 
 /// The releases the writer makes dirs of (a dir of another is refused
 /// before anything is written: `logtool broker`, `logtool fixture`).
-pub const WRITES: [Version; 2] = [Version::Kafka3_9, Version::Kafka4_3];
+pub const WRITES: [Version; 3] = [Version::Kafka3_9, Version::Kafka4_3, Version::Kafka4_4];
 
 /// `Err` with what the writer makes, for a release it does not.
 pub fn check_writes(v: Version) -> std::result::Result<(), String> {
@@ -141,7 +143,7 @@ pub fn check_writes(v: Version) -> std::result::Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "Kafka {}: logtool writes the dirs of Kafka 3.9 (3.9.1) and 4.3 (4.3.1); it reads every release of {}",
+            "Kafka {}: logtool writes the dirs of Kafka 3.9 (3.9.1), 4.3 (4.3.1) and 4.4 (4.4.0); it reads every release of {}",
             v.name(),
             Version::known()
         ))
@@ -149,12 +151,21 @@ pub fn check_writes(v: Version) -> std::result::Result<(), String> {
 }
 
 /// The finalized feature levels `kafka-storage format` of `v` writes by
-/// default (3.9.1: metadata.version 3.9-IV0 only; 4.3.1 as its bootstrap
-/// snapshot holds them, in its order). Every 4.x is written as 4.3
-/// ([`WRITES`]).
+/// default (3.9.1: metadata.version 3.9-IV0 only; 4.3.1 and 4.4.0 as their
+/// bootstrap snapshots hold them, in their order; the levels are the release
+/// table's, `logfmt::rules::release`). A 4.x other than those is not
+/// written ([`WRITES`]); it gets 4.3's.
 pub fn feature_levels(v: Version) -> &'static [(&'static str, i16)] {
     match v {
         Version::Kafka3_9 => &[("metadata.version", METADATA_VERSION)],
+        Version::Kafka4_4 => &[
+            ("metadata.version", METADATA_VERSION_4_4),
+            ("eligible.leader.replicas.version", 1),
+            ("group.version", 1),
+            ("share.version", 2),
+            ("streams.version", 1),
+            ("transaction.version", 2),
+        ],
         _ => &[
             ("metadata.version", METADATA_VERSION_4_3),
             ("eligible.leader.replicas.version", 1),
@@ -167,10 +178,19 @@ pub fn feature_levels(v: Version) -> &'static [(&'static str, i16)] {
 }
 
 /// The supported feature ranges a node of `v` registers with: (name,
-/// minimum, maximum).
+/// minimum, maximum: the release's greatest production level).
 pub fn supported_features(v: Version) -> &'static [(&'static str, i16, i16)] {
     match v {
         Version::Kafka3_9 => &[("kraft.version", 0, 1), ("metadata.version", 1, METADATA_VERSION)],
+        Version::Kafka4_4 => &[
+            ("group.version", 0, 1),
+            ("kraft.version", 0, 1),
+            ("metadata.version", 7, METADATA_VERSION_4_4),
+            ("share.version", 0, 2),
+            ("streams.version", 0, 1),
+            ("transaction.version", 0, 2),
+            ("eligible.leader.replicas.version", 0, 1),
+        ],
         _ => &[
             ("group.version", 0, 1),
             ("kraft.version", 0, 1),
@@ -834,6 +854,32 @@ mod tests {
 
     fn real(path: &str) -> PathBuf {
         test_support::committed_fixtures().join(path)
+    }
+
+    /// The features the writer finalizes and registers for a 4.x release
+    /// are the release table's (`logfmt::rules::release`, from the jars).
+    #[test]
+    fn features_are_the_release_tables() {
+        for v in [Version::Kafka4_3, Version::Kafka4_4] {
+            let row = v.release();
+            let mut want: Vec<(&str, i16)> = vec![("metadata.version", row.latest_production_level)];
+            let mut ranges: Vec<(&str, i16, i16)> =
+                vec![("metadata.version", row.minimum_level, row.latest_production_level)];
+            for (name, default, max) in row.features {
+                if *name != "kraft.version" {
+                    want.push((name, *default));
+                }
+                ranges.push((name, 0, *max));
+            }
+            let mut ours = feature_levels(v).to_vec();
+            want.sort_unstable();
+            ours.sort_unstable();
+            assert_eq!(ours, want, "{}", v.name());
+            let mut ours = supported_features(v).to_vec();
+            ranges.sort_unstable();
+            ours.sort_unstable();
+            assert_eq!(ours, ranges, "{}", v.name());
+        }
     }
 
     #[test]
