@@ -2,7 +2,7 @@
 # KIP-848 consumer groups (group.protocol=consumer) with Kafka 4.3.1's own
 # clients: the same steps against `logtool broker` and, as the control,
 # against a real Kafka 4.3.1, compared as kafka-consumer-groups describes
-# them. Run with KAFKA_VERSION=4.3.1 (run.sh does).
+# them. Run with KAFKA_VERSION=4.3.1 or 4.4.0 (run.sh runs 4.4.0).
 #   1. a topic of 4 partitions gets 400 keyed records; console consumer A
 #      joins group cg-848 and reads them (every partition); consumer B
 #      joins (A revokes two partitions, B gets them); 100 more records are

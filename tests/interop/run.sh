@@ -103,7 +103,7 @@ declare -A suite=(
   [broker]=tests/interop/broker.sh
   [pure]=tests/interop/pure.sh
   [streams]=tests/interop/streams.sh
-  [kip848]="KAFKA_VERSION=4.3.1 tests/interop/kip848.sh"
+  [kip848]="KAFKA_VERSION=4.4.0 tests/interop/kip848.sh"
   [tv2]="KAFKA_VERSION=4.4.0 tests/interop/tv2.sh"
   [share]="KAFKA_VERSION=4.3.1 tests/interop/share.sh"
 )

@@ -75,7 +75,7 @@ lt_groups() { # LOGDIR OUT
 # kafka-configs --describe of share-early (its dynamic configs, then all)
 # and of the topic sh
 configs_described() { # BOOTSTRAP OUT
-  local c=kafka.admin.ConfigCommand
+  local c; c=$(kafka_config_class)
   { k4 $c --bootstrap-server "$1" --describe --entity-type groups --entity-name share-early
     k4 $c --bootstrap-server "$1" --describe --all --entity-type groups --entity-name share-early
     k4 $c --bootstrap-server "$1" --describe --entity-type topics --entity-name sh; } 2>/dev/null >"$2"
@@ -86,7 +86,7 @@ configs_described() { # BOOTSTRAP OUT
 # bound), then a console share consumer of that group reads sh from its
 # first record
 configs() { # BOOTSTRAP NAME
-  local b=$1 n=$2 c=kafka.admin.ConfigCommand
+  local b=$1 n=$2 c; c=$(kafka_config_class)
   k4 $c --bootstrap-server "$b" --alter --entity-type groups --entity-name share-early \
     --add-config share.auto.offset.reset=earliest,share.record.lock.duration.ms=20000 >/dev/null 2>"$work/$n.alter.err" \
     || { cat "$work/$n.alter.err" >&2; die "$n: kafka-configs --alter of a group"; }
@@ -144,7 +144,7 @@ steps() { # BOOTSTRAP NAME
 
 # ---- logtool broker, then the control ---------------------------------------
 lt_dir=$work/lt-logs
-lt_start "$lt_dir" lt --kafka-version 4.3
+lt_start "$lt_dir" lt --kafka-version "${KAFKA_VERSION%.*}"
 steps "$lt" logtool
 kafka_stop "$lt_pid"
 "$LT" verify --fail-on warning "$lt_dir" >"$work/verify.out" || { cat "$work/verify.out" >&2; die "verify found problems"; }
@@ -153,18 +153,20 @@ lt_groups "$lt_dir" "$work/logtool.groups"
 
 mkdir -p "$work/kafka-logs"
 start_fresh "$work/kafka-logs" kafka
-k4 org.apache.kafka.tools.FeatureCommand --bootstrap-server "$BOOTSTRAP" describe 2>/dev/null | grep -q 'Feature: share.version.*FinalizedVersionLevel: 1' \
-  || die "a fresh Kafka $KAFKA_VERSION has no share.version 1 finalized"
+# (share groups on: share.version 1 or above; 4.4.0 formats with 2)
+k4 org.apache.kafka.tools.FeatureCommand --bootstrap-server "$BOOTSTRAP" describe 2>/dev/null \
+  | grep -q 'Feature: share.version.*FinalizedVersionLevel: [1-9]' \
+  || die "a fresh Kafka $KAFKA_VERSION has no share.version finalized"
 steps "$BOOTSTRAP" kafka
 kafka_stop "$KAFKA_PID"
 "$LT" verify --fail-on warning "$work/kafka-logs" >"$work/verify-kafka.out" \
-  || { cat "$work/verify-kafka.out" >&2; die "verify reports the healthy dir Kafka 4.3.1 left (a share group)"; }
+  || { cat "$work/verify-kafka.out" >&2; die "verify reports the healthy dir Kafka $KAFKA_VERSION left (a share group)"; }
 written "$work/kafka-logs" "$work/kafka.written"
 lt_groups "$work/kafka-logs" "$work/kafka.groups"
 for s in delivered describe written groups configs configs-described; do
-  diff "$work/logtool.$s" "$work/kafka.$s" >&2 || die "$s: logtool broker's share group is not Kafka 4.3.1's"
+  diff "$work/logtool.$s" "$work/kafka.$s" >&2 || die "$s: logtool broker's share group is not Kafka $KAFKA_VERSION's"
 done
-log "logtool broker and Kafka 4.3.1: the same deliveries, describe and share coordinator records:"
+log "logtool broker and Kafka $KAFKA_VERSION: the same deliveries, describe and share coordinator records:"
 sed 's/^/    /' "$work/kafka.describe" "$work/kafka.written" >&2
 log "and share-limit (share.delivery.count.limit=2): $(grep -c ' RELEASE$' "$work/kafka.configs") deliveries, each record twice, then archived ($(grep '^share-limit' "$work/kafka.configs"))"
 log "and share-rc (share.isolation.level=read_committed): the committed records of sh-txn only, $(grep -c ' ACCEPT$' "$work/kafka.configs") of 15 ($(grep '^share-rc' "$work/kafka.configs"))"
@@ -176,7 +178,7 @@ start_on "$lt_dir" kafka-on-lt
 described "$BOOTSTRAP" "$work/kafka-on-lt.describe"
 configs_described "$BOOTSTRAP" "$work/kafka-on-lt.configs-described"
 kafka_stop "$KAFKA_PID"
-diff "$work/logtool.describe" "$work/kafka-on-lt.describe" >&2 || die "describe: Kafka 4.3.1 on logtool broker's dir differs"
+diff "$work/logtool.describe" "$work/kafka-on-lt.describe" >&2 || die "describe: Kafka $KAFKA_VERSION on logtool broker's dir differs"
 diff "$work/logtool.configs-described" "$work/kafka-on-lt.configs-described" >&2 \
-  || die "configs: Kafka 4.3.1 on logtool broker's dir describes other group or topic configs"
-log "Kafka 4.3.1 on logtool broker's dir: the same share group, start offset and lag, group and topic configs"
+  || die "configs: Kafka $KAFKA_VERSION on logtool broker's dir describes other group or topic configs"
+log "Kafka $KAFKA_VERSION on logtool broker's dir: the same share group, start offset and lag, group and topic configs"
