@@ -201,6 +201,13 @@ pub mod names {
     pub const LOG_START_OFFSET_CHECKPOINT: &str = "log-start-offset-checkpoint";
     /// Per-log-dir log-cleaner progress.
     pub const CLEANER_OFFSET_CHECKPOINT: &str = "cleaner-offset-checkpoint";
+    /// A log dir's four offset checkpoints.
+    pub const LOG_DIR_CHECKPOINTS: [&str; 4] = [
+        RECOVERY_POINT_OFFSET_CHECKPOINT,
+        REPLICATION_OFFSET_CHECKPOINT,
+        LOG_START_OFFSET_CHECKPOINT,
+        CLEANER_OFFSET_CHECKPOINT,
+    ];
     /// Node identity.
     pub const META_PROPERTIES: &str = "meta.properties";
     /// KRaft bootstrap snapshot written by `kafka-storage format`.

@@ -443,19 +443,19 @@ pub struct HiddenLogEnd {
 /// segment's base offset: the records above it are hidden, the producer
 /// snapshots past it deleted, and the next appends reuse their offsets
 /// (Kafka 3.9.1 and 4.3.1 in the start matrix, row index_garbage_active).
+/// `actual`: the log end the batches give ([`super::log::log_end_offset`]).
 /// `None` when the index finds the end (an empty `.index` reads from the
 /// segment's start, which is right) or the segment has no batch.
-pub fn hidden_log_end(p: &Partition, limits: &Limits) -> Result<Option<HiddenLogEnd>> {
-    let Some(active) = p.active() else { return Ok(None) };
-    let Some(index) = active.index.as_ref() else { return Ok(None) };
-    let Ok(Some(entry)) = crate::index::lookup_offset(index, active.base, i64::MAX) else { return Ok(None) };
-    let actual = super::log::log_end_offset(p, limits)?;
+pub fn hidden_log_end(p: &Partition, actual: i64) -> Option<HiddenLogEnd> {
+    let active = p.active()?;
+    let index = active.index.as_ref()?;
+    let entry = crate::index::lookup_offset(index, active.base, i64::MAX).ok()??;
     let past_the_log = u64::try_from(entry.position).map_or(true, |pos| pos >= active.size);
-    Ok((actual > active.base && (entry.offset >= actual || past_the_log)).then_some(HiddenLogEnd {
+    (actual > active.base && (entry.offset >= actual || past_the_log)).then_some(HiddenLogEnd {
         entry_offset: entry.offset,
         kafka: active.base,
         actual,
-    }))
+    })
 }
 
 /// Whether Kafka recovers segment `i` of `p` when it loads it, by either

@@ -60,12 +60,7 @@ pub fn adjust_checkpoints(
     changes: &mut dyn Changes,
 ) -> Result<()> {
     let empty = BTreeMap::new();
-    for name in [
-        n::REPLICATION_OFFSET_CHECKPOINT,
-        n::RECOVERY_POINT_OFFSET_CHECKPOINT,
-        n::LOG_START_OFFSET_CHECKPOINT,
-        n::CLEANER_OFFSET_CHECKPOINT,
-    ] {
+    for name in n::LOG_DIR_CHECKPOINTS {
         let path = log_dir.join(name);
         let set = match name {
             n::RECOVERY_POINT_OFFSET_CHECKPOINT => &lim.recovery_point,

@@ -349,10 +349,7 @@ fn recover_partition(
     // the recoveries run, in order, for the producer snapshots they touch
     let mut steps = Vec::new();
     let mut last_cut = false;
-    // a garbage .index of the last segment that would make Kafka's clean
-    // load hide records: recover departs from Kafka's start here and
-    // rebuilds it, as Kafka does for a lost one
-    let hidden = if clean && first.is_none() { recovery::hidden_log_end(p, limits)? } else { None };
+    let hidden = hidden_by_index(p, clean && first.is_none(), limits)?;
     for (i, seg) in p.segments.iter().enumerate() {
         opts.progress.done(seg.size);
         let mut how = recovery::segment_recovery(p, i, first);
@@ -567,12 +564,7 @@ fn node_id_file(
 /// each empty at start (`rules::start::missing_checkpoint`), so recover
 /// leaves them to it.
 fn missing_checkpoints(log_dir: &Path, clean: bool, changes: &mut dyn Changes) {
-    for name in [
-        n::RECOVERY_POINT_OFFSET_CHECKPOINT,
-        n::REPLICATION_OFFSET_CHECKPOINT,
-        n::LOG_START_OFFSET_CHECKPOINT,
-        n::CLEANER_OFFSET_CHECKPOINT,
-    ] {
+    for name in n::LOG_DIR_CHECKPOINTS {
         let path = log_dir.join(name);
         if let Some(what) = logfmt::rules::start::missing_checkpoint(name, clean)
             && !path.exists()
@@ -613,6 +605,16 @@ fn topic_id_file(
             Ok(())
         }
     }
+}
+
+/// A garbage `.index` of the last segment that would make Kafka's load
+/// after a clean shutdown (`clean_load`) hide records: recover departs
+/// from Kafka's start here and rebuilds it, as Kafka does a lost one.
+fn hidden_by_index(p: &Partition, clean_load: bool, limits: &Limits) -> Result<Option<recovery::HiddenLogEnd>> {
+    if !clean_load {
+        return Ok(None);
+    }
+    Ok(recovery::hidden_log_end(p, logfmt::rules::log::log_end_offset(p, limits)?))
 }
 
 /// Why recover rebuilt `seg`'s indexes, as a change's reason; `hidden`:

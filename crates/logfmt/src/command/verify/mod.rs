@@ -650,7 +650,7 @@ pub fn check_log_dir(dir: &Path, opts: &Options) -> (LogDir, Report) {
     let present = entries(dir, &mut out);
     if present.iter().any(|(t, _)| t != n::CLUSTER_METADATA_TOPIC) {
         let clean = dir.join(n::CLEAN_SHUTDOWN).exists();
-        for name in LOG_DIR_CHECKPOINTS {
+        for name in n::LOG_DIR_CHECKPOINTS {
             if let Some(what) = start::missing_checkpoint(name, clean)
                 && !dir.join(name).exists()
             {
@@ -769,23 +769,13 @@ fn file_name(path: &Path) -> String {
 }
 
 /// `meta.properties`: there, and valid for its version.
-/// The four offset checkpoints of a log dir.
-const LOG_DIR_CHECKPOINTS: [&str; 4] = [
-    n::RECOVERY_POINT_OFFSET_CHECKPOINT,
-    n::REPLICATION_OFFSET_CHECKPOINT,
-    n::LOG_START_OFFSET_CHECKPOINT,
-    n::CLEANER_OFFSET_CHECKPOINT,
-];
-
 /// `meta.properties` names another node than the one the metadata log of
-/// the same dir registered its `directory.id` for ([`start::node_id_refusal`]).
+/// the same dir registered its `directory.id` for (the node that runs on
+/// it: [`LogDir::node_id`]; [`start::node_id_refusal`]).
 fn node_id_mismatch(dir: &Path, log_dir: &LogDir, opts: &Options) -> Option<start::Refusal> {
-    let props = crate::properties::read_meta_properties(&dir.join(n::META_PROPERTIES), &opts.limits).ok()?;
-    let get = |k: &str| props.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str());
-    let stored = get("node.id")?.parse::<i32>().ok()?;
-    let directory = crate::uuid::Uuid::parse(get("directory.id")?)?;
-    let registered = log_dir.metadata.as_ref()?.broker_of_dir(directory)?;
-    start::node_id_refusal(stored, registered)
+    let stored = crate::metadata::node_id(dir, &opts.limits)?.parse::<i32>().ok()?;
+    let running = log_dir.node_id.as_deref()?.parse::<i32>().ok()?;
+    start::node_id_refusal(stored, running)
 }
 
 fn meta_properties(dir: &Path, opts: &Options, out: &mut Findings) {
@@ -983,7 +973,7 @@ pub fn check_partition(dir: &Path, log_dir: &LogDir, opts: &Options, progress: &
     }
     if let Some(log_end) = log_end {
         snapshot_at_log_end(&p, log_start, log_end, opts, &mut out);
-        log_end_hidden(&p, opts, &mut out);
+        log_end_hidden(&p, log_end, &mut out);
     }
     for path in &p.kraft_snapshots {
         kraft_snapshot(path, opts, &mut out, &mut stats, progress);
@@ -1371,11 +1361,11 @@ fn snapshot_at_log_end(p: &Partition, log_start: i64, log_end: i64, opts: &Optio
 
 /// After a clean shutdown, a last `.index` that makes Kafka's load hide
 /// records ([`crate::rules::recovery::hidden_log_end`]).
-fn log_end_hidden(p: &Partition, opts: &Options, out: &mut Findings) {
+fn log_end_hidden(p: &Partition, log_end: i64, out: &mut Findings) {
     if p.is_metadata_log() || !p.log_dir.join(n::CLEAN_SHUTDOWN).exists() {
         return;
     }
-    let (Ok(Some(h)), Some(active)) = (crate::rules::recovery::hidden_log_end(p, &opts.limits), p.active()) else {
+    let (Some(h), Some(active)) = (crate::rules::recovery::hidden_log_end(p, log_end), p.active()) else {
         return;
     };
     let index = active.index.clone().unwrap_or_else(|| active.log.clone());
