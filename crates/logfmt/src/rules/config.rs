@@ -846,6 +846,18 @@ mod tests {
         one(k, v).unwrap_err().message
     }
 
+    /// Each variant names its own row of the release table.
+    #[test]
+    fn versions_are_the_rows_of_the_release_table() {
+        assert_eq!(Version::ALL.len(), super::super::release::RELEASES.len());
+        assert_eq!(Version::ALL.map(Version::name), ["3.9", "4.0", "4.1", "4.2", "4.3", "4.4"]);
+        assert_eq!(Version::newest(), Version::ALL[Version::ALL.len() - 1]);
+        assert_eq!(Version::parse("4.4.0"), Some(Version::Kafka4_4));
+        assert_eq!(Version::parse("4.1"), Some(Version::Kafka4_1));
+        assert_eq!(Version::parse("4.5"), None);
+        assert_eq!(Version::parse("4.4.x"), None);
+    }
+
     #[test]
     fn kafka_messages_word_for_word() {
         assert_eq!(
