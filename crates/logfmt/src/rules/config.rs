@@ -98,7 +98,7 @@ impl Version {
 
     /// Whether `name` is a topic config of this version.
     pub fn has_config(self, name: &str) -> bool {
-        self.release().topic_configs.contains(&name)
+        self.release().has_topic_config(name)
     }
 }
 
