@@ -51,6 +51,11 @@ impl Release {
     }
 }
 
+/// The topic configs Kafka 4.0 removed (KIP-724, KIP-937), gone from every
+/// 4.x row.
+const REMOVED_IN_4: [&str; 3] =
+    ["message.downconversion.enable", "message.format.version", "message.timestamp.difference.max.ms"];
+
 /// Kafka 3.9.1's topic config names (`LogConfig.configKeys()`), which the
 /// other rows are told against.
 pub const TOPIC_CONFIGS_3_9: &[&str] = &[
@@ -118,11 +123,7 @@ pub const RELEASES: &[Release] = &[
             ("kraft.version", 1, 1),
             ("transaction.version", 2, 2),
         ],
-        topic_configs_removed: &[
-            "message.downconversion.enable",
-            "message.format.version",
-            "message.timestamp.difference.max.ms",
-        ],
+        topic_configs_removed: &REMOVED_IN_4,
         topic_configs_added: &[],
     },
     Release {
@@ -140,11 +141,7 @@ pub const RELEASES: &[Release] = &[
             ("streams.version", 0, 0),
             ("transaction.version", 2, 2),
         ],
-        topic_configs_removed: &[
-            "message.downconversion.enable",
-            "message.format.version",
-            "message.timestamp.difference.max.ms",
-        ],
+        topic_configs_removed: &REMOVED_IN_4,
         topic_configs_added: &["internal.segment.bytes"],
     },
     Release {
@@ -162,11 +159,7 @@ pub const RELEASES: &[Release] = &[
             ("streams.version", 1, 1),
             ("transaction.version", 2, 2),
         ],
-        topic_configs_removed: &[
-            "message.downconversion.enable",
-            "message.format.version",
-            "message.timestamp.difference.max.ms",
-        ],
+        topic_configs_removed: &REMOVED_IN_4,
         topic_configs_added: &["internal.segment.bytes", "max.decompressed.message.bytes"],
     },
     Release {
@@ -184,11 +177,7 @@ pub const RELEASES: &[Release] = &[
             ("streams.version", 1, 1),
             ("transaction.version", 2, 2),
         ],
-        topic_configs_removed: &[
-            "message.downconversion.enable",
-            "message.format.version",
-            "message.timestamp.difference.max.ms",
-        ],
+        topic_configs_removed: &REMOVED_IN_4,
         topic_configs_added: &["internal.segment.bytes"],
     },
     Release {
@@ -206,11 +195,7 @@ pub const RELEASES: &[Release] = &[
             ("streams.version", 1, 1),
             ("transaction.version", 2, 2),
         ],
-        topic_configs_removed: &[
-            "message.downconversion.enable",
-            "message.format.version",
-            "message.timestamp.difference.max.ms",
-        ],
+        topic_configs_removed: &REMOVED_IN_4,
         topic_configs_added: &[
             "errors.deadletterqueue.group.enable",
             "internal.segment.bytes",
