@@ -349,6 +349,43 @@ fn a_lost_index_is_rebuilt_alone() {
     assert_eq!(code, 0, "{out}");
 }
 
+/// Row txnindex_version_unknown differs by release: a `.txnindex` entry
+/// of version 1 is loaded as it is by 3.9 to 4.3 (they read the version's
+/// first byte; Kafka 3.9.1 and 4.3.1 in the start matrix), while 4.4 does
+/// not start on it (4.4.0 halted in the interop suite's start matrix). On
+/// the committed 3.9.1 dir, judged as each: verify refuses the start for
+/// 4.4 only, and recover keeps the file for 3.9 and, for 4.4, rebuilds it
+/// byte for byte as Kafka wrote it.
+#[test]
+fn a_txnindex_entry_of_version_1_stops_only_kafka_4_4() {
+    let clean = root().join("fixtures/kafka-3.9.1/clean/logs");
+    let (_tmp, logs) = copy_tree(&clean);
+    let rel = "txn-1/00000000000000000000.txnindex";
+    let file = logs.join(rel);
+    let mut bytes = std::fs::read(&file).unwrap();
+    assert!(bytes.len() >= 34, "{rel} has an entry");
+    bytes[1] = 1;
+    std::fs::write(&file, &bytes).unwrap();
+    let refused_on_file = |version: Option<&str>| {
+        let mut args = vec!["verify"];
+        args.extend(version.map(|v| ["--kafka-version", v]).into_iter().flatten());
+        args.push(logs.to_str().unwrap());
+        let (_, lines) = run_json(&args);
+        of_type(&lines, "finding").iter().any(|v| v["kind"] == "start_refused" && v["file"].as_str() == file.to_str())
+    };
+    assert!(!refused_on_file(None), "3.9 loads it");
+    assert!(!refused_on_file(Some("4.3")), "4.3 loads it");
+    assert!(refused_on_file(Some("4.4")), "4.4 does not start on it");
+    let (code, out, err) = run(&["recover", "--execute", logs.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(std::fs::read(&file).unwrap(), bytes, "3.9 keeps it, and so does recover");
+    let (code, out, err) = run(&["recover", "--execute", "--kafka-version", "4.4", logs.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("which Kafka 4.4 does not start on"), "{out}");
+    assert_eq!(std::fs::read(&file).unwrap(), std::fs::read(clean.join(rel)).unwrap(), "rebuilt as Kafka wrote it");
+    assert!(!refused_on_file(Some("4.4")));
+}
+
 /// The starts Kafka refused (a file it cannot parse, no meta.properties) or
 /// where it set a dir aside (no partition.metadata), as the start matrix
 /// kept them (`starts`: row, file, outcome), done again to copies of the

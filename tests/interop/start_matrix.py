@@ -8,9 +8,12 @@ Kafka's start and `logtool recover --execute` made of them.
       lines to ROWS_OUT. With kafka, a row of AS_IF gets its other row's
       damage (the copy Kafka starts on)
   start_matrix.py refuse LOGDIR ROW
-      damage LOGDIR in place the way of refusal ROW (one of REFUSALS: each
-      stops Kafka's start, so each has a start of its own); print the
-      damaged file's path relative to LOGDIR
+      damage LOGDIR in place the way of refusal ROW (one of REFUSALS, or a
+      row of ROWS the release refuses: REFUSED_FROM; each stops Kafka's
+      start, so each has a start of its own); print the damaged file's path
+      relative to LOGDIR
+  start_matrix.py refusals
+      the refusal rows of the release START_RELEASE names (3.9 by default)
   start_matrix.py starts
       the rows of STARTS: a log dir damaged as a whole that Kafka starts on
   start_matrix.py save BASE DIR NAME DEST
@@ -162,9 +165,9 @@ ROWS = [
     # are scheduled deletions (which recover may leave to Kafka)
     ("cleaned_leftover", first_rolled, lambda d, b: copy(seg(d, b, LOG), seg(d, b, LOG) + ".cleaned")),
     ("deleted_leftover", first_rolled, lambda d, b: copy(seg(d, b, INDEX), seg(d, b, INDEX) + ".deleted")),
-    # a .txnindex entry of an unknown version: Kafka 3.9.1 loads the log and
-    # keeps the file (read_committed fetches over it fail later: verify's
-    # error, reindex's job)
+    # a .txnindex entry of version 1: Kafka 3.9.1 to 4.3.1 read only the
+    # version's first byte (0), load the log and keep the file; 4.4.0 reads
+    # the whole version and halts (REFUSED_FROM)
     ("txnindex_version_unknown", with_txn_index, lambda d, b: bump_version(seg(d, b, TXN))),
     # an interrupted swap (a cleaning or split killed between writing its
     # .swap files and renaming them): the load deletes what it replaces and
@@ -209,6 +212,20 @@ PREFER = {
 }
 
 
+# Rows of ROWS a release and every later one refuse to start on (where the
+# older ones start): a refusal row of theirs (start_matrix.sh's refusal).
+# (Each damages its segment's .txnindex, the file refuse names.)
+REFUSED_FROM = {"txnindex_version_unknown": (4, 4)}
+
+
+def release():
+    return tuple(int(x) for x in os.environ.get("START_RELEASE", "3.9").split("."))
+
+
+def refused_here(row):
+    return row in REFUSED_FROM and release() >= REFUSED_FROM[row]
+
+
 # Rows where recover departs from Kafka's start, and the row whose start it
 # does instead: a garbage .index of the last segment makes Kafka's clean
 # load hide the records (start_matrix.sh's hidden_row shows it); recover
@@ -224,7 +241,7 @@ def damage(logdir, rows_out, done_path=None, kafka=False):
     if done_path and os.path.exists(done_path):
         earlier = {l.split()[0] for l in open(done_path) if l.strip()}
     for name, applies, hurt in ROWS:
-        if name in earlier:
+        if name in earlier or refused_here(name):
             continue
         want = PREFER.get(name)
         order = [p for p in free if want and p.startswith(want)] + [p for p in free if not (want and p.startswith(want))]
@@ -421,6 +438,17 @@ def set_property(path, key, value):
 
 
 def refuse(logdir, row):
+    for name, applies, hurt in ROWS:
+        if name != row:
+            continue
+        for part in data_partitions(logdir):
+            pdir = os.path.join(logdir, part)
+            base = applies(pdir, segments(pdir))
+            if base is not None:
+                hurt(pdir, base)
+                print(os.path.join(part, "%020d%s" % (base, TXN)))
+                return
+        return
     for name, target, how in REFUSALS + OTHER + STARTS:
         if name != row:
             continue
@@ -454,7 +482,7 @@ if __name__ == "__main__":
     elif sys.argv[1] == "refuse":
         refuse(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "refusals":
-        print("\n".join(r[0] for r in REFUSALS))
+        print("\n".join([r[0] for r in REFUSALS] + [r[0] for r in ROWS if refused_here(r[0])]))
     elif sys.argv[1] == "starts":
         print("\n".join(r[0] for r in STARTS))
     elif sys.argv[1] == "save":

@@ -464,6 +464,8 @@ for p in m.data_partitions(sys.argv[1]): print(sys.argv[2], p, 0)' "$d-kafka" "$
 
 run() { # V SOURCE
   local v=$1 src=$2 r=1
+  # (start_matrix.py's rows by release: START_RELEASE)
+  export START_RELEASE=$v
   cp -a "$src" "$work/$v-base"
   cp -a "$src" "$work/$v-control"
   start_stop "$v" "$work/$v-control" "$v-control"

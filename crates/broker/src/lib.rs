@@ -363,6 +363,7 @@ fn recover_unclean(dir: &std::path::Path, held: &Arc<logfmt::lock::DirLock>) -> 
         allow_data_loss: false,
         roll: false,
         progress: logwrite::repair::Progress::default(),
+        kafka_version: None,
     };
     if let Err(e) = recover(dir, &opts, &mut repair) {
         repair.abandon().map_err(|e| refused(&e))?;

@@ -206,6 +206,7 @@ pub fn recover(global: &GlobalOpts, args: &RecoverArgs) -> anyhow::Result<Status
         allow_data_loss: args.allow_data_loss,
         roll: args.roll,
         progress,
+        kafka_version: args.kafka_version,
     };
     run_plan(global, &args.write, &log_dir, "recover", |changes, out| {
         let recovered = recover::recover(path, &opts, changes);
@@ -432,6 +433,11 @@ pub struct RecoverArgs {
     /// recover (without it, Kafka recovers the same segments again).
     #[arg(long)]
     pub roll: bool,
+    /// Do what this Kafka release's start does where releases differ (a .txnindex
+    /// entry version 4.4 refuses): 3.9, 4.0, 4.1, 4.2, 4.3 or 4.4 (or x.y.z). Default:
+    /// the release the dir's metadata.version implies.
+    #[arg(long, value_name = "VERSION", value_parser = super::verify::parse_version)]
+    pub kafka_version: Option<logfmt::rules::config::Version>,
     #[command(flatten)]
     pub interval: IntervalArgs,
     #[command(flatten)]

@@ -21,6 +21,10 @@
 //! * **A lost `.timeindex` beside its `.index`** is only created empty
 //!   (`LogSegment.sanityCheck`: `timeIndex().resize(0)`), not rebuilt:
 //!   [`time_index_created_empty`].
+//! * **A `.txnindex` entry's version** is read as the release reads it
+//!   ([`super::release::TxnIndexVersionRead`]): 3.9 to 4.3 load an entry of
+//!   version 1 as it is, 4.4 does not start on it ([`load_check`]). The
+//!   rules below are 3.9.1's and every later release's unless they say.
 //! * **One segment** (`LogSegment.recover`): read the batches from position
 //!   0; stop at the first one Kafka rejects; the log is cut there.
 //! * **Index spacing** ([`IndexBuilder`], `LogSegment.recover` and
@@ -47,6 +51,7 @@ use crate::partition::{Partition, Segment};
 use crate::sanity::HeaderField;
 use crate::spec::index as layout;
 
+use super::config::Version;
 use super::epochs::EpochCache;
 use super::producer::{Marker, ProducerState, end_txn_marker};
 
@@ -363,17 +368,19 @@ pub enum SegmentRecovery {
     Log,
 }
 
-/// Which recovery Kafka gives segment `i` of `p`, `first` being
+/// Which recovery Kafka `version` gives segment `i` of `p`, `first` being
 /// [`first_to_recover`]'s answer. A segment both above the recovery point
 /// and recovered alone is recovered twice by Kafka, with the same result:
-/// [`SegmentRecovery::Log`] says what follows from it.
-pub fn segment_recovery(p: &Partition, i: usize, first: Option<usize>) -> SegmentRecovery {
+/// [`SegmentRecovery::Log`] says what follows from it. A segment whose
+/// `.txnindex` the release refuses ([`LoadCheck::TxnIndexVersionRefused`])
+/// gets none: the broker stops there.
+pub fn segment_recovery(p: &Partition, i: usize, first: Option<usize>, version: Version) -> SegmentRecovery {
     if first.is_some_and(|f| i >= f) {
         return SegmentRecovery::Log;
     }
-    match p.segments.get(i).map(load_check) {
-        Some(LoadCheck::Fine) | None => SegmentRecovery::None,
-        Some(_) => SegmentRecovery::Segment,
+    match p.segments.get(i).map(|s| load_check(s, version)) {
+        Some(LoadCheck::Fine | LoadCheck::TxnIndexVersionRefused { .. }) | None => SegmentRecovery::None,
+        Some(LoadCheck::IndexMissing | LoadCheck::TxnIndexCorrupt { .. }) => SegmentRecovery::Segment,
     }
 }
 
@@ -392,15 +399,26 @@ pub enum LoadCheck {
         /// Its last offset.
         last_offset: i64,
     },
+    /// A `.txnindex` entry of a version the release refuses
+    /// ([`TxnIndexVersionRead`](super::release::TxnIndexVersionRead)):
+    /// `KafkaException` ("Unexpected aborted transaction version"), which
+    /// stops the broker ([`super::start::txn_index_version_refusal`]).
+    TxnIndexVersionRefused {
+        /// The entry's byte position.
+        position: u64,
+        /// Its version as the release reads it.
+        version: i16,
+    },
 }
 
-/// [`LoadCheck`] of `seg`: its `.index` exists, and every whole entry of
-/// its `.txnindex` passes `TransactionIndex.sanityCheck` (an unreadable
-/// `.txnindex` is left to the readers that report it). An entry of an
-/// unknown version does not stop the load: Kafka 3.9.1 started on one in
-/// the start matrix and kept it (its fetches fail on it later; `reindex`
-/// rebuilds it).
-pub fn load_check(seg: &Segment) -> LoadCheck {
+/// [`LoadCheck`] of `seg` by Kafka `version`: its `.index` exists, and
+/// every whole entry of its `.txnindex` passes `TransactionIndex.sanityCheck`
+/// in file order (an unreadable `.txnindex` is left to the readers that
+/// report it): first the entry's version as the release reads it (3.9 to
+/// 4.3 read only its first byte, so an entry of version 1 passes as 0 and is
+/// kept, as Kafka 3.9.1 did in the start matrix; 4.4 refuses it), then its
+/// last offset against the segment's base.
+pub fn load_check(seg: &Segment, version: Version) -> LoadCheck {
     use std::io::Read;
     if !seg.sibling(crate::spec::names::INDEX_FILE_SUFFIX).exists() {
         return LoadCheck::IndexMissing;
@@ -408,13 +426,17 @@ pub fn load_check(seg: &Segment) -> LoadCheck {
     let Ok(f) = std::fs::File::open(seg.sibling(crate::spec::names::TXN_INDEX_FILE_SUFFIX)) else {
         return LoadCheck::Fine;
     };
+    let read = version.release().txn_index_version;
     let mut r = std::io::BufReader::new(f);
     let mut entry = [0u8; layout::TXN_INDEX_ENTRY_SIZE];
     let mut position = 0u64;
     while r.read_exact(&mut entry).is_ok() {
-        let version = i16::from_be_bytes([entry[0], entry[1]]);
+        let v = read.read([entry[0], entry[1]]);
+        if read.refuses(v) {
+            return LoadCheck::TxnIndexVersionRefused { position, version: v };
+        }
         let last_offset = i64::from_be_bytes(entry[18..26].try_into().unwrap_or_default());
-        if version == layout::TXN_INDEX_VERSION && last_offset < seg.base {
+        if last_offset < seg.base {
             return LoadCheck::TxnIndexCorrupt { position, last_offset };
         }
         position = position.saturating_add(layout::TXN_INDEX_ENTRY_SIZE as u64);
@@ -460,17 +482,17 @@ pub fn hidden_log_end(p: &Partition, actual: i64) -> Option<HiddenLogEnd> {
 
 /// Whether Kafka recovers segment `i` of `p` when it loads it, by either
 /// recovery.
-pub fn needs_recovery(p: &Partition, i: usize, first: Option<usize>) -> bool {
-    segment_recovery(p, i, first) != SegmentRecovery::None
+pub fn needs_recovery(p: &Partition, i: usize, first: Option<usize>, version: Version) -> bool {
+    segment_recovery(p, i, first, version) != SegmentRecovery::None
 }
 
 /// Whether Kafka's load creates segment `i`'s `.timeindex` empty: it is
 /// missing beside an existing `.index` and no recovery rebuilds it
 /// (`LogSegment.sanityCheck(timeIndexFileNewlyCreated)`).
-pub fn time_index_created_empty(p: &Partition, i: usize, first: Option<usize>) -> bool {
+pub fn time_index_created_empty(p: &Partition, i: usize, first: Option<usize>, version: Version) -> bool {
     use crate::spec::names as n;
     p.segments.get(i).is_some_and(|s| !s.sibling(n::TIME_INDEX_FILE_SUFFIX).exists())
-        && segment_recovery(p, i, first) == SegmentRecovery::None
+        && segment_recovery(p, i, first, version) == SegmentRecovery::None
 }
 
 /// What Kafka's load does with a partition's files of a temporary suffix

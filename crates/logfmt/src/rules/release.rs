@@ -11,6 +11,7 @@
 //! | the levels it defines (those above `LATEST_PRODUCTION` are unstable) | `MetadataVersion.values()` |
 //! | the finalized features `kafka-storage format` gives a new cluster | `Feature.PRODUCTION_FEATURES` (3.9: `Features`), `defaultLevel(LATEST_PRODUCTION)` |
 //! | topic config names (as 3.9's, with those removed and added), the least `segment.bytes` | `LogConfig.configKeys()` |
+//! | how a `.txnindex` entry's version is read, and which it refuses | `AbortedTxn.version`, `TransactionIndex.sanityCheck` ([`TxnIndexVersionRead`]) |
 //!
 //! A dir written by a Kafka newer than the newest row (a `metadata.version`
 //! level above its production levels) is read with the newest row's rules
@@ -41,6 +42,42 @@ pub struct Release {
     pub topic_configs_removed: &'static [&'static str],
     /// The topic configs it has that 3.9 does not.
     pub topic_configs_added: &'static [&'static str],
+    /// How its `TransactionIndex` reads an entry's version.
+    pub txn_index_version: TxnIndexVersionRead,
+}
+
+/// How a release reads the version of a `.txnindex` entry (`AbortedTxn`),
+/// and so which versions its `TransactionIndex` refuses with a
+/// `KafkaException` ("Unexpected aborted transaction version"): on load
+/// (`LogSegment.sanityCheck`) that stops the broker. `releases.jsonl` has
+/// what each release's `TransactionIndex.sanityCheck` did with versions 1,
+/// 256 and -1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TxnIndexVersionRead {
+    /// Only its first byte (`ByteBuffer.get(0)`: 3.9 to 4.3), refused when
+    /// that is above 0: version 1 reads as 0 and is loaded, 256 is refused.
+    FirstByte,
+    /// The whole int16 (4.4: the generated `AbortedTxn` message), refused
+    /// unless 0 ("supported version range is 0 to 0").
+    Short,
+}
+
+impl TxnIndexVersionRead {
+    /// The version the release reads from an entry's first two bytes.
+    pub fn read(self, bytes: [u8; 2]) -> i16 {
+        match self {
+            TxnIndexVersionRead::FirstByte => i16::from(i8::from_be_bytes([bytes[0]])),
+            TxnIndexVersionRead::Short => i16::from_be_bytes(bytes),
+        }
+    }
+
+    /// Whether the release refuses an entry of version `read` (as it read it).
+    pub fn refuses(self, read: i16) -> bool {
+        match self {
+            TxnIndexVersionRead::FirstByte => read > 0,
+            TxnIndexVersionRead::Short => read != 0,
+        }
+    }
 }
 
 impl Release {
@@ -109,6 +146,7 @@ pub const RELEASES: &[Release] = &[
         features: &[("kraft.version", 1, 1), ("transaction.version", 0, 0)],
         topic_configs_removed: &[],
         topic_configs_added: &[],
+        txn_index_version: TxnIndexVersionRead::FirstByte,
     },
     Release {
         name: "4.0",
@@ -125,6 +163,7 @@ pub const RELEASES: &[Release] = &[
         ],
         topic_configs_removed: &REMOVED_IN_4,
         topic_configs_added: &[],
+        txn_index_version: TxnIndexVersionRead::FirstByte,
     },
     Release {
         name: "4.1",
@@ -143,6 +182,7 @@ pub const RELEASES: &[Release] = &[
         ],
         topic_configs_removed: &REMOVED_IN_4,
         topic_configs_added: &["internal.segment.bytes"],
+        txn_index_version: TxnIndexVersionRead::FirstByte,
     },
     Release {
         name: "4.2",
@@ -161,6 +201,7 @@ pub const RELEASES: &[Release] = &[
         ],
         topic_configs_removed: &REMOVED_IN_4,
         topic_configs_added: &["internal.segment.bytes", "max.decompressed.message.bytes"],
+        txn_index_version: TxnIndexVersionRead::FirstByte,
     },
     Release {
         name: "4.3",
@@ -179,6 +220,7 @@ pub const RELEASES: &[Release] = &[
         ],
         topic_configs_removed: &REMOVED_IN_4,
         topic_configs_added: &["internal.segment.bytes"],
+        txn_index_version: TxnIndexVersionRead::FirstByte,
     },
     Release {
         name: "4.4",
@@ -203,6 +245,7 @@ pub const RELEASES: &[Release] = &[
             "remote.copy.lag.bytes",
             "remote.copy.lag.ms",
         ],
+        txn_index_version: TxnIndexVersionRead::Short,
     },
 ];
 
@@ -267,6 +310,7 @@ const FALLBACK: Release = Release {
     features: &[],
     topic_configs_removed: &[],
     topic_configs_added: &[],
+    txn_index_version: TxnIndexVersionRead::FirstByte,
 };
 
 /// Whether a dir whose `metadata.version` is `level` was written by a Kafka
@@ -329,6 +373,14 @@ mod tests {
                 .collect();
             ours.sort_unstable();
             assert_eq!(configs, ours, "{}", row.name);
+            let refused: Vec<i64> =
+                v["txn_index_versions_refused"].as_array().unwrap().iter().map(|x| x.as_i64().unwrap()).collect();
+            let ours: Vec<i64> = [1i16, 256, -1]
+                .into_iter()
+                .filter(|&version| row.txn_index_version.refuses(row.txn_index_version.read(version.to_be_bytes())))
+                .map(i64::from)
+                .collect();
+            assert_eq!(refused, ours, "{}: .txnindex versions refused", row.name);
         }
     }
 

@@ -9,6 +9,7 @@
 //! | the `metadata.version` levels a release loads | `MetadataVersion.fromFeatureLevel`, `MetadataVersion.MINIMUM_VERSION` (4.x) |
 //! | topic configs a release refuses when it loads a log | `LogManager` -> `new LogConfig` (`ConfigDef.parse`): [`config::check_at_start`] |
 //! | two TopicRecords for one name | `ReplicationControlManager.replay(TopicRecord)` |
+//! | a `.txnindex` entry of a version the release refuses | `TransactionIndex` (`KafkaException`): the broker halts ([`txn_index_version_refusal`]) |
 //! | a checkpoint, `leader-epoch-checkpoint` or `partition.metadata` that does not parse | `CheckpointFileWithFailureHandler.read`, `PartitionMetadataFile.read`: the log dir goes offline ([`unreadable_file_refusal`]) |
 //! | no `meta.properties` | `MetaPropertiesEnsemble` ([`meta_properties_missing_refusal`]) |
 //! | `meta.properties` of another node id than the one that registered the dir | `MetaPropertiesEnsemble.verify`: "Stored node id ... doesn't match" ([`node_id_refusal`]) |
@@ -101,6 +102,27 @@ pub fn duplicate_replicas(dirs: &[(std::path::PathBuf, Vec<String>)]) -> Vec<(St
             (format!("{topic}-{partition}{}", if future { " (future)" } else { "" }), found)
         })
         .collect()
+}
+
+/// What Kafka `version` does on start with a segment whose `.txnindex`
+/// (`file`) has an entry of a version it refuses (`read`, as it reads it:
+/// [`super::recovery::LoadCheck::TxnIndexVersionRefused`]):
+/// `LogSegment.sanityCheck` -> `TransactionIndex` throws a `KafkaException`
+/// that `LogLoader.loadSegmentFiles` does not catch, and the broker halts
+/// ("Error starting LogManager"), whatever other log dirs it has. Kafka
+/// 4.4.0 halted so on an entry of version 1 in the start matrix; 3.9.1 to
+/// 4.3.1 read that version as 0 ([`super::release::TxnIndexVersionRead`]).
+pub fn txn_index_version_refusal(file: &str, read: i16, version: Version) -> Refusal {
+    let range = match version.release().txn_index_version {
+        super::release::TxnIndexVersionRead::Short => "supported version range is 0 to 0",
+        super::release::TxnIndexVersionRead::FirstByte => "current version is 0",
+    };
+    Refusal {
+        what: format!("{file}: an entry of version {read}"),
+        message: format!(
+            "KafkaException: Unexpected aborted transaction version {read} in transaction index {file}, {range} (the broker halts: Error starting LogManager)"
+        ),
+    }
 }
 
 /// What Kafka does on start with a log dir without `meta.properties`:

@@ -63,6 +63,7 @@ use logfmt::log::Item;
 use logfmt::logdir::{self, LogDirEntry, Target};
 use logfmt::metadata::{self, ClusterMetadata, ConfigSource};
 use logfmt::partition::{BatchInfo, LogDirCheckpoints, Partition, Segment, batch_info, scan};
+use logfmt::rules::config::Version;
 use logfmt::rules::epochs::EpochCache;
 use logfmt::rules::producer::ProducerState;
 use logfmt::rules::recovery::{self, SegmentRecovery, Stop, recover_segment};
@@ -95,6 +96,9 @@ pub struct RecoverOptions {
     pub roll: bool,
     /// Told each segment's size once it is recovered or passed over.
     pub progress: super::Progress,
+    /// The Kafka release whose start is done (what its load refuses);
+    /// `None`: the one the dir's `metadata.version` implies.
+    pub kafka_version: Option<Version>,
 }
 
 /// What recovery found in one partition.
@@ -180,6 +184,9 @@ pub fn recover(path: &Path, opts: &RecoverOptions, changes: &mut dyn Changes) ->
     let checkpoints = LogDirCheckpoints::read(&log_dir, &opts.limits);
     let meta = metadata::read_metadata_at(opts.metadata.as_deref().unwrap_or(&log_dir), &opts.limits).ok().flatten();
     node_id_file(&log_dir, meta.as_ref(), &opts.limits, changes)?;
+    let version = opts
+        .kafka_version
+        .unwrap_or_else(|| logfmt::rules::start::implied_version(meta.as_ref().and_then(|m| m.metadata_version)));
     let node = metadata::node_id_with(&log_dir, meta.as_ref(), &opts.limits);
     if partitions.iter().any(|d| !d.ends_with(format!("{}-0", n::CLUSTER_METADATA_TOPIC))) {
         missing_checkpoints(&log_dir, clean, changes);
@@ -220,7 +227,7 @@ pub fn recover(path: &Path, opts: &RecoverOptions, changes: &mut dyn Changes) ->
                 let first = recovery::first_to_recover(&p, clean, opts.all);
                 let interval = index_interval(&opts.interval, meta.as_ref(), node.as_deref(), &p.name.topic);
                 let mut rec = Recorded::new(executing);
-                let r = recover_partition(&p, first, clean, &interval, opts, &mut rec)?;
+                let r = recover_partition(&p, (first, version), clean, &interval, opts, &mut rec)?;
                 topic_id_file(&p, meta.as_ref(), &opts.limits, &mut rec)?;
                 Ok((p, r, rec))
             })
@@ -326,9 +333,11 @@ fn cut(
     Ok(new_end)
 }
 
+/// `at`: the first segment the log's recovery recovers
+/// ([`recovery::first_to_recover`]), and the release whose start is done.
 fn recover_partition(
     p: &Partition,
-    first: Option<usize>,
+    (first, version): (Option<usize>, Version),
     clean: bool,
     interval: &(u64, String),
     opts: &RecoverOptions,
@@ -352,12 +361,16 @@ fn recover_partition(
     let hidden = hidden_by_index(p, clean && first.is_none(), limits)?;
     for (i, seg) in p.segments.iter().enumerate() {
         opts.progress.done(seg.size);
-        let mut how = recovery::segment_recovery(p, i, first);
-        if how == SegmentRecovery::None && i == last && hidden.is_some() {
+        let mut how = recovery::segment_recovery(p, i, first, version);
+        // departures from Kafka's start: a garbage last .index that hides
+        // records, a .txnindex the release refuses (it does not start)
+        if how == SegmentRecovery::None
+            && ((i == last && hidden.is_some()) || refused_txn_index(seg, version).is_some())
+        {
             how = SegmentRecovery::Segment;
         }
         if how == SegmentRecovery::None {
-            if recovery::time_index_created_empty(p, i, first) {
+            if recovery::time_index_created_empty(p, i, first, version) {
                 changes.write(
                     &seg.sibling(n::TIME_INDEX_FILE_SUFFIX),
                     &[],
@@ -395,7 +408,7 @@ fn recover_partition(
         for &(e, o) in &rebuilt.epochs {
             cache.assign(e, o);
         }
-        let why = why_rebuilt(seg, how, hidden.filter(|_| i == last));
+        let why = why_rebuilt(seg, how, hidden.filter(|_| i == last), version);
         let why = why.as_str();
         write_if_changed(changes, &seg.sibling(n::INDEX_FILE_SUFFIX), &rebuilt.offset_index, why)?;
         write_if_changed(changes, &seg.sibling(n::TIME_INDEX_FILE_SUFFIX), &rebuilt.time_index, why)?;
@@ -458,7 +471,7 @@ fn recover_partition(
             .segments
             .iter()
             .enumerate()
-            .filter(|(i, _)| recovery::needs_recovery(p, *i, first))
+            .filter(|(i, s)| recovery::needs_recovery(p, *i, first, version) || refused_txn_index(s, version).is_some())
             .map(|(_, s)| s)
             .collect();
         let state = if snapshot_at_end { None } else { txn.as_ref() };
@@ -619,7 +632,12 @@ fn hidden_by_index(p: &Partition, clean_load: bool, limits: &Limits) -> Result<O
 
 /// Why recover rebuilt `seg`'s indexes, as a change's reason; `hidden`:
 /// the last segment's garbage `.index` would hide records.
-fn why_rebuilt(seg: &Segment, how: SegmentRecovery, hidden: Option<recovery::HiddenLogEnd>) -> String {
+fn why_rebuilt(
+    seg: &Segment,
+    how: SegmentRecovery,
+    hidden: Option<recovery::HiddenLogEnd>,
+    version: Version,
+) -> String {
     match (hidden, how) {
         (Some(h), SegmentRecovery::Segment) => format!(
             "its .index's last entry (offset {}) is past every batch: Kafka's load after a clean shutdown would take the log end {} and hide offsets {}..{}; rebuilt instead, as Kafka rebuilds a lost one",
@@ -628,18 +646,32 @@ fn why_rebuilt(seg: &Segment, how: SegmentRecovery, hidden: Option<recovery::Hid
             h.kafka,
             h.actual.saturating_sub(1)
         ),
-        (_, SegmentRecovery::Segment) => alone_because(seg).to_string(),
+        (_, SegmentRecovery::Segment) => alone_because(seg, version),
         _ => "rebuilt as Kafka's recovery builds it".to_string(),
     }
 }
 
-/// Why Kafka's load recovers `seg` alone, as a change's reason.
-fn alone_because(seg: &Segment) -> &'static str {
-    match recovery::load_check(seg) {
+/// Why Kafka's load recovers `seg` alone, as a change's reason (or why
+/// recover does where Kafka `version` does not start).
+fn alone_because(seg: &Segment, version: Version) -> String {
+    match recovery::load_check(seg, version) {
         recovery::LoadCheck::TxnIndexCorrupt { .. } => {
-            "its .txnindex has an entry ending below the segment (CorruptIndexException): Kafka's load recovers this segment alone and rebuilds it"
+            "its .txnindex has an entry ending below the segment (CorruptIndexException): Kafka's load recovers this segment alone and rebuilds it".into()
         }
-        _ => "its .index is missing: Kafka's load recovers this segment alone and rebuilds it",
+        recovery::LoadCheck::TxnIndexVersionRefused { version: read, .. } => format!(
+            "its .txnindex has an entry of version {read}, which Kafka {} does not start on (TransactionIndex: KafkaException); rebuilt as Kafka's recovery of this segment builds it, so that it starts",
+            version.name()
+        ),
+        _ => "its .index is missing: Kafka's load recovers this segment alone and rebuilds it".into(),
+    }
+}
+
+/// The version of `seg`'s `.txnindex` entry that Kafka `version` refuses
+/// on load, if one is there.
+fn refused_txn_index(seg: &Segment, version: Version) -> Option<i16> {
+    match recovery::load_check(seg, version) {
+        recovery::LoadCheck::TxnIndexVersionRefused { version: read, .. } => Some(read),
+        _ => None,
     }
 }
 

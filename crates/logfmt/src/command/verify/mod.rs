@@ -934,7 +934,7 @@ pub fn check_partition(dir: &Path, log_dir: &LogDir, opts: &Options, progress: &
         }
     };
     sort_out(&p, &mut out);
-    let mut tally = recovered_on_start(&p);
+    let mut tally = recovered_on_start(&p, opts.version_for(log_dir));
     let mut st = PartitionState::new(&p, rules::log::compaction(&p, log_dir), opts);
     let mut prev: Option<(i64, SegmentSummary)> = None;
     let mut unreadable = None;
@@ -989,6 +989,22 @@ pub fn check_partition(dir: &Path, log_dir: &LogDir, opts: &Options, progress: &
     .collect();
     for f in &unparsable {
         refused(f, &start::unreadable_file_refusal(&file_name(f)), opts, log_dir, &mut out, &mut tally);
+    }
+    let version = opts.version_for(log_dir);
+    for seg in &p.segments {
+        if let rules::recovery::LoadCheck::TxnIndexVersionRefused { version: read, .. } =
+            rules::recovery::load_check(seg, version)
+        {
+            let f = seg.sibling(n::TXN_INDEX_FILE_SUFFIX);
+            refused(
+                &f,
+                &start::txn_index_version_refusal(&file_name(&f), read, version),
+                opts,
+                log_dir,
+                &mut out,
+                &mut tally,
+            );
+        }
     }
     if let Some(meta) = &log_dir.metadata
         && !p.is_metadata_log()
@@ -1171,7 +1187,7 @@ const RECOVERY_CUTS: &[Kind] = &[
 ];
 
 /// The segments of `p` a start recovers (`LogLoader`), counted.
-fn recovered_on_start(p: &Partition) -> StartTally {
+fn recovered_on_start(p: &Partition, version: Version) -> StartTally {
     let mut t = StartTally::default();
     if p.is_metadata_log() {
         return t;
@@ -1179,7 +1195,7 @@ fn recovered_on_start(p: &Partition) -> StartTally {
     let clean = p.log_dir.join(n::CLEAN_SHUTDOWN).exists();
     let first = rules::recovery::first_to_recover(p, clean, false);
     for (i, seg) in p.segments.iter().enumerate() {
-        if rules::recovery::needs_recovery(p, i, first) && seg.size > 0 {
+        if rules::recovery::needs_recovery(p, i, first, version) && seg.size > 0 {
             t.segments_recovered = t.segments_recovered.saturating_add(1);
             t.bytes_recovered = t.bytes_recovered.saturating_add(seg.size);
             t.partitions_recovered = 1;
