@@ -386,6 +386,33 @@ fn a_txnindex_entry_of_version_1_stops_only_kafka_4_4() {
     assert!(!refused_on_file(Some("4.4")));
 }
 
+/// A 4.x dir of a static quorum (no voter set names a directory) whose
+/// `meta.properties` lost its `directory.id`: Kafka writes a new one and
+/// moves the partitions the node registered under the old one to it;
+/// verify warns, and recover writes the registered id back, the file then
+/// as Kafka wrote it.
+#[test]
+fn a_lost_directory_id_of_a_static_quorum_is_written_back() {
+    for base in test_support::fixtures_4x() {
+        let clean = base.join("kafka4/logs");
+        let (_tmp, logs) = copy_tree(&clean);
+        let file = logs.join("meta.properties");
+        damage(&logs, &file, "meta_properties_directory_id_missing");
+        let (code, lines) = run_json(&["verify", "--fail-on", "warning", logs.to_str().unwrap()]);
+        assert_eq!(code, 1, "{}", base.display());
+        let said = of_type(&lines, "finding")
+            .iter()
+            .any(|v| v["kind"] == "directory_id_unregistered" && v["file"].as_str() == file.to_str());
+        assert!(said, "{}: {lines:?}", base.display());
+        assert_eq!(of_type(&lines, "start_plan")[0]["refusals"], 0, "{}: Kafka starts", base.display());
+        let (code, out, err) = run(&["recover", "--execute", logs.to_str().unwrap()]);
+        assert_eq!(code, 0, "{out}{err}");
+        assert_eq!(std::fs::read(&file).unwrap(), std::fs::read(clean.join("meta.properties")).unwrap());
+        let (code, out, _) = run(&["verify", "--fail-on", "warning", logs.to_str().unwrap()]);
+        assert_eq!(code, 0, "{out}");
+    }
+}
+
 /// The starts Kafka refused (a file it cannot parse, no meta.properties) or
 /// where it set a dir aside (no partition.metadata), as the start matrix
 /// kept them (`starts`: row, file, outcome), done again to copies of the
@@ -461,6 +488,11 @@ fn damage(logs: &Path, file: &Path, row: &str) {
     };
     match row {
         "meta_properties_node_id_wrong" => set("node.id", "2"),
+        "meta_properties_directory_id_missing" => {
+            let text = std::fs::read_to_string(file).unwrap();
+            let kept: Vec<&str> = text.lines().filter(|l| !l.starts_with("directory.id=")).collect();
+            std::fs::write(file, kept.join("\n") + "\n").unwrap();
+        }
         "cluster_id_changed" => set("cluster.id", "AAAAAAAAAAAAAAAAAAAAAA"),
         "checkpoints_lost" => {
             for cp in CHECKPOINTS {

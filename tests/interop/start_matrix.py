@@ -416,6 +416,9 @@ REFUSALS = [
     ("partition_metadata_garbage", lambda d: first_with(d, "partition.metadata"), "garbage"),
     ("meta_properties_missing", lambda d: "meta.properties", "remove"),
     ("meta_properties_node_id_wrong", lambda d: "meta.properties", "node_id"),
+    # a KRaft voter's directory.id lost (a dynamic quorum: a VotersRecord
+    # names it; a static quorum's Kafka starts, and the row is left out)
+    ("meta_properties_directory_id_missing", lambda d: "meta.properties" if voter_dir(d) else None, "directory_id"),
 ]
 # Starts on a log dir damaged as a whole (start_matrix.sh's dir_row): Kafka
 # starts, changes no partition beyond restart noise, and so does recover.
@@ -430,6 +433,19 @@ LOST_CHECKPOINTS = {
 }
 # not a refusal (the dir is set aside): start_matrix.sh's stray_row
 OTHER = [("partition_metadata_missing", lambda d: first_with(d, "partition.metadata"), "remove")]
+
+
+def voter_dir(logdir):
+    """Whether the dir's directory.id is a KRaft voter's: its 16 bytes are
+    in the bootstrap snapshot, which holds the VotersRecord of a quorum
+    formatted with --standalone (and no directory id otherwise)."""
+    import base64
+    props = dict(l.split("=", 1) for l in open(os.path.join(logdir, "meta.properties")).read().splitlines() if "=" in l)
+    d = props.get("directory.id")
+    snap = os.path.join(logdir, "__cluster_metadata-0", "00000000000000000000-0000000000.checkpoint")
+    if d is None or not os.path.exists(snap):
+        return False
+    return base64.urlsafe_b64decode(d + "==") in open(snap, "rb").read()
 
 
 def set_property(path, key, value):
@@ -460,6 +476,9 @@ def refuse(logdir, row):
             overwrite(path, GARBAGE)
         elif how == "node_id":
             set_property(path, "node.id", "2")
+        elif how == "directory_id":
+            lines = open(path).read().splitlines()
+            overwrite(path, ("\n".join(l for l in lines if not l.startswith("directory.id=")) + "\n").encode())
         elif how == "cluster_id":
             set_property(path, "cluster.id", "AAAAAAAAAAAAAAAAAAAAAA")
         elif how == "checkpoints":

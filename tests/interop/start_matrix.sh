@@ -169,7 +169,11 @@ for l in sys.stdin:
     if v.get("type") == "start_plan" and v["refusals"] > 0:
         plan = True
 print("error" if err else "no error on the file", "refused" if plan else "no refusal in the start plan")' "$d" "$rel")
-  start_version "$v" "$d" "$v-$row"
+  # (a voter that is not one waits for its registration to time out: 60 s
+  # by default)
+  local extra=()
+  [ "$row" != meta_properties_directory_id_missing ] || extra=("initial.broker.registration.timeout.ms=15000")
+  start_version "$v" "$d" "$v-$row" "${extra[@]}"
   if ! refused_start "$v-$row"; then
     kafka_stop "$KAFKA_PID"
     die "Kafka $v started on $row ($rel); verify said: $said"

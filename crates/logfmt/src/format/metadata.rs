@@ -94,6 +94,12 @@ pub struct ClusterMetadata {
     /// `BrokerRegistrationChangeRecord` that names them): which node a log
     /// dir's `directory.id` belongs to.
     pub broker_log_dirs: BTreeMap<i32, Vec<Uuid>>,
+    /// The KRaft voters and their directory ids, as the latest `VotersRecord`
+    /// (a control record, kraft.version 1: a quorum formatted with
+    /// `--standalone` or `--initial-controllers`) says; `None` for a static
+    /// quorum (`controller.quorum.voters`, kraft.version 0), which names no
+    /// directory.
+    pub voters: Option<Vec<(i32, Uuid)>>,
     /// The files replayed.
     pub sources: Vec<PathBuf>,
     /// Records that did not decode (skipped).
@@ -265,6 +271,7 @@ impl ClusterMetadata {
     /// Apply the data records of one batch.
     fn batch(&mut self, b: &crate::batch::RecordBatch<'_>, scratch: &mut Vec<u8>, limits: &Limits) {
         if b.header().is_control() {
+            self.control_batch(b, scratch, limits);
             return;
         }
         let Ok(mut records) = b.records(scratch, limits) else {
@@ -280,6 +287,18 @@ impl ClusterMetadata {
             match kmsg::metadata::decode(value) {
                 Ok(r) => self.apply(&r),
                 Err(_) => self.undecodable = self.undecodable.saturating_add(1),
+            }
+        }
+    }
+}
+
+impl ClusterMetadata {
+    /// Take the voters of a control batch's `VotersRecord`s.
+    fn control_batch(&mut self, b: &crate::batch::RecordBatch<'_>, scratch: &mut Vec<u8>, limits: &Limits) {
+        let Ok(mut records) = b.records(scratch, limits) else { return };
+        while let Some(Ok(rec)) = records.next_record() {
+            if let Ok(crate::control::ControlRecord::KRaftVoters(v)) = crate::control::parse(&rec, 0) {
+                self.voters = Some(v.voters.iter().map(|x| (x.voter_id, Uuid(x.voter_directory_id))).collect());
             }
         }
     }
@@ -414,5 +433,20 @@ mod tests {
         let (v, src) = meta.topic_config("log-append", INDEX_INTERVAL_BYTES, Some("1"));
         assert_eq!((v.as_str(), src), ("4096", ConfigSource::KafkaDefault));
         assert_eq!(node_id(&logs, &Limits::default()).as_deref(), Some("1"));
+    }
+
+    /// The clean fixture's quorum was formatted `--standalone` (a
+    /// `VotersRecord` in its bootstrap snapshot, as Kafka's decoder printed
+    /// it); the 4.x fixture's is static (no voters record).
+    #[test]
+    fn voters_are_the_voters_record_of_a_dynamic_quorum() {
+        let logs = fixtures().join("clean/logs");
+        let meta = read_log_dir_metadata(&logs, &Limits::default()).unwrap().unwrap();
+        let voters: Vec<(i32, String)> =
+            meta.voters.unwrap().into_iter().map(|(id, dir)| (id, dir.to_string())).collect();
+        assert_eq!(voters, vec![(1, "8E8H0kAURQWgcR_6cU-7pw".to_string())]);
+        let logs = test_support::fixtures_4x()[0].join("kafka4/logs");
+        let meta = read_log_dir_metadata(&logs, &Limits::default()).unwrap().unwrap();
+        assert_eq!(meta.voters, None);
     }
 }

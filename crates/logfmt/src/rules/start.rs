@@ -12,6 +12,7 @@
 //! | a `.txnindex` entry of a version the release refuses | `TransactionIndex` (`KafkaException`): the broker halts ([`txn_index_version_refusal`]) |
 //! | a checkpoint, `leader-epoch-checkpoint` or `partition.metadata` that does not parse | `CheckpointFileWithFailureHandler.read`, `PartitionMetadataFile.read`: the log dir goes offline ([`unreadable_file_refusal`]) |
 //! | no `meta.properties` | `MetaPropertiesEnsemble` ([`meta_properties_missing_refusal`]) |
+//! | `meta.properties` without the `directory.id` the voter set or the node's registration names | `MetaPropertiesEnsemble.Copier` writes a new one; `KafkaRaftClient` (not a voter) ([`directory_id_on_start`]) |
 //! | `meta.properties` of another node id than the one that registered the dir | `MetaPropertiesEnsemble.verify`: "Stored node id ... doesn't match" ([`node_id_refusal`]) |
 //! | a log dir checkpoint file missing | `CheckpointFile` creates it empty; its partitions start as if it named none ([`missing_checkpoint`]) |
 //! | a replica in two of a broker's log dirs | `LogManager.loadLog`: "Duplicate log directories" ([`duplicate_replicas`]) |
@@ -150,6 +151,61 @@ pub fn node_id_refusal(stored: i32, registered: i32) -> Option<Refusal> {
         ),
         message: format!("RuntimeException: Stored node id {stored} doesn't match previous node id {registered}"),
     })
+}
+
+/// What Kafka does on start with a log dir whose `meta.properties` lacks
+/// the `directory.id` the metadata log knows it by
+/// ([`directory_id_on_start`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DirectoryIdOnStart {
+    /// The node is a KRaft voter under `expected` (a dynamic quorum's
+    /// `VotersRecord`): with another directory id it is no voter, the
+    /// quorum elects no leader, and the broker exits when its registration
+    /// times out. Kafka 3.9.1 so in the start matrix.
+    Refused {
+        /// Why Kafka does not start.
+        refusal: Refusal,
+        /// The directory id the voter set names.
+        expected: Uuid,
+    },
+    /// The node registered this dir (its only one) as `expected`: Kafka
+    /// writes a new random id and registers the dir under it, and the
+    /// partitions the metadata log placed in `expected` are moved to it
+    /// (`AssignReplicasToDirs`); Kafka 4.4.0 left them without a leader in
+    /// logtool's test.
+    Reassigned {
+        /// The directory id the node's registration names.
+        expected: Uuid,
+    },
+}
+
+/// What Kafka does on start with node `node`'s log dir whose
+/// `meta.properties` says `directory.id` `stored` (`None`: missing; Kafka
+/// then writes a new random one, `MetaPropertiesEnsemble.Copier.
+/// generateValidDirectoryId`, before anything else): a voter of the
+/// dir's KRaft voter set under another id does not start
+/// (`KafkaRaftClient`: the local `ReplicaKey` is not a voter); a node whose
+/// registration names one dir gets that dir re-registered under the new
+/// id. `None` when the ids agree or the metadata log names none.
+pub fn directory_id_on_start(stored: Option<Uuid>, node: i32, meta: &ClusterMetadata) -> Option<DirectoryIdOnStart> {
+    let said = |s: Option<Uuid>| match s {
+        Some(d) => format!("meta.properties says directory.id={d}"),
+        None => "meta.properties has no directory.id (Kafka writes a new one)".to_string(),
+    };
+    let voter = meta.voters.as_ref().and_then(|v| v.iter().find(|(id, _)| *id == node)).map(|(_, d)| *d);
+    if let Some(expected) = voter.filter(|d| !d.is_zero()) {
+        return (stored != Some(expected)).then(|| DirectoryIdOnStart::Refused {
+            refusal: Refusal {
+                what: format!("{}, the KRaft voter set names node {node} with directory.id={expected}", said(stored)),
+                message: "the node is not that voter: the quorum elects no leader, and the broker exits after initial.broker.registration.timeout.ms (\"unable to register with the controller quorum\")".into(),
+            },
+            expected,
+        });
+    }
+    match meta.broker_log_dirs.get(&node).map(Vec::as_slice) {
+        Some(&[expected]) if stored != Some(expected) => Some(DirectoryIdOnStart::Reassigned { expected }),
+        _ => None,
+    }
 }
 
 /// What Kafka does on start with the log dir checkpoint `name` missing

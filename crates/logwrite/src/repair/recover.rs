@@ -183,7 +183,7 @@ pub fn recover(path: &Path, opts: &RecoverOptions, changes: &mut dyn Changes) ->
     }
     let checkpoints = LogDirCheckpoints::read(&log_dir, &opts.limits);
     let meta = metadata::read_metadata_at(opts.metadata.as_deref().unwrap_or(&log_dir), &opts.limits).ok().flatten();
-    node_id_file(&log_dir, meta.as_ref(), &opts.limits, changes)?;
+    meta_properties_file(&log_dir, meta.as_ref(), &opts.limits, changes)?;
     let version = opts
         .kafka_version
         .unwrap_or_else(|| logfmt::rules::start::implied_version(meta.as_ref().and_then(|m| m.metadata_version)));
@@ -539,38 +539,87 @@ fn epochs_at_start(p: &Partition, limits: &Limits, changes: &mut dyn Changes) ->
     Ok((recovery::epochs_from_batches(p, limits)?, true))
 }
 
-/// `meta.properties` naming another node than the one the metadata log
-/// registered the dir's `directory.id` for: Kafka, configured as that node,
-/// does not start (`rules::start::node_id_refusal`); written again with the
-/// registered node id, every other line as it was.
-fn node_id_file(
+/// `meta.properties` as the node the metadata log knows needs it, every
+/// other line as it was:
+/// - naming another node than the one the metadata log registered the
+///   dir's `directory.id` for: Kafka, configured as that node, does not
+///   start (`rules::start::node_id_refusal`); the registered node id;
+/// - without the `directory.id` the KRaft voter set or the node's only
+///   registered dir names (`rules::start::directory_id_on_start`): Kafka
+///   writes a new one and then does not start (a voter) or moves the dir's
+///   partitions to it; that directory id.
+fn meta_properties_file(
     log_dir: &Path,
     meta: Option<&ClusterMetadata>,
     limits: &Limits,
     changes: &mut dyn Changes,
 ) -> Result<()> {
+    use logfmt::rules::start::{self, DirectoryIdOnStart};
     let path = log_dir.join(n::META_PROPERTIES);
-    let (Some(registered), Some(stored)) = (
-        metadata::node_id_with(log_dir, meta, limits).and_then(|v| v.parse::<i32>().ok()),
-        metadata::node_id(log_dir, limits).and_then(|v| v.parse::<i32>().ok()),
-    ) else {
+    let (Some(meta), Ok(props)) = (meta, logfmt::properties::read_meta_properties(&path, limits)) else {
         return Ok(());
     };
-    let Some(refusal) = logfmt::rules::start::node_id_refusal(stored, registered) else { return Ok(()) };
-    let text = String::from_utf8_lossy(&logfmt::read_bounded(&path, limits.max_text_file_size, "meta.properties")?)
-        .into_owned();
-    let mut out = String::with_capacity(text.len());
-    for line in text.split_inclusive('\n') {
-        match line.split_once('=') {
-            Some((key, _)) if key.trim() == "node.id" => out.push_str(&format!("node.id={registered}\n")),
-            _ => out.push_str(line),
+    let get = |k: &str| props.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str());
+    let registered = metadata::node_id_with(log_dir, Some(meta), limits).and_then(|v| v.parse::<i32>().ok());
+    let stored = get("node.id").and_then(|v| v.parse::<i32>().ok());
+    let mut set: Vec<(&str, String)> = Vec::new();
+    let mut why = Vec::new();
+    if let (Some(registered), Some(stored)) = (registered, stored)
+        && let Some(refusal) = start::node_id_refusal(stored, registered)
+    {
+        set.push(("node.id", registered.to_string()));
+        why.push(format!(
+            "{}: Kafka does not start ({}); node.id={registered} as registered",
+            refusal.what, refusal.message
+        ));
+    }
+    let directory = match get("directory.id") {
+        Some(v) => logfmt::uuid::Uuid::parse(v).map(Some),
+        None => Some(None),
+    };
+    if let (Some(node), Some(directory)) = (registered.or(stored), directory) {
+        match start::directory_id_on_start(directory, node, meta) {
+            Some(DirectoryIdOnStart::Refused { refusal, expected }) => {
+                set.push(("directory.id", expected.to_string()));
+                why.push(format!(
+                    "{}: Kafka does not start ({}); directory.id={expected} as the voter set names it",
+                    refusal.what, refusal.message
+                ));
+            }
+            Some(DirectoryIdOnStart::Reassigned { expected }) => {
+                set.push(("directory.id", expected.to_string()));
+                why.push(format!("no directory.id {expected}, which node {node} registered this dir as: Kafka would write a new one and move the dir's partitions to it; written back"));
+            }
+            None => {}
         }
     }
-    changes.write(
-        &path,
-        out.as_bytes(),
-        &format!("{}: Kafka does not start ({}); node.id={registered} as registered", refusal.what, refusal.message),
-    )
+    if set.is_empty() {
+        return Ok(());
+    }
+    let text = String::from_utf8_lossy(&logfmt::read_bounded(&path, limits.max_text_file_size, "meta.properties")?)
+        .into_owned();
+    changes.write(&path, set_properties(&text, &set).as_bytes(), &why.join("; "))
+}
+
+/// `text` (a properties file) with each `(key, value)` of `set` in place of
+/// the key's line, or, for a key it does not have, after the `node.id` line
+/// (where `kafka-storage format` puts `directory.id`).
+fn set_properties(text: &str, set: &[(&str, String)]) -> String {
+    let mut out = String::with_capacity(text.len().saturating_add(64));
+    let has = |key: &str| text.split_inclusive('\n').any(|l| l.split_once('=').is_some_and(|(k, _)| k.trim() == key));
+    for line in text.split_inclusive('\n') {
+        let key = line.split_once('=').map(|(k, _)| k.trim());
+        match set.iter().find(|(k, _)| Some(*k) == key) {
+            Some((k, v)) => out.push_str(&format!("{k}={v}\n")),
+            None => out.push_str(line),
+        }
+        if key == Some("node.id") {
+            for (k, v) in set.iter().filter(|(k, _)| !has(k)) {
+                out.push_str(&format!("{k}={v}\n"));
+            }
+        }
+    }
+    out
 }
 
 /// The log dir checkpoints missing beside partitions, said: Kafka creates

@@ -172,6 +172,7 @@ kinds! {
     PartitionMetadataInvalid => "partition_metadata_invalid", Error, "partition.metadata that does not parse";
     MetaPropertiesMissing => "meta_properties_missing", Warning, "a log dir without meta.properties";
     MetaPropertiesInvalid => "meta_properties_invalid", Error, "meta.properties without a valid version and node/broker id";
+    DirectoryIdUnregistered => "directory_id_unregistered", Warning, "meta.properties without the directory.id the node registered this dir under: Kafka writes a new one and moves the dir's partitions to it";
     ForeignDirectory => "foreign_directory", Error, "a directory that is not a partition: Kafka 3.9 refuses to start";
     UnfinishedRepair => "unfinished_repair", Error, "a logtool repair of this log dir stopped part way through its commit (or its undo): the dir is neither as before nor as repaired";
     LogDirLocked => "log_dir_locked", Info, "a live process (a broker) holds the log dir's .lock; files may change while read";
@@ -292,6 +293,7 @@ impl Kind {
             Kind::PartitionMetadataInvalid => "`PartitionMetadataFile`",
             Kind::MetaPropertiesMissing => "`MetaPropertiesEnsemble`: `kafka-storage format` writes it",
             Kind::MetaPropertiesInvalid => "`MetaProperties`: version with node.id (or broker.id) and cluster.id",
+            Kind::DirectoryIdUnregistered => "`MetaPropertiesEnsemble.Copier`, `RegisterBrokerRecord.LogDirs`",
             Kind::ForeignDirectory => "`LogManager.loadLogs` refuses a directory that is not a partition (3.9)",
             Kind::UnfinishedRepair => "logtool's repair journal (`manifest.json` in the quarantine beside the log dir)",
             Kind::LogDirLocked => "`FileLock`: a running broker holds `.lock`",
@@ -647,6 +649,23 @@ pub fn check_log_dir(dir: &Path, opts: &Options) -> (LogDir, Report) {
     if let Some(r) = node_id_mismatch(dir, &log_dir, opts) {
         refused(&dir.join(n::META_PROPERTIES), &r, opts, &log_dir, &mut out, &mut tally);
     }
+    match directory_id(dir, &log_dir, opts) {
+        Some(start::DirectoryIdOnStart::Refused { refusal, .. }) => {
+            refused(&dir.join(n::META_PROPERTIES), &refusal, opts, &log_dir, &mut out, &mut tally);
+        }
+        Some(start::DirectoryIdOnStart::Reassigned { expected }) => out.push(
+            &dir.join(n::META_PROPERTIES),
+            None,
+            None,
+            None,
+            Kind::DirectoryIdUnregistered,
+            format!(
+                "no directory.id {expected}, which node {} registered this dir as: Kafka writes a new one at start and moves the dir's partitions to it (Kafka 4.4.0 then left them without a leader); recover writes it back",
+                log_dir.node_id.as_deref().unwrap_or("?")
+            ),
+        ),
+        None => {}
+    }
     let present = entries(dir, &mut out);
     if present.iter().any(|(t, _)| t != n::CLUSTER_METADATA_TOPIC) {
         let clean = dir.join(n::CLEAN_SHUTDOWN).exists();
@@ -769,6 +788,22 @@ fn file_name(path: &Path) -> String {
 }
 
 /// `meta.properties`: there, and valid for its version.
+/// What Kafka's start does with this dir's `directory.id`
+/// ([`start::directory_id_on_start`]): the node is `meta.properties`'
+/// `node.id` (or the one its directory id is registered for).
+fn directory_id(dir: &Path, log_dir: &LogDir, opts: &Options) -> Option<start::DirectoryIdOnStart> {
+    let meta = log_dir.metadata.as_ref()?;
+    let props = crate::properties::read_meta_properties(&dir.join(n::META_PROPERTIES), &opts.limits).ok()?;
+    let stored = props.iter().find(|(k, _)| k == "directory.id").map(|(_, v)| crate::uuid::Uuid::parse(v));
+    let node = log_dir.node_id.as_deref()?.parse::<i32>().ok()?;
+    match stored {
+        // a directory.id that does not parse is meta_properties' to say
+        Some(None) => None,
+        Some(Some(d)) => start::directory_id_on_start(Some(d), node, meta),
+        None => start::directory_id_on_start(None, node, meta),
+    }
+}
+
 /// `meta.properties` names another node than the one the metadata log of
 /// the same dir registered its `directory.id` for (the node that runs on
 /// it: [`LogDir::node_id`]; [`start::node_id_refusal`]).
