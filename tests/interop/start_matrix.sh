@@ -292,6 +292,40 @@ stray_row() { # V
   log "Kafka $v set $part aside without its partition.metadata, as verify said; recover wrote it back as it was, and Kafka loaded it"
 }
 
+# A KRaft voter of a dynamic quorum (formatted --standalone, as the 4.x
+# dirs of data.sh are not) whose meta.properties lost its directory.id: the
+# voter set names the old id, so Kafka V is no voter, elects no leader and
+# exits when its registration times out, as verify says; recover writes the
+# id back and Kafka starts. (3.9.1's clean dir is such a voter: the refusal
+# row meta_properties_directory_id_missing.)
+voter_row() { # V
+  local v=$1 d=$work/$1-voter said
+  # (formatted --standalone, configured with controller.quorum.bootstrap.servers)
+  local -x KRAFT_QUORUM=dynamic
+  local KAFKA_LIBS=$KAFKA_LIBS
+  [ "$v" != 3.9 ] && KAFKA_LIBS=$K4_LIBS
+  start_fresh "$d" "$v-voter-fresh"
+  kafka_java org.apache.kafka.tools.TopicCommand --bootstrap-server "$BOOTSTRAP" --create --topic vt \
+    --partitions 1 >/dev/null
+  seq 1 100 | kafka_java org.apache.kafka.tools.ConsoleProducer --bootstrap-server "$BOOTSTRAP" --topic vt >/dev/null
+  kafka_stop "$KAFKA_PID"
+  cp "$d/meta.properties" "$work/$v-voter.meta.properties"
+  python3 tests/interop/start_matrix.py refuse "$d" meta_properties_directory_id_missing >/dev/null
+  cp -a "$d" "$d-logtool"
+  said=$({ "$LT" verify --format json "$d" || true; } | grep -c '"kind":"start_refused".*directory.id' || true)
+  [ "$said" -ge 1 ] || die "$v: verify does not say a voter without its directory.id does not start"
+  start_version "$v" "$d" "$v-voter" "initial.broker.registration.timeout.ms=15000"
+  if ! refused_start "$v-voter"; then
+    kafka_stop "$KAFKA_PID"
+    die "Kafka $v started as a voter without its directory.id"
+  fi
+  kafka_stop "$KAFKA_PID"
+  "$LT" recover --execute "$d-logtool" >"$d-recover.out" 2>&1 || { cat "$d-recover.out" >&2; die "$v voter: recover failed"; }
+  cmp -s "$d-logtool/meta.properties" "$work/$v-voter.meta.properties" || die "$v voter: recover wrote another meta.properties"
+  start_stop "$v" "$d-logtool" "$v-voter-logtool"
+  log "Kafka $v refused to start as a voter without its directory.id, as verify said; recover wrote it back, and Kafka started"
+}
+
 # A broker of two log dirs holding the same partition dir (a move between
 # log dirs interrupted by a failure): Kafka does not start, and verify given
 # both dirs says so.
@@ -495,4 +529,5 @@ run 3.9 "$fixtures/clean/logs"
 run "$V4" "$fixtures4/kafka4/logs"
 jbod 3.9
 jbod "$V4"
+voter_row "$V4"
 log "start matrix: all checks passed"
