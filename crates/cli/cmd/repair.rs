@@ -437,7 +437,7 @@ pub struct RecoverArgs {
     /// entry version 4.4 refuses): 3.9, 4.0, 4.1, 4.2, 4.3 or 4.4 (or x.y.z). Default:
     /// the release the dir's metadata.version implies.
     #[arg(long, value_name = "VERSION", value_parser = super::verify::parse_version)]
-    pub kafka_version: Option<logfmt::rules::config::Version>,
+    pub kafka_version: Option<logfmt::KafkaVersion>,
     #[command(flatten)]
     pub interval: IntervalArgs,
     #[command(flatten)]
