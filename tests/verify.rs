@@ -469,6 +469,24 @@ fn leftovers_and_foreign_directories() {
     assert_eq!(code, 1);
 }
 
+/// Tiered storage's `remote-log-index-cache` is Kafka's own directory
+/// (`LogManager.loadLogs` skips `RemoteIndexCache.DIR_NAME`): said as info,
+/// never a foreign directory; dump passes over it with a note (issue 51).
+#[test]
+fn the_remote_log_index_cache_is_kafkas() {
+    let d = Damaged::new();
+    let cache = d.path("remote-log-index-cache");
+    std::fs::create_dir(&cache).unwrap();
+    std::fs::write(cache.join("00000000000000000000_VAAv1XyJQDWpyR4R0Q4fSg.index"), b"").unwrap();
+    let (code, f) = d.verify(&["--fail-on", "warning"]);
+    assert_eq!(code, 0, "{f:#?}");
+    assert!(found(&f, "foreign_directory", &d.logs).is_empty());
+    assert_eq!(found(&f, "remote_index_cache", &d.logs).len(), 1, "{f:#?}");
+    let (code, out, err) = run(&["dump", d.logs.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("remote-log-index-cache") && !out.contains("not a partition (Kafka 3.9 refuses"), "{out}");
+}
+
 #[test]
 fn exit_codes_follow_fail_on() {
     let d = Damaged::new();

@@ -47,6 +47,9 @@ pub enum LogDirEntry {
     Partition(PathBuf),
     /// A directory that is not a partition (Kafka 3.9 refuses to start with one).
     Foreign(PathBuf),
+    /// A directory Kafka keeps that is not a partition: tiered storage's
+    /// `remote-log-index-cache` ([`n::REMOTE_LOG_INDEX_CACHE`]).
+    KafkaDir(PathBuf),
 }
 
 fn read_dir_names(dir: &Path) -> Result<Vec<(String, bool)>> {
@@ -220,9 +223,11 @@ pub fn log_dir_entries(dir: &Path) -> Result<Vec<LogDirEntry>> {
     files.sort_by(|a, b| top_file_rank(a).cmp(&top_file_rank(b)).then_with(|| a.cmp(b)));
     let mut parts = Vec::new();
     let mut foreign = Vec::new();
+    let mut kafka = Vec::new();
     for (name, _) in names.iter().filter(|(_, d)| *d) {
         match naming::parse_partition_dir(name) {
             Some(p) => parts.push((p, name)),
+            None if name == n::REMOTE_LOG_INDEX_CACHE => kafka.push(name),
             None => foreign.push(name),
         }
     }
@@ -244,6 +249,7 @@ pub fn log_dir_entries(dir: &Path) -> Result<Vec<LogDirEntry>> {
     foreign.sort();
     let mut out: Vec<LogDirEntry> = files.into_iter().map(|f| LogDirEntry::File(dir.join(f))).collect();
     out.extend(parts.into_iter().map(|(_, name)| LogDirEntry::Partition(dir.join(name))));
+    out.extend(kafka.into_iter().map(|name| LogDirEntry::KafkaDir(dir.join(name))));
     out.extend(foreign.into_iter().map(|name| LogDirEntry::Foreign(dir.join(name))));
     Ok(out)
 }

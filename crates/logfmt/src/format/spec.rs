@@ -216,6 +216,10 @@ pub mod names {
     pub const CLEAN_SHUTDOWN: &str = ".kafka_cleanshutdown";
     /// Held locked while a broker runs.
     pub const LOCK: &str = ".lock";
+    /// Tiered storage's cache of remote segments' indexes
+    /// (`RemoteIndexCache.DIR_NAME`), a directory of the log dir that
+    /// `LogManager.loadLogs` skips: not a partition.
+    pub const REMOTE_LOG_INDEX_CACHE: &str = "remote-log-index-cache";
     /// The KRaft metadata log's topic.
     pub const CLUSTER_METADATA_TOPIC: &str = "__cluster_metadata";
     /// The group coordinator's topic.

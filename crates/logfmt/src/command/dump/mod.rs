@@ -124,9 +124,10 @@ pub enum Work {
     },
     /// A directory in a log dir that is not a partition.
     Foreign(PathBuf),
-    /// A partition dir none of whose records the offsets asked for reach.
-    NoneInRange {
-        /// The partition dir.
+    /// A dir said in a note, not dumped: a partition dir none of whose
+    /// records the offsets asked for reach, tiered storage's index cache.
+    Note {
+        /// The dir.
         dir: PathBuf,
         /// Why.
         message: String,
@@ -209,6 +210,10 @@ pub fn plan(path: &Path, sel: &Selection, limits: &Limits, work: &mut Vec<Work>)
                         LogDirEntry::File(f) => push_file(f, false, None, offsets, work),
                         LogDirEntry::Partition(d) => plan_partition(&d, sel, limits, work),
                         LogDirEntry::Foreign(d) => work.push(Work::Foreign(d)),
+                        LogDirEntry::KafkaDir(dir) => work.push(Work::Note {
+                            dir,
+                            message: "tiered storage's cache of remote segments' indexes (RemoteIndexCache): Kafka's, not a partition; not dumped".into(),
+                        }),
                     }
                 }
             }
@@ -267,7 +272,7 @@ fn plan_partition(dir: &Path, sel: &Selection, limits: &Limits, work: &mut Vec<W
     if let Some(range) = offsets
         && let Some(message) = none_in_range_of(dir, range, sel, limits)
     {
-        work.push(Work::NoneInRange { dir: dir.to_path_buf(), message });
+        work.push(Work::Note { dir: dir.to_path_buf(), message });
         return;
     }
     // --aborted: every aborted transaction the partition's .txnindex files list

@@ -202,7 +202,7 @@ impl<'a, F: RecordFilter + ?Sized, V: Visit> Walk<'a, F, V> {
                 self.sink.unreadable(&error);
                 Ok(())
             }
-            Work::NoneInRange { dir, message } => self.note(&dir.display().to_string(), message),
+            Work::Note { dir, message } => self.note(&dir.display().to_string(), message),
         }
     }
 

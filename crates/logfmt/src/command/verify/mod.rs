@@ -173,6 +173,7 @@ kinds! {
     MetaPropertiesMissing => "meta_properties_missing", Warning, "a log dir without meta.properties";
     MetaPropertiesInvalid => "meta_properties_invalid", Error, "meta.properties without a valid version and node/broker id";
     DirectoryIdUnregistered => "directory_id_unregistered", Warning, "meta.properties without the directory.id the node registered this dir under: Kafka writes a new one and moves the dir's partitions to it";
+    RemoteIndexCache => "remote_index_cache", Info, "tiered storage's remote-log-index-cache directory: Kafka's, skipped by its log loader, not checked";
     ForeignDirectory => "foreign_directory", Error, "a directory that is not a partition: Kafka 3.9 refuses to start";
     UnfinishedRepair => "unfinished_repair", Error, "a logtool repair of this log dir stopped part way through its commit (or its undo): the dir is neither as before nor as repaired";
     LogDirLocked => "log_dir_locked", Info, "a live process (a broker) holds the log dir's .lock; files may change while read";
@@ -294,6 +295,7 @@ impl Kind {
             Kind::MetaPropertiesMissing => "`MetaPropertiesEnsemble`: `kafka-storage format` writes it",
             Kind::MetaPropertiesInvalid => "`MetaProperties`: version with node.id (or broker.id) and cluster.id",
             Kind::DirectoryIdUnregistered => "`MetaPropertiesEnsemble.Copier`, `RegisterBrokerRecord.LogDirs`",
+            Kind::RemoteIndexCache => "`LogManager.loadLogs` skips `RemoteIndexCache.DIR_NAME`",
             Kind::ForeignDirectory => "`LogManager.loadLogs` refuses a directory that is not a partition (3.9)",
             Kind::UnfinishedRepair => "logtool's repair journal (`manifest.json` in the quarantine beside the log dir)",
             Kind::LogDirLocked => "`FileLock`: a running broker holds `.lock`",
@@ -872,6 +874,14 @@ fn entries(dir: &Path, out: &mut Findings) -> std::collections::HashSet<(String,
                             present.insert((pd.topic, pd.partition));
                         }
                     }
+                    LogDirEntry::KafkaDir(d) => out.push(
+                        &d,
+                        None,
+                        None,
+                        None,
+                        Kind::RemoteIndexCache,
+                        "tiered storage's cache of remote segments' indexes: Kafka's own (its log loader skips it); not checked".into(),
+                    ),
                     LogDirEntry::Foreign(d) => out.push(
                         &d,
                         None,
