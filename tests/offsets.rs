@@ -92,8 +92,14 @@ fn times_can_be_written_as_dates_and_kafkas_special_values() {
     let (_, a) = run_json(&["offset-for-time", p, &ms.to_string(), &date]);
     assert_eq!(a[0]["offset"], a[1]["offset"]);
     assert_eq!(a[1]["time"], ms);
-    // other negative values are Kafka's too, and not supported offline
-    let (code, _, err) = run(&["offset-for-time", p, "-4"]);
+    // -4 and -5 as kafka-get-offsets takes them; other negative values are
+    // no time
+    let (_, local) = run_json(&["offset-for-time", p, "earliest-local", "-4", "latest-tiered", "-5"]);
+    assert_eq!(local[0]["offset"], by_name[0]["offset"]);
+    assert_eq!(local[1]["offset"], by_name[0]["offset"]);
+    assert!(local[2]["offset"].is_null() && local[3]["offset"].is_null());
+    assert!(local[3]["leader_epoch"].is_null());
+    let (code, _, err) = run(&["offset-for-time", p, "-6"]);
     assert_eq!(code, 2, "{err}");
     // no answer: exit 1
     let (code, v) = run_json(&["offset-for-time", p, "9999999999999"]);

@@ -228,17 +228,20 @@ pub struct TimeQuery {
     pub spec: logfmt::offsets::Spec,
 }
 
-/// earliest/latest/max-timestamp (or -2/-1/-3), or a time ([`parse_time`]).
+/// earliest/latest/max-timestamp/earliest-local/latest-tiered (or -2/-1/-3/-4/-5),
+/// or a time ([`parse_time`]).
 pub fn parse_time_query(s: &str) -> Result<TimeQuery, String> {
     use logfmt::offsets::Spec;
     let spec = match s.trim() {
         "earliest" | "-2" => Spec::Earliest,
         "latest" | "-1" => Spec::Latest,
         "max-timestamp" | "-3" => Spec::MaxTimestamp,
+        "earliest-local" | "-4" => Spec::EarliestLocal,
+        "latest-tiered" | "-5" => Spec::LatestTiered,
         t => match parse_time(t)? {
             ms if ms < 0 => {
                 return Err(format!(
-                    "{s:?}: a negative time is one of Kafka's special values; use -2 (earliest), -1 (latest) or -3 (max-timestamp)"
+                    "{s:?}: a negative time is one of Kafka's special values; use -2 (earliest), -1 (latest), -3 (max-timestamp), -4 (earliest-local) or -5 (latest-tiered)"
                 ));
             }
             ms => Spec::Timestamp(ms),

@@ -86,7 +86,9 @@ pub enum Command {
     /// whose record's timestamp is at or after TIME (none when no record qualifies);
     /// earliest = the log start offset; latest = the high watermark from
     /// replication-offset-checkpoint (the log end offset when none is checkpointed);
-    /// max-timestamp = the first record with the largest timestamp. Answers at or above
+    /// max-timestamp = the first record with the largest timestamp; earliest-local and
+    /// latest-tiered as a broker without remote storage answers them (tiered storage is
+    /// not read yet). Answers at or above
     /// the high watermark are none, as for a live broker. Uses the time and offset
     /// indexes to read only where the answer is. Exit code 1 when a query has no answer.
     OffsetForTime(offsets::OffsetForTimeArgs),

@@ -90,7 +90,7 @@ pub struct OffsetForTimeArgs {
     pub path: PathBuf,
     /// Epoch milliseconds; an RFC 3339 / ISO 8601 date-time such as 2026-11-21T09:14:00Z
     /// or 2026-11-21T09:14 (without a zone offset: the local time zone); earliest (-2),
-    /// latest (-1) or max-timestamp (-3).
+    /// latest (-1), max-timestamp (-3), earliest-local (-4) or latest-tiered (-5).
     #[arg(required = true, value_name = "TIME", value_parser = parse_time_query, allow_negative_numbers = true)]
     pub times: Vec<TimeQuery>,
     /// With a log dir: only the partitions of this topic.

@@ -24,6 +24,12 @@
 //!   record with a timestamp at least T and an offset at or after the log
 //!   start. Control records count; LogAppendTime records carry their batch's
 //!   timestamp. Only that segment is searched.
+//! * **earliest-local** (-4): with no remote storage, what earliest answers
+//!   (`UnifiedLog.fetchOffsetByTimestamp` takes one branch for both).
+//! * **latest-tiered** (-5): with no remote storage, offset -1 and leader
+//!   epoch -1 (none, as clients read it). A topic with `remote.storage.enable` is answered from
+//!   `__remote_log_metadata` by Kafka; logtool does not read that yet
+//!   (issue 51), and says so in the answer's detail.
 //! * **max-timestamp** (-3): the segment with the largest time-index maximum
 //!   (the first such), the first batch from its offset-index position whose
 //!   `maxTimestamp` is that maximum, and in it the first record with that
@@ -61,6 +67,10 @@ pub enum Spec {
     Latest,
     /// `-3`: the record with the largest timestamp.
     MaxTimestamp,
+    /// `-4`: the local log start offset.
+    EarliestLocal,
+    /// `-5`: the highest offset in remote storage.
+    LatestTiered,
     /// The first record with a timestamp at least this (epoch ms).
     Timestamp(i64),
 }
@@ -72,6 +82,8 @@ impl Spec {
             Spec::Earliest => -2,
             Spec::Latest => -1,
             Spec::MaxTimestamp => -3,
+            Spec::EarliestLocal => -4,
+            Spec::LatestTiered => -5,
             Spec::Timestamp(t) => t,
         }
     }
@@ -252,7 +264,7 @@ impl PartitionOffsets {
     /// Answer one query.
     pub fn answer(&self, spec: Spec) -> Result<Answer> {
         let mut a = match spec {
-            Spec::Earliest => {
+            Spec::Earliest | Spec::EarliestLocal => {
                 let epoch = self.epochs.first().filter(|e| e.start_offset <= self.log_start_offset).map(|e| e.epoch);
                 let (segment, position) = self.locate(self.log_start_offset)?;
                 return Ok(Answer {
@@ -261,7 +273,25 @@ impl PartitionOffsets {
                     leader_epoch: epoch,
                     segment,
                     position,
-                    detail: Some("the log start offset".into()),
+                    detail: Some(
+                        if spec == Spec::Earliest {
+                            "the log start offset"
+                        } else {
+                            "the local log start offset: the log start offset, with no remote storage"
+                        }
+                        .into(),
+                    ),
+                });
+            }
+            Spec::LatestTiered => {
+                return Ok(Answer {
+                    offset: None,
+                    timestamp: None,
+                    // (-1 on the wire: no epoch)
+                    leader_epoch: None,
+                    segment: None,
+                    position: None,
+                    detail: Some("no remote storage: Kafka answers -1 (a topic with remote.storage.enable is answered from __remote_log_metadata, which logtool does not read yet)".into()),
                 });
             }
             Spec::Latest => {
