@@ -378,9 +378,18 @@ pub fn segment_recovery(p: &Partition, i: usize, first: Option<usize>, version: 
     if first.is_some_and(|f| i >= f) {
         return SegmentRecovery::Log;
     }
-    match p.segments.get(i).map(|s| load_check(s, version)) {
-        Some(LoadCheck::Fine | LoadCheck::TxnIndexVersionRefused { .. }) | None => SegmentRecovery::None,
-        Some(LoadCheck::IndexMissing | LoadCheck::TxnIndexCorrupt { .. }) => SegmentRecovery::Segment,
+    p.segments.get(i).map_or(SegmentRecovery::None, |s| recovery_of(load_check(s, version), i, first))
+}
+
+/// [`segment_recovery`] of segment `i` whose [`load_check`] is `check`
+/// (for a caller that needs the check too, so that it is read once).
+pub fn recovery_of(check: LoadCheck, i: usize, first: Option<usize>) -> SegmentRecovery {
+    if first.is_some_and(|f| i >= f) {
+        return SegmentRecovery::Log;
+    }
+    match check {
+        LoadCheck::Fine | LoadCheck::TxnIndexVersionRefused { .. } => SegmentRecovery::None,
+        LoadCheck::IndexMissing | LoadCheck::TxnIndexCorrupt { .. } => SegmentRecovery::Segment,
     }
 }
 

@@ -361,11 +361,12 @@ fn recover_partition(
     let hidden = hidden_by_index(p, clean && first.is_none(), limits)?;
     for (i, seg) in p.segments.iter().enumerate() {
         opts.progress.done(seg.size);
-        let mut how = recovery::segment_recovery(p, i, first, version);
+        let check = recovery::load_check(seg, version);
+        let mut how = recovery::recovery_of(check, i, first);
         // departures from Kafka's start: a garbage last .index that hides
         // records, a .txnindex the release refuses (it does not start)
         if how == SegmentRecovery::None
-            && ((i == last && hidden.is_some()) || refused_txn_index(seg, version).is_some())
+            && ((i == last && hidden.is_some()) || matches!(check, recovery::LoadCheck::TxnIndexVersionRefused { .. }))
         {
             how = SegmentRecovery::Segment;
         }
@@ -408,7 +409,7 @@ fn recover_partition(
         for &(e, o) in &rebuilt.epochs {
             cache.assign(e, o);
         }
-        let why = why_rebuilt(seg, how, hidden.filter(|_| i == last), version);
+        let why = why_rebuilt(check, how, hidden.filter(|_| i == last), version);
         let why = why.as_str();
         write_if_changed(changes, &seg.sibling(n::INDEX_FILE_SUFFIX), &rebuilt.offset_index, why)?;
         write_if_changed(changes, &seg.sibling(n::TIME_INDEX_FILE_SUFFIX), &rebuilt.time_index, why)?;
@@ -467,13 +468,7 @@ fn recover_partition(
         });
     }
     if opts.roll && !p.is_metadata_log() && out.segments_removed == 0 {
-        let recovered: Vec<&Segment> = p
-            .segments
-            .iter()
-            .enumerate()
-            .filter(|(i, s)| recovery::needs_recovery(p, *i, first, version) || refused_txn_index(s, version).is_some())
-            .map(|(_, s)| s)
-            .collect();
+        let recovered: Vec<&Segment> = steps.iter().filter_map(|s| p.segments.get(s.index)).collect();
         let state = if snapshot_at_end { None } else { txn.as_ref() };
         out.rolled_at = Some(roll(p, &recovered, end, state, changes)?);
     }
@@ -682,7 +677,7 @@ fn hidden_by_index(p: &Partition, clean_load: bool, limits: &Limits) -> Result<O
 /// Why recover rebuilt `seg`'s indexes, as a change's reason; `hidden`:
 /// the last segment's garbage `.index` would hide records.
 fn why_rebuilt(
-    seg: &Segment,
+    check: recovery::LoadCheck,
     how: SegmentRecovery,
     hidden: Option<recovery::HiddenLogEnd>,
     version: Version,
@@ -695,15 +690,16 @@ fn why_rebuilt(
             h.kafka,
             h.actual.saturating_sub(1)
         ),
-        (_, SegmentRecovery::Segment) => alone_because(seg, version),
+        (_, SegmentRecovery::Segment) => alone_because(check, version),
         _ => "rebuilt as Kafka's recovery builds it".to_string(),
     }
 }
 
-/// Why Kafka's load recovers `seg` alone, as a change's reason (or why
-/// recover does where Kafka `version` does not start).
-fn alone_because(seg: &Segment, version: Version) -> String {
-    match recovery::load_check(seg, version) {
+/// Why Kafka's load recovers a segment alone, its [`recovery::load_check`]
+/// being `check`, as a change's reason (or why recover does where Kafka
+/// `version` does not start).
+fn alone_because(check: recovery::LoadCheck, version: Version) -> String {
+    match check {
         recovery::LoadCheck::TxnIndexCorrupt { .. } => {
             "its .txnindex has an entry ending below the segment (CorruptIndexException): Kafka's load recovers this segment alone and rebuilds it".into()
         }
@@ -712,15 +708,6 @@ fn alone_because(seg: &Segment, version: Version) -> String {
             version.name()
         ),
         _ => "its .index is missing: Kafka's load recovers this segment alone and rebuilds it".into(),
-    }
-}
-
-/// The version of `seg`'s `.txnindex` entry that Kafka `version` refuses
-/// on load, if one is there.
-fn refused_txn_index(seg: &Segment, version: Version) -> Option<i16> {
-    match recovery::load_check(seg, version) {
-        recovery::LoadCheck::TxnIndexVersionRefused { version: read, .. } => Some(read),
-        _ => None,
     }
 }
 
