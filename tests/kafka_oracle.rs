@@ -356,14 +356,19 @@ fn compare_scenario(scenario: &str) -> HashMap<&'static str, usize> {
 
 /// [`compare_scenario`] of the scenario dir `base`.
 fn compare_dir(base: &Path) -> HashMap<&'static str, usize> {
-    let dumps = base.join("dump-hex");
+    compare_tree(&base.join("dump-hex"), &base.join("logs"))
+}
+
+/// Every DumpLogSegments output under `dumps` (hex payloads) against
+/// logtool's dump of the same file under `files`.
+fn compare_tree(dumps: &Path, files: &Path) -> HashMap<&'static str, usize> {
     let mut seen = HashMap::new();
-    for txt in files_under(&dumps) {
-        let rel = txt.strip_prefix(&dumps).unwrap().to_str().unwrap().to_string();
+    for txt in files_under(dumps) {
+        let rel = txt.strip_prefix(dumps).unwrap().to_str().unwrap().to_string();
         if rel.ends_with("stderr.txt") {
             continue;
         }
-        let target = base.join("logs").join(rel.strip_suffix(".txt").unwrap());
+        let target = files.join(rel.strip_suffix(".txt").unwrap());
         assert!(target.exists(), "{} has no log file", txt.display());
         let kafka = std::fs::read_to_string(&txt).unwrap();
         let name = target.file_name().unwrap().to_str().unwrap();
@@ -402,6 +407,21 @@ fn clean_log_dir_agrees_with_dump_log_segments() {
 fn sigkill_log_dir_agrees_with_dump_log_segments() {
     let seen = compare_scenario("sigkill");
     assert!(seen["log"] > 0 && seen["timeindex"] > 0);
+}
+
+/// Tiered storage (the tiered scenario): the broker's log dir, and the
+/// remote store's copies under their own names (`<offset>-<segment
+/// id>.log`, ...), which DumpLogSegments read from copies named as in a log
+/// dir (`fixtures/generate.sh` dump_remote).
+#[test]
+fn tiered_log_dir_and_remote_store_agree_with_dump_log_segments() {
+    let base = fixtures().join("tiered");
+    let seen = compare_dir(&base);
+    assert!(seen["log"] > 0 && seen["index"] > 0);
+    let remote = compare_tree(&base.join("dump-remote"), &base.join("remote"));
+    for kind in ["log", "index", "timeindex", "snapshot"] {
+        assert!(remote.get(kind).copied().unwrap_or(0) > 0, "no remote {kind} file compared: {remote:?}");
+    }
 }
 
 /// What Kafka 4.3.1 and 4.4.0 wrote (fixtures/kafka-4.3.1 and

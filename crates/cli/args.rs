@@ -359,7 +359,8 @@ pub enum Payload {
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Decode {
     /// By the partition's topic name: __consumer_offsets, __transaction_state,
-    /// __share_group_state, __cluster_metadata (and KRaft .checkpoint files).
+    /// __share_group_state, __cluster_metadata (and KRaft .checkpoint files),
+    /// __remote_log_metadata.
     Auto,
     /// Never.
     None,
@@ -371,6 +372,8 @@ pub enum Decode {
     ShareGroupState,
     /// Every record as a KRaft metadata record.
     ClusterMetadata,
+    /// Every record as a __remote_log_metadata record (tiered storage).
+    RemoteLogMetadata,
 }
 
 /// A half-open offset range `[start, end)`.

@@ -6,7 +6,9 @@
 # the fixture scripts.
 #
 # * The records Kafka keeps in its log dirs (KRaft metadata, group, share
-#   and transaction coordinators, and the messages they embed) come from the
+#   and transaction coordinators, tiered storage's __remote_log_metadata
+#   (kafka-storage's RemoteLogMetadataSerde: "type": "metadata" too, with
+#   api keys of their own), and the messages they embed) come from the
 #   newest Kafka logtool reads, RECORDS_VERSION (4.3.1): a definition keeps
 #   every version it ever had, so older brokers' records read too. (From
 #   4.0 a coordinator key names its record type in "apiKey" and is version
@@ -36,6 +38,9 @@ v=$RECORDS_VERSION
   && unzip -q -o "$records_libs/kafka-share-coordinator-$v.jar" 'common/message/*.json' \
   && unzip -q -o "$records_libs/kafka-transaction-coordinator-$v.jar" 'common/message/*.json' \
   && unzip -q -o "$records_libs/kafka-raft-$v.jar" 'common/message/*.json' \
+  && unzip -q -o "$records_libs/kafka-storage-$v.jar" 'message/RemoteLogSegmentMetadataRecord.json' \
+       'message/RemoteLogSegmentMetadataUpdateRecord.json' 'message/RemotePartitionDeleteMetadataRecord.json' \
+       'message/RemoteLogSegmentMetadataSnapshotRecord.json' -d remote \
   && unzip -q -o "$records_libs/kafka-clients-$v.jar" \
        'common/message/LeaderChangeMessage.json' 'common/message/SnapshotHeaderRecord.json' \
        'common/message/SnapshotFooterRecord.json' 'common/message/KRaftVersionRecord.json' \
@@ -70,7 +75,7 @@ done
   'common/message/DescribeShareGroupOffsetsRequest.json' 'common/message/DescribeShareGroupOffsetsResponse.json' \
   && cp tv2/common/message/*.json common/message/)
 rm -f "$out"/*.json
-for f in "$work"/common/metadata/*.json "$work"/common/message/*.json; do
+for f in "$work"/common/metadata/*.json "$work"/common/message/*.json "$work"/remote/message/*.json; do
   [ -f "$f" ] || continue
   grep -v '^[[:space:]]*//' "$f" >"$out/$(basename "$f")"
 done

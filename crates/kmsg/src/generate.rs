@@ -79,6 +79,10 @@ pub(crate) const MESSAGES: &[&str] = &[
     // the transaction coordinator (`__transaction_state`)
     "TransactionLogKey",
     "TransactionLogValue",
+    // tiered storage (`__remote_log_metadata`)
+    "RemoteLogSegmentMetadataRecord",
+    "RemoteLogSegmentMetadataUpdateRecord",
+    "RemotePartitionDeleteMetadataRecord",
 ];
 
 /// `TopicId` -> `topic_id` (Kafka's `toSnakeCase`, lowered).

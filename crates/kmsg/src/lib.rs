@@ -18,6 +18,9 @@
 //! [`Message`]); the codec still reads and writes every message by
 //! definition, so a typed record is written exactly as its JSON value.
 //!
+//! Tiered storage's `__remote_log_metadata` records are here too
+//! ([`remote`]), from kafka-storage's definitions.
+//!
 //! Framing ([`metadata`], [`coordinator`]): a metadata record value is
 //! `frame version, apiKey, version` (unsigned varints) then the record
 //! (`MetadataRecordSerde`); a coordinator record's key and value each start
@@ -28,6 +31,7 @@ pub mod codec;
 pub mod coordinator;
 pub mod error;
 pub mod metadata;
+pub mod remote;
 #[rustfmt::skip]
 pub mod records;
 #[cfg(test)]

@@ -59,6 +59,16 @@ pub fn upper_snake(name: &str) -> String {
 
 /// Decode a metadata record value.
 pub fn decode(value: &[u8]) -> Result<MetadataRecord> {
+    decode_framed(value, schema::metadata_record, "metadata")
+}
+
+/// Decode a value framed as `AbstractApiMessageSerde` frames it, the api
+/// key looked up with `lookup` (`what` names the family in errors).
+pub(crate) fn decode_framed(
+    value: &[u8],
+    lookup: fn(i16) -> Option<&'static schema::MessageSchema>,
+    what: &str,
+) -> Result<MetadataRecord> {
     let mut r = Reader::new(value);
     let frame = r.uvarint()?;
     if frame != FRAME_VERSION {
@@ -68,8 +78,8 @@ pub fn decode(value: &[u8]) -> Result<MetadataRecord> {
     let api_key = i16::try_from(r.uvarint()?).map_err(|_| Error::Invalid { at: key_at, what: "api key".into() })?;
     let ver_at = r.position();
     let version = i16::try_from(r.uvarint()?).map_err(|_| Error::Invalid { at: ver_at, what: "version".into() })?;
-    let schema = schema::metadata_record(api_key)
-        .ok_or_else(|| Error::Invalid { at: key_at, what: format!("unknown metadata record type {api_key}") })?;
+    let schema = lookup(api_key)
+        .ok_or_else(|| Error::Invalid { at: key_at, what: format!("unknown {what} record type {api_key}") })?;
     let data = codec::read(&mut r, schema, version)?;
     if r.remaining() > 0 {
         return Err(Error::Invalid { at: r.position(), what: format!("{} byte(s) after the record", r.remaining()) });

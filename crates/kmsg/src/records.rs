@@ -2890,3 +2890,290 @@ pub use transaction_log_value::TransactionLogValue;
 impl crate::Message for TransactionLogValue {
     const NAME: &'static str = "TransactionLogValue";
 }
+
+/// `RemoteLogSegmentMetadataRecord` and the structs it uses.
+pub mod remote_log_segment_metadata_record {
+    use serde::{Deserialize, Serialize};
+
+    /// `RemoteLogSegmentMetadataRecord` (versions 0).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct RemoteLogSegmentMetadataRecord {
+        /// Unique representation of the remote log segment. (RemoteLogSegmentIdEntry, versions 0+)
+        #[serde(rename = "remoteLogSegmentId")]
+        pub remote_log_segment_id: RemoteLogSegmentIdEntry,
+        /// Start offset  of the segment. (int64, versions 0+)
+        #[serde(rename = "startOffset")]
+        pub start_offset: i64,
+        /// End offset  of the segment. (int64, versions 0+)
+        #[serde(rename = "endOffset")]
+        pub end_offset: i64,
+        /// Broker id from which this event is generated. (int32, versions 0+)
+        #[serde(rename = "brokerId")]
+        pub broker_id: i32,
+        /// Maximum timestamp in milliseconds with in this segment. (int64, versions 0+)
+        #[serde(rename = "maxTimestampMs")]
+        pub max_timestamp_ms: i64,
+        /// Epoch time in milliseconds at which this event is generated. (int64, versions 0+)
+        #[serde(rename = "eventTimestampMs")]
+        pub event_timestamp_ms: i64,
+        /// Leader epoch to start-offset mappings for the records with in this segment. ([]SegmentLeaderEpochEntry, versions 0+)
+        #[serde(rename = "segmentLeaderEpochs")]
+        pub segment_leader_epochs: Vec<SegmentLeaderEpochEntry>,
+        /// Segment size in bytes. (int32, versions 0+)
+        #[serde(rename = "segmentSizeInBytes")]
+        pub segment_size_in_bytes: i32,
+        /// Custom metadata. (bytes (base64), versions 0+, nullable 0+)
+        #[serde(rename = "customMetadata")]
+        pub custom_metadata: Option<String>,
+        /// State identifier of the remote log segment, which is RemoteLogSegmentState.id(). (int8, versions 0+)
+        #[serde(rename = "remoteLogSegmentState")]
+        pub remote_log_segment_state: i8,
+        /// Flag to indicate if the transaction index is empty. (bool, versions 0+, tag 0 in 0+)
+        #[serde(rename = "txnIndexEmpty")]
+        pub txn_index_empty: bool,
+    }
+
+    impl Default for RemoteLogSegmentMetadataRecord {
+        fn default() -> Self {
+            RemoteLogSegmentMetadataRecord {
+                remote_log_segment_id: Default::default(),
+                start_offset: 0,
+                end_offset: 0,
+                broker_id: 0,
+                max_timestamp_ms: 0,
+                event_timestamp_ms: 0,
+                segment_leader_epochs: Vec::new(),
+                segment_size_in_bytes: 0,
+                custom_metadata: None,
+                remote_log_segment_state: 0,
+                txn_index_empty: false,
+            }
+        }
+    }
+
+    /// `RemoteLogSegmentIdEntry`, a part of `RemoteLogSegmentMetadataRecord`.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct RemoteLogSegmentIdEntry {
+        /// Represents unique topic partition. (TopicIdPartitionEntry, versions 0+)
+        #[serde(rename = "topicIdPartition")]
+        pub topic_id_partition: TopicIdPartitionEntry,
+        /// Unique identifier of the remote log segment. (uuid (base64url), versions 0+)
+        #[serde(rename = "id")]
+        pub id: String,
+    }
+
+    impl Default for RemoteLogSegmentIdEntry {
+        fn default() -> Self {
+            RemoteLogSegmentIdEntry {
+                topic_id_partition: Default::default(),
+                id: String::from("AAAAAAAAAAAAAAAAAAAAAA"),
+            }
+        }
+    }
+
+    /// `TopicIdPartitionEntry`, a part of `RemoteLogSegmentMetadataRecord`.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct TopicIdPartitionEntry {
+        /// Topic name. (string, versions 0+)
+        #[serde(rename = "name")]
+        pub name: String,
+        /// Unique identifier of the topic. (uuid (base64url), versions 0+)
+        #[serde(rename = "id")]
+        pub id: String,
+        /// Partition number. (int32, versions 0+)
+        #[serde(rename = "partition")]
+        pub partition: i32,
+    }
+
+    impl Default for TopicIdPartitionEntry {
+        fn default() -> Self {
+            TopicIdPartitionEntry {
+                name: String::from(""),
+                id: String::from("AAAAAAAAAAAAAAAAAAAAAA"),
+                partition: 0,
+            }
+        }
+    }
+
+    /// `SegmentLeaderEpochEntry`, a part of `RemoteLogSegmentMetadataRecord`.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct SegmentLeaderEpochEntry {
+        /// Leader epoch (int32, versions 0+)
+        #[serde(rename = "leaderEpoch")]
+        pub leader_epoch: i32,
+        /// Start offset for the leader epoch. (int64, versions 0+)
+        #[serde(rename = "offset")]
+        pub offset: i64,
+    }
+
+    impl Default for SegmentLeaderEpochEntry {
+        fn default() -> Self {
+            SegmentLeaderEpochEntry {
+                leader_epoch: 0,
+                offset: 0,
+            }
+        }
+    }
+}
+pub use remote_log_segment_metadata_record::RemoteLogSegmentMetadataRecord;
+
+impl crate::Message for RemoteLogSegmentMetadataRecord {
+    const NAME: &'static str = "RemoteLogSegmentMetadataRecord";
+}
+
+/// `RemoteLogSegmentMetadataUpdateRecord` and the structs it uses.
+pub mod remote_log_segment_metadata_update_record {
+    use serde::{Deserialize, Serialize};
+
+    /// `RemoteLogSegmentMetadataUpdateRecord` (versions 0).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct RemoteLogSegmentMetadataUpdateRecord {
+        /// Unique representation of the remote log segment. (RemoteLogSegmentIdEntry, versions 0+)
+        #[serde(rename = "remoteLogSegmentId")]
+        pub remote_log_segment_id: RemoteLogSegmentIdEntry,
+        /// Broker id from which this event is generated. (int32, versions 0+)
+        #[serde(rename = "brokerId")]
+        pub broker_id: i32,
+        /// Epoch time in milliseconds at which this event is generated. (int64, versions 0+)
+        #[serde(rename = "eventTimestampMs")]
+        pub event_timestamp_ms: i64,
+        /// Custom metadata. (bytes (base64), versions 0+, nullable 0+)
+        #[serde(rename = "customMetadata")]
+        pub custom_metadata: Option<String>,
+        /// State identifier of the remote log segment, which is RemoteLogSegmentState.id(). (int8, versions 0+)
+        #[serde(rename = "remoteLogSegmentState")]
+        pub remote_log_segment_state: i8,
+    }
+
+    impl Default for RemoteLogSegmentMetadataUpdateRecord {
+        fn default() -> Self {
+            RemoteLogSegmentMetadataUpdateRecord {
+                remote_log_segment_id: Default::default(),
+                broker_id: 0,
+                event_timestamp_ms: 0,
+                custom_metadata: None,
+                remote_log_segment_state: 0,
+            }
+        }
+    }
+
+    /// `RemoteLogSegmentIdEntry`, a part of `RemoteLogSegmentMetadataUpdateRecord`.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct RemoteLogSegmentIdEntry {
+        /// Represents unique topic partition. (TopicIdPartitionEntry, versions 0+)
+        #[serde(rename = "topicIdPartition")]
+        pub topic_id_partition: TopicIdPartitionEntry,
+        /// Unique identifier of the remote log segment. (uuid (base64url), versions 0+)
+        #[serde(rename = "id")]
+        pub id: String,
+    }
+
+    impl Default for RemoteLogSegmentIdEntry {
+        fn default() -> Self {
+            RemoteLogSegmentIdEntry {
+                topic_id_partition: Default::default(),
+                id: String::from("AAAAAAAAAAAAAAAAAAAAAA"),
+            }
+        }
+    }
+
+    /// `TopicIdPartitionEntry`, a part of `RemoteLogSegmentMetadataUpdateRecord`.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct TopicIdPartitionEntry {
+        /// Topic name. (string, versions 0+)
+        #[serde(rename = "name")]
+        pub name: String,
+        /// Unique identifier of the topic. (uuid (base64url), versions 0+)
+        #[serde(rename = "id")]
+        pub id: String,
+        /// Partition number. (int32, versions 0+)
+        #[serde(rename = "partition")]
+        pub partition: i32,
+    }
+
+    impl Default for TopicIdPartitionEntry {
+        fn default() -> Self {
+            TopicIdPartitionEntry {
+                name: String::from(""),
+                id: String::from("AAAAAAAAAAAAAAAAAAAAAA"),
+                partition: 0,
+            }
+        }
+    }
+}
+pub use remote_log_segment_metadata_update_record::RemoteLogSegmentMetadataUpdateRecord;
+
+impl crate::Message for RemoteLogSegmentMetadataUpdateRecord {
+    const NAME: &'static str = "RemoteLogSegmentMetadataUpdateRecord";
+}
+
+/// `RemotePartitionDeleteMetadataRecord` and the structs it uses.
+pub mod remote_partition_delete_metadata_record {
+    use serde::{Deserialize, Serialize};
+
+    /// `RemotePartitionDeleteMetadataRecord` (versions 0).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct RemotePartitionDeleteMetadataRecord {
+        /// Represents unique topic partition. (TopicIdPartitionEntry, versions 0+)
+        #[serde(rename = "topicIdPartition")]
+        pub topic_id_partition: TopicIdPartitionEntry,
+        /// Broker (controller or leader) id from which this event is created. DELETE_PARTITION_MARKED is sent by the controller. DELETE_PARTITION_STARTED and DELETE_PARTITION_FINISHED are sent by remote log metadata topic partition leader. (int32, versions 0+)
+        #[serde(rename = "brokerId")]
+        pub broker_id: i32,
+        /// Epoch time in milliseconds at which this event is generated. (int64, versions 0+)
+        #[serde(rename = "eventTimestampMs")]
+        pub event_timestamp_ms: i64,
+        /// Deletion state identifier of the remote partition, which is RemotePartitionDeleteState.id(). (int8, versions 0+)
+        #[serde(rename = "remotePartitionDeleteState")]
+        pub remote_partition_delete_state: i8,
+    }
+
+    impl Default for RemotePartitionDeleteMetadataRecord {
+        fn default() -> Self {
+            RemotePartitionDeleteMetadataRecord {
+                topic_id_partition: Default::default(),
+                broker_id: 0,
+                event_timestamp_ms: 0,
+                remote_partition_delete_state: 0,
+            }
+        }
+    }
+
+    /// `TopicIdPartitionEntry`, a part of `RemotePartitionDeleteMetadataRecord`.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
+    pub struct TopicIdPartitionEntry {
+        /// Topic name. (string, versions 0+)
+        #[serde(rename = "name")]
+        pub name: String,
+        /// Unique identifier of the topic. (uuid (base64url), versions 0+)
+        #[serde(rename = "id")]
+        pub id: String,
+        /// Partition number. (int32, versions 0+)
+        #[serde(rename = "partition")]
+        pub partition: i32,
+    }
+
+    impl Default for TopicIdPartitionEntry {
+        fn default() -> Self {
+            TopicIdPartitionEntry {
+                name: String::from(""),
+                id: String::from("AAAAAAAAAAAAAAAAAAAAAA"),
+                partition: 0,
+            }
+        }
+    }
+}
+pub use remote_partition_delete_metadata_record::RemotePartitionDeleteMetadataRecord;
+
+impl crate::Message for RemotePartitionDeleteMetadataRecord {
+    const NAME: &'static str = "RemotePartitionDeleteMetadataRecord";
+}

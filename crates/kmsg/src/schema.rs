@@ -316,9 +316,30 @@ pub fn by_name(name: &str) -> Option<&'static MessageSchema> {
     all().get(name)
 }
 
+/// The records of tiered storage's `__remote_log_metadata`
+/// (kafka-storage's `RemoteLogMetadataSerde`): `"type": "metadata"`
+/// definitions whose api keys are their own, not `MetadataRecordType`'s.
+pub const REMOTE_LOG_METADATA_RECORDS: [&str; 4] = [
+    "RemoteLogSegmentMetadataRecord",
+    "RemoteLogSegmentMetadataUpdateRecord",
+    "RemotePartitionDeleteMetadataRecord",
+    "RemoteLogSegmentMetadataSnapshotRecord",
+];
+
+fn is_remote(s: &MessageSchema) -> bool {
+    REMOTE_LOG_METADATA_RECORDS.contains(&s.name.as_str())
+}
+
 /// The metadata record with API key `key` (KRaft, `MetadataRecordType`).
 pub fn metadata_record(key: i16) -> Option<&'static MessageSchema> {
-    all().values().find(|s| s.kind == "metadata" && s.api_key == Some(key))
+    all().values().find(|s| s.kind == "metadata" && s.api_key == Some(key) && !is_remote(s))
+}
+
+/// The remote log metadata record with API key `key`
+/// (`RemoteLogMetadataSerde`: 0 segment metadata, 1 its update, 2 a
+/// partition's deletion, 3 a snapshot's segment entry).
+pub fn remote_log_metadata_record(key: i16) -> Option<&'static MessageSchema> {
+    all().values().find(|s| s.kind == "metadata" && s.api_key == Some(key) && is_remote(s))
 }
 
 /// The names of every embedded definition.

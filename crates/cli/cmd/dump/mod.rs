@@ -87,6 +87,7 @@ fn decode(d: Decode) -> logfmt::dump::Decode {
         Decode::TransactionState => D::TransactionState,
         Decode::ShareGroupState => D::ShareGroupState,
         Decode::ClusterMetadata => D::ClusterMetadata,
+        Decode::RemoteLogMetadata => D::RemoteLogMetadata,
     }
 }
 

@@ -19,6 +19,10 @@
 //!   int16 the record type (0 ShareSnapshot, 1 ShareUpdate), what
 //!   `--share-group-state-decoder` prints.
 //! * `__cluster_metadata` and KRaft snapshots (`MetadataRecordSerde`).
+//! * `__remote_log_metadata` (tiered storage, `RemoteLogMetadataSerde`):
+//!   `{type, version, data}` as a metadata record, with the segment's or
+//!   partition deletion's `state` named (what
+//!   `--remote-log-metadata-decoder` prints, as JSON).
 //!
 //! Nothing here fails: what does not decode (an unknown record type or
 //! version, damaged bytes) gives an `error` member and whatever did decode.
@@ -37,6 +41,8 @@ pub enum Decoder {
     ShareGroupState,
     /// `__cluster_metadata` (and KRaft `.checkpoint` files).
     ClusterMetadata,
+    /// `__remote_log_metadata` (tiered storage).
+    RemoteLogMetadata,
 }
 
 pub use crate::spec::names::{CONSUMER_OFFSETS_TOPIC, SHARE_GROUP_STATE_TOPIC, TRANSACTION_STATE_TOPIC};
@@ -49,6 +55,7 @@ impl Decoder {
             TRANSACTION_STATE_TOPIC => Some(Decoder::TransactionState),
             SHARE_GROUP_STATE_TOPIC => Some(Decoder::ShareGroupState),
             crate::spec::names::CLUSTER_METADATA_TOPIC => Some(Decoder::ClusterMetadata),
+            kmsg::remote::REMOTE_LOG_METADATA_TOPIC => Some(Decoder::RemoteLogMetadata),
             _ => None,
         }
     }
@@ -60,6 +67,7 @@ impl Decoder {
             Decoder::ShareGroupState => coordinator_record(key, value, kmsg::coordinator::share_record),
             Decoder::TransactionState => transaction_state(key, value),
             Decoder::ClusterMetadata => cluster_metadata(value),
+            Decoder::RemoteLogMetadata => remote_log_metadata(value),
         }
     }
 }
@@ -179,6 +187,33 @@ fn cluster_metadata(value: Option<&[u8]>) -> Value {
     }
 }
 
+/// A `__remote_log_metadata` record: `{type, version, data, state}`.
+fn remote_log_metadata(value: Option<&[u8]>) -> Value {
+    let Some(value) = value else { return error(Map::new(), "no value") };
+    match kmsg::remote::decode(value) {
+        Ok(r) => {
+            let mut v = r.to_json();
+            let state = match r.name.as_str() {
+                "RemotePartitionDeleteMetadataRecord" => r
+                    .data
+                    .get("remotePartitionDeleteState")
+                    .and_then(Value::as_i64)
+                    .and_then(kmsg::remote::partition_delete_state_name),
+                _ => r
+                    .data
+                    .get("remoteLogSegmentState")
+                    .and_then(Value::as_i64)
+                    .and_then(kmsg::remote::segment_state_name),
+            };
+            if let (Some(state), Some(o)) = (state, v.as_object_mut()) {
+                o.insert("state".into(), json!(state));
+            }
+            v
+        }
+        Err(e) => error(Map::new(), e),
+    }
+}
+
 /// Which `__consumer_offsets` partition holds `group`
 /// (`GroupCoordinatorService.partitionFor`: `Utils.abs(groupId.hashCode()) %
 /// partitions`, Java's `String.hashCode` over UTF-16 code units).
@@ -263,9 +298,13 @@ mod tests {
 
     #[test]
     fn nothing_fails() {
-        for d in
-            [Decoder::ConsumerOffsets, Decoder::TransactionState, Decoder::ShareGroupState, Decoder::ClusterMetadata]
-        {
+        for d in [
+            Decoder::ConsumerOffsets,
+            Decoder::TransactionState,
+            Decoder::ShareGroupState,
+            Decoder::ClusterMetadata,
+            Decoder::RemoteLogMetadata,
+        ] {
             for (k, v) in [(None, None), (Some(&[0u8][..]), Some(&[1u8][..])), (Some(&[0, 99, 1][..]), None)] {
                 assert!(d.decode(k, v).get("error").is_some(), "{d:?} {k:?} {v:?}");
             }

@@ -96,6 +96,12 @@ pub fn resolve(path: &Path) -> Result<Target> {
         .collect();
     inner.sort();
     if inner.is_empty() {
+        if names.iter().any(|(name, is_dir)| !is_dir && naming::classify_remote(name).is_some_and(|r| !r.cache)) {
+            // a remote store's partition dir (LocalTieredStorage's layout)
+            let detail = "holds tiered storage files, a remote store's copies of segments (<offset>-<segment id>.log, \
+                          ...), and no log data of a broker: give the files themselves (DIR/*)";
+            return Err(Error::new(crate::error::ErrorKind::NotKafka(detail.into()), None).with_path(path));
+        }
         return Err(not_kafka(path));
     }
     let shown: Vec<String> = inner.iter().take(5).map(|n| path.join(n).display().to_string()).collect();

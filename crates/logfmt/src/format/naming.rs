@@ -6,6 +6,13 @@
 //! `.swap`; KRaft snapshots are `<20-digit offset>-<10-digit epoch>.checkpoint`;
 //! partition directories are `<topic>-<partition>`, or
 //! `<topic>-<partition>.<uuid>-delete|-future|-stray`.
+//!
+//! Tiered storage names files outside a partition dir ([`classify_remote`]):
+//! a remote store's copy of a segment's files is
+//! `<20-digit start offset>-<segment id>.<suffix>` (`LocalTieredStorage`'s
+//! `RemoteLogSegmentFileset`, and plugins that keep its layout), the
+//! broker's cache of remote indexes `<start offset>_<segment id>.<suffix>`
+//! (`RemoteIndexCache`). Kafka's log loader cannot load either name.
 
 use crate::spec::names as n;
 
@@ -193,6 +200,59 @@ pub fn classify(name: &str) -> FileName {
     }
 }
 
+/// A tiered storage file, by its name ([`classify_remote`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RemoteFileName {
+    /// What the file holds (`.leader_epoch_checkpoint`: a leader epoch
+    /// checkpoint).
+    pub kind: FileKind,
+    /// The remote segment's start offset.
+    pub offset: i64,
+    /// The remote segment's id (a base64url UUID).
+    pub segment_id: String,
+    /// A file of the broker's `remote-log-index-cache/` (`RemoteIndexCache`),
+    /// not of the remote store.
+    pub cache: bool,
+}
+
+/// Whether `s` is a `Uuid` as Kafka prints it: 22 base64url characters.
+fn is_uuid(s: &str) -> bool {
+    s.len() == 22 && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// Classify a tiered storage file by its name: a remote store's
+/// `<20-digit offset>-<segment id>.<suffix>` (`.log`, `.index`,
+/// `.timeindex`, `.txnindex`, `.snapshot`, `.leader_epoch_checkpoint`:
+/// `RemoteLogSegmentFileset.RemoteLogSegmentFileType`), or the remote index
+/// cache's `<offset>_<segment id>.<suffix>` (`.index`, `.timeindex`,
+/// `.txnindex`: `RemoteIndexCache`). `None` for any other name.
+pub fn classify_remote(name: &str) -> Option<RemoteFileName> {
+    let (stem, ext) = name.split_once('.')?;
+    let kind = match ext {
+        "log" => FileKind::Log,
+        "index" => FileKind::OffsetIndex,
+        "timeindex" => FileKind::TimeIndex,
+        "txnindex" => FileKind::TxnIndex,
+        "snapshot" => FileKind::ProducerSnapshot,
+        "leader_epoch_checkpoint" => FileKind::LeaderEpochCheckpoint,
+        _ => return None,
+    };
+    // (a segment id may hold '-' and '_' itself: split at the first)
+    let dash = stem.split_once('-').filter(|(o, id)| o.len() == 20 && is_uuid(id));
+    let (offset, id, cache) = match dash {
+        Some((o, id)) => (o, id, false),
+        None => {
+            let (o, id) = stem.split_once('_').filter(|(_, id)| is_uuid(id))?;
+            let index = matches!(kind, FileKind::OffsetIndex | FileKind::TimeIndex | FileKind::TxnIndex);
+            if !index {
+                return None;
+            }
+            (o, id, true)
+        }
+    };
+    Some(RemoteFileName { kind, offset: offset_of(offset)?, segment_id: id.to_string(), cache })
+}
+
 /// The state a partition directory's name gives it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DirState {
@@ -251,6 +311,31 @@ pub fn segment_file_name(base_offset: i64, suffix: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn remote_store_and_index_cache_names() {
+        let r = classify_remote("00000000000000000099-zaoRgQX2QnCPnM-P3vLmBQ.log").unwrap();
+        assert_eq!(
+            (r.kind, r.offset, r.segment_id.as_str(), r.cache),
+            (FileKind::Log, 99, "zaoRgQX2QnCPnM-P3vLmBQ", false)
+        );
+        let r = classify_remote("00000000000000000099-zaoRgQX2QnCPnM-P3vLmBQ.leader_epoch_checkpoint").unwrap();
+        assert_eq!(r.kind, FileKind::LeaderEpochCheckpoint);
+        let r = classify_remote("193_KWO774LqRY2l5jL2plbakA.timeindex").unwrap();
+        assert_eq!((r.kind, r.offset, r.cache), (FileKind::TimeIndex, 193, true));
+        for not in [
+            "00000000000000000099.log",
+            "193_KWO774LqRY2l5jL2plbakA.log",
+            "0000000000000000099-zaoRgQX2QnCPnM-P3vLmBQ.log",
+            "00000000000000000099-short.log",
+            "00000000000000000099-zaoRgQX2QnCPnM-P3vLmBQ.checkpoint",
+            "x_KWO774LqRY2l5jL2plbakA.index",
+        ] {
+            assert_eq!(classify_remote(not), None, "{not}");
+        }
+        // and none of them is a file Kafka's log loader takes
+        assert_eq!(classify("00000000000000000099-zaoRgQX2QnCPnM-P3vLmBQ.log").kind, FileKind::Unknown);
+    }
 
     #[test]
     fn segment_files() {

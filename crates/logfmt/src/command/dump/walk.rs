@@ -49,6 +49,8 @@ pub enum Decode {
     ShareGroupState,
     /// `__cluster_metadata`'s records.
     ClusterMetadata,
+    /// `__remote_log_metadata`'s records (tiered storage).
+    RemoteLogMetadata,
 }
 
 impl Decode {
@@ -60,6 +62,7 @@ impl Decode {
             Decode::TransactionState => Some(Decoder::TransactionState),
             Decode::ShareGroupState => Some(Decoder::ShareGroupState),
             Decode::ClusterMetadata => Some(Decoder::ClusterMetadata),
+            Decode::RemoteLogMetadata => Some(Decoder::RemoteLogMetadata),
             Decode::Auto if name.kind == FileKind::KraftSnapshot => Some(Decoder::ClusterMetadata),
             Decode::Auto => {
                 let dir = path.parent()?.file_name()?.to_str()?;
@@ -257,6 +260,12 @@ impl<'a, F: RecordFilter + ?Sized, V: Visit> Walk<'a, F, V> {
         let file = path.display().to_string();
         let fname = path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         let mut name = naming::classify(&fname);
+        // a tiered storage file (a remote store's copy, the remote index
+        // cache's): read as the file it is a copy of, its offset from its name
+        let remote = if name.kind == FileKind::Unknown { naming::classify_remote(&fname) } else { None };
+        if let Some(r) = &remote {
+            name = FileName { kind: r.kind, offset: Some(r.offset), epoch: None, suffix: None };
+        }
         // a segment under a name that is not Kafka's: read it as one
         let renamed_segment = name.kind == FileKind::Unknown && fname.ends_with(crate::spec::names::LOG_FILE_SUFFIX);
         if renamed_segment {
@@ -281,6 +290,18 @@ impl<'a, F: RecordFilter + ?Sized, V: Visit> Walk<'a, F, V> {
             self.note(
                 &file,
                 "not a Kafka segment name (20 digits): read as a segment; its base offset is its first batch's".into(),
+            )?;
+        }
+        if let Some(r) = &remote {
+            let whose = if r.cache { "the broker's remote index cache" } else { "a remote store" };
+            self.note(
+                &file,
+                format!(
+                    "tiered storage: {whose}'s copy of remote segment {} (start offset {}), read as a {}",
+                    r.segment_id,
+                    r.offset,
+                    name.kind.name().replace('_', " ")
+                ),
             )?;
         }
         self.by_kind(path, &file, &name, explicit, next_base)?;

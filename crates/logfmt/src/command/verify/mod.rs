@@ -1561,6 +1561,61 @@ fn kraft_snapshot(path: &Path, opts: &Options, out: &mut Findings, stats: &mut S
     progress(size);
 }
 
+/// A tiered storage file ([`naming::classify_remote`]): a remote store's
+/// copy of a segment's file is checked as that file of a segment whose
+/// base offset its name gives (with its sibling copies: the `.log` and
+/// indexes of the same segment id); the remote index cache's files are
+/// Kafka's own and not checked (as its directory in a log dir).
+#[allow(clippy::too_many_arguments)]
+fn check_remote_file(
+    path: &Path,
+    dir: &Path,
+    name: &str,
+    r: &naming::RemoteFileName,
+    opts: &Options,
+    out: &mut Findings,
+    stats: &mut Stats,
+    progress: &dyn Fn(u64),
+) {
+    let stem = name.split_once('.').map_or(name, |(s, _)| s);
+    let whose = if r.cache { "the broker's remote index cache" } else { "a remote store" };
+    let what = format!("tiered storage: {whose}'s copy of remote segment {} (start offset {})", r.segment_id, r.offset);
+    if r.cache {
+        out.push(path, None, None, Some(r.offset), Kind::Note, format!("{what}: Kafka's own cache, not checked"));
+        return;
+    }
+    match r.kind {
+        FileKind::Log | FileKind::OffsetIndex | FileKind::TimeIndex | FileKind::TxnIndex => {
+            let sibling = |ext: &str| Some(dir.join(format!("{stem}{ext}"))).filter(|p| p.is_file());
+            let Some(log) = sibling(n::LOG_FILE_SUFFIX) else {
+                out.push(path, None, None, Some(r.offset), Kind::OrphanIndex, format!("{what}: no .log beside it"));
+                return;
+            };
+            out.push(path, None, None, Some(r.offset), Kind::Note, format!("{what}: checked as a segment"));
+            let seg = Segment {
+                base: r.offset,
+                size: std::fs::metadata(&log).map(|m| m.len()).unwrap_or(0),
+                log,
+                index: sibling(n::INDEX_FILE_SUFFIX),
+                time_index: sibling(n::TIME_INDEX_FILE_SUFFIX),
+                txn_index: sibling(n::TXN_INDEX_FILE_SUFFIX),
+                next_base: None,
+            };
+            let mut st = PartitionState::standalone(opts);
+            SegmentChecker::new(&seg, &mut st, out, stats, opts).unbounded().run(progress);
+        }
+        // the snapshot taken at the segment's end (RemoteLogManager uploads
+        // the one at the next segment's base), named by its start: no
+        // offset here bounds its producers
+        FileKind::ProducerSnapshot => producer_snapshot(path, i64::MAX, i64::MAX, opts, out),
+        _ => {
+            if let Err(e) = checkpoint::read_epochs(path, &opts.limits) {
+                out.error(path, &e, Kind::CheckpointMalformed);
+            }
+        }
+    }
+}
+
 /// Check a single file: a segment file is checked with the other files of
 /// its segment (an index cannot be judged without its log), as part of its
 /// partition; other files alone. A `.log` whose name is not Kafka's is read
@@ -1572,6 +1627,12 @@ pub fn check_file(path: &Path, opts: &Options, progress: &dyn Fn(u64)) -> Report
     let name = path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let fname = naming::classify(&name);
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if fname.kind == FileKind::Unknown
+        && let Some(r) = naming::classify_remote(&name)
+    {
+        check_remote_file(path, dir, &name, &r, opts, &mut out, &mut stats, progress);
+        return Report { findings: out.finish(), stats, start: StartTally::default() };
+    }
     match (fname.kind, fname.offset, fname.suffix) {
         (FileKind::Log | FileKind::OffsetIndex | FileKind::TimeIndex | FileKind::TxnIndex, Some(base), None) => {
             let checkpoints = dir.parent().map(|d| LogDirCheckpoints::read(d, &opts.limits)).unwrap_or_default();
