@@ -10,7 +10,12 @@ use serde_json::Value;
 type Key = (String, String, i64); // query, topic, partition
 
 fn logtool_answers() -> BTreeMap<Key, Value> {
-    let dir = fixtures().join("timestamps");
+    answers_of("timestamps", "ts-")
+}
+
+/// logtool's answers to the scenario's queries, for the topics named `prefix*`.
+fn answers_of(scenario: &str, prefix: &str) -> BTreeMap<Key, Value> {
+    let dir = fixtures().join(scenario);
     let queries: Vec<String> =
         std::fs::read_to_string(dir.join("queries")).unwrap().lines().map(str::to_string).collect();
     assert!(queries.len() > 40, "{} queries", queries.len());
@@ -21,7 +26,7 @@ fn logtool_answers() -> BTreeMap<Key, Value> {
     assert!(code == 0 || code == 1, "exit {code}");
     lines
         .into_iter()
-        .filter(|v| v["type"] == "offset" && v["topic"].as_str().unwrap().starts_with("ts-"))
+        .filter(|v| v["type"] == "offset" && v["topic"].as_str().unwrap().starts_with(prefix))
         .map(|v| {
             let key = (
                 v["query"].as_str().unwrap().to_string(),
@@ -76,6 +81,53 @@ fn timestamps_and_leader_epochs_are_the_live_brokers() {
         n += 1;
     }
     assert_eq!(n, ours.len());
+}
+
+/// Tiered storage (fixtures/kafka-3.9.1/tiered, Kafka's LocalTieredStorage):
+/// every answer logtool gives is what the live broker's Admin.listOffsets
+/// gave (offset, timestamp, leader epoch), earliest the log start below the
+/// local data, -4 and -5 included; where the first record at or after a
+/// time lies in remote storage only, logtool gives no offset and says so,
+/// and Kafka's answer there is below the local log start.
+#[test]
+fn tiered_answers_are_the_live_brokers_or_say_remote_storage() {
+    let ours = answers_of("tiered", "tiered");
+    let text = std::fs::read_to_string(fixtures().join("tiered/list-offsets.txt")).unwrap();
+    let kafka: BTreeMap<Key, (i64, i64, Option<i64>)> = text
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let [t, p, q, o, ts, ep] = f[..] else { panic!("bad line {l:?}") };
+            let ep = if ep == "-" { None } else { Some(ep.parse().unwrap()) };
+            ((q.to_string(), t.to_string(), p.parse().unwrap()), (o.parse().unwrap(), ts.parse().unwrap(), ep))
+        })
+        .collect();
+    assert_eq!(ours.len(), kafka.len());
+    let (mut same, mut remote) = (0, 0);
+    for (k, v) in &ours {
+        let (o, ts, ep) = kafka[k];
+        let local_start = kafka[&("earliest-local".to_string(), k.1.clone(), k.2)].0;
+        match v["offset"].as_i64() {
+            Some(got) => {
+                assert_eq!((got, v["timestamp"].as_i64().unwrap_or(-1)), (o, ts), "{k:?}: {v}");
+                if k.0 != "latest" {
+                    assert_eq!(v["leader_epoch"].as_i64(), ep, "{k:?}: {v}");
+                }
+                same += 1;
+            }
+            None if o == -1 => assert!(v["detail"].is_string(), "{k:?}: {v}"),
+            None => {
+                let detail = v["detail"].as_str().unwrap();
+                assert!(detail.starts_with("in remote storage: remote segment "), "{k:?}: {v}");
+                assert!(o < local_start, "{k:?}: Kafka answered {o}, at or above the local log start {local_start}");
+                remote += 1;
+            }
+        }
+    }
+    // earliest below the local data, the special queries, local and remote times
+    assert_eq!(ours[&("earliest".to_string(), "tiered".to_string(), 0)]["offset"], 100);
+    assert!(ours[&("latest-tiered".to_string(), "tiered-txn".to_string(), 0)]["offset"].as_i64().unwrap() >= 0);
+    assert!(same > 40 && remote > 10, "{same} answered, {remote} in remote storage");
 }
 
 #[test]

@@ -167,7 +167,7 @@ fn every_header_field_flipped_is_found_and_reading_goes_on() {
 
 #[test]
 fn untouched_fixtures_verify_clean() {
-    let mut dirs: Vec<PathBuf> = ["clean", "sigkill", "legacy", "timestamps", "healthy", "incident"]
+    let mut dirs: Vec<PathBuf> = ["clean", "sigkill", "legacy", "timestamps", "healthy", "incident", "tiered"]
         .iter()
         .map(|s| fixtures().join(s).join("logs"))
         .collect();

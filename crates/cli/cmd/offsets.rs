@@ -65,10 +65,13 @@ pub fn run(global: &GlobalOpts, args: &OffsetForTimeArgs) -> anyhow::Result<Stat
     // dir) writes once a broker starts
     let now_ms = jiff::Timestamp::now().as_millisecond();
     let pending = logfmt::offsets::pending_markers(&log_dir, now_ms, &limits)?;
+    // tiered partitions' remote segments: __remote_log_metadata of this log dir
+    let remote = logfmt::offsets::read_remote_log(&targets.log_dir, &limits)?;
     let mut missing = false;
     for dir in &dirs {
         let partition = targets.open(dir)?;
         let mut p = PartitionOffsets::open(&partition, &limits)?;
+        p.set_remote(&partition, remote.as_ref(), &limits);
         let markers: Vec<&str> = pending
             .get(&(p.topic.clone(), p.partition))
             .map_or_else(Vec::new, |ids| ids.iter().map(String::as_str).collect());

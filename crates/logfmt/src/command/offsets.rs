@@ -25,11 +25,21 @@
 //!   start. Control records count; LogAppendTime records carry their batch's
 //!   timestamp. Only that segment is searched.
 //! * **earliest-local** (-4): with no remote storage, what earliest answers
-//!   (`UnifiedLog.fetchOffsetByTimestamp` takes one branch for both).
+//!   (`UnifiedLog.fetchOffsetByTimestamp` takes one branch for both); with
+//!   remote storage (tiered storage, `rules::log::remote_log_enabled`) the
+//!   local log start offset, with the epoch covering it.
 //! * **latest-tiered** (-5): with no remote storage, offset -1 and leader
-//!   epoch -1 (none, as clients read it). A topic with `remote.storage.enable` is answered from
-//!   `__remote_log_metadata` by Kafka; logtool does not read that yet
-//!   (issue 51), and says so in the answer's detail.
+//!   epoch -1 (none, as clients read it); with remote storage, the highest
+//!   offset in remote storage from `__remote_log_metadata`
+//!   (`rules::remote`), with the epoch covering it, or none when nothing is
+//!   uploaded. When the log dir does not hold the metadata partition, no
+//!   answer, and the detail says why.
+//! * With remote storage, **earliest** is the checkpointed log start offset
+//!   (it may lie in remote storage), and **a timestamp** whose first record
+//!   lies in a remote segment below the local log start
+//!   (`RemoteLogManager.findOffsetByTimestamp` finds it there) has no answer
+//!   here: the detail names that remote segment (logtool reads no remote
+//!   data). Otherwise the local search answers, from the local log start.
 //! * **max-timestamp** (-3): the segment with the largest time-index maximum
 //!   (the first such), the first batch from its offset-index position whose
 //!   `maxTimestamp` is that maximum, and in it the first record with that
@@ -54,8 +64,34 @@ use crate::index::{last_time_entry, lookup_offset, lookup_timestamp};
 use crate::limits::Limits;
 use crate::log::{Entry, Item};
 use crate::partition::{self, LogDir, Partition};
+use crate::rules::epochs::EpochCache;
 use crate::rules::log as rules;
+use crate::rules::remote::{RemoteSegment, TimeIn};
 use crate::rules::start::{self, HighWatermarkRule};
+
+/// What `__remote_log_metadata` says of a log dir's tiered partitions
+/// ([`read_remote_log`]).
+pub use crate::rules::remote::RemoteLog;
+
+/// The remote log metadata of the log dir `log_dir` (its
+/// `__remote_log_metadata` partitions), if it holds any.
+pub fn read_remote_log(log_dir: &LogDir, limits: &Limits) -> Result<Option<RemoteLog>> {
+    let count = log_dir.metadata.as_ref().and_then(|m| m.partition_count(kmsg::remote::REMOTE_LOG_METADATA_TOPIC));
+    RemoteLog::read(&log_dir.path, count, limits)
+}
+
+/// What is known of a partition's remote segments.
+#[derive(Clone, Debug, Default)]
+pub enum Remote {
+    /// Not tiered: everything is local.
+    #[default]
+    NotTiered,
+    /// Tiered, but its remote log metadata was not read (the log dir does
+    /// not hold its `__remote_log_metadata` partition).
+    Unknown,
+    /// Tiered: its readable remote segments, by start offset.
+    Known(Vec<RemoteSegment>),
+}
 use crate::spec::names as n;
 
 /// What is asked, as `ListOffsets` spells it.
@@ -153,6 +189,10 @@ pub struct PartitionOffsets {
     pub partition: i32,
     /// The log start offset used.
     pub log_start_offset: i64,
+    /// The local log start offset (the log start without remote storage).
+    pub local_log_start_offset: i64,
+    /// Its remote segments ([`PartitionOffsets::set_remote`]).
+    pub remote: Remote,
     /// The log end offset.
     pub log_end_offset: i64,
     /// The high watermark from the checkpoint (clamped), if any; after
@@ -175,6 +215,7 @@ impl PartitionOffsets {
     pub fn open(p: &Partition, limits: &Limits) -> Result<PartitionOffsets> {
         let epochs = p.epochs(limits);
         let log_start_offset = rules::log_start_offset(p);
+        let local_log_start_offset = rules::local_log_start_offset(p);
         let log_end_offset = rules::log_end_offset(p, limits)?;
         let high_watermark = rules::high_watermark(p, log_start_offset, log_end_offset);
         let segments: Vec<Segment> = p
@@ -193,6 +234,8 @@ impl PartitionOffsets {
             topic: p.name.topic.clone(),
             partition: p.name.partition,
             log_start_offset,
+            local_log_start_offset,
+            remote: if rules::remote_log_enabled(p) { Remote::Unknown } else { Remote::NotTiered },
             log_end_offset,
             high_watermark,
             high_watermark_rule: match high_watermark {
@@ -229,6 +272,29 @@ impl PartitionOffsets {
         }
     }
 
+    /// For a tiered partition: its remote segments from `remote` (the log
+    /// dir's [`RemoteLog`]), when that holds its metadata partition.
+    pub fn set_remote(&mut self, p: &Partition, remote: Option<&RemoteLog>, limits: &Limits) {
+        if matches!(self.remote, Remote::NotTiered) {
+            return;
+        }
+        let topic_id = p
+            .partition_metadata
+            .as_ref()
+            .and_then(|f| crate::properties::read_partition_metadata(f, limits).ok())
+            .map(|m| m.topic_id);
+        self.remote = match (remote, topic_id) {
+            (Some(r), Some(id)) if r.covers(id, self.partition) => {
+                Remote::Known(r.readable(id, self.partition).into_iter().cloned().collect())
+            }
+            _ => Remote::Unknown,
+        };
+    }
+
+    fn epoch_for_offset(&self, offset: i64) -> Option<i32> {
+        EpochCache::load(self.epochs.iter().copied()).epoch_for_offset(offset)
+    }
+
     /// Call `f` on each entry of `seg` from `position` until it returns true
     /// or the segment ends or is damaged.
     fn scan(&self, seg: &partition::Segment, position: u64, mut f: impl FnMut(&Entry<'_>) -> bool) -> Result<()> {
@@ -263,7 +329,23 @@ impl PartitionOffsets {
 
     /// Answer one query.
     pub fn answer(&self, spec: Spec) -> Result<Answer> {
+        let tiered = !matches!(self.remote, Remote::NotTiered);
         let mut a = match spec {
+            Spec::EarliestLocal if tiered => {
+                let offset = self.local_log_start_offset;
+                let (segment, position) = self.locate(offset)?;
+                return Ok(Answer {
+                    offset: Some(offset),
+                    timestamp: None,
+                    leader_epoch: self.epoch_for_offset(offset),
+                    segment,
+                    position,
+                    detail: Some(
+                        "the local log start offset (tiered: remote storage holds the offsets below it)".into(),
+                    ),
+                });
+            }
+            Spec::LatestTiered if tiered => return Ok(self.latest_tiered()),
             Spec::Earliest | Spec::EarliestLocal => {
                 let epoch = self.epochs.first().filter(|e| e.start_offset <= self.log_start_offset).map(|e| e.epoch);
                 let (segment, position) = self.locate(self.log_start_offset)?;
@@ -274,7 +356,9 @@ impl PartitionOffsets {
                     segment,
                     position,
                     detail: Some(
-                        if spec == Spec::Earliest {
+                        if tiered && self.log_start_offset < self.local_log_start_offset {
+                            "the log start offset (tiered: it lies in remote storage)"
+                        } else if spec == Spec::Earliest {
                             "the log start offset"
                         } else {
                             "the local log start offset: the log start offset, with no remote storage"
@@ -312,7 +396,10 @@ impl PartitionOffsets {
                 });
             }
             Spec::MaxTimestamp => self.max_timestamp()?,
-            Spec::Timestamp(t) => self.by_timestamp(t)?,
+            Spec::Timestamp(t) => match self.remote_answer(t) {
+                Some(a) => a,
+                None => self.by_timestamp(t, self.local_log_start_offset)?,
+            },
         };
         if let Some(o) = a.offset
             && o >= self.last_fetchable()
@@ -325,7 +412,57 @@ impl PartitionOffsets {
         Ok(a)
     }
 
-    fn by_timestamp(&self, t: i64) -> Result<Answer> {
+    /// `latest-tiered` of a tiered partition.
+    fn latest_tiered(&self) -> Answer {
+        match &self.remote {
+            Remote::Known(segments) => match segments.iter().map(|s| s.end_offset).max() {
+                Some(h) => Answer {
+                    offset: Some(h),
+                    leader_epoch: self.epoch_for_offset(h),
+                    detail: Some("the highest offset in remote storage (__remote_log_metadata)".into()),
+                    ..Answer::default()
+                },
+                None => Answer {
+                    detail: Some("nothing of it is in remote storage (__remote_log_metadata): Kafka answers -1".into()),
+                    ..Answer::default()
+                },
+            },
+            _ => Answer { detail: Some(UNKNOWN_REMOTE.into()), ..Answer::default() },
+        }
+    }
+
+    /// A time's answer when it lies in remote storage only (`Some`: no
+    /// offset, the detail says where); `None` when the local search answers.
+    fn remote_answer(&self, t: i64) -> Option<Answer> {
+        let remote_only = self.log_start_offset < self.local_log_start_offset;
+        match &self.remote {
+            Remote::NotTiered => None,
+            Remote::Unknown => remote_only.then(|| Answer {
+                detail: Some(format!(
+                    "tiered: offsets {}-{} are in remote storage only and {UNKNOWN_REMOTE}",
+                    self.log_start_offset,
+                    self.local_log_start_offset.saturating_sub(1)
+                )),
+                ..Answer::default()
+            }),
+            Remote::Known(segments) => {
+                let refs: Vec<&RemoteSegment> = segments.iter().collect();
+                match crate::rules::remote::time_in(&refs, t, self.log_start_offset, self.local_log_start_offset) {
+                    TimeIn::Local => None,
+                    TimeIn::Remote(s) => Some(Answer {
+                        detail: Some(format!(
+                            "in remote storage: remote segment {} (offsets {}-{}, largest timestamp {}) holds the \
+                             first record at or after it; logtool reads no remote data",
+                            s.id, s.start_offset, s.end_offset, s.max_timestamp_ms
+                        )),
+                        ..Answer::default()
+                    }),
+                }
+            }
+        }
+    }
+
+    fn by_timestamp(&self, t: i64, start: i64) -> Result<Answer> {
         let Some(seg) = self.segments.iter().find(|s| s.largest_timestamp() >= t) else {
             return Ok(Answer { detail: Some("no record has a timestamp at or after it".into()), ..Answer::default() });
         };
@@ -333,8 +470,7 @@ impl PartitionOffsets {
             .ok()
             .flatten()
             .map_or(seg.seg.base, |e| e.offset);
-        let position = seg.position_for(from_offset.max(self.log_start_offset));
-        let start = self.log_start_offset;
+        let position = seg.position_for(from_offset.max(start));
         let found = self.search(seg, position, false, |max| max >= t, |ts, offset| ts >= t && offset >= start)?;
         Ok(self.found(seg, found, "no record of the segment holding it is at or after it and the log start"))
     }
@@ -461,6 +597,10 @@ impl PartitionOffsets {
         Ok((at.map(|_| seg.seg.log.clone()), at))
     }
 }
+
+/// Why a tiered partition's remote answers are unknown.
+const UNKNOWN_REMOTE: &str = "its remote log metadata is not in this log dir (__remote_log_metadata: the \
+                              broker that holds its metadata partition has it)";
 
 impl PartitionOffsets {
     /// The line of `answer` to the time asked as `query` (`spec`).

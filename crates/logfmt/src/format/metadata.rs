@@ -170,6 +170,17 @@ pub const RETENTION_MS: ConfigKey =
 /// `retention.bytes` / `log.retention.bytes`, default unlimited.
 pub const RETENTION_BYTES: ConfigKey =
     ConfigKey { topic: "retention.bytes", broker: "log.retention.bytes", default: "-1" };
+/// `remote.storage.enable` (tiered storage), default false; a topic config
+/// only (no broker counterpart: the empty name is never set).
+pub const REMOTE_STORAGE_ENABLE: ConfigKey = ConfigKey { topic: "remote.storage.enable", broker: "", default: "false" };
+/// `local.retention.ms` / `log.local.retention.ms` (tiered storage), default
+/// -2: `retention.ms`'s value.
+pub const LOCAL_RETENTION_MS: ConfigKey =
+    ConfigKey { topic: "local.retention.ms", broker: "log.local.retention.ms", default: "-2" };
+/// `local.retention.bytes` / `log.local.retention.bytes` (tiered storage),
+/// default -2: `retention.bytes`'s value.
+pub const LOCAL_RETENTION_BYTES: ConfigKey =
+    ConfigKey { topic: "local.retention.bytes", broker: "log.local.retention.bytes", default: "-2" };
 
 impl ClusterMetadata {
     /// The partition count of `topic`, if the metadata log holds it.

@@ -136,6 +136,16 @@ impl LogDir {
     pub fn topic_config(&self, topic: &str, key: metadata::ConfigKey) -> Option<(String, metadata::ConfigSource)> {
         self.metadata.as_ref().map(|m| m.topic_config(topic, key, self.node_id.as_deref()))
     }
+
+    /// Open partition dir `dir` of this log dir: with its checkpoints and
+    /// its topic's `remote.storage.enable` from the metadata log.
+    pub fn open_partition(&self, dir: &Path) -> Result<Partition> {
+        let mut p = Partition::open_with(dir, &self.checkpoints)?;
+        p.remote_storage_enable = self
+            .topic_config(&p.name.topic, metadata::REMOTE_STORAGE_ENABLE)
+            .map(|(v, _)| v.trim().eq_ignore_ascii_case("true"));
+        Ok(p)
+    }
 }
 
 /// Kafka's compacted internal topics (their `cleanup.policy` is set when
@@ -236,6 +246,11 @@ pub struct Partition {
     pub partition_metadata: Option<PathBuf>,
     /// What the log dir's checkpoints say about it.
     pub checkpoints: Checkpoints,
+    /// Its topic's `remote.storage.enable` (tiered storage) as its log
+    /// dir's metadata log has it ([`LogDir::open_partition`]); `None` when
+    /// not read or no metadata log is there. Whether Kafka loads it with
+    /// remote storage is `rules::log::remote_log_enabled`.
+    pub remote_storage_enable: Option<bool>,
 }
 
 impl Partition {
@@ -273,6 +288,7 @@ impl Partition {
             kraft_snapshots: Vec::new(),
             leader_epoch_checkpoint: None,
             partition_metadata: None,
+            remote_storage_enable: None,
         };
         // base offset -> [.log, .index, .timeindex, .txnindex]
         let mut by_base: BTreeMap<i64, [Option<PathBuf>; 4]> = BTreeMap::new();
@@ -497,9 +513,10 @@ impl Targets {
         self
     }
 
-    /// Open partition dir `dir` with its log dir's checkpoints.
+    /// Open partition dir `dir` as its log dir has it
+    /// ([`LogDir::open_partition`]).
     pub fn open(&self, dir: &Path) -> Result<Partition> {
-        Partition::open_with(dir, &self.log_dir.checkpoints)
+        self.log_dir.open_partition(dir)
     }
 
     /// The log dir's path.
@@ -516,7 +533,7 @@ pub fn open_log_dirs(dirs: &[PathBuf], limits: &Limits) -> Result<Vec<(LogDir, V
         let ld = LogDir::read(d, limits);
         let mut parts = Vec::new();
         for (_, path) in crate::logdir::live_partitions(d)? {
-            parts.push(Partition::open_with(&path, &ld.checkpoints)?);
+            parts.push(ld.open_partition(&path)?);
         }
         out.push((ld, parts));
     }

@@ -2,7 +2,9 @@
 //! high watermark, and what moving either end does to the rest.
 //!
 //! * **Log start** (`LogLoader.load`, `UnifiedLog.logStartOffset`): the
-//!   checkpointed log start offset, at least the first segment's base offset.
+//!   checkpointed log start offset, at least the first segment's base offset;
+//!   with remote storage (tiered storage) the checkpointed one, and the
+//!   **local log start** is where the local segments begin.
 //!   DeleteRecords and retention raise it (`maybeIncrementLogStartOffset`);
 //!   records below it may stay in the first segment but no reader gets them.
 //! * **Log end** (`LogSegment.readNextOffset` of the active segment): after
@@ -85,10 +87,39 @@ pub fn largest_timestamp(max_batch_timestamp: Option<i64>, seg: &Segment) -> i64
     }
 }
 
-/// The log start offset Kafka loads for `p`.
+/// Whether Kafka keeps `p` with remote storage (tiered storage,
+/// `UnifiedLog.isRemoteLogEnabled`): its topic's `remote.storage.enable`,
+/// not an internal topic, the metadata log or `__remote_log_metadata` (nor
+/// compacted: Kafka refuses `cleanup.policy=compact` with it). The broker's
+/// `remote.log.storage.system.enable` is not in a log dir; a topic cannot
+/// have `remote.storage.enable=true` where it was off
+/// (`LogConfig.validateRemoteStorageOnlyIfSystemEnabled`), so it is taken
+/// as on.
+pub fn remote_log_enabled(p: &Partition) -> bool {
+    p.remote_storage_enable == Some(true)
+        && !COMPACTED_INTERNAL_TOPICS.contains(&p.name.topic.as_str())
+        && !p.is_metadata_log()
+        && p.name.topic != kmsg::remote::REMOTE_LOG_METADATA_TOPIC
+}
+
+/// The log start offset Kafka loads for `p` (`LogLoader.load`): the
+/// checkpointed one, at least the first segment's base offset; with remote
+/// storage ([`remote_log_enabled`]) the checkpointed one alone (0 without
+/// one), which lies below the first local segment once local retention
+/// has deleted uploaded segments.
 pub fn log_start_offset(p: &Partition) -> i64 {
+    if remote_log_enabled(p) {
+        return p.checkpoints.log_start_offset.unwrap_or(0);
+    }
     let first = p.first_base().unwrap_or(0);
     p.checkpoints.log_start_offset.unwrap_or(first).max(first)
+}
+
+/// The local log start offset (`UnifiedLog`, on load: the log start, at
+/// least the first local segment's base offset): where `p`'s local data
+/// begins. The log start offset itself without remote storage.
+pub fn local_log_start_offset(p: &Partition) -> i64 {
+    log_start_offset(p).max(p.first_base().unwrap_or(0))
 }
 
 /// Every record a reader of `p` gets, in file order, with its batch's header

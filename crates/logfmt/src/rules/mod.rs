@@ -24,6 +24,7 @@
 //! | what retention deletes (time, size, a new log start) | [`retention`] | `UnifiedLog.deleteOldSegments` |
 //! | what a cleaning pass may clean and keeps (the cleanable range, segment groups, aborted transactions and markers, records and tombstones, delete horizons) | [`cleaner`] | `LogCleanerManager.cleanableOffsets`, `Cleaner.groupSegmentsBySize`, `CleanedTransactionMetadata`, `Cleaner.cleanInto`/`shouldRetainRecord`, `MemoryRecords.filterTo` |
 //! | what the transaction coordinator loads: each transactional id's state | [`transactions`] | `TransactionStateManager.loadTransactionMetadata` |
+//! | tiered storage: a partition's remote segments, the highest offset in remote storage, where a time's answer lies | [`remote`] | `RemoteLogMetadataCache`, `RemoteLogManager.findHighestRemoteOffset`/`findOffsetByTimestamp`, `RemoteLogMetadataTopicPartitioner` |
 //!
 //! Layering: file formats → [`crate::partition`] → these rules → commands.
 //! Nothing here writes; planners turn what the rules say into changes.
@@ -38,6 +39,7 @@ pub mod log;
 pub mod producer;
 pub mod recovery;
 pub mod release;
+pub mod remote;
 pub mod replication;
 pub mod retention;
 pub mod share_group;
