@@ -699,6 +699,57 @@ fn retain_deletes_whole_old_segments_and_moves_the_log_start() {
     assert_eq!(code, 0, "{v:?}");
 }
 
+/// Tiered storage (fixtures/kafka-3.9.1/tiered): retention by size or time
+/// is local retention, Kafka's: only segments remote storage holds go
+/// (`tiered-txn`'s first local segment, held back from upload by an open
+/// transaction, stays however small the limit), only the local log start
+/// moves: `log-start-offset-checkpoint` and the leader epochs stay. On the
+/// dir as Kafka left it (its local.retention.bytes applied), its own limit
+/// deletes nothing more. A new log start into remote storage names the
+/// remote segments the broker deletes; logtool deletes no remote data.
+#[test]
+fn retain_on_tiered_topics_is_local_retention_of_uploaded_segments() {
+    let c = Copy::of("tiered");
+    let names = |d: &str| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(c.path(d))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".log"))
+            .collect();
+        v.sort();
+        v
+    };
+    let (tiered, txn) = (names("tiered-0"), names("tiered-txn-0"));
+    // tiered's local.retention.bytes (20000): Kafka already applied it
+    let (code, lines) = run_json(&["retain", "--max-bytes", "20000", &c.s("tiered-0")]);
+    assert_eq!(code, 0, "{lines:?}");
+    assert!(of_type(&lines, "change").is_empty(), "{lines:?}");
+    let checkpoint = std::fs::read(c.path("log-start-offset-checkpoint")).unwrap();
+    let epochs = std::fs::read(c.path("tiered-0/leader-epoch-checkpoint")).unwrap();
+    let (code, lines) = run_json(&["retain", "--max-bytes", "1", "--execute", &c.s("")]);
+    assert_eq!(code, 0, "{lines:?}");
+    // tiered: every uploaded segment (latest-tiered 578) goes, the active one stays
+    assert_eq!(names("tiered-0"), tiered[tiered.len() - 1..].to_vec());
+    // tiered-txn: nothing above its highest uploaded offset (192) goes
+    assert_eq!(names("tiered-txn-0"), txn);
+    assert_eq!(std::fs::read(c.path("log-start-offset-checkpoint")).unwrap(), checkpoint);
+    assert_eq!(std::fs::read(c.path("tiered-0/leader-epoch-checkpoint")).unwrap(), epochs);
+    assert!(of_type(&lines, "loss").is_empty(), "nothing is lost: {lines:?}");
+    let (code, answers) = run_json(&["offset-for-time", &c.s("tiered-0"), "earliest", "earliest-local"]);
+    assert_eq!(code, 0);
+    assert_eq!((answers[0]["offset"].as_i64(), answers[1]["offset"].as_i64()), (Some(100), Some(579)));
+    // a new log start into remote storage: the remote segments below it are named
+    let (code, lines) = run_json(&["retain", "--log-start", "300", &c.s("tiered-0")]);
+    assert_eq!(code, 0);
+    let notes: Vec<&str> = of_type(&lines, "note").iter().filter_map(|n| n["message"].as_str()).collect();
+    assert!(
+        notes
+            .iter()
+            .any(|m| m.contains("remote segment(s), offsets 99-291") && m.contains("never deletes remote data")),
+        "{notes:?}"
+    );
+}
+
 #[test]
 fn reindex_uses_the_topic_config_and_rebuilds_deleted_indexes() {
     let c = Copy::of("clean");

@@ -272,3 +272,29 @@ fn stats_and_compact_agree_on_a_partition_with_nothing_dirty() {
     let row = &of_type(&lines, "compaction")[0];
     assert!(row["skipped"].as_str().unwrap().contains("nothing to clean"), "{row}");
 }
+
+/// A tiered partition (fixtures/kafka-3.9.1/tiered): the log start Kafka
+/// keeps (below the local data), the local log start, the topic's local
+/// retention, and nothing reclaimable on the dir Kafka's local retention
+/// left (`tiered-txn`'s local.retention.bytes is 1, but its local segments
+/// are not in remote storage).
+#[test]
+fn tiered_partitions_show_both_log_starts_and_local_retention() {
+    let logs = fixtures().join("tiered/logs");
+    let (code, lines) = run_json(&["stats", s(&logs.join("tiered-0")), s(&logs.join("tiered-txn-0"))]);
+    assert_eq!(code, 0);
+    let parts: Vec<&Value> = lines.iter().filter(|l| l["scope"] == "partition").collect();
+    let got: Vec<(i64, i64, i64, u64)> = parts
+        .iter()
+        .map(|p| {
+            let r = &p["reclaimable"];
+            (
+                p["log_start_offset"].as_i64().unwrap(),
+                p["local_log_start_offset"].as_i64().unwrap(),
+                r["local_retention_bytes"].as_i64().unwrap(),
+                r["retention_bytes_reclaimable"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got, [(100, 292, 20000, 0), (0, 193, 1, 0)]);
+}

@@ -299,13 +299,18 @@ pub fn retain(global: &GlobalOpts, args: &RetainArgs) -> anyhow::Result<Status> 
         let mut lim = CheckpointLimits::default();
         // read under the lock run_plan holds
         let targets = Targets::of(path, &limits)?;
+        // tiered partitions: what remote storage holds (__remote_log_metadata)
+        let remote = logfmt::offsets::read_remote_log(&targets.log_dir, &limits)?;
         for dir in &parts {
             let p = targets.open(dir)?;
             if p.is_metadata_log() {
                 continue;
             }
             let policy = targets.log_dir.cleanup_policy(&p.name.topic);
-            if let Some(loss) = retain::retain_partition(&p, rule, policy.as_deref(), &limits, &mut lim, changes)? {
+            let tiered = retain::tiered_view(&p, &targets.log_dir, remote.as_ref(), &limits);
+            if let Some(loss) =
+                retain::retain_partition(&p, rule, policy.as_deref(), tiered.as_ref(), &limits, &mut lim, changes)?
+            {
                 changes.note(Note::Loss(loss));
             }
         }

@@ -14,7 +14,8 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use clap::Args;
-use logfmt::partition::{LogDir, Partition, Targets};
+use logfmt::offsets::RemoteLog;
+use logfmt::partition::{LogDir, Targets};
 use logfmt::report::{grouped, human_bytes};
 use logfmt::schedule;
 use logfmt::stats::{self, Histogram, Stats, Timeline};
@@ -59,6 +60,8 @@ struct Group {
     path: PathBuf,
     is_log_dir: bool,
     log_dir: Arc<LogDir>,
+    /// Its remote log metadata (tiered partitions).
+    remote: Option<Arc<RemoteLog>>,
     dirs: Vec<PathBuf>,
 }
 
@@ -79,22 +82,32 @@ pub fn run(global: &GlobalOpts, args: &StatsArgs) -> anyhow::Result<Status> {
         // what the broker serves: a -future replica (a move between log
         // dirs under way) counts in its dir, as DescribeLogDirs counts it
         let t = Targets::of(path, &limits).with_context(|| path.display().to_string())?.served();
-        groups.push(Group { path: path.clone(), is_log_dir: t.is_log_dir, log_dir: t.log_dir, dirs: t.partitions });
+        let remote = logfmt::offsets::read_remote_log(&t.log_dir, &limits)?.map(Arc::new);
+        groups.push(Group {
+            path: path.clone(),
+            is_log_dir: t.is_log_dir,
+            log_dir: t.log_dir,
+            remote,
+            dirs: t.partitions,
+        });
     }
     // each partition with the bytes of its segments (what the bar counts)
-    let work: Vec<((Arc<LogDir>, &PathBuf), u64)> = groups
+    type Work<'a> = (Arc<LogDir>, Option<Arc<RemoteLog>>, &'a PathBuf);
+    let work: Vec<(Work<'_>, u64)> = groups
         .iter()
-        .flat_map(|g| g.dirs.iter().map(|d| ((Arc::clone(&g.log_dir), d), logfmt::logdir::segment_bytes(d))))
+        .flat_map(|g| {
+            g.dirs.iter().map(|d| ((Arc::clone(&g.log_dir), g.remote.clone(), d), logfmt::logdir::segment_bytes(d)))
+        })
         .collect();
     let total_bytes: u64 = work.iter().map(|(_, size)| size).sum();
-    let dirs: Vec<&PathBuf> = work.iter().map(|((_, d), _)| *d).collect();
+    let dirs: Vec<&PathBuf> = work.iter().map(|((_, _, d), _)| *d).collect();
     let progress = Progress::new(total_bytes, global.quiet);
     // on `logfmt::schedule`'s pool: a partition the memory budget refused
     // while other threads held memory is read again alone, so the numbers
     // do not depend on timing
-    let one = |(ld, dir): &(Arc<LogDir>, &PathBuf), _: schedule::Pass| -> logfmt::Result<Stats> {
-        let p = Partition::open_with(dir, &ld.checkpoints)?;
-        stats::partition_stats(&p, ld, &opts, &mut |n| progress.inc(n))
+    let one = |(ld, remote, dir): &Work<'_>, _: schedule::Pass| -> logfmt::Result<Stats> {
+        let p = ld.open_partition(dir)?;
+        stats::partition_stats(&p, ld, remote.as_deref(), &opts, &mut |n| progress.inc(n))
     };
     let results = schedule::run(work, threads, one)?;
     let mut results = results.into_iter().zip(dirs).map(|(r, dir)| r.with_context(|| dir.display().to_string()));

@@ -27,7 +27,7 @@ use crate::error::Result;
 use crate::legacy::LegacyMessage;
 use crate::limits::Limits;
 use crate::log::{Entry, Item};
-use crate::metadata::{CLEANUP_POLICY, RETENTION_BYTES, RETENTION_MS};
+use crate::metadata::{CLEANUP_POLICY, LOCAL_RETENTION_BYTES, LOCAL_RETENTION_MS, RETENTION_BYTES, RETENTION_MS};
 use crate::partition::{LogDir, Partition};
 use crate::report::{Report, grouped, human_bytes};
 use crate::rules::log::{Compaction, compaction, log_start_offset};
@@ -344,8 +344,13 @@ pub struct Reclaimable {
     pub retention_ms: Option<i64>,
     /// `retention.bytes` in force.
     pub retention_bytes: Option<i64>,
+    /// A tiered topic's `local.retention.ms` in force (-2: `retention.ms`'s).
+    pub local_retention_ms: Option<i64>,
+    /// A tiered topic's `local.retention.bytes` in force (-2: `retention.bytes`'s).
+    pub local_retention_bytes: Option<i64>,
     /// Bytes of the segments retention deletes now (`delete` policy;
-    /// `retention.ms` first, then `retention.bytes`, as Kafka).
+    /// `retention.ms` first, then `retention.bytes`, as Kafka; a tiered
+    /// topic's local retention, of the segments remote storage holds).
     pub retention_bytes_reclaimable: Option<u64>,
     /// Records in them.
     pub retention_records_reclaimable: Option<u64>,
@@ -376,8 +381,12 @@ pub struct Stats {
     pub segments: u64,
     /// Size of the `.log` files.
     pub log_bytes: u64,
-    /// Log start offset (Kafka's, from the checkpoint).
+    /// Log start offset (Kafka's, from the checkpoint; a tiered partition's
+    /// may lie in remote storage).
     pub log_start_offset: Option<i64>,
+    /// Where the local data begins: the log start offset, or for a tiered
+    /// partition the local log start offset.
+    pub local_log_start_offset: Option<i64>,
     /// The offset after the last batch on disk.
     pub log_end_offset: Option<i64>,
     /// Batches (legacy wrapper messages count as one).
@@ -463,6 +472,7 @@ impl Stats {
         add(&mut self.segments, o.segments);
         add(&mut self.log_bytes, o.log_bytes);
         self.log_start_offset = None;
+        self.local_log_start_offset = None;
         self.log_end_offset = None;
         add(&mut self.batches, o.batches);
         add(&mut self.records, o.records);
@@ -518,6 +528,8 @@ impl Stats {
         r.cleanup_policy = None;
         r.retention_ms = None;
         r.retention_bytes = None;
+        r.local_retention_ms = None;
+        r.local_retention_bytes = None;
         r.retention_bytes_reclaimable = sum_opt(r.retention_bytes_reclaimable, or.retention_bytes_reclaimable);
         r.retention_records_reclaimable = sum_opt(r.retention_records_reclaimable, or.retention_records_reclaimable);
         r.superseded_records = sum_opt(r.superseded_records, or.superseded_records);
@@ -772,7 +784,15 @@ impl Pass<'_> {
 
 /// The numbers of partition `p` of `log_dir`. `done` is told each
 /// segment's size once it is read (a progress bar).
-pub fn partition_stats(p: &Partition, log_dir: &LogDir, opts: &Options, done: &mut dyn FnMut(u64)) -> Result<Stats> {
+/// `remote`: the log dir's remote log metadata (tiered partitions' local
+/// retention deletes only what it says remote storage holds).
+pub fn partition_stats(
+    p: &Partition,
+    log_dir: &LogDir,
+    remote: Option<&crate::rules::remote::RemoteLog>,
+    opts: &Options,
+    done: &mut dyn FnMut(u64),
+) -> Result<Stats> {
     let compacted = compaction(p, log_dir) == Compaction::Compacted;
     let mut pass = Pass {
         opts,
@@ -817,6 +837,7 @@ pub fn partition_stats(p: &Partition, log_dir: &LogDir, opts: &Options, done: &m
     }
     let mut s = pass.s;
     s.log_start_offset = (!p.segments.is_empty()).then(|| log_start_offset(p));
+    s.local_log_start_offset = (!p.segments.is_empty()).then(|| crate::rules::log::local_log_start_offset(p));
     s.log_end_offset = p.segments.last().map(|a| crate::rules::log::log_end_from(last_offset, Some(a.base)));
     s.producers = pass.producers.into_values().collect();
     s.producer_count = s.producers.len() as u64;
@@ -825,7 +846,7 @@ pub fn partition_stats(p: &Partition, log_dir: &LogDir, opts: &Options, done: &m
     for c in &mut s.codecs {
         c.ratio = ratio(c);
     }
-    s.reclaimable = reclaimable(p, log_dir, opts, compacted, pass.keys.is_some(), pass.superseded)?;
+    s.reclaimable = reclaimable(p, log_dir, remote, opts, compacted, pass.keys.is_some(), pass.superseded)?;
     Ok(s)
 }
 
@@ -833,9 +854,11 @@ fn config_i64(log_dir: &LogDir, topic: &str, key: crate::metadata::ConfigKey) ->
     log_dir.topic_config(topic, key).and_then(|(v, _)| v.trim().parse().ok())
 }
 
+#[allow(clippy::too_many_arguments)]
 fn reclaimable(
     p: &Partition,
     log_dir: &LogDir,
+    remote: Option<&crate::rules::remote::RemoteLog>,
     opts: &Options,
     compacted: bool,
     keys_tracked: bool,
@@ -880,18 +903,30 @@ fn reclaimable(
     if !crate::rules::retention::deletes(policy) {
         return Ok(r);
     }
+    // tiered: local retention (local.retention.*, -2: retention.*'s value)
+    // over the segments remote storage holds (UnifiedLog.localRetentionMs)
+    let tiered = crate::rules::remote::retention_view(p, log_dir, remote, &opts.limits);
+    let (ms, bytes) = match &tiered {
+        Some(_) => {
+            r.local_retention_ms = config_i64(log_dir, topic, LOCAL_RETENTION_MS);
+            r.local_retention_bytes = config_i64(log_dir, topic, LOCAL_RETENTION_BYTES);
+            let local = |v: Option<i64>, total: Option<i64>| if v == Some(-2) { total } else { v };
+            (local(r.local_retention_ms, r.retention_ms), local(r.local_retention_bytes, r.retention_bytes))
+        }
+        None => (r.retention_ms, r.retention_bytes),
+    };
     // Kafka deletes by time, then by size (UnifiedLog.deleteOldSegments):
     // both plans, the larger of the two (each deletes a prefix of segments)
     let mut best = (0u64, 0u64);
     let rules = [
-        r.retention_ms.filter(|&ms| ms >= 0).map(|ms| Rule::Before(opts.now_ms.saturating_sub(ms))),
-        r.retention_bytes.and_then(|b| u64::try_from(b).ok()).map(Rule::MaxBytes),
+        ms.filter(|&ms| ms >= 0).map(|ms| Rule::Before(opts.now_ms.saturating_sub(ms))),
+        bytes.and_then(|b| u64::try_from(b).ok()).map(Rule::MaxBytes),
     ];
     for rule in rules.into_iter().flatten() {
-        if let Outcome::Plan(crate::rules::retention::Plan { loss: Some(loss), .. }) = plan(p, rule, &opts.limits)?
-            && loss.bytes > best.0
+        if let Outcome::Plan(plan) = plan(p, rule, tiered.as_ref(), &opts.limits)?
+            && plan.freed.0 > best.0
         {
-            best = (loss.bytes, loss.records);
+            best = plan.freed;
         }
     }
     r.retention_bytes_reclaimable = Some(best.0);

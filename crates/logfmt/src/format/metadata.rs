@@ -173,6 +173,10 @@ pub const RETENTION_BYTES: ConfigKey =
 /// `remote.storage.enable` (tiered storage), default false; a topic config
 /// only (no broker counterpart: the empty name is never set).
 pub const REMOTE_STORAGE_ENABLE: ConfigKey = ConfigKey { topic: "remote.storage.enable", broker: "", default: "false" };
+/// `remote.log.copy.disable` (tiered storage: uploads stopped), default
+/// false; a topic config only.
+pub const REMOTE_LOG_COPY_DISABLE: ConfigKey =
+    ConfigKey { topic: "remote.log.copy.disable", broker: "", default: "false" };
 /// `local.retention.ms` / `log.local.retention.ms` (tiered storage), default
 /// -2: `retention.ms`'s value.
 pub const LOCAL_RETENTION_MS: ConfigKey =

@@ -32,7 +32,7 @@ use kmsg::records::{RemoteLogSegmentMetadataRecord, RemoteLogSegmentMetadataUpda
 
 use crate::error::Result;
 use crate::limits::Limits;
-use crate::partition::Partition;
+use crate::partition::{LogDir, Partition};
 use crate::uuid::Uuid;
 
 /// `RemoteLogSegmentState.COPY_SEGMENT_FINISHED`.
@@ -171,6 +171,43 @@ pub fn metadata_partition(topic_id: Uuid, partition: i32, count: i32) -> i32 {
     let hash =
         [long_hash(lsb), long_hash(msb), partition].iter().fold(1i32, |h, &v| h.wrapping_mul(31).wrapping_add(v));
     (crate::internal::murmur2(&hash.to_be_bytes()) & 0x7fff_ffff).checked_rem(count).unwrap_or(0)
+}
+
+/// How retention sees `p` ([`super::retention::Tiered`]): `None` when it is
+/// not tiered, or its uploads are disabled (`remote.log.copy.disable`:
+/// retention then deletes as without remote storage,
+/// `remoteLogEnabledAndRemoteCopyEnabled`). What is in remote storage
+/// comes from `remote`, when it holds `p`'s metadata partition; otherwise
+/// nothing is known to be uploaded.
+pub fn retention_view(
+    p: &Partition,
+    log_dir: &LogDir,
+    remote: Option<&RemoteLog>,
+    limits: &Limits,
+) -> Option<super::retention::Tiered> {
+    if !super::log::remote_log_enabled(p) {
+        return None;
+    }
+    let copy_disabled = log_dir
+        .topic_config(&p.name.topic, crate::metadata::REMOTE_LOG_COPY_DISABLE)
+        .is_some_and(|(v, _)| v.trim().eq_ignore_ascii_case("true"));
+    if copy_disabled {
+        return None;
+    }
+    let topic_id = p
+        .partition_metadata
+        .as_ref()
+        .and_then(|f| crate::properties::read_partition_metadata(f, limits).ok())
+        .map(|m| m.topic_id);
+    let segments: Vec<&RemoteSegment> = match (remote, topic_id) {
+        (Some(r), Some(id)) if r.covers(id, p.name.partition) => r.readable(id, p.name.partition),
+        _ => Vec::new(),
+    };
+    Some(super::retention::Tiered {
+        highest_remote_offset: segments.iter().map(|s| s.end_offset).max(),
+        log_start: super::log::log_start_offset(p),
+        remote_segments: segments.iter().map(|s| (s.start_offset, s.end_offset)).collect(),
+    })
 }
 
 /// Where a time's answer lies for a tiered partition

@@ -21,6 +21,20 @@
 //! the default, cleaner on; tests/interop/retention.sh checks it.) The log start offset then becomes the
 //! first remaining offset (or `o`).
 //! `stats` asks what retention would reclaim; `repair::retain` does it.
+//!
+//! **Tiered partitions** ([`Tiered`]; `remote.storage.enable`, uploads not
+//! disabled by `remote.log.copy.disable`): time and size retention are
+//! local retention (`local.retention.ms`/`bytes`, `localRetentionMs`,
+//! over the local size), and a segment goes only once it is in remote
+//! storage - its last offset at or below the highest offset there - or
+//! below the log start (`deletableSegments`:
+//! `upperBoundOffset - 1 <= highestOffsetInRemoteStorage`). Only the local
+//! log start moves (`maybeIncrementLocalLogStartOffset`): the log start,
+//! its checkpoint and the leader epochs stay, for remote reads; nothing is
+//! lost. When what is in remote storage is not known, local retention
+//! deletes nothing. A new log start (`LogStart`) moves both and deletes the
+//! local segments below it; the remote segments below it are deleted by the
+//! broker's remote log manager, in the remote store ([`Plan::remote_below`]).
 
 use crate::error::Result;
 use crate::limits::Limits;
@@ -70,6 +84,18 @@ pub enum Outcome {
     Plan(Plan),
 }
 
+/// A tiered partition, as retention sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tiered {
+    /// The highest offset in remote storage (`None`: not known here, or
+    /// nothing uploaded).
+    pub highest_remote_offset: Option<i64>,
+    /// The log start offset (below the local segments once they went).
+    pub log_start: i64,
+    /// The remote segments readers see, as (start, end) offsets.
+    pub remote_segments: Vec<(i64, i64)>,
+}
+
 /// The segments retention deletes and where the log then starts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Plan {
@@ -85,10 +111,20 @@ pub struct Plan {
     /// What is lost (None: nothing changes). Records of the first kept
     /// segment below a new log start count: no consumer reads them any more.
     pub loss: Option<Loss>,
+    /// Tiered local retention: the deleted segments are in remote storage,
+    /// only the local log start moves (to `new_start`); the log start,
+    /// its checkpoint and the leader epochs stay.
+    pub local_only: bool,
+    /// Tiered, a new log start: the remote segments wholly below it, as
+    /// (start, end) offsets, which the broker deletes from the remote store.
+    pub remote_below: Vec<(i64, i64)>,
+    /// The bytes and records of the deleted segments (what the disk gets
+    /// back; lost or not).
+    pub freed: (u64, u64),
 }
 
-/// What `rule` deletes of `p`.
-pub fn plan(p: &Partition, rule: Rule, limits: &Limits) -> Result<Outcome> {
+/// What `rule` deletes of `p` (`tiered`: with remote storage).
+pub fn plan(p: &Partition, rule: Rule, tiered: Option<&Tiered>, limits: &Limits) -> Result<Outcome> {
     let high_watermark = p.checkpoints.high_watermark;
     if let (Rule::LogStart(o), Some(hw)) = (rule, high_watermark)
         && o > hw
@@ -99,6 +135,7 @@ pub fn plan(p: &Partition, rule: Rule, limits: &Limits) -> Result<Outcome> {
     let total: u64 = p.segments.iter().map(|s| s.size).sum();
     let mut remaining = total;
     let mut deleted = 0usize;
+    let mut freed = (0u64, 0u64);
     let mut active_segment_kept = false;
     let last = p.segments.len().saturating_sub(1);
     for (i, seg) in p.segments.iter().enumerate() {
@@ -110,6 +147,12 @@ pub fn plan(p: &Partition, rule: Rule, limits: &Limits) -> Result<Outcome> {
         // Kafka deletes only segments entirely below the high watermark
         if let (Some(hw), Some(next)) = (high_watermark, next_base)
             && next > hw
+        {
+            break;
+        }
+        // tiered: only what remote storage holds, or below the log start
+        if let (Some(t), Some(next), false) = (tiered, next_base, matches!(rule, Rule::LogStart(_)))
+            && !(t.highest_remote_offset.is_some_and(|h| next.saturating_sub(1) <= h) || t.log_start >= next)
         {
             break;
         }
@@ -127,17 +170,38 @@ pub fn plan(p: &Partition, rule: Rule, limits: &Limits) -> Result<Outcome> {
         }
         for b in &batches {
             loss.add(b);
+            freed.1 = freed.1.saturating_add(b.records);
         }
+        freed.0 = freed.0.saturating_add(seg.size);
         remaining = remaining.saturating_sub(seg.size);
         deleted = deleted.saturating_add(1);
     }
     let first_kept = p.segments.get(deleted).map_or(0, |s| s.base);
-    let new_start = match rule {
-        Rule::LogStart(o) => o.max(first_kept),
+    let new_start = match (rule, tiered) {
+        // tiered: the offsets between the log start and the local segments
+        // are in remote storage; the log start moves to o alone
+        (Rule::LogStart(o), Some(t)) => o.max(t.log_start),
+        (Rule::LogStart(o), None) => o.max(first_kept),
         _ => first_kept,
     };
-    if deleted == 0 && !matches!(rule, Rule::LogStart(o) if o > first_kept) {
-        return Ok(Outcome::Plan(Plan { deleted, new_start, first_kept, active_segment_kept, loss: None }));
+    let remote_below = match (tiered, rule) {
+        (Some(t), Rule::LogStart(o)) => {
+            t.remote_segments.iter().copied().filter(|&(_, end)| end < o && end >= t.log_start).collect()
+        }
+        _ => Vec::new(),
+    };
+    let local_only = tiered.is_some() && !matches!(rule, Rule::LogStart(_));
+    if local_only || (deleted == 0 && !matches!(rule, Rule::LogStart(o) if o > first_kept)) {
+        return Ok(Outcome::Plan(Plan {
+            deleted,
+            new_start,
+            first_kept,
+            active_segment_kept,
+            loss: None,
+            local_only,
+            remote_below,
+            freed,
+        }));
     }
     // records of the first kept segment below the new log start stay on disk
     // but no consumer can read them any more: they are lost too
@@ -159,7 +223,16 @@ pub fn plan(p: &Partition, rule: Rule, limits: &Limits) -> Result<Outcome> {
         loss.from_offset = p.segments.first().map_or(0, |s| s.base);
         loss.to_offset = new_start;
     }
-    Ok(Outcome::Plan(Plan { deleted, new_start, first_kept, active_segment_kept, loss: Some(loss) }))
+    Ok(Outcome::Plan(Plan {
+        deleted,
+        new_start,
+        first_kept,
+        active_segment_kept,
+        loss: Some(loss),
+        local_only,
+        remote_below,
+        freed,
+    }))
 }
 
 #[cfg(test)]
