@@ -15,7 +15,11 @@ fn logtool_answers() -> BTreeMap<Key, Value> {
 
 /// logtool's answers to the scenario's queries, for the topics named `prefix*`.
 fn answers_of(scenario: &str, prefix: &str) -> BTreeMap<Key, Value> {
-    let dir = fixtures().join(scenario);
+    answers_in(&fixtures().join(scenario), prefix)
+}
+
+/// logtool's answers to the queries of the scenario dir `dir`.
+fn answers_in(dir: &std::path::Path, prefix: &str) -> BTreeMap<Key, Value> {
     let queries: Vec<String> =
         std::fs::read_to_string(dir.join("queries")).unwrap().lines().map(str::to_string).collect();
     assert!(queries.len() > 40, "{} queries", queries.len());
@@ -91,8 +95,14 @@ fn timestamps_and_leader_epochs_are_the_live_brokers() {
 /// and Kafka's answer there is below the local log start.
 #[test]
 fn tiered_answers_are_the_live_brokers_or_say_remote_storage() {
-    let ours = answers_of("tiered", "tiered");
-    let text = std::fs::read_to_string(fixtures().join("tiered/list-offsets.txt")).unwrap();
+    for dir in crate::util::tiered_dirs() {
+        tiered_answers_in(&dir);
+    }
+}
+
+fn tiered_answers_in(dir: &std::path::Path) {
+    let ours = answers_in(dir, "tiered");
+    let text = std::fs::read_to_string(dir.join("list-offsets.txt")).unwrap();
     let kafka: BTreeMap<Key, (i64, i64, Option<i64>)> = text
         .lines()
         .map(|l| {

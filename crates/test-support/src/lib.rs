@@ -42,6 +42,14 @@ pub fn fixtures_4x() -> Vec<PathBuf> {
     }
 }
 
+/// Every `tiered` scenario dir (tiered storage): Kafka 3.9.1's
+/// ([`fixtures`]), and each 4.x one of [`fixtures_4x`] that has it.
+pub fn tiered_dirs() -> Vec<PathBuf> {
+    let mut out = vec![fixtures().join("tiered")];
+    out.extend(fixtures_4x().into_iter().map(|d| d.join("tiered")).filter(|d| d.is_dir()));
+    out
+}
+
 /// Every file under `dir`, sorted.
 pub fn files_under(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
