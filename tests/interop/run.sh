@@ -49,6 +49,10 @@
 #                4.3` and a real Kafka 4.3.1 (the same deliveries,
 #                kafka-share-groups --describe and share coordinator
 #                records), then Kafka 4.3.1 on the dir logtool broker wrote
+#   tiered       tiered storage: `retain` against Kafka 3.9.1's and 4.4.0's
+#                local retention (only uploaded segments, the log start and
+#                epochs kept), and Kafka serving remote records alike from
+#                logtool's copy
 # Each suite's output is shown whole when it ends, with its time.
 #
 #   tests/interop/run.sh [SUITE...]     all suites, or those named
@@ -97,8 +101,9 @@ declare -A suite=(
   [start]=tests/interop/start.sh
   [start_matrix]="LOGTOOL_FIXTURES_4=$data/44 LOGTOOL_KAFKA4_VERSION=4.4.0 tests/interop/start_matrix.sh"
   # the 4.x oracle tests (dump = DumpLogSegments, verify without a false
-  # alarm, every record decoded, groups = kafka-groups) on Kafka 4.4.0's data
-  [kafka-4.4.0]="LOGTOOL_FIXTURES_4=$data/44 cargo test --workspace --locked --test integration -- kafka_oracle:: verify::"
+  # alarm, every record decoded and equal to its decoders', groups =
+  # kafka-groups, tiered storage's answers) on Kafka 4.4.0's data
+  [kafka-4.4.0]="LOGTOOL_FIXTURES_4=$data/44 cargo test --workspace --locked --test integration -- kafka_oracle:: verify:: offsets::tiered && LOGTOOL_FIXTURES_4=$data/44 cargo test --workspace --locked --test kmsg_oracle"
   [fixture]=tests/interop/fixture.sh
   [broker]=tests/interop/broker.sh
   [pure]=tests/interop/pure.sh
@@ -106,9 +111,10 @@ declare -A suite=(
   [kip848]="KAFKA_VERSION=4.4.0 tests/interop/kip848.sh"
   [tv2]="KAFKA_VERSION=4.4.0 tests/interop/tv2.sh"
   [share]="KAFKA_VERSION=4.3.1 tests/interop/share.sh"
+  [tiered]="tests/interop/tiered.sh && KAFKA_VERSION=4.4.0 LOGTOOL_FIXTURES_4=$data/44 tests/interop/tiered.sh"
 )
 # the longest first (as in the last runs), so the lanes end close together
-all=(broker fixture repair compact-4.3.1 integration compact pure start kip848 tv2 retention streams share start_matrix kafka-4.4.0 live_lock)
+all=(broker fixture repair compact-4.3.1 integration compact pure start kip848 tv2 retention streams share start_matrix tiered kafka-4.4.0 live_lock)
 if [ $# -gt 0 ]; then suites=("$@"); else suites=("${all[@]}"); fi
 for s in "${suites[@]}"; do [ -n "${suite[$s]:-}" ] || die "no interop suite $s (one of: ${all[*]})"; done
 jobs=${LOGTOOL_INTEROP_JOBS:-2}

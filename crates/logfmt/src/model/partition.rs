@@ -141,12 +141,18 @@ impl LogDir {
     /// its topic's `remote.storage.enable` from the metadata log.
     pub fn open_partition(&self, dir: &Path) -> Result<Partition> {
         let mut p = Partition::open_with(dir, &self.checkpoints)?;
-        p.remote_storage_enable = self
-            .topic_config(&p.name.topic, metadata::REMOTE_STORAGE_ENABLE)
-            .map(|(v, _)| v.trim().eq_ignore_ascii_case("true"));
+        p.remote_storage_enable = remote_storage_enable(self.metadata.as_ref(), &p.name.topic, self.node_id.as_deref());
         Ok(p)
     }
 }
+
+/// A topic's `remote.storage.enable` as the metadata log `meta` gives it
+/// ([`Partition::remote_storage_enable`]; `None` without one).
+pub fn remote_storage_enable(meta: Option<&ClusterMetadata>, topic: &str, node_id: Option<&str>) -> Option<bool> {
+    meta.map(|m| m.topic_config(topic, metadata::REMOTE_STORAGE_ENABLE, node_id).0.trim().eq_ignore_ascii_case("true"))
+}
+
+impl LogDir {}
 
 /// Kafka's compacted internal topics (their `cleanup.policy` is set when
 /// they are created).

@@ -836,7 +836,10 @@ pub fn snapshots_on_load(
     }
     // what a load of the dir as it is would delete all the same
     let housekeeping = stray_snapshots(disk.keys().copied(), &all);
-    let new_start = log_start.max(all.first().copied().unwrap_or(0));
+    // (the log start LogLoader loads: with remote storage, the checkpointed
+    // one, below the local segments)
+    let new_start =
+        if super::log::remote_log_enabled(p) { log_start } else { log_start.max(all.first().copied().unwrap_or(0)) };
     sim.log_start = new_start;
     let mut m = Manager { last_snap: 0, map_end: 0, state: ProducerState::with_entries() };
     sim.rebuild(&mut m, &all, log_end, clean)?;

@@ -223,7 +223,9 @@ pub fn recover(path: &Path, opts: &RecoverOptions, changes: &mut dyn Changes) ->
         let done: Vec<Result<(Partition, PartitionRecovery, Recorded)>> = dirs
             .par_iter()
             .map(|dir| {
-                let p = Partition::open_with(dir, &checkpoints)?;
+                let mut p = Partition::open_with(dir, &checkpoints)?;
+                p.remote_storage_enable =
+                    logfmt::partition::remote_storage_enable(meta.as_ref(), &p.name.topic, node.as_deref());
                 let first = recovery::first_to_recover(&p, clean, opts.all);
                 let interval = index_interval(&opts.interval, meta.as_ref(), node.as_deref(), &p.name.topic);
                 let mut rec = Recorded::new(executing);

@@ -165,6 +165,7 @@ kinds! {
     LeaderEpochMismatch => "leader_epoch_mismatch", Error, "batches at or above the log start whose leader epoch disagrees with leader-epoch-checkpoint";
     LeaderEpochBeyondLogEnd => "leader_epoch_beyond_log_end", Warning, "a leader-epoch entry past the log end; Kafka drops it at startup";
     LeaderEpochCheckpointMissing => "leader_epoch_checkpoint_missing", Warning, "v2 batches carry leader epochs but there is no leader-epoch-checkpoint";
+    RemoteEpochsUncovered => "remote_epochs_uncovered", Warning, "a tiered partition's leader-epoch-checkpoint starts above its log start: the remote offsets below its first entry cannot be fetched";
     ProducerSnapshotCorrupt => "producer_snapshot_corrupt", Warning, "a producer snapshot that does not parse or whose CRC fails; Kafka deletes it and rebuilds from the log";
     ProducerSnapshotBeyondLogEnd => "producer_snapshot_beyond_log_end", Warning, "a producer snapshot past the log end (or holding offsets past its own); Kafka deletes it";
     ProducerSnapshotMissing => "producer_snapshot_missing", Info, "after a clean shutdown, no readable producer snapshot at the log end (Kafka takes one when it stops): its load rebuilds the producer state from the snapshot below and writes one there";
@@ -283,6 +284,9 @@ impl Kind {
                 "`LeaderEpochFileCache.truncateFromEnd`, asynchronous since 3.9: `LogLoader` truncates again"
             }
             Kind::LeaderEpochCheckpointMissing => "`UnifiedLog` keeps a leader-epoch cache for v2 logs",
+            Kind::RemoteEpochsUncovered => {
+                "`RemoteLogManager.read`: a remote offset's segment is found by its epoch (`epochForOffset`); none: `OffsetOutOfRangeException`"
+            }
             Kind::ProducerSnapshotCorrupt => "`ProducerStateManager.readSnapshot` (CRC-32C)",
             Kind::ProducerSnapshotBeyondLogEnd => {
                 "`ProducerStateManager.truncateAndReload` deletes snapshots past the log end"
@@ -971,7 +975,7 @@ pub fn check_partition(dir: &Path, log_dir: &LogDir, opts: &Options, progress: &
         return Report { findings: out.finish(), stats: Stats::default(), start: StartTally::default() };
     }
     let mut stats = Stats { partitions: 1, ..Stats::default() };
-    let p = match Partition::open_with(dir, &log_dir.checkpoints) {
+    let p = match log_dir.open_partition(dir) {
         Ok(p) => p,
         Err(e) => {
             out.error(dir, &e, Kind::IoError);
@@ -1374,6 +1378,27 @@ fn leader_epochs(p: &Partition, st: &PartitionState, log_start: i64, log_end: i6
         prev = Some(*e);
     }
     let cache: Vec<EpochEntry> = entries.iter().map(|(_, e)| *e).collect();
+    // tiered: the remote offsets (from the log start to the local data) are
+    // found by their epoch, which only this cache gives
+    let local_start = rules::log::local_log_start_offset(p);
+    if rules::log::remote_log_enabled(p)
+        && log_start < local_start
+        && let Some(first) = cache.first().filter(|e| e.start_offset > log_start)
+    {
+        out.push(
+            path,
+            None,
+            None,
+            Some(log_start),
+            Kind::RemoteEpochsUncovered,
+            format!(
+                "the first entry (epoch {}) starts at offset {}, above the log start {log_start}: offsets {log_start}-{} are in remote storage only, and a fetch of them is answered OFFSET_OUT_OF_RANGE (the epochs below were dropped, as retain by an older logtool or a hand edit does)",
+                first.epoch,
+                first.start_offset,
+                first.start_offset.min(local_start).saturating_sub(1)
+            ),
+        );
+    }
     for m in rules::epochs::lineage_mismatches(&cache, &lineage, log_start) {
         // the batch where the epoch took effect
         let at = st.lineage.iter().rfind(|l| l.offset <= m.offset);
