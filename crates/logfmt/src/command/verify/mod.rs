@@ -226,6 +226,13 @@ impl Kind {
             }
             Kind::SegmentBaseOffsetMismatch => "`UnifiedLog.roll`: a segment is named after its first offset",
             Kind::EmptySegment => "`UnifiedLog.roll` rolls on an append",
+            _ => self.rule_of_files(),
+        }
+    }
+
+    /// [`Kind::rule`] of the kinds about files, partitions and the log dir.
+    fn rule_of_files(self) -> &'static str {
+        match self {
             Kind::LeftoverFile => "`LogLoader.removeTempFilesAndCollectSwapFiles`",
             Kind::LeftoverSwap => "`LogLoader` completes an interrupted `LogCleaner` swap",
             Kind::OrphanIndex => "`LogLoader.loadSegmentFiles` deletes an index without its log",
@@ -284,9 +291,7 @@ impl Kind {
                 "`LeaderEpochFileCache.truncateFromEnd`, asynchronous since 3.9: `LogLoader` truncates again"
             }
             Kind::LeaderEpochCheckpointMissing => "`UnifiedLog` keeps a leader-epoch cache for v2 logs",
-            Kind::RemoteEpochsUncovered => {
-                "`RemoteLogManager.read`: a remote offset's segment is found by its epoch (`epochForOffset`); none: `OffsetOutOfRangeException`"
-            }
+            Kind::RemoteEpochsUncovered => "`RemoteLogManager.read` finds a remote segment by epoch (`epochForOffset`)",
             Kind::ProducerSnapshotCorrupt => "`ProducerStateManager.readSnapshot` (CRC-32C)",
             Kind::ProducerSnapshotBeyondLogEnd => {
                 "`ProducerStateManager.truncateAndReload` deletes snapshots past the log end"
@@ -311,6 +316,7 @@ impl Kind {
             Kind::UncleanShutdown => "`LogLoader` recovers above the recovery point without `.kafka_cleanshutdown`",
             Kind::Note => "-",
             Kind::FindingsCapped => "-",
+            _ => "",
         }
     }
 }
@@ -1781,6 +1787,13 @@ mod tests {
             std::fs::write(&path, want).unwrap();
         } else {
             assert!(doc == want, "docs/findings.md is stale: run LOGTOOL_BLESS=1 cargo test -p logfmt findings_doc");
+        }
+    }
+
+    #[test]
+    fn every_kind_names_its_kafka_rule() {
+        for k in Kind::ALL {
+            assert!(!k.rule().is_empty(), "{}", k.name());
         }
     }
 
