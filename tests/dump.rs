@@ -802,3 +802,29 @@ fn max_rate_paces_reading() {
     let least = size as f64 / (256.0 * 1024.0) - 1.0;
     assert!(secs >= least, "{size} bytes in {secs:.2} s at 256 KiB/s");
 }
+
+/// `--since`/`--until` on tiered partitions (fixtures/kafka-3.9.1/tiered):
+/// a time whose first record lies in remote storage only is said, naming
+/// the remote segment, and the local records are dumped from the local log
+/// start; a time in the local data dumps as before.
+#[test]
+fn since_and_until_on_tiered_partitions_say_what_is_remote() {
+    let dir = fixtures().join("tiered");
+    let base: i64 = std::fs::read_to_string(dir.join("queries")).unwrap().lines().nth(6).unwrap().parse().unwrap();
+    let part = dir.join("logs/tiered-0");
+    let (code, lines) = run_json(&["dump", "--since", &base.to_string(), s(&part)]);
+    assert_eq!(code, 0);
+    let notes = of_type(&lines, "note");
+    assert!(
+        notes.iter().any(|n| n["message"].as_str().unwrap().starts_with("--since: in remote storage: remote segment ")),
+        "{notes:?}"
+    );
+    let records = of_type(&lines, "batch");
+    assert_eq!(records[0]["base_offset"], 292, "from the local log start");
+    // in the local data: no note
+    let (code, lines) =
+        run_json(&["dump", "--since", &(base + 6000).to_string(), "--until", &(base + 7000).to_string(), s(&part)]);
+    assert_eq!(code, 0);
+    assert!(of_type(&lines, "note").is_empty());
+    assert!(lines.last().unwrap()["records"].as_u64().unwrap() > 0);
+}

@@ -21,6 +21,10 @@
 #     `tiered` and runs its local retention until the segments below the
 #     old active one are gone: the same segments as logtool deleted, the
 #     same log start offset in the checkpoint, the same first leader epoch.
+#  4. A tiered broker killed with SIGKILL mid-produce: verify finds nothing
+#     at warning or above; Kafka started on `logtool recover --execute`'s
+#     copy serves every record (remote ones included) as Kafka started on
+#     the killed dir itself does.
 #
 # Brokers bind 127.0.0.1 on free ports and are stopped by pid.
 set -euo pipefail
@@ -125,3 +129,25 @@ grep -q "^tiered 0 $start " "$work/logtool.records" \
   || die "tiered-0's first leader epoch: $(first_epoch "$lt/tiered-0") after logtool, $(first_epoch "$kl/tiered-0") after Kafka"
 log "Kafka $KAFKA_VERSION's local retention deleted tiered-0's segments below $active as logtool did, log start $start kept; \
 $(wc -l <"$work/kafka.records") records served alike from logtool's copy, remote ones included"
+
+# ---- 4. SIGKILL mid-produce: verify, and recover against Kafka's own -----------
+copy killed
+start_tiered killed
+workload "$BOOTSTRAP" produce tiered 400 killed 1 >"$work/produce.out" 2>&1 \
+  || { cat "$work/produce.out" >&2; die "produce to tiered failed"; }
+kafka_kill "$KAFKA_PID"
+[ ! -f "$work/killed/logs/.kafka_cleanshutdown" ] || die "the killed broker left a clean-shutdown marker"
+"$LT" verify --fail-on warning "$work/killed/logs" >"$work/verify-killed.out" 2>&1 \
+  || { cat "$work/verify-killed.out" >&2; die "verify: a false alarm on a killed tiered broker's dir"; }
+cp -a "$work/killed" "$work/recovered"
+"$LT" recover --execute "$work/recovered/logs" >"$work/recover.out" 2>&1 \
+  || { cat "$work/recover.out" >&2; die "recover --execute failed"; }
+for d in killed recovered; do
+  start_tiered "$d"
+  workload "$BOOTSTRAP" consume-all | grep '^tiered' >"$work/$d.records" || die "consume-all failed on $d"
+  kafka_stop "$KAFKA_PID"
+done
+diff "$work/killed.records" "$work/recovered.records" >&2 \
+  || die "Kafka serves other records after logtool's recover (>) than after its own recovery (<)"
+grep -q "^tiered 0 $start " "$work/recovered.records" || die "no record at the log start $start served after recover"
+log "SIGKILL: verify clean, and $(wc -l <"$work/recovered.records") records served alike after logtool's recover and Kafka's own"

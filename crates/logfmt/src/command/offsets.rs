@@ -434,29 +434,32 @@ impl PartitionOffsets {
     /// A time's answer when it lies in remote storage only (`Some`: no
     /// offset, the detail says where); `None` when the local search answers.
     fn remote_answer(&self, t: i64) -> Option<Answer> {
+        self.in_remote_storage(t).map(|why| Answer { detail: Some(why), ..Answer::default() })
+    }
+
+    /// Why the first record at or after time `t` lies in remote storage
+    /// only, or may (its remote log metadata unknown), for a tiered
+    /// partition; `None` when the local records answer.
+    pub fn in_remote_storage(&self, t: i64) -> Option<String> {
         let remote_only = self.log_start_offset < self.local_log_start_offset;
         match &self.remote {
             Remote::NotTiered => None,
-            Remote::Unknown => remote_only.then(|| Answer {
-                detail: Some(format!(
+            Remote::Unknown => remote_only.then(|| {
+                format!(
                     "tiered: offsets {}-{} are in remote storage only and {UNKNOWN_REMOTE}",
                     self.log_start_offset,
                     self.local_log_start_offset.saturating_sub(1)
-                )),
-                ..Answer::default()
+                )
             }),
             Remote::Known(segments) => {
                 let refs: Vec<&RemoteSegment> = segments.iter().collect();
                 match crate::rules::remote::time_in(&refs, t, self.log_start_offset, self.local_log_start_offset) {
                     TimeIn::Local => None,
-                    TimeIn::Remote(s) => Some(Answer {
-                        detail: Some(format!(
-                            "in remote storage: remote segment {} (offsets {}-{}, largest timestamp {}) holds the \
-                             first record at or after it; logtool reads no remote data",
-                            s.id, s.start_offset, s.end_offset, s.max_timestamp_ms
-                        )),
-                        ..Answer::default()
-                    }),
+                    TimeIn::Remote(s) => Some(format!(
+                        "in remote storage: remote segment {} (offsets {}-{}, largest timestamp {}) holds the \
+                         first record at or after it; logtool reads no remote data",
+                        s.id, s.start_offset, s.end_offset, s.max_timestamp_ms
+                    )),
                 }
             }
         }

@@ -201,14 +201,18 @@ pub fn plan(path: &Path, sel: &Selection, limits: &Limits, work: &mut Vec<Work>)
             let next = next_base(&name_of(&p), &bases);
             push_file(p, true, next, offsets, work)
         }
-        Ok(Target::PartitionDir(p)) => plan_partition(&p, sel, limits, work),
+        Ok(Target::PartitionDir(p)) => {
+            let tiering = Tiering::of(p.parent(), sel, limits);
+            plan_partition(&p, sel, limits, tiering.as_ref(), work)
+        }
         Ok(Target::LogDir(p)) => match logdir::log_dir_entries(&p) {
             Err(error) => work.push(Work::Failed { path: p, error }),
             Ok(entries) => {
+                let tiering = Tiering::of(Some(&p), sel, limits);
                 for e in entries {
                     match e {
                         LogDirEntry::File(f) => push_file(f, false, None, offsets, work),
-                        LogDirEntry::Partition(d) => plan_partition(&d, sel, limits, work),
+                        LogDirEntry::Partition(d) => plan_partition(&d, sel, limits, tiering.as_ref(), work),
                         LogDirEntry::Foreign(d) => work.push(Work::Foreign(d)),
                         LogDirEntry::KafkaDir(dir) => work.push(Work::Note {
                             dir,
@@ -221,31 +225,84 @@ pub fn plan(path: &Path, sel: &Selection, limits: &Limits, work: &mut Vec<Work>)
     }
 }
 
+/// What `--since`/`--until` need of a log dir to answer for its tiered
+/// partitions: its metadata (which topics are tiered) and remote log
+/// metadata. Read only when a time is asked.
+struct Tiering {
+    log_dir: crate::partition::LogDir,
+    remote: Option<crate::offsets::RemoteLog>,
+}
+
+impl Tiering {
+    fn of(log_dir: Option<&Path>, sel: &Selection, limits: &Limits) -> Option<Tiering> {
+        let dir = log_dir.filter(|d| !d.as_os_str().is_empty())?;
+        if sel.since.is_none() && sel.until.is_none() {
+            return None;
+        }
+        let log_dir = crate::partition::LogDir::read(dir, limits);
+        log_dir.metadata.as_ref()?;
+        let remote = crate::offsets::read_remote_log(&log_dir, limits).ok().flatten();
+        Some(Tiering { log_dir, remote })
+    }
+}
+
 /// `--offsets` narrowed by `--since`/`--until`: the offsets ListOffsets
 /// answers for those times in `dir` (`logfmt::offsets`, through the time
 /// indexes). A time no record reaches: nothing from `--since`, no bound
-/// from `--until`.
-fn time_range(dir: &Path, sel: &Selection, limits: &Limits) -> Result<Option<OffsetRange>> {
-    let mut range = sel.offsets;
+/// from `--until`. A tiered partition's time whose records lie in remote
+/// storage only is answered from the local data on (the local log start),
+/// and said in the note returned.
+fn time_range(
+    dir: &Path,
+    sel: &Selection,
+    limits: &Limits,
+    tiering: Option<&Tiering>,
+) -> Result<(Option<OffsetRange>, Option<String>)> {
+    let range = sel.offsets;
     let (since, until) = (sel.since, sel.until);
     if since.is_none() && until.is_none() {
-        return Ok(range);
+        return Ok((range, None));
     }
-    let p = Partition::open_with(dir, &LogDirCheckpoints::default())?;
-    let offsets = crate::offsets::PartitionOffsets::open(&p, limits)?;
+    let p = match tiering {
+        Some(t) => t.log_dir.open_partition(dir)?,
+        None => Partition::open_with(dir, &LogDirCheckpoints::default())?,
+    };
+    let mut offsets = crate::offsets::PartitionOffsets::open(&p, limits)?;
+    offsets.set_remote(&p, tiering.and_then(|t| t.remote.as_ref()), limits);
+    let local = offsets.local_log_start_offset;
+    let mut note = None;
     let mut r = range.unwrap_or(OffsetRange { start: 0, end: i64::MAX });
     if let Some(t) = since {
-        let start = offsets.answer(crate::offsets::Spec::Timestamp(t))?.offset.unwrap_or(i64::MAX);
+        let start = match offsets.in_remote_storage(t) {
+            Some(why) => {
+                note = Some(format!(
+                    "--since: {why}; only the local records are dumped, from the local log start {local}"
+                ));
+                local
+            }
+            None => offsets.answer(crate::offsets::Spec::Timestamp(t))?.offset.unwrap_or(i64::MAX),
+        };
         r.start = r.start.max(start);
     }
-    if let Some(t) = until
-        && let Some(end) = offsets.answer(crate::offsets::Spec::Timestamp(t))?.offset
-    {
-        r.end = r.end.min(end);
+    if let Some(t) = until {
+        match offsets.in_remote_storage(t) {
+            Some(why) => {
+                let until_note = format!("--until: {why}; the records before it are in remote storage, not here");
+                note = Some(match note {
+                    Some(n) => format!("{n}. {until_note}"),
+                    None => until_note,
+                });
+                r.end = r.end.min(local);
+            }
+            None => {
+                if let Some(end) = offsets.answer(crate::offsets::Spec::Timestamp(t))?.offset {
+                    r.end = r.end.min(end);
+                }
+            }
+        }
     }
     r.end = r.end.max(r.start);
-    range = Some(r);
-    Ok(range)
+    Ok((Some(r), note))
 }
 
 /// A segment's file: its `.log` or one of its indexes.
@@ -253,9 +310,14 @@ pub fn is_segment_file(n: &FileName) -> bool {
     matches!(n.kind, FileKind::Log | FileKind::OffsetIndex | FileKind::TimeIndex | FileKind::TxnIndex)
 }
 
-fn plan_partition(dir: &Path, sel: &Selection, limits: &Limits, work: &mut Vec<Work>) {
-    let offsets = match time_range(dir, sel, limits) {
-        Ok(r) => r,
+fn plan_partition(dir: &Path, sel: &Selection, limits: &Limits, tiering: Option<&Tiering>, work: &mut Vec<Work>) {
+    let offsets = match time_range(dir, sel, limits, tiering) {
+        Ok((r, note)) => {
+            if let Some(message) = note {
+                work.push(Work::Note { dir: dir.to_path_buf(), message });
+            }
+            r
+        }
         Err(error) => {
             work.push(Work::Failed { path: dir.to_path_buf(), error });
             return;
