@@ -90,7 +90,7 @@ log "retain: tiered-0 keeps its active segment $active alone, tiered-txn-0 all o
 start_tiered logtool
 workload "$BOOTSTRAP" list-offsets-of tiered earliest earliest-local | grep '^tiered' >"$work/logtool.offsets" \
   || die "list-offsets failed on logtool's copy"
-workload "$BOOTSTRAP" consume-all | grep '^tiered' >"$work/logtool.records" || die "consume-all failed on logtool's copy"
+workload "$BOOTSTRAP" consume-all | grep '^tiered' | sort >"$work/logtool.records" || die "consume-all failed on logtool's copy"
 kafka_stop "$KAFKA_PID"
 start=$(start_entry "$src/logs" tiered-0)
 grep -q "^tiered 0 earliest $start " "$work/logtool.offsets" \
@@ -100,7 +100,7 @@ grep -q "^tiered 0 earliest-local $((10#$active)) " "$work/logtool.offsets" \
 
 # ---- 3. Kafka's local retention on the untouched copy --------------------------
 start_tiered kafka
-workload "$BOOTSTRAP" consume-all | grep '^tiered' >"$work/kafka.records" || die "consume-all failed on the untouched copy"
+workload "$BOOTSTRAP" consume-all | grep '^tiered' | sort >"$work/kafka.records" || die "consume-all failed on the untouched copy"
 kafka_java "$(kafka_config_class)" --bootstrap-server "$BOOTSTRAP" --entity-type topics --entity-name tiered \
   --alter --add-config local.retention.bytes=1 >"$work/configs.out" 2>&1 \
   || { cat "$work/configs.out" >&2; die "kafka-configs could not set local.retention.bytes"; }
@@ -144,7 +144,7 @@ cp -a "$work/killed" "$work/recovered"
   || { cat "$work/recover.out" >&2; die "recover --execute failed"; }
 for d in killed recovered; do
   start_tiered "$d"
-  workload "$BOOTSTRAP" consume-all | grep '^tiered' >"$work/$d.records" || die "consume-all failed on $d"
+  workload "$BOOTSTRAP" consume-all | grep '^tiered' | sort >"$work/$d.records" || die "consume-all failed on $d"
   kafka_stop "$KAFKA_PID"
 done
 diff "$work/killed.records" "$work/recovered.records" >&2 \

@@ -256,11 +256,7 @@ impl PartitionOffsets {
     /// the transactional ids of [`start::markers_on_start`]).
     pub fn after_start(&mut self, p: &Partition, log_dir: &LogDir, markers: &[&str], limits: &Limits) {
         let Some(meta) = &log_dir.metadata else { return };
-        let topic_id = p
-            .partition_metadata
-            .as_ref()
-            .and_then(|f| crate::properties::read_partition_metadata(f, limits).ok())
-            .map(|m| m.topic_id);
+        let topic_id = p.topic_id(limits);
         let state = start::partition_state(meta, topic_id, &self.topic, self.partition);
         let node = log_dir.node_id.as_deref().and_then(|n| n.parse::<i32>().ok());
         let (hw, rule) =
@@ -278,11 +274,7 @@ impl PartitionOffsets {
         if matches!(self.remote, Remote::NotTiered) {
             return;
         }
-        let topic_id = p
-            .partition_metadata
-            .as_ref()
-            .and_then(|f| crate::properties::read_partition_metadata(f, limits).ok())
-            .map(|m| m.topic_id);
+        let topic_id = p.topic_id(limits);
         self.remote = match (remote, topic_id) {
             (Some(r), Some(id)) if r.covers(id, self.partition) => {
                 Remote::Known(r.readable(id, self.partition).into_iter().cloned().collect())

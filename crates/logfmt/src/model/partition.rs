@@ -359,6 +359,12 @@ impl Partition {
             .unwrap_or_default()
     }
 
+    /// Its topic id, from `partition.metadata` (`None`: none, or unreadable).
+    pub fn topic_id(&self, limits: &Limits) -> Option<crate::uuid::Uuid> {
+        let f = self.partition_metadata.as_ref()?;
+        crate::properties::read_partition_metadata(f, limits).ok().map(|m| m.topic_id)
+    }
+
     /// Is this the KRaft metadata log?
     pub fn is_metadata_log(&self) -> bool {
         self.name.topic == n::CLUSTER_METADATA_TOPIC

@@ -194,11 +194,7 @@ pub fn retention_view(
     if copy_disabled {
         return None;
     }
-    let topic_id = p
-        .partition_metadata
-        .as_ref()
-        .and_then(|f| crate::properties::read_partition_metadata(f, limits).ok())
-        .map(|m| m.topic_id);
+    let topic_id = p.topic_id(limits);
     let segments: Vec<&RemoteSegment> = match (remote, topic_id) {
         (Some(r), Some(id)) if r.covers(id, p.name.partition) => r.readable(id, p.name.partition),
         _ => Vec::new(),
