@@ -52,7 +52,7 @@
 #   tiered       tiered storage: `retain` against Kafka 3.9.1's and 4.4.0's
 #                local retention (only uploaded segments, the log start and
 #                epochs kept), and Kafka serving remote records alike from
-#                logtool's copy
+#                logtool's copy, after retain and after a SIGKILL's recover
 # Each suite's output is shown whole when it ends, with its time.
 #
 #   tests/interop/run.sh [SUITE...]     all suites, or those named
