@@ -738,9 +738,22 @@ fn retain_on_tiered_topics_is_local_retention_of_uploaded_segments() {
     let (code, answers) = run_json(&["offset-for-time", &c.s("tiered-0"), "earliest", "earliest-local"]);
     assert_eq!(code, 0);
     assert_eq!((answers[0]["offset"].as_i64(), answers[1]["offset"].as_i64()), (Some(100), Some(579)));
-    // a new log start into remote storage: the remote segments below it are named
+    // a new log start below the local data moves the log start alone
+    let (code, lines) = run_json(&["retain", "--log-start", "150", "--execute", &c.s("tiered-0")]);
+    assert_eq!(code, 0, "{lines:?}");
+    let text = std::fs::read_to_string(c.path("log-start-offset-checkpoint")).unwrap();
+    assert!(text.contains("tiered 0 150"), "{text}");
+    assert_eq!(names("tiered-0"), tiered[tiered.len() - 1..].to_vec());
+    // a new log start into remote storage: the remote segments below it are
+    // named (a dry run with changes planned: exit 1)
     let (code, lines) = run_json(&["retain", "--log-start", "300", &c.s("tiered-0")]);
-    assert_eq!(code, 0);
+    assert_eq!(code, 1);
+    assert!(
+        of_type(&lines, "change")
+            .iter()
+            .any(|ch| ch["file"].as_str().unwrap().ends_with("log-start-offset-checkpoint")),
+        "{lines:?}"
+    );
     let notes: Vec<&str> = of_type(&lines, "note").iter().filter_map(|n| n["message"].as_str()).collect();
     assert!(
         notes

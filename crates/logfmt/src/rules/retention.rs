@@ -191,7 +191,14 @@ pub fn plan(p: &Partition, rule: Rule, tiered: Option<&Tiered>, limits: &Limits)
         _ => Vec::new(),
     };
     let local_only = tiered.is_some() && !matches!(rule, Rule::LogStart(_));
-    if local_only || (deleted == 0 && !matches!(rule, Rule::LogStart(o) if o > first_kept)) {
+    // whether a new log start moves it (tiered: from the log start, which
+    // may lie below the local segments)
+    let moves_start = match (rule, tiered) {
+        (Rule::LogStart(o), Some(t)) => o > t.log_start,
+        (Rule::LogStart(o), None) => o > first_kept,
+        _ => false,
+    };
+    if local_only || (deleted == 0 && !moves_start) {
         return Ok(Outcome::Plan(Plan {
             deleted,
             new_start,
@@ -220,7 +227,10 @@ pub fn plan(p: &Partition, rule: Rule, tiered: Option<&Tiered>, limits: &Limits)
         })?;
     }
     if loss.batches == 0 {
-        loss.from_offset = p.segments.first().map_or(0, |s| s.base);
+        loss.from_offset = match tiered {
+            Some(t) => t.log_start,
+            None => p.segments.first().map_or(0, |s| s.base),
+        };
         loss.to_offset = new_start;
     }
     Ok(Outcome::Plan(Plan {
