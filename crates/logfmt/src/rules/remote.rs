@@ -69,10 +69,10 @@ impl RemoteSegment {
 /// What `__remote_log_metadata` says of every tiered partition.
 #[derive(Clone, Debug, Default)]
 pub struct RemoteLog {
-    /// By topic id and partition: the segments not yet deleted, by start
-    /// offset (a segment copied twice, its first copy having failed, keeps
-    /// its later copy).
-    segments: BTreeMap<(Uuid, i32), BTreeMap<i64, RemoteSegment>>,
+    /// By topic id and partition: the segments not yet deleted, by id (as
+    /// `RemoteLogMetadataCache` keeps them: a copy that failed and was
+    /// tried again is another segment id).
+    segments: BTreeMap<(Uuid, i32), BTreeMap<String, RemoteSegment>>,
     /// The `__remote_log_metadata` partitions read.
     metadata_partitions: Vec<i32>,
     /// Their count, as the metadata log gives it (`None`: unknown).
@@ -116,18 +116,14 @@ impl RemoteLog {
                 size: i64::from(m.segment_size_in_bytes),
                 state: m.remote_log_segment_state,
             };
-            let segments = self.segments.entry((topic, id.topic_id_partition.partition)).or_default();
-            // a new copy of the same offsets replaces an unfinished one
-            segments.retain(|_, s| !(s.start_offset == seg.start_offset && s.id != seg.id && !s.is_readable()));
-            segments.insert(seg.start_offset, seg);
+            self.segments.entry((topic, id.topic_id_partition.partition)).or_default().insert(seg.id.clone(), seg);
         } else if let Some(Ok(u)) = r.parse::<RemoteLogSegmentMetadataUpdateRecord>() {
             let id = &u.remote_log_segment_id;
             let Some(topic) = Uuid::parse(&id.topic_id_partition.id) else { return };
             let Some(segments) = self.segments.get_mut(&(topic, id.topic_id_partition.partition)) else { return };
-            let Some(start) = segments.values().find(|s| s.id == id.id).map(|s| s.start_offset) else { return };
             if u.remote_log_segment_state == DELETE_SEGMENT_FINISHED {
-                segments.remove(&start);
-            } else if let Some(s) = segments.get_mut(&start) {
+                segments.remove(&id.id);
+            } else if let Some(s) = segments.get_mut(&id.id) {
                 s.state = u.remote_log_segment_state;
             }
         }
@@ -146,10 +142,13 @@ impl RemoteLog {
 
     /// The segments of a partition readers see, by start offset.
     pub fn readable(&self, topic_id: Uuid, partition: i32) -> Vec<&RemoteSegment> {
-        self.segments
+        let mut out: Vec<&RemoteSegment> = self
+            .segments
             .get(&(topic_id, partition))
             .map(|m| m.values().filter(|s| s.is_readable()).collect())
-            .unwrap_or_default()
+            .unwrap_or_default();
+        out.sort_by_key(|s| (s.start_offset, s.end_offset));
+        out
     }
 
     /// The highest offset in remote storage (`latest-tiered`): the largest
