@@ -388,9 +388,12 @@ impl PartitionOffsets {
                 });
             }
             Spec::MaxTimestamp => self.max_timestamp()?,
+            // (from the local data's start: the log start, raised by a
+            // caller such as logtool broker after DeleteRecords, or a tiered
+            // partition's local log start)
             Spec::Timestamp(t) => match self.remote_answer(t) {
                 Some(a) => a,
-                None => self.by_timestamp(t, self.local_log_start_offset)?,
+                None => self.by_timestamp(t, self.log_start_offset.max(self.local_log_start_offset))?,
             },
         };
         if let Some(o) = a.offset
@@ -669,5 +672,22 @@ impl crate::report::Report for OffsetLine {
                 opt(o.detail.clone()),
             ],
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A log start a caller raises after opening (logtool broker does, after
+    /// DeleteRecords) bounds the answers to times: none below it.
+    #[test]
+    fn a_raised_log_start_bounds_the_answers_to_times() {
+        let limits = Limits::default();
+        let p = Partition::open(&test_support::fixtures().join("timestamps/logs/ts-plain-0"), &limits).unwrap();
+        let mut o = PartitionOffsets::open(&p, &limits).unwrap();
+        let first = o.answer(Spec::Timestamp(0)).unwrap().offset.unwrap();
+        o.log_start_offset = first + 40;
+        assert_eq!(o.answer(Spec::Timestamp(0)).unwrap().offset, Some(first + 40));
     }
 }
