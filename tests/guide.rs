@@ -1,6 +1,9 @@
 //! GUIDE.md's worked examples, run: each `$ logtool ...` block prints what
-//! the GUIDE shows when piped (rows whole; a block may leave rows out, never
-//! change one), and at `COLUMNS=80` no line is wider than 80 columns.
+//! the GUIDE shows in a terminal of 80 columns (`COLUMNS=80`; a block may
+//! end in a `...` line where it leaves the rest out, never change a line),
+//! where no line is wider than 80 columns; piped, the same rows are whole,
+//! one line each, in ASCII separators. `LOGTOOL_BLESS=1` writes the blocks
+//! again from what logtool prints (at most [`BLESS_LINES`] lines each).
 //!
 //! Examples run in the repository root on the shipped fixtures; those the
 //! GUIDE sets in a directory of their own (the failover walk-through's
@@ -79,32 +82,45 @@ fn output(dir: &Path, args: &[String], columns: Option<&str>) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// The most lines a blessed example block keeps (then `...`).
+const BLESS_LINES: usize = 30;
+
 #[test]
 fn the_guide_examples_reproduce_piped_and_fit_80_columns() {
-    let text = std::fs::read_to_string(root().join("GUIDE.md")).unwrap();
+    let path = root().join("GUIDE.md");
+    let text = std::fs::read_to_string(&path).unwrap();
     let all = examples(&text);
     assert!(all.len() >= 8, "the GUIDE's worked examples were not found: {}", all.len());
     let scratch = tempfile::tempdir().unwrap();
+    let bless = std::env::var_os("LOGTOOL_BLESS").is_some();
+    let mut blessed: Vec<(usize, usize, Vec<String>)> = Vec::new();
     let mut ran = 0;
     for ex in &all {
         let Some(dir) = workdir(ex, scratch.path()) else { continue };
         ran += 1;
-        // piped: every line the GUIDE shows, in order (it may leave rows out)
-        let piped = output(&dir, &ex.args, None);
-        let got: Vec<&str> = piped.lines().map(str::trim_end).collect();
-        let mut at = 0;
-        for want in ex.shown.iter().filter(|l| !l.is_empty()) {
-            match got.iter().skip(at).position(|g| g == want) {
-                Some(i) => at += i + 1,
-                None => panic!(
-                    "GUIDE.md line {}: `logtool {}` no longer prints\n{want}\nafter its line {at}; it prints:\n{piped}",
-                    ex.line,
-                    ex.args.join(" ")
-                ),
+        // a terminal of 80 columns: every line the GUIDE shows, in order,
+        // and nothing wider
+        let narrow = output(&dir, &ex.args, Some("80"));
+        let got: Vec<&str> = narrow.lines().map(str::trim_end).collect();
+        if bless {
+            let mut keep: Vec<String> = got.iter().take(BLESS_LINES).map(|l| l.to_string()).collect();
+            if got.len() > BLESS_LINES {
+                keep.push("...".into());
+            }
+            blessed.push((ex.line, ex.shown.len(), keep));
+        } else {
+            let mut at = 0;
+            for want in ex.shown.iter().filter(|l| !l.is_empty() && l.as_str() != "...") {
+                match got.iter().skip(at).position(|g| g == want) {
+                    Some(i) => at += i + 1,
+                    None => panic!(
+                        "GUIDE.md line {}: `logtool {}` no longer prints\n{want}\nafter its line {at} at COLUMNS=80 (LOGTOOL_BLESS=1 writes the GUIDE's blocks again); it prints:\n{narrow}",
+                        ex.line,
+                        ex.args.join(" ")
+                    ),
+                }
             }
         }
-        // a terminal of 80 columns: nothing wider
-        let narrow = output(&dir, &ex.args, Some("80"));
         for l in narrow.lines() {
             assert!(
                 l.chars().count() <= 80,
@@ -114,6 +130,30 @@ fn the_guide_examples_reproduce_piped_and_fit_80_columns() {
                 l.chars().count()
             );
         }
+        // piped: whole rows, ASCII separators, never longer than the
+        // terminal's (which adds wrapped text and notes)
+        let piped = output(&dir, &ex.args, None);
+        assert!(
+            !piped.contains(['│', '─', '┌', '…']),
+            "GUIDE.md line {}: `logtool {}` piped draws boxes or cuts cells:\n{piped}",
+            ex.line,
+            ex.args.join(" ")
+        );
+        assert!(
+            piped.lines().count() <= narrow.lines().count(),
+            "GUIDE.md line {}: `logtool {}` piped takes more lines than at 80 columns:\n{piped}\n\n{narrow}",
+            ex.line,
+            ex.args.join(" ")
+        );
     }
     assert!(ran >= 7, "only {ran} GUIDE examples ran");
+    if bless {
+        // each block (its first line is the command, on line `at`) again
+        let mut lines: Vec<String> = text.lines().map(String::from).collect();
+        for (at, len, keep) in blessed.into_iter().rev() {
+            let start = at; // (0-based: the line after the command)
+            lines.splice(start..start + len, keep);
+        }
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    }
 }

@@ -967,7 +967,10 @@ fn a_long_plan_is_summarised_unless_details_are_asked() {
         "{table}"
     );
     assert!(table.lines().count() < 30, "{table}");
-    assert!(table.contains("│ remove  │") && table.contains("cleaned into the new segment"), "{table}");
+    assert!(
+        table.lines().any(|l| l.starts_with("remove ")) && table.contains("cleaned into the new segment"),
+        "{table}"
+    );
     let (_, details, _) = run(&["compact", "--details", d]);
     assert!(details.lines().filter(|l| l.contains(".swap")).count() >= changes / 3, "{details}");
     assert!(!details.contains("counted by directory"));

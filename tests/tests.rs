@@ -32,6 +32,8 @@ mod roundtrip;
 mod start_matrix;
 // `logtool stats` against dump's counts; its charts
 mod stats;
+// the operator's stories end to end: space back, one line per record, filters, errors first
+mod stories;
 // shared helpers
 mod util;
 // `logtool broker`: every advertised API at every version

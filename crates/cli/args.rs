@@ -62,6 +62,9 @@ pub enum Format {
     Table,
     /// JSON Lines, one object per line, for scripts.
     Json,
+    /// The tables' rows as tab-separated values (a header line per table;
+    /// text between tables as `# ` lines).
+    Tsv,
 }
 
 /// Which batches and records `dump` prints (all given must hold). Batch
@@ -224,8 +227,15 @@ pub struct IntervalArgs {
 /// A TIME argument: as given, and what it asks.
 #[derive(Clone, Debug)]
 pub struct TimeQuery {
+    /// As given.
     pub text: String,
+    /// As tables show it: the special's name, or the instant (RFC 3339
+    /// UTC, ms).
+    pub shown: String,
     pub spec: logfmt::offsets::Spec,
+    /// A date-time given without a zone: what was given, and the zone it
+    /// was taken in.
+    pub assumed_zone: Option<(String, String)>,
 }
 
 /// earliest/latest/max-timestamp/earliest-local/latest-tiered (or -2/-1/-3/-4/-5),
@@ -247,7 +257,16 @@ pub fn parse_time_query(s: &str) -> Result<TimeQuery, String> {
             ms => Spec::Timestamp(ms),
         },
     };
-    Ok(TimeQuery { text: s.to_string(), spec })
+    let (shown, assumed_zone) = match spec {
+        Spec::Timestamp(ms) => {
+            let t = s.trim();
+            let zoned = t.parse::<i64>().is_ok() || t.parse::<jiff::Timestamp>().is_ok();
+            let zone = jiff::tz::TimeZone::system().iana_name().unwrap_or("the local time zone").to_string();
+            (logfmt::report::time_text(ms), (!zoned).then(|| (t.to_string(), zone)))
+        }
+        _ => (s.trim().to_string(), None),
+    };
+    Ok(TimeQuery { text: s.to_string(), shown, spec, assumed_zone })
 }
 
 /// The global `--max-rate`, taken (a command line that gives it still

@@ -13,8 +13,6 @@ use std::io::{self, Write};
 
 use logfmt::report::{Report, Shown};
 use serde::Serialize;
-use tabled::builder::Builder;
-use tabled::settings::{Padding, Style};
 
 use crate::args::Format;
 
@@ -210,19 +208,40 @@ pub struct Output<W: Write> {
     /// Record lines not written yet (at most about [`JSON_CHUNK`]).
     json: Vec<u8>,
     json_name: JsonName,
+    /// Tables show paths under it relative to it (JSON keeps them whole).
+    base: Option<String>,
 }
 
 #[derive(Default)]
 struct TableState {
     header: Vec<&'static str>,
     rows: Vec<Vec<String>>,
-    /// The columns said not shown already (said once per run).
-    said_hidden: Vec<Vec<&'static str>>,
+    /// The header of the last TSV rows written (a header line is written
+    /// when it changes).
+    tsv_header: Vec<&'static str>,
+    /// The columns said not shown at this width already (once per run).
+    said_dropped: Vec<Vec<String>>,
+    /// Cut record contents said (once per run).
+    said_clipped: bool,
 }
 
 impl<W: Write> Output<W> {
     pub fn new(out: W, format: Format) -> Output<W> {
-        Output { out, format, table: TableState::default(), json: Vec::new(), json_name: JsonName::default() }
+        Output {
+            out,
+            format,
+            table: TableState::default(),
+            json: Vec::new(),
+            json_name: JsonName::default(),
+            base: None,
+        }
+    }
+
+    /// Table cells that are paths under `dir` show them relative to it
+    /// (the plan or summary names `dir` once).
+    pub fn relative_to(&mut self, dir: &std::path::Path) {
+        let d = dir.display().to_string();
+        self.base = Some(if d.ends_with('/') { d } else { format!("{d}/") });
     }
 
     /// A line of a command's own ([`Emit`]).
@@ -244,7 +263,7 @@ impl<W: Write> Output<W> {
                     out.write_all(b"\n")
                 })
             }
-            Format::Table => line.table(self),
+            Format::Table | Format::Tsv => line.table(self),
         }
     }
 
@@ -267,7 +286,7 @@ impl<W: Write> Output<W> {
                     out.write_all(b"\n")
                 })
             }
-            Format::Table => match r.show() {
+            Format::Table | Format::Tsv => match r.show() {
                 Shown::Text(t) => self.push_wrapped(&t),
                 Shown::Row(columns, mut cells) => {
                     // severities in colour (when asked)
@@ -282,10 +301,17 @@ impl<W: Write> Output<W> {
         }
     }
 
+    /// Bytes another [`Output`] of the same format rendered (a held line).
+    pub fn raw(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.flush_json()?;
+        self.flush_table()?;
+        self.write_out(|out| out.write_all(bytes))
+    }
+
     /// Free text between tables (charts in the terminal); nothing in JSON.
     pub fn prose(&mut self, s: &str) -> io::Result<()> {
         match self.format {
-            Format::Json => Ok(()),
+            Format::Json | Format::Tsv => Ok(()),
             Format::Table => self.push_text(s),
         }
     }
@@ -319,95 +345,79 @@ impl<W: Write> Output<W> {
         if self.table.rows.is_empty() {
             return Ok(());
         }
-        let notes = footnotes(&mut self.table.rows);
-        let layout = match terminal_width() {
-            Some(w) => layout(&self.table.header, &self.table.rows, w),
-            None => Layout::Bordered(vec![None; self.table.header.len()]),
-        };
-        let (widths, plain, hidden) = match layout {
-            Layout::Expanded(width) => return self.flush_expanded(width),
-            Layout::Bordered(w) => (w, false, Vec::new()),
-            Layout::Plain(w, hidden) => (w, true, hidden),
-        };
-        let keep = |i: &usize| !hidden.contains(i);
-        // the terminal's width: each cell (and header) wrapped to its
-        // column's share, at words (JSON keeps every value whole)
-        let fit = |row: Vec<String>| -> Vec<String> {
-            row.into_iter()
-                .zip(&widths)
-                .enumerate()
-                .filter(|(i, _)| keep(i))
-                .map(|(_, (cell, w))| match w {
-                    Some(w) => wrap_cell(&cell, *w),
-                    None => cell,
-                })
-                .collect()
-        };
-        let mut rows: Vec<Vec<String>> = vec![fit(self.table.header.iter().map(|s| s.to_string()).collect())];
-        rows.extend(self.table.rows.drain(..).map(fit));
-        let heights: Vec<usize> = rows.iter().map(|r| r.iter().map(|c| c.lines().count()).max().unwrap_or(1)).collect();
-        let mut b = Builder::default();
-        for row in rows {
-            b.push_record(row);
+        let header: Vec<String> = self.table.header.iter().map(|h| h.to_string()).collect();
+        let rows: Vec<Vec<String>> = self.table.rows.drain(..).map(|r| r.into_iter().map(one_line).collect()).collect();
+        if self.format == Format::Tsv {
+            let line = |cells: &[String]| cells.iter().map(|c| c.replace('\t', " ")).collect::<Vec<_>>().join("\t");
+            let mut text = String::new();
+            if self.table.tsv_header != self.table.header {
+                text.push_str(&line(&header));
+                text.push('\n');
+                self.table.tsv_header = self.table.header.clone();
+            }
+            for row in &rows {
+                text.push_str(&line(row));
+                text.push('\n');
+            }
+            return self.write_out(|out| out.write_all(text.as_bytes()));
         }
-        let mut t = b.build();
-        if plain {
-            // no borders: two spaces between columns, and a blank line
-            // between rows when a row (or the header) takes more than one
-            t.with(Style::empty()).with(Padding::new(0, 2, 0, 0));
-            let text = t.to_string();
-            let text = if heights.iter().skip(1).any(|&h| h > 1) {
-                separate_rows(&text, &heights)
-            } else {
-                text.lines().map(str::trim_end).collect::<Vec<_>>().join("\n")
+        // a column empty in every row is left out
+        let keep: Vec<bool> =
+            (0..header.len()).map(|i| rows.iter().any(|r| r.get(i).is_some_and(|c| !c.trim().is_empty()))).collect();
+        let only = |cells: Vec<String>| -> Vec<String> {
+            cells.into_iter().zip(&keep).filter(|(_, k)| **k).map(|(c, _)| c).collect()
+        };
+        let header = only(header);
+        let rows: Vec<Vec<String>> = rows.into_iter().map(only).collect();
+        let width = terminal_width();
+        // too wide even with sentences and paths at their narrowest: the
+        // detail columns go, in order
+        let (header, mut rows, dropped) = match width {
+            Some(w) => drop_details(header, rows, w),
+            None => (header, rows, Vec::new()),
+        };
+        let repeated = footnotes(&mut rows);
+        let (lines, notes, clipped) = render(&header, &rows, width, repeated.len());
+        let mut text = lines.join("\n");
+        text.push('\n');
+        if clipped && !self.table.said_clipped {
+            notes_text(
+                &mut text,
+                "  record contents cut at this width: a pipe, --format tsv or --format json shows them whole",
+                width,
+            );
+            self.table.said_clipped = true;
+        }
+        if !dropped.is_empty() && !self.table.said_dropped.contains(&dropped) {
+            let n = format!(
+                "  not shown at this width: {} (a pipe, --format tsv or --format json shows every column)",
+                dropped.join(", ")
+            );
+            notes_text(&mut text, &n, width);
+            self.table.said_dropped.push(dropped);
+        }
+        for (i, n) in repeated.iter().chain(&notes).enumerate() {
+            let note = format!("  [{}] {n}", i.saturating_add(1));
+            let note = match width {
+                Some(w) => wrap_hanging(&note, w),
+                None => note,
             };
-            self.write_out(|out| writeln!(out, "{text}"))?;
-        } else {
-            t.with(Style::sharp());
-            self.write_out(|out| writeln!(out, "{t}"))?;
+            text.push_str(&note);
+            text.push('\n');
         }
-        let mut text: Vec<String> = notes.iter().enumerate().map(|(i, n)| format!("  [{}] {n}", i + 1)).collect();
-        let names: Vec<&'static str> = hidden.iter().filter_map(|&i| self.table.header.get(i).copied()).collect();
-        if !names.is_empty() && !self.table.said_hidden.contains(&names) {
-            text.push(format!(
-                "  not shown at this width: {} (a wider terminal, a pipe or --format json shows every column)",
-                names.join(", ")
-            ));
-            self.table.said_hidden.push(names);
-        }
-        if text.is_empty() {
-            return Ok(());
-        }
-        self.push_wrapped(&text.join("\n"))
+        self.write_out(|out| out.write_all(text.as_bytes()))
     }
 
-    /// The rows one below the other, `COLUMN  value` per line (empty cells
-    /// left out): a table too wide for the terminal even with every column
-    /// wrapped to its header (as `psql`'s expanded mode).
-    fn flush_expanded(&mut self, width: usize) -> io::Result<()> {
-        let header = std::mem::take(&mut self.table.header);
-        let label = header.iter().map(|h| shown_width(h)).max().unwrap_or(0);
-        let value_width = width.saturating_sub(label.saturating_add(2)).max(10);
-        let mut text = String::new();
-        for (n, row) in self.table.rows.drain(..).enumerate() {
-            let title = format!("─[ {} ]", n.saturating_add(1));
-            let rule = "─".repeat(width.saturating_sub(shown_width(&title)).min(40));
-            text.push_str(&format!("{title}{rule}\n"));
-            for (h, cell) in header.iter().zip(row) {
-                if cell.trim().is_empty() {
-                    continue;
-                }
-                for (i, line) in wrap_cell(cell.trim(), value_width).split('\n').enumerate() {
-                    let name = if i == 0 { *h } else { "" };
-                    text.push_str(&format!("{name:<label$}  {line}\n"));
+    fn push_row(&mut self, header: &[&'static str], mut row: Vec<String>) -> io::Result<()> {
+        if let Some(base) = &self.base {
+            for cell in &mut row {
+                if let Some(rel) = cell.strip_prefix(base.as_str())
+                    && !rel.is_empty()
+                {
+                    *cell = rel.to_string();
                 }
             }
         }
-        self.table.header = header;
-        self.write_out(|out| write!(out, "{text}"))
-    }
-
-    fn push_row(&mut self, header: &[&'static str], row: Vec<String>) -> io::Result<()> {
         if self.table.header != header {
             self.flush_table()?;
             self.table.header = header.to_vec();
@@ -421,13 +431,18 @@ impl<W: Write> Output<W> {
 
     fn push_text(&mut self, s: &str) -> io::Result<()> {
         self.flush_table()?;
+        if self.format == Format::Tsv {
+            // text between the rows: `# ` lines (a TSV reader skips them)
+            let text: String = s.lines().map(|l| format!("# {}\n", l.trim_start())).collect();
+            return self.write_out(|out| out.write_all(text.as_bytes()));
+        }
         self.write_out(|out| writeln!(out, "{s}"))
     }
 
     /// Text in sentences, wrapped at words to the terminal's width (charts
     /// go through [`Output::prose`], unwrapped).
     fn push_wrapped(&mut self, s: &str) -> io::Result<()> {
-        match terminal_width() {
+        match terminal_width().filter(|_| self.format == Format::Table) {
             Some(w) => {
                 let wrapped: Vec<String> = s.split('\n').map(|l| wrap_line(l, w)).collect();
                 self.push_text(&wrapped.join("\n"))
@@ -490,10 +505,6 @@ fn cell_width(s: &str) -> usize {
     s.lines().map(shown_width).max().unwrap_or(0)
 }
 
-/// The longest word a column keeps whole when it can (longer ones, paths
-/// mostly, wrap after a `/`, `_` or `-`).
-const WHOLE_WORD: usize = 24;
-
 /// Explanations at least this long that end cells of two rows or more are
 /// shown once under the table.
 const FOOTNOTE_MIN: usize = 40;
@@ -550,233 +561,337 @@ fn footnotes(rows: &mut [Vec<String>]) -> Vec<String> {
     notes.into_iter().map(|t| t.strip_prefix('(').and_then(|t| t.strip_suffix(')')).unwrap_or(&t).to_string()).collect()
 }
 
-/// How a table is shown in a terminal `width` characters wide.
-#[derive(Debug, PartialEq, Eq)]
-enum Layout {
-    /// Boxed, each column's width (`None`: as wide as its widest cell).
-    Bordered(Vec<Option<usize>>),
-    /// No borders, two spaces between columns (a boxed table does not fit
-    /// even with every column wrapped to its floor); the columns in
-    /// `hidden` (`None` width) are left out and named under the table.
-    Plain(Vec<Option<usize>>, Vec<usize>),
-    /// The rows one below the other (not even that fits).
-    Expanded(usize),
+/// Append a line of text under a table, wrapped to `width`.
+fn notes_text(text: &mut String, line: &str, width: Option<usize>) {
+    match width {
+        Some(w) => text.push_str(&wrap_line(line, w)),
+        None => text.push_str(line),
+    }
+    text.push('\n');
 }
 
-/// The layout of a table in a terminal `width` characters wide. A table
-/// that fits boxed is left alone. Else each column keeps at least its floor:
-/// the longest word of its header (headers wrap at spaces and after a `-`),
-/// a column of names (one word per cell, no path: a finding kind such as
-/// `unclean_shutdown`) its longest name up to [`WHOLE_WORD`], anything else
-/// at least 6 (or its natural width, if narrower); the rest is shared out
-/// narrowest-first (max-min fairness), so short columns stay whole and the
-/// wide ones split what is left. Boxed, borders and padding take 3 per column
-/// and 1; without borders 2 between columns.
-fn layout(header: &[&str], rows: &[Vec<String>], width: usize) -> Layout {
+/// The table without the [`DETAIL_COLUMNS`] it needs to leave out to fit
+/// `width` (at their narrowest, sentences and paths given), and their names.
+fn drop_details(
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+    width: usize,
+) -> (Vec<String>, Vec<Vec<String>>, Vec<String>) {
+    let narrowest = |h: &[String], r: &[Vec<String>]| -> usize {
+        let n = h.len();
+        let w = widths_with(h, r, Some(0), 1);
+        w.iter().sum::<usize>().saturating_add(n.saturating_sub(1))
+    };
+    let mut gone: Vec<String> = Vec::new();
+    let original = header.clone();
+    let (mut header, mut rows) = (header, rows);
+    for (table, column) in DETAIL_COLUMNS {
+        if narrowest(&header, &rows) <= width {
+            break;
+        }
+        if !original.iter().any(|h| h == table) {
+            continue;
+        }
+        let Some(i) = header.iter().position(|h| h == column) else { continue };
+        header.remove(i);
+        for r in &mut rows {
+            if i < r.len() {
+                r.remove(i);
+            }
+        }
+        gone.push((*column).to_string());
+    }
+    (header, rows, gone)
+}
+
+/// A cell on one line: its line breaks become spaces.
+fn one_line(cell: String) -> String {
+    if cell.contains('\n') { cell.split('\n').map(str::trim).collect::<Vec<_>>().join(" ") } else { cell }
+}
+
+/// A note line `  [n] text` wrapped to `width`, continuation lines under
+/// the text.
+fn wrap_hanging(note: &str, width: usize) -> String {
+    if shown_width(note) <= width {
+        return note.to_string();
+    }
+    let indent = note.find("] ").map_or(4, |i| i.saturating_add(2));
+    let (head, body) = note.split_at(indent.min(note.len()));
+    let inner = width.saturating_sub(indent).max(20);
+    let pad = " ".repeat(indent);
+    wrap_cell(body, inner)
+        .split('\n')
+        .enumerate()
+        .map(|(i, l)| if i == 0 { format!("{head}{l}") } else { format!("{pad}{l}") })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// How a column gives way in a table wider than the terminal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Give {
+    /// Numbers, offsets, times, names: always whole.
+    Fixed,
+    /// Paths: shortened in the middle (the whole path in the row's note).
+    Path,
+    /// Sentences: cut, the whole text in the row's note; at the last,
+    /// only the note's number.
+    Prose,
+    /// Record contents (data, one per row): cut with `…`, no note (said
+    /// once under the table).
+    Clip,
+}
+
+/// Columns of sentences whatever their cells hold.
+const PROSE_COLUMNS: &[&str] = &["MESSAGE", "WHY", "DETAIL", "DESCRIPTION", "CONSUMER-ID"];
+
+/// Columns always whole, whatever their cells hold (a client's host,
+/// `/127.0.0.1`, is no path).
+const FIXED_COLUMNS: &[&str] = &["HOST"];
+
+/// Columns of record contents.
+const CLIP_COLUMNS: &[&str] = &["FLAGS / RECORD", "KEY", "VALUE"];
+
+/// Columns a table at a narrow width leaves out, in this order, when its
+/// sentences and paths have given all they can (named once under the
+/// table; a pipe, `--format tsv` and `--format json` show every column):
+/// (a column that tells the table, the column left out). Details only:
+/// what a row is about (offsets, times, sizes, positions of damage) stays.
+const DETAIL_COLUMNS: &[(&str, &str)] = &[
+    // stats: what the other columns give (SIZE / BATCHES), estimates
+    ("AVG BATCH", "AVG BATCH"),
+    ("AVG BATCH", "KEYS≈"),
+    ("AVG BATCH", "PRODUCERS"),
+    ("AVG BATCH", "TIME RANGE"),
+    // offset-for-time: where in the files the answer is
+    ("SEGMENT", "SEGMENT"),
+    ("SEGMENT", "POSITION"),
+    // dump: the count (OFFSETS gives it), the producer, the epoch
+    ("FLAGS / RECORD", "COUNT"),
+    ("FLAGS / RECORD", "PRODUCER"),
+    ("FLAGS / RECORD", "EPOCH"),
+    // diff-replicas --records: the value's size (its CRC tells values apart)
+    ("VALUE CRC32C", "VALUE SIZE"),
+    // producer state: the coordinator's epoch
+    ("COORD EPOCH", "COORD EPOCH"),
+    // open transactions: the last batch's time (AGE gives it), the epoch
+    ("TRANSACTIONAL ID", "LAST BATCH"),
+    ("TRANSACTIONAL ID", "EPOCH"),
+    // recover: the index interval its indexes were rebuilt with, a roll
+    ("RECOVERED", "INDEX INTERVAL"),
+    ("RECOVERED", "ROLLED AT"),
+    // groups' offsets: the member's host and client id (its id names it)
+    ("CURRENT-OFFSET", "HOST"),
+    ("CURRENT-OFFSET", "CLIENT-ID"),
+    // groups' states: the epoch
+    ("ASSIGNMENT-STRATEGY", "EPOCH"),
+    // groups' lag: when committed, the commit's metadata
+    ("LAG", "METADATA"),
+    ("LAG", "COMMITTED"),
+];
+
+/// The narrowest a cut sentence or a shortened path is shown.
+const PROSE_MIN: usize = 16;
+const PATH_MIN: usize = 16;
+
+/// Columns are two spaces apart.
+const GAP: usize = 2;
+
+fn give(header: &str, rows: &[Vec<String>], i: usize) -> Give {
+    let cells = || rows.iter().filter_map(|r| r.get(i));
+    if FIXED_COLUMNS.contains(&header) {
+        Give::Fixed
+    } else if CLIP_COLUMNS.contains(&header) {
+        Give::Clip
+    } else if PROSE_COLUMNS.contains(&header) || cells().any(|c| c.split(' ').count() > 4) {
+        Give::Prose
+    } else if cells().any(|c| c.contains('/')) {
+        Give::Path
+    } else {
+        Give::Fixed
+    }
+}
+
+/// Each column's width for a terminal `width` wide (`None`: a pipe, every
+/// cell whole). Tables that fit are left alone; else sentence columns
+/// shrink first, then path columns, then sentences go to their notes
+/// whole; numbers, times and names never shrink (a row of them alone wider
+/// than the terminal stays one line, wider).
+/// And the gap between columns: two spaces, one where two do not fit.
+fn widths(header: &[String], rows: &[Vec<String>], width: Option<usize>) -> (Vec<usize>, usize) {
+    let w = widths_with(header, rows, width, GAP);
+    let n = header.len();
+    let total = w.iter().sum::<usize>().saturating_add(n.saturating_sub(1).saturating_mul(GAP));
+    match width {
+        Some(width) if total > width => (widths_with(header, rows, Some(width), 1), 1),
+        _ => (w, GAP),
+    }
+}
+
+fn widths_with(header: &[String], rows: &[Vec<String>], width: Option<usize>, gap: usize) -> Vec<usize> {
     let n = header.len();
     let mut natural: Vec<usize> = header.iter().map(|h| shown_width(h)).collect();
     for row in rows {
         for (w, cell) in natural.iter_mut().zip(row) {
-            *w = (*w).max(cell_width(cell));
+            *w = (*w).max(shown_width(cell));
         }
     }
-    let boxed = width.saturating_sub(n.saturating_mul(3).saturating_add(1));
-    if natural.iter().sum::<usize>() <= boxed {
-        return Layout::Bordered(vec![None; n]);
-    }
-    let mut longest_word: Vec<usize> = vec![0; n];
-    let mut names: Vec<bool> = vec![true; n];
-    for row in rows {
-        for ((w, is_name), cell) in longest_word.iter_mut().zip(names.iter_mut()).zip(row) {
-            *is_name &= !cell.contains([' ', '\n', '/']);
-            *w = (*w).max(shown_width(cell).min(WHOLE_WORD));
-        }
-    }
-    for (w, is_name) in longest_word.iter_mut().zip(&names) {
-        if !is_name {
-            *w = 0;
-        }
-    }
-    // names whole where that fits, else names wrap too (at separators)
-    let floors = |names_whole: bool| -> Vec<usize> {
-        header
-            .iter()
-            .zip(&natural)
-            .zip(&longest_word)
-            .map(|((h, &nat), &word)| {
-                let word = if names_whole { word } else { 0 };
-                nat.min(header_floor(h).max(word).max(if word > 0 { 0 } else { 6 }))
-            })
-            .collect()
-    };
-    let plain = width.saturating_sub(n.saturating_sub(1).saturating_mul(2));
-    let floor = floors(true);
-    let need: usize = floor.iter().sum();
-    let prose: Vec<bool> = (0..n).map(|i| rows.iter().any(|r| r.get(i).is_some_and(|c| c.contains(' ')))).collect();
-    if need <= boxed {
-        let widths = share(&natural, &floor, boxed);
-        // (unless a name or path would take more than two lines)
-        let cut = rows.iter().any(|r| {
-            r.iter()
-                .zip(&widths)
-                .zip(&prose)
-                .any(|((c, w), &p)| !p && w.is_some_and(|w| wrap_cell(c, w).lines().count() > 2))
-        });
-        if !cut {
-            return Layout::Bordered(widths);
-        }
-    }
-    // borderless: unless the rows one below the other take fewer lines
-    if need <= plain {
-        let widths = share(&natural, &floor, plain);
-        if plain_lines(header, rows, &widths).is_some_and(|lines| lines <= expanded_lines(rows)) {
-            return Layout::Plain(widths, Vec::new());
-        }
-    }
-    // names and times would break mid-word: leave out up to a third of the
-    // columns, from the right (the detail columns; prose columns wrap well
-    // and stay), where that makes the table fit and at most half as long as
-    // the rows one below the other
-    let mut hidden: Vec<usize> = Vec::new();
-    // (lines, widths, hidden) of the best so far: one more column left out
-    // only where that saves a quarter of the lines
-    let mut best: Option<(usize, Vec<Option<usize>>, Vec<usize>)> = None;
-    for i in (2..n).rev() {
-        if prose.get(i) == Some(&true) {
-            continue;
-        }
-        if hidden.len() >= n / 3 {
-            break;
-        }
-        hidden.push(i);
-        let shown = |v: &[usize]| -> Vec<usize> {
-            v.iter().enumerate().map(|(j, &w)| if hidden.contains(&j) { 0 } else { w }).collect()
-        };
-        let (nat, flo) = (shown(&natural), shown(&floor));
-        let plain = width.saturating_sub(n.saturating_sub(1 + hidden.len()).saturating_mul(2));
-        if flo.iter().sum::<usize>() > plain {
-            continue;
-        }
-        let mut widths = share(&nat, &flo, plain);
-        for &j in &hidden {
-            if let Some(w) = widths.get_mut(j) {
-                *w = None;
+    let Some(width) = width else { return natural };
+    let total = |w: &[usize]| w.iter().sum::<usize>().saturating_add(n.saturating_sub(1).saturating_mul(gap));
+    let gives: Vec<Give> = header.iter().enumerate().map(|(i, h)| give(h, rows, i)).collect();
+    let mut w = natural.clone();
+    let header_w = |i: usize| header.get(i).map_or(0, |h| shown_width(h));
+    // (which columns, down to what) in the order they give way
+    // (which columns, down to at least what, besides their header's width)
+    let steps: [(Give, usize); 4] =
+        [(Give::Clip, 8), (Give::Prose, PROSE_MIN), (Give::Path, PATH_MIN), (Give::Prose, 4)];
+    for (kind, least) in steps {
+        let floor = |i: usize| header_w(i).max(least);
+        // the widest of them gives a character at a time
+        while total(&w) > width {
+            let widest = (0..n)
+                .filter(|&i| gives.get(i) == Some(&kind))
+                .filter(|&i| w.get(i).copied().unwrap_or(0) > floor(i))
+                .max_by_key(|&i| w.get(i).copied().unwrap_or(0));
+            let Some(i) = widest else { break };
+            if let Some(x) = w.get_mut(i) {
+                *x = x.saturating_sub(1);
             }
         }
-        let Some(lines) = plain_lines(header, rows, &widths) else { continue };
-        if lines.saturating_add(2).saturating_mul(2) > expanded_lines(rows) {
+    }
+    w
+}
+
+/// `s` cut to `width` characters, ending in `…` (colour escapes kept whole
+/// cells are never cut: they are names).
+fn cut_end(s: &str, width: usize) -> String {
+    if shown_width(s) <= width {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(width.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// A path shortened to `width`: its leading directories give way first
+/// (`…/kill-lz4-0/00000000000000000775.index`); only when even the last
+/// two components (or a name alone) do not fit is the middle cut.
+/// `(shown, lossy)`: lossy when the middle was cut (the row gets a note).
+fn cut_path(s: &str, width: usize) -> (String, bool) {
+    let len = s.chars().count();
+    if len <= width {
+        return (s.to_string(), false);
+    }
+    let parts: Vec<&str> = s.split('/').collect();
+    // the most trailing components that fit after `…/`, at least two
+    // (one when the path has no directory)
+    let least = parts.len().min(2);
+    for k in (least..parts.len()).rev() {
+        let tail = parts.get(parts.len().saturating_sub(k)..).unwrap_or_default().join("/");
+        if tail.chars().count().saturating_add(2) <= width {
+            return (format!("…/{tail}"), false);
+        }
+    }
+    let keep = width.saturating_sub(1);
+    let head = keep / 4;
+    let tail = keep.saturating_sub(head);
+    let mut out: String = s.chars().take(head).collect();
+    out.push('…');
+    out.extend(s.chars().skip(len.saturating_sub(tail)));
+    (out, true)
+}
+
+/// The table's lines (header first, then one line per row) and the notes
+/// that go under it: a row whose sentence or path had to be cut gets a
+/// number (`[n]`, in its last cut cell; counted from `first` + 1) and its
+/// whole texts in note n.
+fn render(
+    header: &[String],
+    rows: &[Vec<String>],
+    width: Option<usize>,
+    first: usize,
+) -> (Vec<String>, Vec<String>, bool) {
+    let (w, gap) = widths(header, rows, width);
+    let gives: Vec<Give> = header.iter().enumerate().map(|(i, h)| give(h, rows, i)).collect();
+    let mut notes: Vec<String> = Vec::new();
+    let mut clipped = false;
+    let line = |cells: &[String]| -> String {
+        let mut s = String::new();
+        let last = cells.len().saturating_sub(1);
+        for (i, c) in cells.iter().enumerate() {
+            s.push_str(c);
+            if i < last {
+                let pad = w.get(i).copied().unwrap_or(0).saturating_sub(shown_width(c)).saturating_add(gap);
+                s.extend(std::iter::repeat_n(' ', pad));
+            }
+        }
+        s.trim_end().to_string()
+    };
+    let mut lines = vec![line(header)];
+    for row in rows {
+        let too_wide = |i: usize| row.get(i).is_some_and(|c| shown_width(c) > w.get(i).copied().unwrap_or(0));
+        // paths that only lose leading directories need no note
+        let mut shown: Vec<Option<String>> = vec![None; row.len()];
+        let mut cut: Vec<usize> = Vec::new();
+        for i in 0..row.len() {
+            match gives.get(i) {
+                Some(Give::Path) if too_wide(i) => {
+                    let (p, lossy) = cut_path(row.get(i).map_or("", String::as_str), w.get(i).copied().unwrap_or(0));
+                    if lossy {
+                        cut.push(i);
+                    } else if let Some(x) = shown.get_mut(i) {
+                        *x = Some(p);
+                    }
+                }
+                Some(Give::Prose) if too_wide(i) => cut.push(i),
+                Some(Give::Clip) if too_wide(i) => {
+                    if let Some(x) = shown.get_mut(i) {
+                        *x = Some(cut_end(row.get(i).map_or("", String::as_str), w.get(i).copied().unwrap_or(0)));
+                    }
+                    clipped = true;
+                }
+                _ => {}
+            }
+        }
+        if cut.is_empty() {
+            let cells: Vec<String> = row.iter().zip(shown).map(|(c, s)| s.unwrap_or_else(|| c.clone())).collect();
+            lines.push(line(&cells));
             continue;
         }
-        if best.as_ref().is_none_or(|(b, _, _)| lines.saturating_mul(4) <= b.saturating_mul(3)) {
-            let mut h = hidden.clone();
-            h.sort_unstable();
-            best = Some((lines, widths, h));
-        }
-    }
-    if let Some((_, widths, hidden)) = best {
-        return Layout::Plain(widths, hidden);
-    }
-    // else every column, names wrapped too, if that is shorter
-    let floor = floors(false);
-    if floor.iter().sum::<usize>() <= plain {
-        let widths = share(&natural, &floor, plain);
-        if plain_lines(header, rows, &widths).is_some_and(|lines| lines <= expanded_lines(rows)) {
-            return Layout::Plain(widths, Vec::new());
-        }
-    }
-    Layout::Expanded(width)
-}
-
-/// The narrowest a header can be: its longest piece when it wraps at spaces
-/// and after a `-` (`LOG-END-OFFSET (HW)`: 6).
-fn header_floor(h: &str) -> usize {
-    h.split(' ').flat_map(|w| w.split_inclusive('-')).map(shown_width).max().unwrap_or(0)
-}
-
-/// Column widths: each its floor, then `available` shared out: the columns
-/// that need least to show whole get it first (so as many columns as can stay
-/// whole), the rest is split evenly among the others. `None` for a column
-/// left at its natural width.
-fn share(natural: &[usize], floor: &[usize], available: usize) -> Vec<Option<usize>> {
-    let n = natural.len();
-    let mut alloc = floor.to_vec();
-    let mut rest = available.saturating_sub(floor.iter().sum());
-    let want = |i: usize| natural.get(i).copied().unwrap_or(0).saturating_sub(floor.get(i).copied().unwrap_or(0));
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by_key(|&i| want(i));
-    let mut k = 0;
-    while let Some(&i) = order.get(k) {
-        if want(i) > rest {
-            break;
-        }
-        if let Some(a) = alloc.get_mut(i) {
-            *a = a.saturating_add(want(i));
-        }
-        rest = rest.saturating_sub(want(i));
-        k += 1;
-    }
-    let left = order.len().saturating_sub(k);
-    for (j, &i) in order.iter().skip(k).enumerate() {
-        let give = rest / (left - j).max(1);
-        if let Some(a) = alloc.get_mut(i) {
-            *a = a.saturating_add(give);
-        }
-        rest = rest.saturating_sub(give);
-    }
-    alloc.into_iter().zip(natural).map(|(a, &nat)| (a < nat).then_some(a.max(1))).collect()
-}
-
-/// The most lines a wrapped cell of a borderless table may take (beyond,
-/// the rows one below the other read better).
-const PLAIN_CELL_LINES: usize = 4;
-
-/// How many lines a table takes with these column widths, borderless: the
-/// header and each row as tall as its tallest wrapped cell, a blank line
-/// between rows when a row (not the header) takes more than one; `None` when a cell would
-/// take more than [`PLAIN_CELL_LINES`].
-fn plain_lines(header: &[&str], rows: &[Vec<String>], widths: &[Option<usize>]) -> Option<usize> {
-    let height = |row: &mut dyn Iterator<Item = &str>| -> usize {
-        row.zip(widths)
-            .map(|(c, w)| match w {
-                Some(w) => wrap_cell(c, *w).lines().count(),
-                None => c.lines().count(),
+        let text = cut.iter().filter_map(|&i| row.get(i).map(String::as_str)).collect::<Vec<_>>().join(": ");
+        let n = match notes.iter().position(|x| *x == text) {
+            Some(n) => n,
+            None => {
+                notes.push(text);
+                notes.len().saturating_sub(1)
+            }
+        };
+        let marker = format!("[{}]", n.saturating_add(first).saturating_add(1));
+        let cells: Vec<String> = row
+            .iter()
+            .zip(shown)
+            .enumerate()
+            .map(|(i, (c, s))| {
+                let cw = w.get(i).copied().unwrap_or(0);
+                if !cut.contains(&i) {
+                    return s.unwrap_or_else(|| c.clone());
+                }
+                let room = if cut.last() == Some(&i) { cw.saturating_sub(marker.len().saturating_add(1)) } else { cw };
+                let short = match gives.get(i) {
+                    Some(Give::Path) => cut_path(c, room).0,
+                    _ if room < 6 => String::new(),
+                    _ => cut_end(c, room),
+                };
+                if cut.last() == Some(&i) {
+                    if short.is_empty() { marker.clone() } else { format!("{short} {marker}") }
+                } else {
+                    short
+                }
             })
-            .max()
-            .unwrap_or(1)
-            .max(1)
-    };
-    let mut heights = vec![height(&mut header.iter().copied())];
-    heights.extend(rows.iter().map(|r| height(&mut r.iter().map(String::as_str))));
-    if heights.iter().any(|&h| h > PLAIN_CELL_LINES) {
-        return None;
+            .collect();
+        lines.push(line(&cells));
     }
-    let lines: usize = heights.iter().sum();
-    Some(if heights.iter().skip(1).any(|&h| h > 1) {
-        lines.saturating_add(heights.len().saturating_sub(1))
-    } else {
-        lines
-    })
-}
-
-/// How many lines the rows take one below the other.
-fn expanded_lines(rows: &[Vec<String>]) -> usize {
-    rows.iter().map(|r| r.iter().filter(|c| !c.trim().is_empty()).count().saturating_add(1)).sum()
-}
-
-/// A borderless table's lines with a blank line after each row (the
-/// header first) of `heights` lines each: rows that take several lines are
-/// told apart (used when a row, not just the header, takes several).
-fn separate_rows(text: &str, heights: &[usize]) -> String {
-    let mut lines = text.lines().map(str::trim_end);
-    let mut out: Vec<&str> = Vec::new();
-    for (i, &h) in heights.iter().enumerate() {
-        out.extend(lines.by_ref().take(h.max(1)));
-        if i + 1 < heights.len() {
-            out.push("");
-        }
-    }
-    out.extend(lines);
-    out.join("\n")
+    (lines, notes, clipped)
 }
 
 /// `s` wrapped to lines of at most `width` characters: at spaces, and a
@@ -861,18 +976,75 @@ pub use logfmt::report::{clip, time_text as fmt_time};
 mod tests {
     use super::*;
 
+    fn strings(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
     #[test]
-    fn a_column_of_names_keeps_them_whole() {
-        let header = ["SEVERITY", "KIND", "MESSAGE"];
-        let rows = vec![vec![
-            "info".to_string(),
-            "unclean_shutdown".to_string(),
-            "no clean-shutdown marker: the broker did not stop cleanly".to_string(),
-        ]];
-        let Layout::Bordered(widths) = layout(&header, &rows, 50) else { panic!() };
-        // KIND whole (16), MESSAGE wraps; before, KIND wrapped at `unclean_`
-        assert_eq!(widths.get(1), Some(&None), "{widths:?}");
-        assert!(matches!(widths.get(2), Some(Some(_))), "{widths:?}");
+    fn every_row_is_one_line_and_sentences_go_to_notes() {
+        let header = strings(&["SEVERITY", "KIND", "FILE", "MESSAGE"]);
+        let rows = vec![
+            strings(&[
+                "info",
+                "unclean_shutdown",
+                ".kafka_cleanshutdown",
+                "no clean-shutdown marker: the broker did not stop cleanly (or is running)",
+            ]),
+            strings(&[
+                "error",
+                "crc_mismatch",
+                "kill-lz4-0/00000000000000000775.log",
+                "stored CRC-32C 1925361728 but the batch's bytes give 207498924",
+            ]),
+        ];
+        let (lines, notes, _) = render(&header, &rows, Some(80), 0);
+        assert_eq!(lines.len(), 3, "{lines:#?}");
+        assert!(lines.iter().all(|l| l.chars().count() <= 80), "{lines:#?}");
+        // names whole, the path's file name kept; both sentences cut, whole
+        // in the notes
+        assert!(lines[2].contains("crc_mismatch") && lines[2].contains("0775.log"), "{lines:#?}");
+        assert!(lines[2].ends_with("[2]"), "{lines:#?}");
+        assert_eq!(notes.len(), 2);
+        assert!(notes[1].ends_with("give 207498924"), "{notes:?}");
+        // piped: whole rows, no notes
+        let (lines, notes, _) = render(&header, &rows, None, 0);
+        assert!(notes.is_empty() && lines[2].ends_with("207498924"));
+        assert!(lines.iter().all(|l| l.is_ascii()), "{lines:#?}");
+    }
+
+    #[test]
+    fn paths_lose_leading_directories_first() {
+        assert_eq!(cut_path("/work/main/logs/kill-lz4-0", 20), ("…/logs/kill-lz4-0".to_string(), false));
+        assert_eq!(
+            cut_path("/a/very/long/prefix/kill-lz4-0/00000000000000000775.index", 40),
+            ("…/kill-lz4-0/00000000000000000775.index".to_string(), false)
+        );
+        let (short, lossy) = cut_path("kill-lz4-0/00000000000000000775.index", 20);
+        assert!(lossy && short.chars().count() == 20 && short.ends_with("0775.index"), "{short}");
+    }
+
+    #[test]
+    fn detail_columns_go_before_numbers() {
+        let header: Vec<String> = logfmt::groups::LAG_COLUMNS.iter().map(|s| s.to_string()).collect();
+        let rows: Vec<Vec<String>> = (0..3)
+            .map(|p| {
+                let p = p.to_string();
+                strings(&[
+                    "fixture-group",
+                    "plain",
+                    &p,
+                    "210",
+                    "210",
+                    "0",
+                    "210",
+                    "2026-11-22T05:08:54.148Z",
+                    "seen=180",
+                ])
+            })
+            .collect();
+        let (h, r, gone) = drop_details(header, rows, 80);
+        assert_eq!(gone, ["METADATA", "COMMITTED"]);
+        assert!(h.contains(&"LAG".to_string()) && r.iter().all(|r| r.len() == h.len()));
     }
 
     #[test]
@@ -880,43 +1052,6 @@ mod tests {
         assert_eq!(wrap_cell("no clean-shutdown marker: the broker", 14), "no\nclean-shutdown\nmarker: the\nbroker");
         assert_eq!(wrap_cell("kill-lz4-0/00000000000000000775.index", 16), "kill-lz4-0/\n0000000000000000\n0775.index");
         assert_eq!(wrap_cell("short", 10), "short");
-        let widths = layout(&["A", "MESSAGE"], &[vec!["x".into(), "word ".repeat(40)]], 40);
-        assert_eq!(widths, Layout::Bordered(vec![None, Some(40 - 7 - 1)]));
-        // too wide boxed: no borders, headers wrapped at spaces and `-`
-        let lag = ["GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET (HW)", "LAG"];
-        let rows: Vec<Vec<String>> = (0..3)
-            .map(|p| ["g-active", "orders", &p.to_string(), "40", "100", "60"].map(String::from).to_vec())
-            .collect();
-        assert!(matches!(layout(&lag, &rows, 50), Layout::Plain(_, _)), "{:?}", layout(&lag, &rows, 50));
-        // too many columns for the width: rows one below the other
-        assert_eq!(layout(&["POSITION"; 9], &[], 80), Layout::Expanded(80));
-    }
-
-    #[test]
-    fn detail_columns_left_out_before_names_break() {
-        // a lag table at 80 columns: its two detail columns (a time, a
-        // name) are left out rather than every name cut mid-word
-        let header = logfmt::groups::LAG_COLUMNS;
-        let rows: Vec<Vec<String>> = (0..3)
-            .map(|p| {
-                let p = p.to_string();
-                ["fixture-group", "plain", &p, "210", "210", "0", "210", "2026-11-22T05:08:54.148Z", "seen=180"]
-                    .map(String::from)
-                    .to_vec()
-            })
-            .collect();
-        let Layout::Plain(widths, hidden) = layout(header, &rows, 80) else {
-            panic!("{:?}", layout(header, &rows, 80))
-        };
-        assert_eq!(hidden, [7, 8]);
-        assert_eq!(widths.first(), Some(&None), "GROUP whole: {widths:?}");
-        // a prose column is never left out; a third of the columns at most
-        let rows =
-            vec![["info", "unclean_shutdown", "x/y", "no marker: the broker did not stop"].map(String::from).to_vec()];
-        match layout(&["SEVERITY", "KIND", "FILE", "MESSAGE"], &rows, 40) {
-            Layout::Plain(_, hidden) => assert!(!hidden.contains(&3) && hidden.len() <= 1, "{hidden:?}"),
-            other => assert!(!matches!(other, Layout::Plain(..)), "{other:?}"),
-        }
     }
 
     #[test]

@@ -102,6 +102,9 @@ pub struct Config {
     pub faults: Vec<String>,
     /// A control file of fault rules, re-read when it changes.
     pub fault_file: Option<PathBuf>,
+    /// The start recoveries whose quarantines are kept (for undo): after
+    /// one more, the oldest beyond this many are purged.
+    pub keep_recoveries: usize,
 }
 
 /// What every connection shares.
@@ -329,7 +332,7 @@ fn open_locked(
     let store = if existing {
         if !dir.join(logfmt::spec::names::CLEAN_SHUTDOWN).exists() || !unfinished.is_empty() {
             // (a recovery the broker began and did not finish is finished)
-            recover_unclean(dir, &held)?;
+            recover_unclean(dir, &held, config.keep_recoveries)?;
         }
         store::Store::open(dir, config.node_id, config.offsets_partitions)?
     } else {
@@ -343,7 +346,7 @@ fn open_locked(
 /// every byte it removes goes to the quarantine beside the log dir, with a
 /// manifest `logtool undo` reads. A recovery that would cut a rolled
 /// segment (losing later ones) is refused: the operator decides.
-fn recover_unclean(dir: &std::path::Path, held: &Arc<logfmt::lock::DirLock>) -> Result<(), BrokerError> {
+fn recover_unclean(dir: &std::path::Path, held: &Arc<logfmt::lock::DirLock>, keep: usize) -> Result<(), BrokerError> {
     use logwrite::repair::journal::{Repair, default_quarantine};
     use logwrite::repair::recover::{Interval, RecoverOptions, recover};
     let refused = |e: &dyn std::fmt::Display| {
@@ -383,5 +386,21 @@ fn recover_unclean(dir: &std::path::Path, held: &Arc<logfmt::lock::DirLock>) -> 
         dir.display(),
         m.id
     );
+    // the oldest start recoveries beyond `keep` give their space back
+    let mine: Vec<String> = logwrite::repair::journal::repairs(&quarantine, dir)
+        .map_err(|e| refused(&e))?
+        .into_iter()
+        .filter(|(_, m)| m.command == "broker" && logwrite::repair::journal::purgeable(m.state))
+        .map(|(_, m)| m.id)
+        .collect();
+    let old = mine.len().saturating_sub(keep);
+    if let Some(ids) = mine.get(..old).filter(|ids| !ids.is_empty()) {
+        let freed = logwrite::repair::journal::purge_locked(&quarantine, dir, ids).map_err(|e| refused(&e))?;
+        eprintln!(
+            "logtool broker: purged the quarantines of {} older start recover(ies) ({} freed; --keep-recoveries {keep})",
+            ids.len(),
+            logfmt::report::human_bytes(freed)
+        );
+    }
     Ok(())
 }

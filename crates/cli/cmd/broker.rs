@@ -23,6 +23,7 @@ pub fn run(global: &GlobalOpts, args: &BrokerArgs) -> anyhow::Result<Status> {
         kafka_version: args.kafka_version,
         faults: args.fault.clone(),
         fault_file: args.fault_file.clone(),
+        keep_recoveries: args.keep_recoveries,
     };
     let json = global.format == Format::Json;
     let dir = args.log_dir.display().to_string();
@@ -104,6 +105,10 @@ pub struct BrokerArgs {
     /// A file of fault rules, one per line, re-read whenever it changes.
     #[arg(long, value_name = "FILE")]
     pub fault_file: Option<PathBuf>,
+    /// Keep the quarantines of this many start recoveries (after an unclean shutdown),
+    /// for `logtool undo`; older ones are purged when another is made.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub keep_recoveries: usize,
     // The global options the broker has no use for, taken (so a command
     // line that gives them still runs) but not offered in its help.
     #[arg(long = "color", id = "color", value_enum, value_name = "WHEN", default_value_t = ColorWhen::Auto, hide = true)]

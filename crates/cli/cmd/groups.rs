@@ -5,8 +5,12 @@
 
 use std::io::{self, BufWriter};
 
-use logfmt::groups::{Coordinators, GroupsLine};
+use std::collections::HashMap;
+
+use logfmt::groups::{CommittedOffsetLine, Coordinators, GroupLine, GroupsLine};
 use logfmt::partition::open_log_dirs;
+use logfmt::report::{Report, Shown};
+use serde::Serialize;
 
 use clap::Args;
 
@@ -34,6 +38,9 @@ pub fn run(global: &GlobalOpts, args: &GroupsArgs) -> anyhow::Result<Status> {
     progress.finish();
     let file = dirs_text(args);
     let mut status = Status::Clean;
+    let table = global.format != crate::args::Format::Json;
+    // (group, topic, partition) -> the member it is assigned to
+    let mut owner: HashMap<(String, String, i32), (String, String, String)> = HashMap::new();
     for line in lines? {
         match line {
             GroupsLine::Note(message) => out.report(&NoteLine { file: &file, message })?,
@@ -41,13 +48,150 @@ pub fn run(global: &GlobalOpts, args: &GroupsArgs) -> anyhow::Result<Status> {
                 out.report(&WarningLine { file: &file, message })?;
                 status = Status::Problems;
             }
+            // JSON: every field; tables: as kafka-consumer-groups --describe
+            // lays them out (--state, --members, or the offsets)
+            GroupsLine::Group(g) if table => {
+                for m in &g.members {
+                    for (topic, parts) in &m.assignment {
+                        for p in parts {
+                            let who = (m.member_id.clone(), m.client_host.clone(), m.client_id.clone());
+                            owner.insert((g.group.clone(), topic.clone(), *p), who);
+                        }
+                    }
+                }
+                if args.members {
+                    for m in &g.members {
+                        out.report(&MemberRow {
+                            group: &g.group,
+                            member: &m.member_id,
+                            host: &m.client_host,
+                            client: &m.client_id,
+                            partitions: m.assignment.iter().map(|(_, p)| p.len()).sum(),
+                        })?;
+                    }
+                } else {
+                    out.report(&StateRow(&g))?;
+                }
+            }
             GroupsLine::Group(g) => out.report(&g)?,
+            GroupsLine::Offset(c) if table => {
+                if args.members || args.state {
+                    continue;
+                }
+                let who = owner.get(&(c.group.clone(), c.topic.clone(), c.partition));
+                out.report(&LagRow(&c, who))?;
+            }
             GroupsLine::Offset(c) => out.report(&c)?,
+            GroupsLine::Share(_) if table && (args.members || args.state) => {}
             GroupsLine::Share(s) => out.report(&s)?,
         }
     }
     out.finish()?;
     Ok(status)
+}
+
+/// A group as `kafka-consumer-groups --describe --state` shows it (tables).
+#[derive(Serialize)]
+struct StateRow<'a>(#[serde(skip)] &'a GroupLine);
+
+impl Report for StateRow<'_> {
+    const TYPE: &'static str = "group";
+
+    fn show(&self) -> Shown {
+        let g = self.0;
+        Shown::Row(
+            &["GROUP", "COORDINATOR", "TYPE", "STATE", "ASSIGNMENT-STRATEGY", "EPOCH", "#MEMBERS"],
+            vec![
+                g.group.clone(),
+                g.coordinator_partition.map_or("-".into(), |p| format!("__consumer_offsets-{p}")),
+                match (g.group_type, &g.protocol_type) {
+                    // a classic group's protocol type when not a consumer's:
+                    // connect...
+                    (Some(t @ "Classic"), Some(p)) if p != "consumer" => format!("{t}({p})"),
+                    (Some(t), _) => t.to_string(),
+                    _ => "-".into(),
+                },
+                g.state.to_string(),
+                g.assignor.clone().unwrap_or_else(|| "-".into()),
+                g.generation.map_or("-".into(), |v| v.to_string()),
+                g.members.len().to_string(),
+            ],
+        )
+    }
+}
+
+/// A member as `kafka-consumer-groups --describe --members` shows it.
+#[derive(Serialize)]
+struct MemberRow<'a> {
+    group: &'a str,
+    member: &'a str,
+    host: &'a str,
+    client: &'a str,
+    partitions: usize,
+}
+
+impl Report for MemberRow<'_> {
+    const TYPE: &'static str = "member";
+
+    fn show(&self) -> Shown {
+        Shown::Row(
+            &["GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS"],
+            vec![
+                self.group.to_string(),
+                logfmt::report::clip(self.member).into_owned(),
+                logfmt::report::clip(self.host).into_owned(),
+                logfmt::report::clip(self.client).into_owned(),
+                self.partitions.to_string(),
+            ],
+        )
+    }
+}
+
+/// A committed offset as `kafka-consumer-groups --describe` shows it: its
+/// LOG-END-OFFSET is the high watermark (what a consumer can read, as
+/// Kafka's tool asks for it), and the member the partition is assigned to.
+#[derive(Serialize)]
+struct LagRow<'a>(#[serde(skip)] &'a CommittedOffsetLine, #[serde(skip)] Option<&'a (String, String, String)>);
+
+impl Report for LagRow<'_> {
+    const TYPE: &'static str = "committed_offset";
+
+    fn show(&self) -> Shown {
+        let c = self.0;
+        let opt = |v: Option<i64>| v.map_or("-".into(), |v| v.to_string());
+        let (member, host, client) = match self.1 {
+            Some((m, h, c)) => (
+                logfmt::report::clip(m).into_owned(),
+                logfmt::report::clip(h).into_owned(),
+                logfmt::report::clip(c).into_owned(),
+            ),
+            None => ("-".into(), "-".into(), "-".into()),
+        };
+        Shown::Row(
+            &[
+                "GROUP",
+                "TOPIC",
+                "PARTITION",
+                "CURRENT-OFFSET",
+                "LOG-END-OFFSET",
+                "LAG",
+                "CONSUMER-ID",
+                "HOST",
+                "CLIENT-ID",
+            ],
+            vec![
+                c.group.clone(),
+                c.topic.clone(),
+                c.partition.to_string(),
+                c.offset.to_string(),
+                opt(c.high_watermark),
+                opt(c.lag),
+                member,
+                host,
+                client,
+            ],
+        )
+    }
 }
 
 fn dirs_text(args: &GroupsArgs) -> String {
@@ -70,6 +214,14 @@ pub struct GroupsArgs {
     /// the log dirs, else 50, Kafka's default offsets.topic.num.partitions).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(i32).range(1..))]
     pub partitions: Option<i32>,
+    /// Tables: each group's members (CONSUMER-ID, HOST, CLIENT-ID, #PARTITIONS), as
+    /// kafka-consumer-groups --describe --members.
+    #[arg(long, conflicts_with = "state")]
+    pub members: bool,
+    /// Tables: each group's state only (COORDINATOR, STATE, ASSIGNMENT-STRATEGY,
+    /// #MEMBERS), as kafka-consumer-groups --describe --state.
+    #[arg(long)]
+    pub state: bool,
     #[command(flatten)]
     pub limits: LimitArgs,
 }

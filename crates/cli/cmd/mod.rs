@@ -10,6 +10,7 @@ mod fixture;
 mod groups;
 mod offsets;
 mod partition_of;
+mod quarantine;
 mod repair;
 mod replicas;
 mod stats;
@@ -186,6 +187,14 @@ pub enum Command {
     ///
     /// Without --id, the latest repair of the log dir. Plan only, unless --execute.
     Undo(repair::UndoArgs),
+    /// List what repairs keep in a log dir's quarantine (for undo), and free that space.
+    ///
+    /// Repairs move what they remove into <log dir>.logtool-quarantine on the same
+    /// filesystem, so a repair alone frees no space: this lists each repair with its size
+    /// and age; --purge ID|all or --older-than AGE plans deleting them and says how much
+    /// that frees, and --execute deletes them for good (they cannot be undone after). A
+    /// repair that stopped part way is never purged.
+    Quarantine(quarantine::QuarantineArgs),
     /// Write a Kafka log dir from a spec: topics, records, transactions, crashes, replicas.
     ///
     /// SPEC is a TOML file (schema: docs/fixture-spec.md) or the name of a shipped spec
@@ -312,6 +321,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Status> {
         Command::DiffReplicas(args) => replicas::diff(&cli.global, &args),
         Command::Digest(args) => replicas::digest(&cli.global, &args),
         Command::Undo(args) => repair::undo(&cli.global, &args),
+        Command::Quarantine(args) => quarantine::run(&cli.global, &args),
         Command::Fixture(args) => fixture::run(&cli.global, &args),
         Command::Groups(args) => groups::run(&cli.global, &args),
         Command::Broker(args) => broker::run(&cli.global, &args),

@@ -16,7 +16,9 @@ use crate::output::{NoteLine, Output};
 
 pub fn run(global: &GlobalOpts, args: &OffsetForTimeArgs) -> anyhow::Result<Status> {
     let limits = args.limits.limits();
-    let targets = Targets::of(&args.path, &limits)?.live();
+    // (a relative path, `.` inside a partition dir: as the absolute one)
+    let path = std::fs::canonicalize(&args.path).unwrap_or_else(|_| args.path.clone());
+    let targets = Targets::of(&path, &limits)?.live();
     if !targets.is_log_dir && args.topic.is_some() {
         anyhow::bail!("--topic goes with a log dir; {} is a partition dir", args.path.display());
     }
@@ -67,6 +69,14 @@ pub fn run(global: &GlobalOpts, args: &OffsetForTimeArgs) -> anyhow::Result<Stat
     let pending = logfmt::offsets::pending_markers(&log_dir, now_ms, &limits)?;
     // tiered partitions' remote segments: __remote_log_metadata of this log dir
     let remote = logfmt::offsets::read_remote_log(&targets.log_dir, &limits)?;
+    for q in &args.times {
+        if let Some((given, zone)) = &q.assumed_zone {
+            out.report(&NoteLine {
+                file: given,
+                message: format!("no zone given: taken in {zone}, the instant {}", q.shown),
+            })?;
+        }
+    }
     let mut missing = false;
     for dir in &dirs {
         let partition = targets.open(dir)?;
@@ -79,7 +89,9 @@ pub fn run(global: &GlobalOpts, args: &OffsetForTimeArgs) -> anyhow::Result<Stat
         for q in &args.times {
             let a = p.answer(q.spec)?;
             missing |= a.offset.is_none();
-            out.report(&p.line(&q.text, q.spec, a))?;
+            // (JSON keeps the query as given; tables show the instant used)
+            let text = if global.format == crate::args::Format::Json { &q.text } else { &q.shown };
+            out.report(&p.line(text, q.spec, a))?;
         }
     }
     out.finish()?;

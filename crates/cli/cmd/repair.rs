@@ -108,21 +108,65 @@ fn emit_changes(out: &mut Out, changes: &[Change], notes: &[Note], details: bool
     })
 }
 
-/// Plan with `plan`; print; with `--execute`, stage and commit.
+/// What `changes` do to the disk space of the log dir's files, as `du`
+/// counts it: (removed: the space removed files, cut tails and replaced
+/// files' old content have allocated; written: the new content of replaced
+/// and created files, in whole blocks of the log dir's filesystem).
+fn space(changes: &[Change], log_dir: &Path) -> (u64, u64) {
+    use logwrite::repair::Op;
+    let block = block_size(log_dir);
+    let blocks = |n: u64| n.div_ceil(block).saturating_mul(block);
+    let held = |c: &Change| std::fs::metadata(&c.file).map_or(c.size_before.unwrap_or(0), |m| journal::allocated(&m));
+    let (mut removed, mut written) = (0u64, 0u64);
+    for c in changes {
+        let (before, after) = (c.size_before.unwrap_or(0), c.size_after.unwrap_or(0));
+        match c.op {
+            Op::Remove => removed = removed.saturating_add(held(c)),
+            Op::Truncate => removed = removed.saturating_add(blocks(before).saturating_sub(blocks(after))),
+            Op::Replace => {
+                removed = removed.saturating_add(held(c));
+                written = written.saturating_add(blocks(after));
+            }
+            Op::Create => written = written.saturating_add(blocks(after)),
+            Op::Rename => {}
+        }
+    }
+    (removed, written)
+}
+
+/// The log dir's filesystem block size (4096 where it cannot be read).
+fn block_size(dir: &Path) -> u64 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(dir).map_or(4096, |m| m.blksize()).max(512)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        4096
+    }
+}
+
+/// Plan with `plan`; print; with `--execute`, stage and commit (with
+/// `purge`, then delete the repair's quarantine: no undo).
 fn run_plan(
     global: &GlobalOpts,
     write: &WriteArgs,
+    purge: bool,
     log_dir: &Path,
     command: &str,
     mut plan: impl FnMut(&mut dyn Changes, &mut Out) -> anyhow::Result<()>,
 ) -> anyhow::Result<Status> {
     let mut out = output(global);
+    out.relative_to(log_dir);
     let log_dir_s = log_dir.display().to_string();
     let details = write.details || global.format == crate::args::Format::Json;
     if !write.execute {
         let mut dry = DryRun::default();
         plan(&mut dry, &mut out)?;
         emit_changes(&mut out, &dry.changes, &dry.notes, details, &log_dir_s)?;
+        let dry_space = space(&dry.changes, log_dir);
         // say now what --execute would meet: a live broker's lock
         if let logfmt::lock::LockState::Held(holder) = logfmt::lock::log_dir_lock(log_dir) {
             out.report(&WarningLine {
@@ -141,6 +185,9 @@ fn run_plan(
                 id: None,
                 quarantine: None,
                 state: "planned".into(),
+                removed_bytes: dry_space.0,
+                written_bytes: dry_space.1,
+                purged: purge,
             }),
         )?;
         out.finish()?;
@@ -166,6 +213,8 @@ fn run_plan(
     }
     let changes = std::mem::take(&mut repair.changes);
     let notes = std::mem::take(&mut repair.notes);
+    // (measured before the commit moves the files)
+    let (removed_bytes, written_bytes) = space(&changes, log_dir);
     emit_changes(&mut out, &changes, &notes, details, &log_dir_s)?;
     let dir = repair.dir().display().to_string();
     let (id, state, quarantine) = if changes.is_empty() {
@@ -174,7 +223,16 @@ fn run_plan(
         (id, "nothing to do".to_string(), None)
     } else {
         let m = repair.commit()?;
-        (m.id.clone(), m.state.name().to_string(), Some(dir))
+        if purge {
+            // --purge: the quarantined bytes go at once (no undo)
+            journal::purge(&quarantine, log_dir, std::slice::from_ref(&m.id)).map_err(|e| {
+                anyhow::Error::new(e)
+                    .context(format!("{log_dir_s}: the changes were made; purging their quarantine failed"))
+            })?;
+            (m.id.clone(), "purged".to_string(), None)
+        } else {
+            (m.id.clone(), m.state.name().to_string(), Some(dir))
+        }
     };
     out.report(
         &(RepairLine {
@@ -185,6 +243,9 @@ fn run_plan(
             id: Some(id),
             quarantine,
             state,
+            removed_bytes,
+            written_bytes,
+            purged: purge,
         }),
     )?;
     out.finish()?;
@@ -208,7 +269,7 @@ pub fn recover(global: &GlobalOpts, args: &RecoverArgs) -> anyhow::Result<Status
         progress,
         kafka_version: args.kafka_version,
     };
-    run_plan(global, &args.write, &log_dir, "recover", |changes, out| {
+    run_plan(global, &args.write, false, &log_dir, "recover", |changes, out| {
         let recovered = recover::recover(path, &opts, changes);
         bar.finish();
         for r in recovered? {
@@ -229,7 +290,7 @@ pub fn truncate_to_hw(global: &GlobalOpts, args: &TruncateToHwArgs) -> anyhow::R
         anyhow::bail!("--hw needs a single partition dir");
     }
     let limits = args.limits.limits();
-    run_plan(global, &args.write, &log_dir, "truncate-to-hw", |changes, _out| {
+    run_plan(global, &args.write, false, &log_dir, "truncate-to-hw", |changes, _out| {
         let mut lim = CheckpointLimits::default();
         // read under the lock run_plan holds
         let targets = Targets::of(path, &limits)?;
@@ -261,7 +322,7 @@ pub fn truncate(global: &GlobalOpts, args: &TruncateArgs) -> anyhow::Result<Stat
     let [dir] = parts.as_slice() else { anyhow::bail!("truncate --to needs a single partition dir") };
     let log_dir = log_dir_of(dir)?;
     let limits = args.limits.limits();
-    run_plan(global, &args.write, &log_dir, "truncate", |changes, _out| {
+    run_plan(global, &args.write, false, &log_dir, "truncate", |changes, _out| {
         truncate::truncate(&Partition::open(dir, &limits)?, args.to, &limits, changes)?;
         Ok(())
     })
@@ -273,7 +334,7 @@ pub fn reindex(global: &GlobalOpts, args: &ReindexArgs) -> anyhow::Result<Status
     let interval = args.interval.index_interval_bytes.map_or(Interval::FromMetadata, Interval::Override);
     let limits = args.limits.limits();
     let (bar, progress) = segment_progress(global, path);
-    run_plan(global, &args.write, &log_dir, "reindex", |changes, out| {
+    run_plan(global, &args.write, false, &log_dir, "reindex", |changes, out| {
         let rebuilt =
             reindex::reindex(path, &interval, args.interval.metadata_dir.as_deref(), &limits, &progress, changes);
         bar.finish();
@@ -295,7 +356,7 @@ pub fn retain(global: &GlobalOpts, args: &RetainArgs) -> anyhow::Result<Status> 
         (_, _, Some(o)) => Rule::LogStart(o),
         _ => anyhow::bail!("one of --before, --max-bytes, --log-start is needed"),
     };
-    run_plan(global, &args.write, &log_dir, "retain", |changes, _out| {
+    run_plan(global, &args.write, args.purge, &log_dir, "retain", |changes, _out| {
         let mut lim = CheckpointLimits::default();
         // read under the lock run_plan holds
         let targets = Targets::of(path, &limits)?;
@@ -337,7 +398,7 @@ pub fn compact(global: &GlobalOpts, args: &CompactArgs) -> anyhow::Result<Status
         },
         progress,
     };
-    run_plan(global, &args.write, &log_dir, "compact", |changes, out| {
+    run_plan(global, &args.write, args.purge, &log_dir, "compact", |changes, out| {
         let mut lim = CheckpointLimits::default();
         let targets = Targets::of(path, &limits)?;
         for dir in &parts {
@@ -412,6 +473,9 @@ pub fn undo(global: &GlobalOpts, args: &UndoArgs) -> anyhow::Result<Status> {
             id: Some(m.id.clone()),
             quarantine: Some(quarantine.display().to_string()),
             state: m.state.name().into(),
+            removed_bytes: 0,
+            written_bytes: 0,
+            purged: false,
         }),
     )?;
     out.finish()?;
@@ -498,6 +562,10 @@ pub struct RetainArgs {
     /// A log dir or a partition dir.
     #[arg(value_name = "PATH")]
     pub path: PathBuf,
+    /// With --execute, delete the removed bytes at once instead of keeping them in the
+    /// quarantine: the space is freed now, and `logtool undo` cannot put them back.
+    #[arg(long)]
+    pub purge: bool,
     /// Delete segments whose newest record is older than TIME: epoch milliseconds, or
     /// an RFC 3339 date-time (without a zone: the local time zone).
     #[arg(long, value_name = "TIME", value_parser = parse_time)]
@@ -519,6 +587,10 @@ pub struct CompactArgs {
     /// A log dir or a partition dir.
     #[arg(value_name = "PATH")]
     pub path: PathBuf,
+    /// With --execute, delete the removed bytes at once instead of keeping them in the
+    /// quarantine: the space is freed now, and `logtool undo` cannot put them back.
+    #[arg(long)]
+    pub purge: bool,
     /// Only this topic's partitions (repeatable).
     #[arg(long, value_name = "TOPIC")]
     pub topic: Vec<String>,

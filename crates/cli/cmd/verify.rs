@@ -172,6 +172,8 @@ pub fn run(global: &GlobalOpts, args: &VerifyArgs) -> anyhow::Result<Status> {
     let mut summary = VerifySummaryLine::default();
     let mut start = verify::StartTally::default();
     let mut status = Status::Clean;
+    let shown = Severity::from(args.severity);
+    let mut findings: Vec<verify::Finding> = Vec::new();
     for r in &reports {
         start.add(&r.start);
         summary.add(r);
@@ -181,14 +183,23 @@ pub fn run(global: &GlobalOpts, args: &VerifyArgs) -> anyhow::Result<Status> {
             } else if f.severity >= threshold {
                 status = status.merge(Status::Problems);
             }
-            // tables show paths relative to the argument they were found under
-            match global.format {
-                crate::args::Format::Json => out.report(f)?,
-                crate::args::Format::Table => {
-                    out.report(&verify::Finding { file: PathBuf::from(relative(&f.file, &args.paths)), ..f.clone() })?
-                }
+            if f.severity < shown {
+                continue;
+            }
+            if global.format == crate::args::Format::Json {
+                // JSON: every finding, in walking order
+                out.report(f)?;
+            } else {
+                // tables show paths relative to the argument they were found under
+                findings.push(verify::Finding { file: PathBuf::from(relative(&f.file, &args.paths)), ..f.clone() });
             }
         }
+    }
+    // tables: errors first, then warnings, then info (folded by kind
+    // unless --details), each in walking order
+    findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
+    for row in fold(findings, args.details) {
+        out.report(&row)?;
     }
     if let Some((version, from)) = versions.first() {
         out.report(&StartPlanLine::new(*version, from.clone(), &start))?;
@@ -197,6 +208,49 @@ pub fn run(global: &GlobalOpts, args: &VerifyArgs) -> anyhow::Result<Status> {
     out.report(&(summary))?;
     out.finish()?;
     Ok(status)
+}
+
+/// Info findings of one kind in more than [`FOLD_AT`] rows are shown as
+/// one row (`--details` lists each).
+const FOLD_AT: usize = 3;
+
+/// `findings` (sorted by severity) with the info ones of a kind that has
+/// more than [`FOLD_AT`] folded into one row: its count, where, and the
+/// kind's meaning.
+fn fold(findings: Vec<verify::Finding>, details: bool) -> Vec<verify::Finding> {
+    if details {
+        return findings;
+    }
+    let mut count: std::collections::HashMap<Kind, usize> = std::collections::HashMap::new();
+    let mut places: std::collections::HashMap<Kind, std::collections::BTreeSet<PathBuf>> =
+        std::collections::HashMap::new();
+    for f in findings.iter().filter(|f| f.severity == Severity::Info) {
+        *count.entry(f.kind).or_default() += 1;
+        places.entry(f.kind).or_default().insert(f.file.clone());
+    }
+    let mut out = Vec::with_capacity(findings.len());
+    let mut folded: Vec<Kind> = Vec::new();
+    for f in findings {
+        let n = count.get(&f.kind).copied().unwrap_or(0);
+        if f.severity != Severity::Info || n <= FOLD_AT {
+            out.push(f);
+            continue;
+        }
+        if folded.contains(&f.kind) {
+            continue;
+        }
+        folded.push(f.kind);
+        let files = places.get(&f.kind).map_or(0, std::collections::BTreeSet::len);
+        out.push(verify::Finding {
+            file: PathBuf::from(format!("({files} files)")),
+            position: None,
+            end_position: None,
+            offset: None,
+            message: format!("{n} findings: {} (--details lists each)", f.kind.description()),
+            ..f
+        });
+    }
+    out
 }
 
 /// Check every unit on `threads` threads (`logfmt::schedule`: the largest
@@ -248,8 +302,25 @@ pub struct VerifyArgs {
     /// the dir's metadata.version implies (3.9 when it has none; the newest for a newer dir).
     #[arg(long, value_name = "VERSION", value_parser = parse_version)]
     pub kafka_version: Option<Version>,
+    /// Show findings at least this severe (the exit code still follows --fail-on).
+    #[arg(long, value_enum, value_name = "LEVEL", default_value_t = FailOn::Info)]
+    pub severity: FailOn,
+    /// List every info finding (without it, an info kind found more than 3 times is one
+    /// row with its count).
+    #[arg(long)]
+    pub details: bool,
     #[command(flatten)]
     pub limits: LimitArgs,
+}
+
+impl From<FailOn> for Severity {
+    fn from(f: FailOn) -> Severity {
+        match f {
+            FailOn::Error => Severity::Error,
+            FailOn::Warning => Severity::Warning,
+            FailOn::Info => Severity::Info,
+        }
+    }
 }
 
 pub fn parse_version(s: &str) -> Result<Version, String> {

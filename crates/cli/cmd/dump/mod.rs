@@ -39,7 +39,7 @@ pub fn run(global: &GlobalOpts, args: &DumpArgs) -> anyhow::Result<Status> {
             anyhow::bail!("{}: --follow takes a partition dir", dir.display());
         }
         let progress = Progress::new(0, true);
-        let printer = Printer { out, payload: args.payload, redact, progress: &progress };
+        let printer = Printer::new(out, args, redact, &progress, global.format);
         let poll = std::time::Duration::from_millis(args.poll_ms.max(1));
         Walk::new(opts, &args.filter, printer).follow(dir, args.offsets, poll)?;
         return Ok(Status::Clean);
@@ -64,7 +64,7 @@ pub fn run(global: &GlobalOpts, args: &DumpArgs) -> anyhow::Result<Status> {
     }
     let total: u64 = work.iter().map(|w| if let Work::File { size, .. } = w { *size } else { 0 }).sum();
     let progress = Progress::new(total, global.quiet);
-    let mut walk = Walk::new(opts, &args.filter, Printer { out, payload: args.payload, redact, progress: &progress });
+    let mut walk = Walk::new(opts, &args.filter, Printer::new(out, args, redact, &progress, global.format));
     for w in work {
         walk.work(w)?;
     }
@@ -72,6 +72,13 @@ pub fn run(global: &GlobalOpts, args: &DumpArgs) -> anyhow::Result<Status> {
     let (outcome, mut printer) = walk.finish()?;
     printer.out.finish()?;
     Ok(match outcome {
+        // a filter that matched nothing: 1, as grep exits
+        Outcome::Clean if args.filter.active() && !printer.matched => {
+            if global.format != crate::args::Format::Json {
+                eprintln!("logtool: no record matched the filters");
+            }
+            Status::Problems
+        }
         Outcome::Clean => Status::Clean,
         Outcome::Problems => Status::Problems,
         Outcome::NotJudged => Status::Error,
@@ -116,14 +123,70 @@ struct Printer<'a, W: Write> {
     payload: Payload,
     redact: Option<Redactor>,
     progress: &'a Progress,
+    format: crate::args::Format,
+    /// With filters: a file's header is held until something of the file
+    /// is printed (files with no match are not shown), rendered.
+    filtering: bool,
+    held: Option<Vec<u8>>,
+    /// A batch or record was printed.
+    matched: bool,
+}
+
+impl<'a, W: Write> Printer<'a, W> {
+    fn new(
+        out: Output<W>,
+        args: &DumpArgs,
+        redact: Option<Redactor>,
+        progress: &'a Progress,
+        format: crate::args::Format,
+    ) -> Self {
+        Printer {
+            out,
+            payload: args.payload,
+            redact,
+            progress,
+            format,
+            filtering: args.filter.active(),
+            held: None,
+            matched: false,
+        }
+    }
+
+    /// The held file header goes out (something of its file follows).
+    fn release(&mut self) -> io::Result<()> {
+        match self.held.take() {
+            Some(bytes) => self.out.raw(&bytes),
+            None => Ok(()),
+        }
+    }
 }
 
 impl<W: Write> Visit for Printer<'_, W> {
     fn item(&mut self, item: &Item<'_>) -> io::Result<()> {
+        if self.filtering {
+            match item {
+                Item::File(_) => {
+                    let mut bytes = Vec::new();
+                    let mut o = Output::new(&mut bytes, self.format);
+                    o.emit(item)?;
+                    o.finish()?;
+                    drop(o);
+                    self.held = Some(bytes);
+                    return Ok(());
+                }
+                Item::Summary(_) => self.held = None,
+                _ => self.release()?,
+            }
+        }
+        if matches!(item, Item::Batch(_)) {
+            self.matched = true;
+        }
         self.out.emit(item)
     }
 
     fn record(&mut self, record: &RecordItem<'_>) -> io::Result<()> {
+        self.release()?;
+        self.matched = true;
         self.out.emit(&lines::RecordLine::new(record, self.payload, self.redact.as_ref()))
     }
 

@@ -651,8 +651,8 @@ impl crate::report::Report for OffsetLine {
 
     fn show(&self) -> crate::report::Shown {
         let o = self;
-        const OFFSET: &[&str] =
-            &["TOPIC", "PARTITION", "TIME", "OFFSET", "TIMESTAMP", "EPOCH", "SEGMENT", "POSITION", "DETAIL"];
+        // (the partition as Kafka names its dir: topic-partition)
+        const OFFSET: &[&str] = &["PARTITION", "TIME", "OFFSET", "TIMESTAMP", "EPOCH", "SEGMENT", "POSITION", "DETAIL"];
         let opt = |v: Option<String>| v.unwrap_or_else(|| "-".into());
         let segment = o
             .segment
@@ -661,8 +661,7 @@ impl crate::report::Report for OffsetLine {
         crate::report::Shown::Row(
             OFFSET,
             vec![
-                o.topic.clone(),
-                o.partition.to_string(),
+                format!("{}-{}", o.topic, o.partition),
                 o.query.clone(),
                 opt(o.offset.map(|v| v.to_string())),
                 opt(o.timestamp.map(crate::report::time_text)),

@@ -182,6 +182,10 @@ pub fn repairs(quarantine: &Path, log_dir: &Path) -> Result<Vec<(PathBuf, Manife
     let mut out = Vec::new();
     let Ok(rd) = fs::read_dir(quarantine) else { return Ok(out) };
     for e in rd.flatten() {
+        // (a repair being purged: `.purging-<id>`)
+        if e.file_name().to_string_lossy().starts_with('.') {
+            continue;
+        }
         let manifest = e.path().join("manifest.json");
         if manifest.is_file() {
             let m = read_manifest(&manifest)?;

@@ -89,6 +89,9 @@ pub enum RepairError {
     /// No repair to undo.
     #[error("no repair of {0} to undo in {1}")]
     NothingToUndo(PathBuf, PathBuf),
+    /// No repair of that id.
+    #[error("no repair {0} in {1}")]
+    NoSuchRepair(String, PathBuf),
     /// A manifest that cannot be read.
     #[error("{0}: unreadable repair manifest: {1}")]
     BadManifest(PathBuf, String),
@@ -465,6 +468,104 @@ impl Repair {
         }
         Ok(())
     }
+}
+
+/// Whether a repair in `state` may be purged (its kept bytes deleted for
+/// good): done, undone, abandoned, or staged by a process that died (the
+/// log dir was never touched). One that stopped part way through its commit
+/// or its undo may not: its journal is what finishes or reverts it.
+pub fn purgeable(state: State) -> bool {
+    !state.unfinished()
+}
+
+/// The disk space a repair's directory in the quarantine takes: what its
+/// files and directories have allocated (as `du` counts it; apparent sizes
+/// where the platform has no block counts), a tree at most
+/// [`PURGE_DEPTH`] deep.
+pub fn kept_bytes(dir: &Path) -> u64 {
+    let mut total = fs::symlink_metadata(dir).map_or(0, |m| allocated(&m));
+    let mut stack = vec![(dir.to_path_buf(), 0usize)];
+    while let Some((d, depth)) = stack.pop() {
+        let Ok(rd) = fs::read_dir(&d) else { continue };
+        for e in rd.flatten() {
+            let Ok(m) = fs::symlink_metadata(e.path()) else { continue };
+            total = total.saturating_add(allocated(&m));
+            if m.is_dir() && depth < PURGE_DEPTH {
+                stack.push((e.path(), depth.saturating_add(1)));
+            }
+        }
+    }
+    total
+}
+
+/// The bytes a file has allocated on disk.
+pub fn allocated(m: &fs::Metadata) -> u64 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        m.blocks().saturating_mul(512)
+    }
+    #[cfg(not(unix))]
+    {
+        m.len()
+    }
+}
+
+/// How deep [`kept_bytes`] looks (a repair keeps `files/<partition>/<file>`).
+const PURGE_DEPTH: usize = 16;
+
+/// The name a repair's directory takes while it is deleted: a crash part
+/// way leaves no half repair that `undo` would try (listings skip names
+/// starting with `.`), and the next purge finishes it.
+const PURGING: &str = ".purging-";
+
+/// Delete the repairs `ids` of `log_dir` from `quarantine` for good (no
+/// undo after), holding the log dir's `.lock` (refused while a broker or
+/// another repair holds it). Every id must name a purgeable repair of this
+/// log dir, else nothing is deleted. Returns the bytes freed.
+pub fn purge(quarantine: &Path, log_dir: &Path, ids: &[String]) -> std::result::Result<u64, RepairError> {
+    let log_dir_abs = fs::canonicalize(log_dir).map_err(|e| io(e, log_dir))?;
+    let _lock = lock(&log_dir_abs)?;
+    purge_locked(quarantine, &log_dir_abs, ids)
+}
+
+/// [`purge`] by a caller that holds the log dir's `.lock` (the broker).
+pub fn purge_locked(quarantine: &Path, log_dir: &Path, ids: &[String]) -> std::result::Result<u64, RepairError> {
+    let all = repairs(quarantine, log_dir)?;
+    let mut chosen = Vec::new();
+    for id in ids {
+        match all.iter().find(|(_, m)| m.id == *id) {
+            Some((dir, m)) if purgeable(m.state) => chosen.push(dir.clone()),
+            Some((_, m)) => {
+                return Err(RepairError::Unfinished(
+                    log_dir.to_path_buf(),
+                    logfmt::journal::unfinished_advice(log_dir, m),
+                ));
+            }
+            None => return Err(RepairError::NoSuchRepair(id.clone(), quarantine.to_path_buf())),
+        }
+    }
+    let mut freed = 0u64;
+    for dir in chosen {
+        freed = freed.saturating_add(kept_bytes(&dir));
+        let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let doomed = quarantine.join(format!("{PURGING}{name}"));
+        fs::rename(&dir, &doomed).map_err(|e| io(e, &dir))?;
+        fsync_dir(quarantine)?;
+        fs::remove_dir_all(&doomed).map_err(|e| io(e, &doomed))?;
+    }
+    // what an earlier purge that died left
+    if let Ok(rd) = fs::read_dir(quarantine) {
+        for e in rd.flatten() {
+            if e.file_name().to_string_lossy().starts_with(PURGING) {
+                freed = freed.saturating_add(kept_bytes(&e.path()));
+                fs::remove_dir_all(e.path()).map_err(|err| io(err, &e.path()))?;
+            }
+        }
+    }
+    fsync_dir(quarantine)?;
+    discard_if_empty(quarantine);
+    Ok(freed)
 }
 
 /// Remove an abandoned repair's directory (staged copies only), and the

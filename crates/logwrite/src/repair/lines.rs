@@ -2,7 +2,7 @@
 //! `truncate`, `reindex`, `retain`, `undo`), as types that print themselves
 //! (`logfmt::report::Report`).
 
-use logfmt::report::{Report, Shown};
+use logfmt::report::{Report, Shown, human_bytes};
 use serde::Serialize;
 
 /// A partition's part of a repair (`partition`): what `recover` or
@@ -194,6 +194,47 @@ pub struct RepairLine {
     pub quarantine: Option<String>,
     /// The repair's state.
     pub state: String,
+    /// Bytes that leave the log dir's files: removed files, cut tails and
+    /// the old content of replaced files (0 for `undo`).
+    pub removed_bytes: u64,
+    /// Bytes written into the log dir: new content of replaced and created
+    /// files (0 for `undo`).
+    pub written_bytes: u64,
+    /// The removed bytes were deleted at once (`--purge`), not quarantined.
+    pub purged: bool,
+}
+
+impl RepairLine {
+    /// What the plan or the repair does to the space on the filesystem.
+    fn space(&self) -> String {
+        let (removed, written) = (human_bytes(self.removed_bytes), human_bytes(self.written_bytes));
+        let net = self.removed_bytes.saturating_sub(self.written_bytes);
+        let files = if self.written_bytes > 0 {
+            format!("the log dir's files lose {removed} and gain {written}")
+        } else {
+            format!("the log dir's files lose {removed}")
+        };
+        match (self.executed, self.purged) {
+            (false, true) => format!(
+                "space: {files}; with --purge the removed bytes are deleted at once: {} freed, and no undo",
+                human_bytes(net)
+            ),
+            (false, false) => format!(
+                "space: {files}; the filesystem frees nothing yet: the removed bytes go to the quarantine beside the log dir (for undo) until `logtool quarantine {} --purge ID --execute` deletes them ({} freed then; --purge deletes them at once, with no undo)",
+                self.log_dir,
+                human_bytes(net)
+            ),
+            (true, true) => {
+                format!("space: {files}; the removed bytes were deleted (--purge): {} freed; no undo", human_bytes(net))
+            }
+            (true, false) => format!(
+                "space: {files}; the filesystem frees nothing yet: the quarantine keeps them until `logtool quarantine {} --purge {} --execute` deletes them ({} less on disk than before the repair then)",
+                self.log_dir,
+                self.id.as_deref().unwrap_or("ID"),
+                human_bytes(net)
+            ),
+        }
+    }
 }
 
 impl Report for RepairLine {
@@ -206,8 +247,11 @@ impl Report for RepairLine {
                 format!("\n{}: nothing to change in {}", r.command, r.log_dir)
             } else {
                 format!(
-                    "\n{}: dry run, nothing changed; {} change(s) planned in {}; add --execute to make them",
-                    r.command, r.changes, r.log_dir
+                    "\n{}: dry run, nothing changed; {} change(s) planned in {}; add --execute to make them\n{}",
+                    r.command,
+                    r.changes,
+                    r.log_dir,
+                    r.space()
                 )
             }
         } else if r.changes == 0 {
@@ -221,16 +265,19 @@ impl Report for RepairLine {
                 r.state,
                 r.quarantine.as_deref().unwrap_or("?")
             )
+        } else if r.purged {
+            format!("\n{}: {} change(s) made in {}\n{}", r.command, r.changes, r.log_dir, r.space())
         } else {
             format!(
-                "\n{}: {} change(s) made in {} (repair {}, state {}); removed and replaced bytes are in {}; `logtool undo --execute {}` puts them back",
+                "\n{}: {} change(s) made in {} (repair {}, state {}); removed and replaced bytes are in {}; `logtool undo --execute {}` puts them back\n{}",
                 r.command,
                 r.changes,
                 r.log_dir,
                 r.id.as_deref().unwrap_or("?"),
                 r.state,
                 r.quarantine.as_deref().unwrap_or("?"),
-                r.log_dir
+                r.log_dir,
+                r.space()
             )
         };
         Shown::Text(s)
@@ -257,12 +304,12 @@ impl Report for ChangeLine {
 
     fn show(&self) -> Shown {
         Shown::Row(
-            &["CHANGE", "FILE", "BYTES BEFORE", "BYTES AFTER", "WHY"],
+            &["CHANGE", "FILE", "SIZE BEFORE", "SIZE AFTER", "WHY"],
             vec![
                 self.op.to_string(),
                 self.file.clone(),
-                self.size_before.map_or("-".into(), |n| n.to_string()),
-                self.size_after.map_or("-".into(), |n| n.to_string()),
+                self.size_before.map_or("-".into(), logfmt::report::human_bytes),
+                self.size_after.map_or("-".into(), logfmt::report::human_bytes),
                 self.why.clone(),
             ],
         )
@@ -292,13 +339,13 @@ impl Report for ChangeGroupLine {
 
     fn show(&self) -> Shown {
         Shown::Row(
-            &["CHANGE", "DIR", "FILES", "BYTES BEFORE", "BYTES AFTER", "WHY"],
+            &["CHANGE", "DIR", "FILES", "SIZE BEFORE", "SIZE AFTER", "WHY"],
             vec![
                 self.op.clone(),
                 self.dir.clone(),
                 self.files.to_string(),
-                self.bytes_before.map_or("-".into(), |n| n.to_string()),
-                self.bytes_after.map_or("-".into(), |n| n.to_string()),
+                self.bytes_before.map_or("-".into(), logfmt::report::human_bytes),
+                self.bytes_after.map_or("-".into(), logfmt::report::human_bytes),
                 self.why.join("; "),
             ],
         )

@@ -91,12 +91,12 @@ impl logfmt::report::Report for Change {
             vec![
                 self.op.name().to_string(),
                 self.file.display().to_string(),
-                self.size_before.map_or("-".into(), |n| n.to_string()),
-                self.size_after.map_or("-".into(), |n| n.to_string()),
+                self.size_before.map_or("-".into(), logfmt::report::human_bytes),
+                self.size_after.map_or("-".into(), logfmt::report::human_bytes),
                 self.why.clone(),
             ]
         };
-        logfmt::report::Shown::Row(&["CHANGE", "FILE", "BYTES BEFORE", "BYTES AFTER", "WHY"], cells)
+        logfmt::report::Shown::Row(&["CHANGE", "FILE", "SIZE BEFORE", "SIZE AFTER", "WHY"], cells)
     }
 }
 

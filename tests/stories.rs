@@ -1,0 +1,232 @@
+//! The operator's stories end to end (issue 52): a full disk gets its
+//! space back on purpose, tables stay one line per record at 80 columns,
+//! filters print only what matched, verify puts errors first, and the
+//! smaller edges a newcomer met. Each test quotes the commands it runs.
+
+use std::path::Path;
+
+use crate::util::{copy_dir, fixtures, logtool, of_type, run, run_json, run_with};
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// The disk space under `dir`, as `du` counts it (allocated blocks, each
+/// inode once).
+fn du(dir: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    let mut seen = std::collections::HashSet::new();
+    let mut total = 0u64;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let m = std::fs::symlink_metadata(&d).unwrap();
+        if seen.insert(m.ino()) {
+            total += m.blocks() * 512;
+        }
+        if m.is_dir() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                stack.push(e.unwrap().path());
+            }
+        }
+    }
+    total
+}
+
+/// `retain --before ... --execute` then `quarantine --purge ID --execute`:
+/// `du` of the filesystem (the log dir and its quarantine beside it) is
+/// lower by what retain's plan said; each plan states its numbers.
+#[test]
+fn a_full_disk_gets_space_back_by_what_the_plan_said() {
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = tmp.path().join("logs");
+    copy_dir(&fixtures().join("clean/logs"), &logs);
+    let before = du(tmp.path());
+    let retain = ["retain", "--before", "2099-01-01T00:00:00Z", s(&logs)];
+    let (code, plan) = run_json(&retain);
+    assert_eq!(code, 1);
+    let r = of_type(&plan, "repair")[0].clone();
+    let freed = r["removed_bytes"].as_u64().unwrap() - r["written_bytes"].as_u64().unwrap();
+    assert!(freed > 100 << 10, "{r}");
+    let (_, table, _) = run(&retain);
+    assert!(table.contains("the filesystem frees nothing yet") && table.contains("logtool quarantine"), "{table}");
+    let mut exec = retain.to_vec();
+    exec.push("--execute");
+    let (code, _, err) = run(&exec);
+    assert_eq!(code, 0, "{err}");
+    // a repair alone frees nothing: the quarantine keeps every byte
+    assert!(du(tmp.path()) >= before, "{} {before}", du(tmp.path()));
+    let (code, listed) = run_json(&["quarantine", s(&logs)]);
+    assert_eq!(code, 0);
+    let repairs = of_type(&listed, "quarantined_repair");
+    assert_eq!(repairs.len(), 1);
+    let id = repairs[0]["id"].as_str().unwrap().to_string();
+    // the purge plan says what it frees and deletes nothing
+    let (code, table, _) = run(&["quarantine", s(&logs), "--purge", &id]);
+    assert_eq!(code, 1);
+    assert!(table.contains("dry run, nothing deleted") && table.contains("freeing"), "{table}");
+    assert_eq!(listed.len(), 2);
+    let (code, _, err) = run(&["quarantine", s(&logs), "--purge", &id, "--execute"]);
+    assert_eq!(code, 0, "{err}");
+    let after = du(tmp.path());
+    // (the partition dirs' own blocks may differ by a block or two)
+    let diff = (before - after).abs_diff(freed);
+    assert!(diff <= 8192, "du fell by {} where the plan said {freed}", before - after);
+    assert!(!tmp.path().join("logs.logtool-quarantine").exists());
+    // nothing left to undo
+    let (code, _, _) = run(&["undo", s(&logs)]);
+    assert_eq!(code, 0);
+}
+
+/// `retain --purge --execute` deletes at once, as its plan says.
+#[test]
+fn retain_purge_frees_at_once_without_undo() {
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = tmp.path().join("logs");
+    copy_dir(&fixtures().join("clean/logs"), &logs);
+    let before = du(tmp.path());
+    let args = ["retain", "--before", "2099-01-01T00:00:00Z", "--purge", s(&logs)];
+    let (_, plan, _) = run(&args);
+    assert!(plan.contains("with --purge the removed bytes are deleted at once") && plan.contains("no undo"), "{plan}");
+    let mut exec = args.to_vec();
+    exec.push("--execute");
+    let (code, out, err) = run(&exec);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("were deleted (--purge)"), "{out}");
+    assert!(du(tmp.path()) + (100 << 10) < before);
+    assert!(!tmp.path().join("logs.logtool-quarantine").exists());
+}
+
+/// At COLUMNS=80 every line fits and every record, finding, partition or
+/// change is one line (counted against the JSON).
+#[test]
+fn at_80_columns_one_line_per_record() {
+    let clean = fixtures().join("clean/logs");
+    let sigkill = fixtures().join("sigkill/logs");
+    let narrow = |args: &[&str]| -> String {
+        let (_, out, err) = run_with(&[("COLUMNS", "80")], args);
+        for l in out.lines() {
+            assert!(l.chars().count() <= 80, "{args:?}: {} columns: {l}\n{out}{err}", l.chars().count());
+        }
+        out
+    };
+    // verify --details: a line per finding, severity first
+    let args = ["verify", "--details", s(&sigkill)];
+    let out = narrow(&args);
+    let (_, json) = run_json(&args);
+    let rows = out.lines().filter(|l| l.starts_with("info ") || l.starts_with("warning ") || l.starts_with("error "));
+    assert_eq!(rows.count(), of_type(&json, "finding").len(), "{out}");
+    // dump --deep: a line per batch and per record (each shows its time)
+    let txn = clean.join("txn-1/00000000000000000000.log");
+    let out = narrow(&["dump", "--deep", s(&txn)]);
+    let (_, json) = run_json(&["dump", "--deep", s(&txn)]);
+    let timed = out.lines().filter(|l| l.contains("2026-11-22T")).count();
+    assert_eq!(timed, of_type(&json, "batch").len() + of_type(&json, "record").len(), "{out}");
+    // stats: a line per partition and the total
+    let out = narrow(&["stats", "--no-charts", s(&clean)]);
+    let (_, json) = run_json(&["stats", "--no-charts", s(&clean)]);
+    let parts = of_type(&json, "stats").iter().filter(|l| l["scope"] == "partition").count();
+    assert!(parts >= 15, "{parts}");
+    let rows = out.lines().filter(|l| l.contains(" KiB ") || l.contains(" B ")).count();
+    assert!(rows > parts, "{out}");
+    // offset-for-time: a line per partition
+    let out = narrow(&["offset-for-time", s(&clean), "earliest"]);
+    assert_eq!(out.lines().filter(|l| l.contains(" earliest ")).count(), 14, "{out}");
+    // recover and its plan: a line per partition and per change
+    let tmp = tempfile::tempdir().unwrap();
+    let copy = tmp.path().join("logs");
+    copy_dir(&sigkill, &copy);
+    let out = narrow(&["recover", s(&copy)]);
+    let (_, json) = run_json(&["recover", s(&copy)]);
+    let changes = of_type(&json, "change").len();
+    let rows = out.lines().filter(|l| ["replace ", "create ", "remove ", "truncate "].iter().any(|o| l.starts_with(o)));
+    assert_eq!(rows.count(), changes, "{out}");
+    // undo's plan: a line per step
+    let (code, _, err) = run(&["recover", "--execute", s(&copy)]);
+    assert_eq!(code, 0, "{err}");
+    let out = narrow(&["undo", s(&copy)]);
+    let steps = out.lines().filter(|l| ["restore ", "remove ", "extend ", "rename "].iter().any(|o| l.starts_with(o)));
+    assert_eq!(steps.count(), changes, "{out}");
+    // groups: a line per group and per committed offset, laid out as
+    // kafka-consumer-groups --describe
+    let incident = fixtures().join("incident/logs");
+    let out = narrow(&["groups", s(&incident)]);
+    let (_, json) = run_json(&["groups", s(&incident)]);
+    let rows = out.lines().filter(|l| l.starts_with("g-")).count();
+    assert_eq!(rows, of_type(&json, "group").len() + of_type(&json, "committed_offset").len(), "{out}");
+    assert!(out.contains("CURRENT-OFFSET") && out.contains("LOG-END-OFFSET") && out.contains("CONSUMER-ID"), "{out}");
+    assert!(!out.contains("(HW)") && !out.contains("LOG END "), "one log end column: {out}");
+    // diff-replicas: a line per replica, its DIVERGES AT and TRUNCATE TO kept
+    let f = fixtures().join("failover/before");
+    let out = narrow(&["diff-replicas", s(&f.join("broker-2/div-0")), s(&f.join("broker-3/div-0"))]);
+    assert!(out.contains("DIVERGES AT") && out.contains("TRUNCATE TO"), "{out}");
+    assert_eq!(out.lines().filter(|l| l.contains("div-0 ")).count(), 2, "{out}");
+}
+
+/// Piped, rows are whole and ASCII; `--format tsv` gives them tab-separated.
+#[test]
+fn piped_rows_are_whole_and_tsv_is_there() {
+    let sigkill = fixtures().join("sigkill/logs");
+    let (_, out, _) = run(&["verify", s(&sigkill)]);
+    assert!(!out.contains(['│', '─', '┌', '…']), "{out}");
+    let (_, out, _) = run(&["verify", "--details", "--format", "tsv", s(&sigkill)]);
+    let header = out.lines().next().unwrap();
+    assert!(header.starts_with("SEVERITY\tKIND\tFILE\t"), "{out}");
+    let rows: Vec<&str> = out.lines().filter(|l| !l.starts_with('#') && !l.is_empty()).skip(1).collect();
+    assert!(!rows.is_empty() && rows.iter().all(|r| r.split('\t').count() == 6), "{out}");
+}
+
+/// `dump --key a0-1-3 logs` shows only the file that holds it (JSON too);
+/// `--key nosuch` exits 1, as grep does.
+#[test]
+fn filters_print_only_files_that_match() {
+    let logs = fixtures().join("clean/logs");
+    let (code, out, _) = run(&["dump", "--key", "a0-1-3", s(&logs)]);
+    assert_eq!(code, 0);
+    assert_eq!(out.lines().filter(|l| l.contains(".log (")).count(), 1, "{out}");
+    let (_, json) = run_json(&["dump", "--key", "a0-1-3", s(&logs)]);
+    assert_eq!(of_type(&json, "file").len(), 1);
+    let (code, _, err) = run(&["dump", "--key", "nosuch", s(&logs)]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("no record matched"), "{err}");
+}
+
+/// `verify` on a damaged copy: the error row first, info folded by kind;
+/// `--severity error` shows only errors.
+#[test]
+fn verify_puts_errors_first_and_folds_info() {
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = tmp.path().join("logs");
+    copy_dir(&fixtures().join("sigkill/logs"), &logs);
+    let seg = logs.join("kill-plain-0/00000000000000000000.log");
+    let mut bytes = std::fs::read(&seg).unwrap();
+    let at = bytes.len() / 2;
+    bytes[at] ^= 0xff;
+    std::fs::write(&seg, bytes).unwrap();
+    let (code, out, _) = run(&["verify", s(&logs)]);
+    assert_eq!(code, 1);
+    let first = out.lines().nth(1).unwrap();
+    assert!(first.starts_with("error "), "{out}");
+    assert!(out.contains("(8 files)") && out.contains("--details lists each"), "{out}");
+    let (_, out, _) = run(&["verify", "--severity", "error", s(&logs)]);
+    assert!(!out.lines().any(|l| l.starts_with("info ")), "{out}");
+}
+
+/// `offset-for-time codec-none-0 earliest` from inside the log dir, and
+/// `offset-for-time . earliest` inside the partition, answer; a time
+/// without a zone says the zone taken and shows the instant used.
+#[test]
+fn offset_for_time_takes_relative_paths_and_says_the_zone() {
+    let logs = fixtures().join("clean/logs");
+    let out = logtool().current_dir(&logs).args(["offset-for-time", "codec-none-0", "earliest"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let out =
+        logtool().current_dir(logs.join("codec-none-0")).args(["offset-for-time", ".", "earliest"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = logtool()
+        .env("TZ", "Europe/Berlin")
+        .args(["offset-for-time", s(&logs.join("codec-none-0")), "2026-11-22T06:07:42.5"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("taken in Europe/Berlin") && text.contains("2026-11-22T05:07:42.500Z"), "{text}");
+}
