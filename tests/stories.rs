@@ -230,3 +230,123 @@ fn offset_for_time_takes_relative_paths_and_says_the_zone() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("taken in Europe/Berlin") && text.contains("2026-11-22T05:07:42.500Z"), "{text}");
 }
+
+/// `verify /etc` is an error of the command (exit 2, `command_error` in
+/// JSON), not a table row nor a summary that reads as checked.
+#[test]
+fn a_path_without_kafka_data_is_a_command_error() {
+    let (code, out, err) = run(&["verify", "/etc"]);
+    assert_eq!(code, 2);
+    assert!(out.trim().is_empty(), "{out}");
+    assert!(err.contains("holds no Kafka log data"), "{err}");
+    let (code, lines) = run_json(&["verify", "/etc"]);
+    assert_eq!(code, 2);
+    assert_eq!(lines.last().unwrap()["type"], "command_error", "{lines:?}");
+    assert!(of_type(&lines, "finding").is_empty() && of_type(&lines, "summary").is_empty());
+}
+
+/// Arguments refused in our words, naming what to give.
+#[test]
+fn refusals_say_which_value_and_what_to_give() {
+    let logs = fixtures().join("clean/logs");
+    let (code, _, err) = run(&["verify", "-j", "0", s(&logs)]);
+    assert_eq!(code, 2);
+    assert!(err.contains("give a count of 1 or more") && !err.contains("non-zero type"), "{err}");
+    let (_, _, err) = run(&["groups", "--which", "g", "--partitions", "0"]);
+    assert!(err.contains("a partition count is a whole number from 1") && !err.contains("1..="), "{err}");
+    let readme = crate::util::root().join("README.md");
+    let (code, _, err) = run(&["reindex", s(&readme)]);
+    assert_eq!(code, 2);
+    assert!(err.contains("is not a segment: give a log dir") && !err.contains("malformed"), "{err}");
+    // the units logtool prints are taken back
+    let (code, _, err) = run(&["dump", "--max-bytes", "1MiB", s(&logs.join("plain-0"))]);
+    assert_eq!(code, 0, "{err}");
+    // a cut past the end says where the log ends
+    let (code, out, _) = run(&["truncate", "--to", "99999999999", s(&logs.join("plain-0"))]);
+    assert_eq!(code, 0);
+    assert!(out.contains("the log ends at offset 210"), "{out}");
+}
+
+/// `digest -o - A | diff-replicas - B`: the replica from stdin is `-`,
+/// never a temporary file.
+#[test]
+fn a_digest_from_stdin_is_named_as_given() {
+    let f = fixtures().join("failover/before");
+    let digest = logtool().args(["digest", "-o", "-", s(&f.join("broker-2/div-0"))]).output().unwrap().stdout;
+    let out = logtool()
+        .args(["--format", "json", "diff-replicas", "-", s(&f.join("broker-3/div-0"))])
+        .write_stdin(digest)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("\"path\":\"-\""), "{text}");
+    assert!(!text.contains("/tmp/.tmp"), "{text}");
+}
+
+/// `undo`'s plan shows the sizes of files that exist (not `-`).
+#[test]
+fn undo_plans_show_sizes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = tmp.path().join("logs");
+    copy_dir(&fixtures().join("sigkill/logs"), &logs);
+    let (code, _, err) = run(&["recover", "--execute", s(&logs)]);
+    assert_eq!(code, 0, "{err}");
+    let (_, json) = run_json(&["undo", s(&logs)]);
+    let restores: Vec<_> = of_type(&json, "change").into_iter().filter(|c| c["op"] == "restore").collect();
+    assert!(!restores.is_empty());
+    assert!(restores.iter().all(|c| c["size_before"].is_u64() && c["size_after"].is_u64()), "{restores:?}");
+}
+
+/// `fixture crash --out X` in a directory that holds `crash/`: the shipped
+/// spec wins (a directory is no spec file); a non-empty --out is named.
+#[test]
+fn fixture_names_what_it_refuses() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir(tmp.path().join("crash")).unwrap();
+    let out = logtool().current_dir(tmp.path()).args(["fixture", "crash", "-q", "--out", "x"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let again = logtool().current_dir(tmp.path()).args(["fixture", "crash", "-q", "--out", "x"]).output().unwrap();
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(err.contains("(the --out dir)"), "{err}");
+}
+
+/// One unreadable partition: `stats` says it and reports the others (exit 2).
+#[test]
+fn stats_goes_on_past_an_unreadable_partition() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = tmp.path().join("logs");
+    copy_dir(&fixtures().join("clean/logs"), &logs);
+    let seg = logs.join("plain-1/00000000000000000000.log");
+    std::fs::set_permissions(&seg, std::fs::Permissions::from_mode(0o000)).unwrap();
+    if std::fs::File::open(&seg).is_ok() {
+        return; // (root reads it anyway)
+    }
+    let (code, out, _) = run(&["stats", "--no-charts", s(&logs)]);
+    assert_eq!(code, 2);
+    assert!(out.contains("plain-1") && out.contains("could not be read"), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("plain-2 ")), "{out}");
+}
+
+/// `verify` on a dir a running `logtool broker` holds: the indexes and the
+/// leader-epoch checkpoint it writes lazily are "live", never warnings.
+#[test]
+fn a_live_broker_dir_has_no_missing_file_warnings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut b = crate::broker::Broker::start(&tmp, &[]);
+    let mut c = b.connect();
+    crate::broker::create_topic(&mut c, "t");
+    for seq in 0..3 {
+        let (code, _) = crate::broker::produce(&mut c, crate::util::idempotent_batch(0, 0, seq * 5, 5));
+        assert_eq!(code, 0);
+    }
+    let logs = tmp.path().join("logs");
+    let (_, json) = run_json(&["verify", s(&logs)]);
+    let loud: Vec<_> = of_type(&json, "finding").into_iter().filter(|f| f["severity"] != "info").collect();
+    assert!(loud.is_empty(), "{loud:?}");
+    let said =
+        of_type(&json, "finding").iter().any(|f| f["message"].as_str().unwrap().starts_with("live, not missing"));
+    assert!(said, "{json:?}");
+    assert_eq!(b.stop(), 0);
+}

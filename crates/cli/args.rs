@@ -424,6 +424,24 @@ pub fn parse_time(s: &str) -> Result<i64, String> {
     Ok(zoned.timestamp().as_millisecond())
 }
 
+/// A count of 1 or more (threads, partitions): clap's own words for a 0
+/// ("number would be zero for non-zero type") are not ours.
+pub fn parse_threads(s: &str) -> Result<std::num::NonZeroUsize, String> {
+    s.trim()
+        .parse::<usize>()
+        .ok()
+        .and_then(std::num::NonZeroUsize::new)
+        .ok_or_else(|| format!("{s:?}: give a count of 1 or more"))
+}
+
+/// A partition count: 1 to 2^31-1, as Kafka allows.
+pub fn parse_partitions(s: &str) -> Result<i32, String> {
+    match s.trim().parse::<i32>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("{s:?}: a partition count is a whole number from 1 to {}", i32::MAX)),
+    }
+}
+
 pub fn parse_offset(s: &str) -> Result<i64, String> {
     let v: i64 = s.trim().parse().map_err(|_| format!("{s:?} is not an offset"))?;
     if v < 0 {
@@ -468,19 +486,34 @@ pub fn parse_memory(s: &str) -> Result<u64, String> {
 
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let t = s.trim();
-    let (num, mult) = match t.char_indices().last() {
-        Some((i, 'k' | 'K')) => (&t[..i], 1u64 << 10),
-        Some((i, 'm' | 'M')) => (&t[..i], 1 << 20),
-        Some((i, 'g' | 'G')) => (&t[..i], 1 << 30),
-        _ => (t, 1),
+    // the units logtool prints (`1.5 MiB`) are taken too: K, KB, KiB ...
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        "t" | "tb" | "tib" => 1 << 40,
+        _ => return Err(format!("{s:?} is not a size (examples: 4096, 64K, 16MiB, 2G; powers of 1024)")),
     };
-    let n: u64 = num.parse().map_err(|_| format!("{s:?} is not a size (examples: 4096, 64K, 16M, 2G)"))?;
+    let n: u64 =
+        num.parse().map_err(|_| format!("{s:?} is not a size (examples: 4096, 64K, 16MiB, 2G; powers of 1024)"))?;
     n.checked_mul(mult).ok_or_else(|| format!("{s:?} is too large"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_in_the_units_logtool_prints() {
+        assert_eq!(parse_size("1MiB"), Ok(1 << 20));
+        assert_eq!(parse_size("64K"), Ok(64 << 10));
+        assert_eq!(parse_size("2 GiB"), Ok(2 << 30));
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert!(parse_size("1.5MiB").is_err() && parse_size("3 parsecs").is_err());
+    }
 
     #[test]
     fn offset_ranges() {

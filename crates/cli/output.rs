@@ -792,6 +792,15 @@ fn cut_path(s: &str, width: usize) -> (String, bool) {
             return (format!("…/{tail}"), false);
         }
     }
+    // the partition dir and the file name, the name's zero padding cut
+    // (`kill-lz4-0/0…775.index`: only zeros go, nothing is lost)
+    if let (Some(name), Some(parent)) = (parts.last(), parts.len().checked_sub(2).and_then(|i| parts.get(i))) {
+        let lead = if parts.len() > 2 { "…/" } else { "" };
+        let fixed = lead.chars().count() + parent.chars().count() + 1;
+        if let Some(short) = width.checked_sub(fixed).and_then(|room| cut_zeros(name, room)) {
+            return (format!("{lead}{parent}/{short}"), false);
+        }
+    }
     let keep = width.saturating_sub(1);
     let head = keep / 4;
     let tail = keep.saturating_sub(head);
@@ -799,6 +808,24 @@ fn cut_path(s: &str, width: usize) -> (String, bool) {
     out.push('…');
     out.extend(s.chars().skip(len.saturating_sub(tail)));
     (out, true)
+}
+
+/// A name with a zero-padded number (`00000000000000000775.index`)
+/// shortened to `width` by cutting only padding zeros (`0…775.index`);
+/// `None` when that does not make it fit.
+fn cut_zeros(name: &str, width: usize) -> Option<String> {
+    let len = name.chars().count();
+    if len <= width {
+        return Some(name.to_string());
+    }
+    let zeros = name.chars().take_while(|c| *c == '0').count();
+    // keep the first zero and the `…`: cut `len - width + 1` zeros after it
+    let cut = len.checked_sub(width)?.checked_add(1)?;
+    if zeros < cut.checked_add(1)? || width < 4 {
+        return None;
+    }
+    let rest: String = name.chars().skip(cut.saturating_add(1)).collect();
+    Some(format!("0…{rest}"))
 }
 
 /// The table's lines (header first, then one line per row) and the notes
@@ -1019,8 +1046,12 @@ mod tests {
             cut_path("/a/very/long/prefix/kill-lz4-0/00000000000000000775.index", 40),
             ("…/kill-lz4-0/00000000000000000775.index".to_string(), false)
         );
-        let (short, lossy) = cut_path("kill-lz4-0/00000000000000000775.index", 20);
-        assert!(lossy && short.chars().count() == 20 && short.ends_with("0775.index"), "{short}");
+        // only the file name's zero padding goes: nothing lost
+        let (short, lossy) = cut_path("/logs/kill-lz4-0/00000000000000000775.index", 28);
+        assert_eq!((short.as_str(), lossy), ("…/kill-lz4-0/0…0000775.index", false));
+        assert_eq!(short.chars().count(), 28);
+        let (short, lossy) = cut_path("a-very-long-partition-name-0/some-file-name.index", 20);
+        assert!(lossy && short.chars().count() == 20 && short.ends_with("name.index"), "{short}");
     }
 
     #[test]

@@ -32,7 +32,7 @@ impl Progress {
 
     /// Counting records instead of bytes.
     pub fn records(total: u64, quiet: bool) -> Progress {
-        let template = "{bar:40} {human_pos}/{human_len} records {per_sec} ETA {eta}";
+        let template = "{bar:40} {human_pos}/{human_len} records {rate} ETA {eta}";
         Self::with_template(total, total >= LONG_RECORDS, quiet, template)
     }
 
@@ -47,16 +47,19 @@ impl Progress {
         let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
         // no ETA until there is a rate to base one on (a first frame's
         // estimate is noise: "ETA 55m")
-        let style = ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()).with_key(
-            "eta",
-            |s: &ProgressState, w: &mut dyn std::fmt::Write| {
+        let style = ProgressStyle::with_template(template)
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .with_key("eta", |s: &ProgressState, w: &mut dyn std::fmt::Write| {
                 if s.pos() == 0 || s.elapsed() < std::time::Duration::from_secs(2) {
                     let _ = w.write_str("…");
                 } else {
                     let _ = write!(w, "{:#}", indicatif::HumanDuration(s.eta()));
                 }
-            },
-        );
+            })
+            // a whole number of records a second, grouped (not `245,712.2241/s`)
+            .with_key("rate", |s: &ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{}/s", logfmt::report::grouped(s.per_sec() as u64));
+            });
         bar.set_style(style);
         if let Ok(mut a) = ACTIVE.lock() {
             *a = Some(bar.clone());

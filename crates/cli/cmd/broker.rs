@@ -75,18 +75,18 @@ pub struct BrokerArgs {
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub node_id: i32,
     /// num.partitions: partitions of auto-created topics and of CreateTopics without a count.
-    #[arg(long, value_name = "N", default_value_t = broker::defaults::NUM_PARTITIONS, value_parser = clap::value_parser!(i32).range(1..))]
+    #[arg(long, value_name = "N", default_value_t = broker::defaults::NUM_PARTITIONS, value_parser = crate::args::parse_partitions)]
     pub partitions: i32,
     /// auto.create.topics.enable: Metadata requests create the topics they name.
     #[arg(long)]
     pub auto_create_topics: bool,
     /// offsets.topic.num.partitions: __consumer_offsets' partitions, made when a group first
     /// needs them.
-    #[arg(long, value_name = "N", default_value_t = broker::defaults::OFFSETS_TOPIC_PARTITIONS, value_parser = clap::value_parser!(i32).range(1..))]
+    #[arg(long, value_name = "N", default_value_t = broker::defaults::OFFSETS_TOPIC_PARTITIONS, value_parser = crate::args::parse_partitions)]
     pub offsets_partitions: i32,
     /// transaction.state.log.num.partitions: __transaction_state's partitions, made when a
     /// transactional id first needs them.
-    #[arg(long, value_name = "N", default_value_t = broker::TRANSACTION_PARTITIONS, value_parser = clap::value_parser!(i32).range(1..))]
+    #[arg(long, value_name = "N", default_value_t = broker::TRANSACTION_PARTITIONS, value_parser = crate::args::parse_partitions)]
     pub transaction_partitions: i32,
     /// group.initial.rebalance.delay.ms: how long a new group's first rebalance waits for
     /// more members.

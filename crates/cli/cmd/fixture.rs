@@ -29,18 +29,24 @@ pub fn run(global: &GlobalOpts, args: &FixtureArgs) -> anyhow::Result<Status> {
     let (Some(spec_arg), Some(dir)) = (&args.spec, &args.out) else {
         anyhow::bail!("give a SPEC and --out DIR (or --list)");
     };
+    // a shipped spec's name wins unless a spec *file* of that name is here
+    // (a directory named `crash/` is no spec)
     let text = match fixture::shipped::get(spec_arg) {
-        Some(t) if !std::path::Path::new(spec_arg).exists() => t.to_string(),
+        Some(t) if !std::path::Path::new(spec_arg).is_file() => t.to_string(),
         _ => std::fs::read_to_string(spec_arg)
             .with_context(|| format!("{spec_arg}: not a spec file or a shipped spec (--list)"))?,
     };
     let spec = fixture::spec::parse(&text).with_context(|| spec_arg.clone())?;
     let opts = fixture::Options { seed: args.seed, replicas: args.replicas, kafka_version: args.kafka_version };
+    let occupied = dir.read_dir().is_ok_and(|mut d| d.next().is_some());
     let progress = Progress::records(fixture::total_records(&spec), global.quiet);
     let report = fixture::build_with_progress(&spec, dir, &opts, &mut |n| progress.inc(n));
     progress.finish();
-    // an error names the spec it comes from
-    let report = report.with_context(|| spec_arg.clone())?;
+    // an error names the spec it comes from, or the output dir when it is
+    // the dir's fault
+    let report = report.with_context(|| {
+        if occupied { format!("{} (the --out dir)", dir.display()) } else { format!("spec {spec_arg}") }
+    })?;
     for n in &report.nodes {
         for p in &n.partitions {
             out.report(&(WrittenLine { node_id: n.node_id, log_dir: n.dir.display().to_string(), partition: p }))?;

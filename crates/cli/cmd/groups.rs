@@ -212,7 +212,7 @@ pub struct GroupsArgs {
     pub which: Option<String>,
     /// __consumer_offsets' partition count for --which (default: from the metadata log of
     /// the log dirs, else 50, Kafka's default offsets.topic.num.partitions).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i32).range(1..))]
+    #[arg(long, value_name = "N", value_parser = crate::args::parse_partitions)]
     pub partitions: Option<i32>,
     /// Tables: each group's members (CONSUMER-ID, HOST, CLIENT-ID, #PARTITIONS), as
     /// kafka-consumer-groups --describe --members.

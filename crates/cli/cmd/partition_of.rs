@@ -41,7 +41,7 @@ fn parse_hex(s: &str) -> anyhow::Result<Vec<u8>> {
 #[derive(Args, Debug)]
 pub struct PartitionOfArgs {
     /// The topic's partition count.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i32).range(1..))]
+    #[arg(long, value_name = "N", value_parser = crate::args::parse_partitions)]
     pub partitions: i32,
     /// The keys are hex (the bytes a key serializer wrote), not UTF-8 text.
     #[arg(long)]

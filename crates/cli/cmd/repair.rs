@@ -446,21 +446,33 @@ pub fn undo(global: &GlobalOpts, args: &UndoArgs) -> anyhow::Result<Status> {
         }
         Err(e) => return Err(e.into()),
     };
+    out.relative_to(&m.log_dir);
     for step in m.steps.iter().rev() {
-        let (op, file, why) = match step {
-            journal::Step::Remove { file, .. } => ("restore", file, "removed by the repair"),
-            journal::Step::Truncate { file, .. } => ("extend", file, "its cut bytes are appended back"),
-            journal::Step::Write { file, old_size: Some(_), .. } => {
-                ("restore", file, "the original content comes back")
+        // (sizes: the file as the repair left it, and as the undo leaves it)
+        let (op, file, repaired, after, why) = match step {
+            journal::Step::Remove { file, size } => ("restore", file, None, Some(*size), "removed by the repair"),
+            journal::Step::Truncate { file, from_size, to_size, .. } => {
+                ("extend", file, Some(*to_size), Some(*from_size), "its cut bytes are appended back")
             }
-            journal::Step::Write { file, old_size: None, .. } => ("remove", file, "created by the repair"),
-            journal::Step::Rename { to, .. } => ("rename", to, "renamed back to its name before the repair"),
+            journal::Step::Write { file, old_size: Some(old), new_size, .. } => {
+                ("restore", file, Some(*new_size), Some(*old), "the original content comes back")
+            }
+            journal::Step::Write { file, old_size: None, new_size, .. } => {
+                ("remove", file, Some(*new_size), None, "created by the repair")
+            }
+            journal::Step::Rename { to, .. } => {
+                ("rename", to, None, None, "renamed back to its name before the repair")
+            }
         };
+        let path = m.log_dir.join(file);
+        // a plan: the file as it is now
+        let before = if args.write.execute { repaired } else { std::fs::metadata(&path).ok().map(|md| md.len()) };
+        let (now, after) = (before, after);
         out.report(&ChangeLine {
             op,
-            file: m.log_dir.join(file).display().to_string(),
-            size_before: None,
-            size_after: None,
+            file: path.display().to_string(),
+            size_before: now,
+            size_after: after,
             why: why.into(),
         })?;
     }

@@ -160,7 +160,15 @@ fn diff_one(
 ) -> anyhow::Result<bool> {
     let limits = args.limits.limits();
     let opts = Options { leader: group.leader, limits };
-    let report = diff::diff(&group.paths, &opts)?;
+    let mut report = diff::diff(&group.paths, &opts)?;
+    // a digest from stdin is the replica `-`, as given (not its temporary file)
+    if let Some(tmp) = &group._stdin {
+        for r in &mut report.replicas {
+            if r.info.path == tmp.path() {
+                r.info.path = PathBuf::from("-");
+            }
+        }
+    }
     for r in &report.replicas {
         out.report(r)?;
     }
@@ -175,12 +183,12 @@ fn diff_one(
                 out.report(&NoteLine {
                     file: &file,
                     message: format!(
-                        "Kafka truncates it to {} and {} record(s) in {} batch(es) are lost: offsets {}, leader epoch(s) {:?}, {} to {}",
+                        "Kafka truncates it to {} and {} record(s) in {} batch(es) are lost: offsets {}, leader epoch(s) {}, {} to {}",
                         r.truncate_to.unwrap_or(-1),
                         r.records_lost,
                         r.batches_lost,
                         r.lost_range.map_or("-".into(), |(a, b)| logfmt::report::offset_range(a, b.saturating_sub(1))),
-                        r.lost_epochs,
+                        r.lost_epochs.iter().map(ToString::to_string).collect::<Vec<_>>().join(","),
                         crate::output::fmt_time(r.lost_time_range.0),
                         crate::output::fmt_time(r.lost_time_range.1),
                     ),

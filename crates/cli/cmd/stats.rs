@@ -49,7 +49,7 @@ pub struct StatsArgs {
     #[arg(long, hide_short_help = true)]
     pub redact: bool,
     /// Read this many partitions at once (default: one per core).
-    #[arg(short = 'j', long, value_name = "N")]
+    #[arg(short = 'j', long, value_name = "N", value_parser = crate::args::parse_threads)]
     pub threads: Option<std::num::NonZeroUsize>,
     #[command(flatten)]
     pub limits: LimitArgs,
@@ -117,11 +117,23 @@ pub fn run(global: &GlobalOpts, args: &StatsArgs) -> anyhow::Result<Status> {
     let mut total = Stats::empty(Path::new("total"), "total");
     let mut partitions = Vec::new();
     let mut last_sum = None;
+    let mut unreadable = 0usize;
     for g in &groups {
         let mut sum = Stats::empty(&g.path, "log_dir");
-        for _ in &g.dirs {
+        for dir in &g.dirs {
             let Some(r) = results.next() else { break };
-            let s = r?;
+            // an unreadable partition is said and left out of the sums;
+            // the others go on (exit 2 at the end, as verify's)
+            let s = match r {
+                Ok(s) => s,
+                Err(e) => {
+                    let file = dir.display().to_string();
+                    let message = format!("could not be read, left out of the sums: {}", crate::exit::message(&e));
+                    out.report(&crate::output::WarningLine { file: &file, message })?;
+                    unreadable += 1;
+                    continue;
+                }
+            };
             out.report(&s)?;
             sum.merge(&s, args.top);
             partitions.push(s);
@@ -150,7 +162,13 @@ pub fn run(global: &GlobalOpts, args: &StatsArgs) -> anyhow::Result<Status> {
         eprintln!("chart written to {}", file.display());
     }
     let damaged = summary.damaged_bytes > 0 || summary.bad_crc_batches > 0 || summary.undecodable_batches > 0;
-    Ok(if damaged { Status::Problems } else { Status::Clean })
+    Ok(if unreadable > 0 {
+        Status::Error
+    } else if damaged {
+        Status::Problems
+    } else {
+        Status::Clean
+    })
 }
 
 /// Eight levels of a sparkline.
@@ -290,7 +308,11 @@ fn details_unwrapped(s: &Stats, width: Option<usize>) -> String {
                 logfmt::report::human_duration(s.max_timestamp_lag_ms)
             )
         };
-        out.push_str(&format!("timestamps: {} .. {}; {order}\n", stats::utc(a), stats::utc(b)));
+        out.push_str(&format!(
+            "timestamps: {} to {}; {order}\n",
+            logfmt::report::time_text(a),
+            logfmt::report::time_text(b)
+        ));
     }
     out.push_str(&format!(
         "transactions: {} transactional batches, {} control batches ({} records); aborted {} records, {}\n",
@@ -499,7 +521,7 @@ mod chart {
         root.fill(&WHITE).map_err(err)?;
         let (title, body) = root.split_vertically(70);
         let range = match (s.min_timestamp, s.max_timestamp) {
-            (Some(a), Some(b)) => format!("{} .. {}", stats::utc(a), stats::utc(b)),
+            (Some(a), Some(b)) => format!("{} to {}", logfmt::report::time_text(a), logfmt::report::time_text(b)),
             _ => "no timestamps".into(),
         };
         title

@@ -34,23 +34,18 @@ enum Unit {
 
 /// Expand `path` into units; `versions` gets the Kafka release judged for
 /// each log dir (and what chose it).
-fn plan(path: &Path, opts: &Options, units: &mut Vec<Unit>, versions: &mut Vec<(Version, String)>) {
-    let failed = |e: logfmt::Error| {
-        // a path that could not be read at all: said where errors go too
-        eprintln!("logtool: error: {e}");
-        let f = verify::Finding {
-            file: path.to_path_buf(),
-            position: None,
-            end_position: None,
-            offset: None,
-            kind: Kind::IoError,
-            severity: Severity::Error,
-            message: e.to_string(),
-        };
-        Unit::Done(Report { findings: vec![f], ..Report::default() })
-    };
+fn plan(
+    path: &Path,
+    opts: &Options,
+    units: &mut Vec<Unit>,
+    versions: &mut Vec<(Version, String)>,
+    failed: &mut Vec<logfmt::Error>,
+) {
     match logdir::resolve(path) {
-        Err(e) => units.push(failed(e)),
+        // a path that is no Kafka data at all (or cannot be read): an
+        // error of the command (exit 2, JSON `command_error`), the other
+        // paths checked meanwhile
+        Err(e) => failed.push(e),
         Ok(Target::File(p)) => {
             // a repair of its log dir that stopped part way concerns it too
             if let Some(log_dir) =
@@ -82,7 +77,7 @@ fn plan(path: &Path, opts: &Options, units: &mut Vec<Unit>, versions: &mut Vec<(
             let log_dir = Arc::new(log_dir);
             units.push(Unit::Done(report));
             match logdir::log_dir_entries(&p) {
-                Err(e) => units.push(failed(e)),
+                Err(e) => failed.push(e),
                 Ok(entries) => {
                     for e in entries {
                         if let LogDirEntry::Partition(d) = e {
@@ -143,8 +138,9 @@ pub fn run(global: &GlobalOpts, args: &VerifyArgs) -> anyhow::Result<Status> {
     };
     let mut units = Vec::new();
     let mut versions = Vec::new();
+    let mut failed = Vec::new();
     for p in &args.paths {
-        plan(p, &opts, &mut units, &mut versions);
+        plan(p, &opts, &mut units, &mut versions, &mut failed);
     }
     // several log dirs given: one broker's, whose replicas must not repeat
     let log_dirs: Vec<PathBuf> = args
@@ -205,8 +201,21 @@ pub fn run(global: &GlobalOpts, args: &VerifyArgs) -> anyhow::Result<Status> {
         out.report(&StartPlanLine::new(*version, from.clone(), &start))?;
     }
     summary.elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    out.report(&(summary))?;
-    out.finish()?;
+    if !failed.is_empty()
+        && reports.iter().all(|r| r.findings.is_empty())
+        && summary.partitions == 0
+        && summary.files == 0
+    {
+        // nothing was checked: no summary that reads as a clean claim
+        out.finish()?;
+    } else {
+        out.report(&(summary))?;
+        out.finish()?;
+    }
+    if !failed.is_empty() {
+        let all: Vec<String> = failed.iter().map(ToString::to_string).collect();
+        anyhow::bail!("{}", all.join("; "));
+    }
     Ok(status)
 }
 
@@ -275,7 +284,15 @@ fn check_units(units: Vec<Unit>, opts: Options, threads: usize, progress: &Progr
         let inc = |n: u64| progress.inc(n);
         match u {
             Unit::Done(_) => Report::default(),
-            Unit::Partition(d, log_dir) => verify::check_partition(d, log_dir, &opts, &inc),
+            Unit::Partition(d, log_dir) => {
+                let mut r = verify::check_partition(d, log_dir, &opts, &inc);
+                if d.parent()
+                    .is_some_and(|ld| matches!(logfmt::lock::log_dir_lock(ld), logfmt::lock::LockState::Held(_)))
+                {
+                    verify::while_live(&mut r);
+                }
+                r
+            }
             Unit::File(f) => verify::check_file(f, &opts, &inc),
         }
     };
@@ -295,7 +312,7 @@ pub struct VerifyArgs {
     #[arg(long, value_name = "N", default_value_t = 100)]
     pub max_per_kind: usize,
     /// Check this many partitions at once (default: one per core).
-    #[arg(short = 'j', long, value_name = "N")]
+    #[arg(short = 'j', long, value_name = "N", value_parser = crate::args::parse_threads)]
     pub threads: Option<std::num::NonZeroUsize>,
     /// Judge what this Kafka release does when it starts on the dir (stray partitions,
     /// configs it refuses): 3.9, 4.0, 4.1, 4.2, 4.3 or 4.4 (or x.y.z). Default: the release

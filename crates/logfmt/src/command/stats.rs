@@ -26,7 +26,10 @@ use crate::compression::Compression;
 use crate::error::Result;
 use crate::legacy::LegacyMessage;
 use crate::limits::Limits;
-use crate::log::{Entry, Item};
+use crate::log::{Entry, SlabItem};
+
+/// How much of a segment `stats` reads at a time.
+const STATS_SLAB: usize = 1 << 20;
 use crate::metadata::{CLEANUP_POLICY, LOCAL_RETENTION_BYTES, LOCAL_RETENTION_MS, RETENTION_BYTES, RETENTION_MS};
 use crate::partition::{LogDir, Partition};
 use crate::report::{Report, grouped, human_bytes};
@@ -810,25 +813,35 @@ pub fn partition_stats(
     for seg in &p.segments {
         pass.s.segments = pass.s.segments.saturating_add(1);
         pass.s.log_bytes = pass.s.log_bytes.saturating_add(seg.size);
+        // read in slabs, as verify reads (large reads, not one per batch)
         let mut r = seg.reader(&opts.limits)?;
-        while let Some(item) = r.next_item()? {
-            match item {
-                Item::Damage(d) => {
-                    pass.s.damaged_bytes = pass.s.damaged_bytes.saturating_add(d.end.saturating_sub(d.start));
-                }
-                Item::Entry(e) if !e.is_valid() => {
-                    pass.s.bad_crc_batches = pass.s.bad_crc_batches.saturating_add(1);
-                    pass.s.damaged_bytes = pass.s.damaged_bytes.saturating_add(e.size());
-                }
-                Item::Entry(Entry::V2(b)) => {
-                    last_offset = Some(b.header().last_offset());
-                    pass.v2(&b);
-                }
-                Item::Entry(Entry::Legacy(m)) => {
-                    last_offset = Some(m.offset);
-                    pass.legacy(&m);
+        while let Some(slab) = r.next_slab(STATS_SLAB)? {
+            for item in &slab.items {
+                let entry = match item {
+                    SlabItem::Damage(d) => {
+                        pass.s.damaged_bytes = pass.s.damaged_bytes.saturating_add(d.end.saturating_sub(d.start));
+                        continue;
+                    }
+                    SlabItem::Entry { .. } => slab.entry(item),
+                };
+                match entry {
+                    Some(e) if !e.is_valid() => {
+                        pass.s.bad_crc_batches = pass.s.bad_crc_batches.saturating_add(1);
+                        pass.s.damaged_bytes = pass.s.damaged_bytes.saturating_add(e.size());
+                    }
+                    Some(Entry::V2(b)) => {
+                        last_offset = Some(b.header().last_offset());
+                        pass.v2(&b);
+                    }
+                    Some(Entry::Legacy(m)) => {
+                        last_offset = Some(m.offset);
+                        pass.legacy(&m);
+                    }
+                    // (framed when the slab was read: not reached)
+                    None => {}
                 }
             }
+            r.recycle(slab);
         }
         done(seg.size);
         if let Some(e) = pass.refused.take() {
@@ -948,14 +961,8 @@ impl Report for Stats {
                 .collect::<Vec<_>>()
                 .join(", ");
             let range = match (self.min_timestamp, self.max_timestamp) {
-                (Some(a), Some(b)) => {
-                    let (a, b) = (utc(a), utc(b));
-                    // the second date only when it differs ("2026-11-21 " is 11 bytes)
-                    match (a.get(..11), b.get(11..)) {
-                        (Some(day), Some(time)) if b.starts_with(day) => format!("{a} .. {time}"),
-                        _ => format!("{a} .. {b}"),
-                    }
-                }
+                // the one notation of times: RFC 3339 UTC with ms, `A to B`
+                (Some(a), Some(b)) => format!("{} to {}", crate::report::time_text(a), crate::report::time_text(b)),
                 _ => "-".into(),
             };
             // a partition by its directory's name (its log dir has a row of its own)

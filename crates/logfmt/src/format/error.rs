@@ -106,7 +106,7 @@ pub enum ErrorKind {
         version: i64,
     },
     /// The stored checksum does not match the bytes.
-    #[error("{what} CRC mismatch: stored {stored}, computed {computed}")]
+    #[error("{what} CRC mismatch: stored CRC {stored} but its bytes give {computed}")]
     CrcMismatch {
         /// The structure checked.
         what: &'static str,

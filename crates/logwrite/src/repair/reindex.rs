@@ -58,11 +58,10 @@ pub fn reindex(
                     (dir.parent().map(Path::to_path_buf).unwrap_or_default(), vec![dir], Some(base))
                 }
                 _ => {
-                    return Err(logfmt::Error::malformed(
-                        0,
-                        "reindex target",
-                        format!("{} is not a segment file", f.display()),
-                    ));
+                    return Err(logfmt::Error::refused(format!(
+                        "{} is not a segment: give a log dir, a partition dir or a .log segment (reindex rebuilds its indexes)",
+                        f.display()
+                    )));
                 }
             }
         }

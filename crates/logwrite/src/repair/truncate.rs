@@ -153,9 +153,19 @@ pub fn truncate_partition(
 pub fn truncate(p: &Partition, target: i64, limits: &Limits, changes: &mut dyn Changes) -> Result<Option<Loss>> {
     let mut lim = CheckpointLimits::default();
     let loss = truncate_partition(p, target, limits, &mut lim, changes)?;
-    if let Some(l) = &loss {
-        changes.note(Note::Loss(l.clone()));
-        adjust_checkpoints(&p.log_dir, &lim, limits, changes)?;
+    match &loss {
+        Some(l) => {
+            changes.note(Note::Loss(l.clone()));
+            adjust_checkpoints(&p.log_dir, &lim, limits, changes)?;
+        }
+        None => {
+            // where the log ends, so "nothing to change" is no riddle
+            let end = rules::log_end_offset(p, limits)?;
+            changes.note(Note::Info {
+                path: p.dir.clone(),
+                message: format!("the log ends at offset {end} (the next offset written): --to {target} cuts nothing"),
+            });
+        }
     }
     Ok(loss)
 }

@@ -339,7 +339,11 @@ impl Item<'_> {
             Item::QuorumState(j) | Item::CleanShutdown(j) => vec![Shown::Text(format!("  {}", j.content))],
             Item::Error(e) => {
                 let at = match (e.position, e.end_position) {
-                    (Some(p), Some(end)) => format!(" at bytes {p}..{end}"),
+                    // first-last, both included: the one range notation
+                    (Some(p), Some(end)) if end > p.saturating_add(1) => {
+                        format!(" at bytes {p}-{}", end.saturating_sub(1))
+                    }
+                    (Some(p), Some(_)) => format!(" at byte {p}"),
                     (Some(p), None) => format!(" at byte {p}"),
                     _ => String::new(),
                 };

@@ -685,7 +685,7 @@ impl<'a, F: RecordFilter + ?Sized, V: Visit> Walk<'a, F, V> {
             let valid = msg.is_valid();
             if !valid {
                 let detail = format!(
-                    "inner message at offset {} has a bad CRC (stored {}, computed {})",
+                    "inner message at offset {} has a bad CRC: stored {} but its bytes give {}",
                     rec.offset,
                     msg.crc,
                     msg.compute_crc()

@@ -610,6 +610,22 @@ pub fn partition_context(dir: &Path, opts: &Options) -> (LogDir, Report) {
     (log_dir, Report { findings: out.finish(), ..Report::default() })
 }
 
+/// Findings on a partition of a log dir a live broker holds (its `.lock`
+/// held): `logtool broker` writes a segment's indexes and the
+/// leader-epoch checkpoint when it first needs them, so their absence
+/// while it runs is no damage: those findings become info, said as live.
+pub fn while_live(report: &mut Report) {
+    for f in &mut report.findings {
+        if matches!(f.kind, Kind::IndexMissing | Kind::LeaderEpochCheckpointMissing) && f.severity > Severity::Info {
+            f.severity = Severity::Info;
+            f.message = format!(
+                "live, not missing: the broker holding the .lock writes it when it first needs it ({})",
+                f.message
+            );
+        }
+    }
+}
+
 /// Check a log dir's own files. Returns what it says about its partitions
 /// (for [`check_partition`]) and the findings.
 pub fn check_log_dir(dir: &Path, opts: &Options) -> (LogDir, Report) {

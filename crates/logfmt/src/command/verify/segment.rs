@@ -127,7 +127,7 @@ fn in_order(a: &IndexEntry, b: &IndexEntry) -> bool {
 fn describe(e: &IndexEntry) -> String {
     match e {
         IndexEntry::Offset(e) => format!("(offset {}, position {})", e.offset, e.position),
-        IndexEntry::Time(e) => format!("(timestamp {}, offset {})", e.timestamp, e.offset),
+        IndexEntry::Time(e) => format!("(timestamp {}, offset {})", crate::report::time_text(e.timestamp), e.offset),
         IndexEntry::Txn(e) => format!(
             "(producer {}, offsets {})",
             e.producer_id,
@@ -937,7 +937,11 @@ impl<'a> SegmentChecker<'a> {
                     None,
                     Some(e.offset),
                     Kind::TimeIndexMismatch,
-                    format!("entry (timestamp {}, offset {}) names no batch's last offset", e.timestamp, e.offset),
+                    format!(
+                        "entry (timestamp {}, offset {}) names no batch's last offset",
+                        crate::report::time_text(e.timestamp),
+                        e.offset
+                    ),
                 );
             } else if e.timestamp != max_ts {
                 self.out.push(
@@ -947,8 +951,9 @@ impl<'a> SegmentChecker<'a> {
                     Some(e.offset),
                     Kind::TimeIndexMismatch,
                     format!(
-                        "entry timestamp {} but the batch ending at offset {last} has maxTimestamp {max_ts}",
-                        e.timestamp
+                        "entry timestamp {} but the batch ending at offset {last} has maxTimestamp {}",
+                        crate::report::time_text(e.timestamp),
+                        crate::report::time_text(max_ts)
                     ),
                 );
             } else if !raised {
@@ -960,7 +965,8 @@ impl<'a> SegmentChecker<'a> {
                     Kind::TimeIndexMismatch,
                     format!(
                         "entry (timestamp {}, offset {}) but an earlier batch already had a timestamp at least as large",
-                        e.timestamp, e.offset
+                        crate::report::time_text(e.timestamp),
+                        e.offset
                     ),
                 );
             }
