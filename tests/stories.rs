@@ -295,6 +295,17 @@ fn undo_plans_show_sizes() {
     let restores: Vec<_> = of_type(&json, "change").into_iter().filter(|c| c["op"] == "restore").collect();
     assert!(!restores.is_empty());
     assert!(restores.iter().all(|c| c["size_before"].is_u64() && c["size_after"].is_u64()), "{restores:?}");
+    // a log dir's own file names that log dir (not its parent)
+    let (code, out, _) = run(&["undo", s(&logs.join("recovery-point-offset-checkpoint"))]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("dry run, nothing changed"), "{out}");
+    // undone once: the same id again says so, and changes nothing
+    let id = of_type(&json, "repair")[0]["id"].as_str().unwrap().to_string();
+    let (code, _, err) = run(&["undo", "--execute", s(&logs)]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, _) = run(&["undo", "--id", &id, "--execute", s(&logs)]);
+    assert_eq!(code, 0);
+    assert!(out.contains("is undone: nothing of it to undo"), "{out}");
 }
 
 /// `fixture crash --out X` in a directory that holds `crash/`: the shipped

@@ -41,13 +41,24 @@ fn resolved(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
-/// The log dir of a path: itself, or the parent of a partition dir or file.
+/// The log dir of a path: itself, or the parent of a partition dir, or of
+/// a file's partition dir (a log dir's own file: its parent).
 fn log_dir_of(path: &Path) -> anyhow::Result<PathBuf> {
     Ok(match logdir::resolve(path)? {
         Target::LogDir(d) => d,
         Target::PartitionDir(p) => p.parent().map(Path::to_path_buf).unwrap_or_default(),
-        Target::File(f) => f.parent().and_then(Path::parent).map(Path::to_path_buf).unwrap_or_default(),
+        Target::File(f) => log_dir_of_file(&f),
     })
+}
+
+/// The log dir a file is in: its dir when that is a log dir (a checkpoint),
+/// else its partition dir's parent.
+fn log_dir_of_file(f: &Path) -> PathBuf {
+    let parent = f.parent().unwrap_or(Path::new("."));
+    match logdir::resolve(parent) {
+        Ok(Target::LogDir(d)) => d,
+        _ => parent.parent().map(Path::to_path_buf).unwrap_or_default(),
+    }
 }
 
 /// The partition dirs of a log dir or partition dir.
@@ -423,7 +434,7 @@ pub fn undo(global: &GlobalOpts, args: &UndoArgs) -> anyhow::Result<Status> {
     let given = resolved(&args.log_dir);
     let log_dir = match logdir::resolve(&given) {
         Ok(Target::PartitionDir(p)) => p.parent().map(Path::to_path_buf).unwrap_or_default(),
-        Ok(Target::File(f)) => f.parent().and_then(Path::parent).map_or(given, Path::to_path_buf),
+        Ok(Target::File(f)) => log_dir_of_file(&f),
         Ok(Target::LogDir(_)) => given,
         // (not "no repair to undo": that would be a clean claim about a dir
         // that is not a log dir at all, such as the parent of one)
@@ -436,6 +447,13 @@ pub fn undo(global: &GlobalOpts, args: &UndoArgs) -> anyhow::Result<Status> {
     let mut out = output(global);
     let m = match journal::undo(&quarantine, &log_dir, args.id.as_deref(), args.write.execute) {
         Ok(m) => m,
+        Err(e @ journal::RepairError::NotApplied(..)) => {
+            // nothing to do is no error: said, exit 0
+            let file = log_dir.display().to_string();
+            out.report(&NoteLine { file: &file, message: e.to_string() })?;
+            out.finish()?;
+            return Ok(Status::Clean);
+        }
         Err(journal::RepairError::NothingToUndo(dir, q)) if args.id.is_none() => {
             // nothing to do is no error (GUIDE.md: 0 done, or nothing to do)
             let file = dir.display().to_string();

@@ -92,6 +92,9 @@ pub enum RepairError {
     /// No repair of that id.
     #[error("no repair {0} in {1}")]
     NoSuchRepair(String, PathBuf),
+    /// The repair named is not applied (undone already, or never committed).
+    #[error("repair {0} is {1}: nothing of it to undo")]
+    NotApplied(String, &'static str),
     /// A manifest that cannot be read.
     #[error("{0}: unreadable repair manifest: {1}")]
     BadManifest(PathBuf, String),
@@ -985,6 +988,11 @@ pub fn undo(
     let Some((dir, mut m)) = found else {
         return Err(RepairError::NothingToUndo(log_dir_abs, quarantine.to_path_buf()));
     };
+    // (an id named: a repair already undone, or never applied, has nothing
+    // left to revert)
+    if matches!(m.state, State::Undone | State::Abandoned | State::Staging) {
+        return Err(RepairError::NotApplied(m.id.clone(), m.state.name()));
+    }
     if !execute {
         return Ok(m);
     }

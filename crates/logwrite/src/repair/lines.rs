@@ -208,6 +208,14 @@ impl RepairLine {
     /// What the plan or the repair does to the space on the filesystem.
     fn space(&self) -> String {
         let (removed, written) = (human_bytes(self.removed_bytes), human_bytes(self.written_bytes));
+        if self.written_bytes > self.removed_bytes {
+            // (a rebuild that writes more than it removes: nothing to free)
+            let grows = human_bytes(self.written_bytes.saturating_sub(self.removed_bytes));
+            return format!(
+                "space: the log dir's files lose {removed} and gain {written}: {grows} more on disk{}",
+                if self.executed && !self.purged { ", and the quarantine keeps the old contents" } else { "" }
+            );
+        }
         let net = self.removed_bytes.saturating_sub(self.written_bytes);
         let files = if self.written_bytes > 0 {
             format!("the log dir's files lose {removed} and gain {written}")
@@ -246,12 +254,11 @@ impl Report for RepairLine {
             if r.changes == 0 {
                 format!("\n{}: nothing to change in {}", r.command, r.log_dir)
             } else {
+                // (an undo's bytes come back from the quarantine: no space line)
+                let space = if r.command.starts_with("undo") { String::new() } else { format!("\n{}", r.space()) };
                 format!(
-                    "\n{}: dry run, nothing changed; {} change(s) planned in {}; add --execute to make them\n{}",
-                    r.command,
-                    r.changes,
-                    r.log_dir,
-                    r.space()
+                    "\n{}: dry run, nothing changed; {} change(s) planned in {}; add --execute to make them{space}",
+                    r.command, r.changes, r.log_dir
                 )
             }
         } else if r.changes == 0 {
