@@ -121,6 +121,10 @@ fn at_80_columns_one_line_per_record() {
     let (_, json) = run_json(&["dump", "--deep", s(&txn)]);
     let timed = out.lines().filter(|l| l.contains("2026-11-22T")).count();
     assert_eq!(timed, of_type(&json, "batch").len() + of_type(&json, "record").len(), "{out}");
+    // one layout per output: every segment's table has the same columns
+    let out = narrow(&["dump", "--deep", s(&clean.join("txn-1"))]);
+    let headers: std::collections::BTreeSet<&str> = out.lines().filter(|l| l.starts_with("POSITION")).collect();
+    assert_eq!(headers.len(), 1, "{headers:?}");
     // stats: a line per partition and the total
     let out = narrow(&["stats", "--no-charts", s(&clean)]);
     let (_, json) = run_json(&["stats", "--no-charts", s(&clean)]);

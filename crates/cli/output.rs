@@ -223,6 +223,9 @@ struct TableState {
     said_dropped: Vec<Vec<String>>,
     /// Cut record contents said (once per run).
     said_clipped: bool,
+    /// Each table's layout so far (its columns shown, its detail columns
+    /// left out), kept for its later chunks: one layout per output.
+    layouts: Vec<(Vec<&'static str>, Vec<bool>, Vec<String>)>,
 }
 
 impl<W: Write> Output<W> {
@@ -361,9 +364,16 @@ impl<W: Write> Output<W> {
             }
             return self.write_out(|out| out.write_all(text.as_bytes()));
         }
-        // a column empty in every row is left out
-        let keep: Vec<bool> =
-            (0..header.len()).map(|i| rows.iter().any(|r| r.get(i).is_some_and(|c| !c.trim().is_empty()))).collect();
+        // a column empty in every row is left out (one shown in an earlier
+        // chunk of the same table stays: one layout per output)
+        let before = self.table.layouts.iter().find(|(h, _, _)| *h == self.table.header);
+        let keep: Vec<bool> = (0..header.len())
+            .map(|i| {
+                before.is_some_and(|(_, k, _)| k.get(i) == Some(&true))
+                    || rows.iter().any(|r| r.get(i).is_some_and(|c| !c.trim().is_empty()))
+            })
+            .collect();
+        let forced: Option<Vec<String>> = before.map(|(_, _, d)| d.clone());
         let only = |cells: Vec<String>| -> Vec<String> {
             cells.into_iter().zip(&keep).filter(|(_, k)| **k).map(|(c, _)| c).collect()
         };
@@ -373,9 +383,12 @@ impl<W: Write> Output<W> {
         // too wide even with sentences and paths at their narrowest: the
         // detail columns go, in order
         let (header, mut rows, dropped) = match width {
-            Some(w) => drop_details(header, rows, w),
+            Some(w) => drop_details(header, rows, w, forced.as_deref()),
             None => (header, rows, Vec::new()),
         };
+        let key = self.table.header.clone();
+        self.table.layouts.retain(|(h, _, _)| *h != key);
+        self.table.layouts.push((key, keep.clone(), dropped.clone()));
         let repeated = footnotes(&mut rows);
         let (lines, notes, clipped) = render(&header, &rows, width, repeated.len());
         let mut text = lines.join("\n");
@@ -576,6 +589,7 @@ fn drop_details(
     header: Vec<String>,
     rows: Vec<Vec<String>>,
     width: usize,
+    forced: Option<&[String]>,
 ) -> (Vec<String>, Vec<Vec<String>>, Vec<String>) {
     let narrowest = |h: &[String], r: &[Vec<String>]| -> usize {
         let n = h.len();
@@ -586,8 +600,12 @@ fn drop_details(
     let original = header.clone();
     let (mut header, mut rows) = (header, rows);
     for (table, column) in DETAIL_COLUMNS {
-        if narrowest(&header, &rows) <= width {
-            break;
+        match forced {
+            // an earlier chunk of the table decided
+            Some(f) if !f.iter().any(|c| c == column) => continue,
+            Some(_) => {}
+            None if narrowest(&header, &rows) <= width => break,
+            None => {}
         }
         if !original.iter().any(|h| h == table) {
             continue;
@@ -1073,7 +1091,7 @@ mod tests {
                 ])
             })
             .collect();
-        let (h, r, gone) = drop_details(header, rows, 80);
+        let (h, r, gone) = drop_details(header, rows, 80, None);
         assert_eq!(gone, ["METADATA", "COMMITTED"]);
         assert!(h.contains(&"LAG".to_string()) && r.iter().all(|r| r.len() == h.len()));
     }
