@@ -695,6 +695,7 @@ const DETAIL_COLUMNS: &[(&str, &str)] = &[
     // open transactions: the last batch's time (AGE gives it), the epoch
     ("TRANSACTIONAL ID", "LAST BATCH"),
     ("TRANSACTIONAL ID", "EPOCH"),
+    ("TRANSACTIONAL ID", "COORDINATOR"),
     // recover: the index interval its indexes were rebuilt with, a roll
     ("RECOVERED", "INDEX INTERVAL"),
     ("RECOVERED", "ROLLED AT"),
