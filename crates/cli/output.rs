@@ -634,7 +634,8 @@ fn wrap_hanging(note: &str, width: usize) -> String {
         return note.to_string();
     }
     let indent = note.find("] ").map_or(4, |i| i.saturating_add(2));
-    let (head, body) = note.split_at(indent.min(note.len()));
+    // (our notes start `  [n] `: ASCII; any other start is left whole)
+    let Some((head, body)) = note.get(..indent).zip(note.get(indent..)) else { return note.to_string() };
     let inner = width.saturating_sub(indent).max(20);
     let pad = " ".repeat(indent);
     wrap_cell(body, inner)
