@@ -165,6 +165,12 @@ pub fn run(global: &GlobalOpts, args: &QuarantineArgs) -> anyhow::Result<Status>
             anyhow::bail!("no repair {id} of {} in {}", log_dir.display(), quarantine.display());
         }
     }
+    // every choice checked before anything is printed
+    for (_, m) in &repairs {
+        if args.purge.contains(&m.id) && !journal::purgeable(m.state) {
+            anyhow::bail!("{}", logfmt::journal::unfinished_advice(&log_dir, m));
+        }
+    }
     let mut out = Output::new(BufWriter::with_capacity(1 << 16, io::stdout().lock()), global.format);
     let (mut bytes, mut chosen, mut chosen_bytes) = (0u64, Vec::new(), 0u64);
     for (dir, m) in &repairs {
@@ -173,10 +179,8 @@ pub fn run(global: &GlobalOpts, args: &QuarantineArgs) -> anyhow::Result<Status>
         let purgeable = journal::purgeable(m.state);
         let named = all || args.purge.contains(&m.id);
         let old = args.older_than.is_some_and(|age| now_ms.saturating_sub(m.created_ms) > age);
+        // (`all` and `--older-than` pass over a repair that stopped part way)
         let purge = purgeable && (named || old);
-        if named && !purgeable {
-            anyhow::bail!("{}", logfmt::journal::unfinished_advice(&log_dir, m));
-        }
         if purge {
             chosen.push(m.id.clone());
             chosen_bytes = chosen_bytes.saturating_add(size);
