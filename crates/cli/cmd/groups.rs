@@ -7,7 +7,7 @@ use std::io::{self, BufWriter};
 
 use std::collections::HashMap;
 
-use logfmt::groups::{CommittedOffsetLine, Coordinators, GroupLine, GroupsLine};
+use logfmt::groups::{Coordinators, GroupLine, GroupsLine};
 use logfmt::partition::open_log_dirs;
 use logfmt::report::{Report, Shown};
 use serde::Serialize;
@@ -74,12 +74,12 @@ pub fn run(global: &GlobalOpts, args: &GroupsArgs) -> anyhow::Result<Status> {
                 }
             }
             GroupsLine::Group(g) => out.report(&g)?,
-            GroupsLine::Offset(c) if table => {
+            GroupsLine::Offset(mut c) if table => {
                 if args.members || args.state {
                     continue;
                 }
-                let who = owner.get(&(c.group.clone(), c.topic.clone(), c.partition));
-                out.report(&LagRow(&c, who))?;
+                c.member = owner.get(&(c.group.clone(), c.topic.clone(), c.partition)).cloned();
+                out.report(&c)?;
             }
             GroupsLine::Offset(c) => out.report(&c)?,
             GroupsLine::Share(_) if table && (args.members || args.state) => {}
@@ -142,53 +142,6 @@ impl Report for MemberRow<'_> {
                 logfmt::report::clip(self.host).into_owned(),
                 logfmt::report::clip(self.client).into_owned(),
                 self.partitions.to_string(),
-            ],
-        )
-    }
-}
-
-/// A committed offset as `kafka-consumer-groups --describe` shows it: its
-/// LOG-END-OFFSET is the high watermark (what a consumer can read, as
-/// Kafka's tool asks for it), and the member the partition is assigned to.
-#[derive(Serialize)]
-struct LagRow<'a>(#[serde(skip)] &'a CommittedOffsetLine, #[serde(skip)] Option<&'a (String, String, String)>);
-
-impl Report for LagRow<'_> {
-    const TYPE: &'static str = "committed_offset";
-
-    fn show(&self) -> Shown {
-        let c = self.0;
-        let opt = |v: Option<i64>| v.map_or("-".into(), |v| v.to_string());
-        let (member, host, client) = match self.1 {
-            Some((m, h, c)) => (
-                logfmt::report::clip(m).into_owned(),
-                logfmt::report::clip(h).into_owned(),
-                logfmt::report::clip(c).into_owned(),
-            ),
-            None => ("-".into(), "-".into(), "-".into()),
-        };
-        Shown::Row(
-            &[
-                "GROUP",
-                "TOPIC",
-                "PARTITION",
-                "CURRENT-OFFSET",
-                "LOG-END-OFFSET",
-                "LAG",
-                "CONSUMER-ID",
-                "HOST",
-                "CLIENT-ID",
-            ],
-            vec![
-                c.group.clone(),
-                c.topic.clone(),
-                c.partition.to_string(),
-                c.offset.to_string(),
-                opt(c.high_watermark),
-                opt(c.lag),
-                member,
-                host,
-                client,
             ],
         )
     }

@@ -233,6 +233,7 @@ pub fn committed_offset_line(
         lag: high_watermark.map(|hw| lag(c.offset, hw)),
         coordinator_partition: c.at.0,
         record_offset: c.at.1,
+        member: None,
     }
 }
 
@@ -506,21 +507,18 @@ pub struct CommittedOffsetLine {
     pub coordinator_partition: i32,
     /// The commit record's offset there.
     pub record_offset: i64,
+    /// The member the partition is assigned to (consumer id, host, client
+    /// id), for the table: a caller that has the group's members sets it
+    /// (JSON has them in the `group` line).
+    #[serde(skip)]
+    pub member: Option<(String, String, String)>,
 }
 
 /// The columns of the lag table (`CommittedOffsetLine`), as
-/// `kafka-consumer-groups --describe` names its first six.
-pub const LAG_COLUMNS: &[&str] = &[
-    "GROUP",
-    "TOPIC",
-    "PARTITION",
-    "CURRENT-OFFSET",
-    "LOG-END-OFFSET (HW)",
-    "LAG",
-    "LOG END",
-    "COMMITTED",
-    "METADATA",
-];
+/// `kafka-consumer-groups --describe` names them: its LOG-END-OFFSET is the
+/// high watermark (what a consumer can read, as Kafka's tool asks for it).
+pub const LAG_COLUMNS: &[&str] =
+    &["GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID"];
 
 impl Report for CommittedOffsetLine {
     const TYPE: &'static str = "committed_offset";
@@ -528,6 +526,11 @@ impl Report for CommittedOffsetLine {
     fn show(&self) -> Shown {
         let c = self;
         let opt = |v: Option<i64>| v.map_or("-".into(), |v| v.to_string());
+        let clip = |v: &str| crate::report::clip(v).into_owned();
+        let (member, host, client) = match &c.member {
+            Some((m, h, id)) => (clip(m), clip(h), clip(id)),
+            None => ("-".into(), "-".into(), "-".into()),
+        };
         Shown::Row(
             LAG_COLUMNS,
             vec![
@@ -537,9 +540,9 @@ impl Report for CommittedOffsetLine {
                 c.offset.to_string(),
                 opt(c.high_watermark),
                 opt(c.lag),
-                opt(c.log_end_offset),
-                crate::report::time_text(c.commit_timestamp),
-                crate::report::clip(&c.metadata).into_owned(),
+                member,
+                host,
+                client,
             ],
         )
     }
