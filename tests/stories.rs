@@ -77,6 +77,63 @@ fn a_full_disk_gets_space_back_by_what_the_plan_said() {
     assert_eq!(code, 0);
 }
 
+/// `retain --execute --quarantine-dir` on another filesystem frees the
+/// space at once, as its plan says, and `undo` with the same quarantine
+/// copies every byte back.
+#[test]
+fn a_quarantine_on_another_filesystem_frees_the_space_at_once() {
+    let shm = Path::new("/dev/shm");
+    let tmp = tempfile::tempdir().unwrap();
+    let Ok(other) = tempfile::tempdir_in(shm) else {
+        return eprintln!("no /dev/shm here: skipped");
+    };
+    let logs = tmp.path().join("logs");
+    copy_dir(&fixtures().join("clean/logs"), &logs);
+    let q = other.path().join("q");
+    let before = du(tmp.path());
+    // every file under the log dir, with its bytes and modification time
+    let listing = |dir: &Path| {
+        let mut v = Vec::new();
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else {
+                    let m = std::fs::metadata(&p).unwrap().modified().unwrap();
+                    v.push((p.strip_prefix(dir).unwrap().to_path_buf(), std::fs::read(&p).unwrap(), m));
+                }
+            }
+        }
+        v.sort();
+        v
+    };
+    let files = listing(&logs);
+    let retain = ["retain", "--before", "2099-01-01T00:00:00Z", "--quarantine-dir", s(&q), s(&logs)];
+    let (code, plan) = run_json(&retain);
+    assert_eq!(code, 1);
+    let r = of_type(&plan, "repair")[0].clone();
+    assert_eq!(r["other_filesystem"], true, "{r}");
+    let freed = r["removed_bytes"].as_u64().unwrap() - r["written_bytes"].as_u64().unwrap();
+    let (_, table, _) = run(&retain);
+    assert!(table.contains("freed on the log dir's filesystem once done"), "{table}");
+    let mut exec = retain.to_vec();
+    exec.push("--execute");
+    let (code, out, err) = run(&exec);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("were moved to"), "{out}");
+    let diff = (before - du(tmp.path())).abs_diff(freed);
+    assert!(diff <= 8192, "du fell by {} where the plan said {freed}", before - du(tmp.path()));
+    assert!(!tmp.path().join("logs.logtool-quarantine").exists(), "nothing stays beside the log dir");
+    let (code, listed) = run_json(&["quarantine", "--quarantine-dir", s(&q), s(&logs)]);
+    assert_eq!(code, 0);
+    assert_eq!(of_type(&listed, "quarantined_repair").len(), 1);
+    let (code, _, err) = run(&["undo", "--execute", "--quarantine-dir", s(&q), s(&logs)]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(listing(&logs), files, "every byte back");
+}
+
 /// `retain --purge --execute` deletes at once, as its plan says.
 #[test]
 fn retain_purge_frees_at_once_without_undo() {

@@ -202,9 +202,11 @@ pub struct WriteArgs {
     #[arg(long)]
     pub execute: bool,
     /// Where removed and replaced bytes are kept, with a manifest, for `logtool undo`.
-    /// Must be on the log dir's filesystem and not inside it. Default: beside the log
-    /// dir, <log dir>.logtool-quarantine.
-    #[arg(long, value_name = "DIR")]
+    /// Not inside the log dir. On another filesystem, the space comes back at once: the
+    /// repair is journaled beside the log dir and moved there once done (undo and
+    /// quarantine then take the same --quarantine). Default: beside the log dir,
+    /// <log dir>.logtool-quarantine.
+    #[arg(long, visible_alias = "quarantine-dir", value_name = "DIR")]
     pub quarantine: Option<PathBuf>,
     /// List every file change in the table. Without it, a plan of more than 30 changes is
     /// shown counted by directory and kind (JSON lists every change either way).

@@ -190,7 +190,8 @@ pub enum Command {
     /// List what repairs keep in a log dir's quarantine (for undo), and free that space.
     ///
     /// Repairs move what they remove into <log dir>.logtool-quarantine on the same
-    /// filesystem, so a repair alone frees no space: this lists each repair with its size
+    /// filesystem (unless given --quarantine on another), so a repair alone frees no
+    /// space: this lists each repair with its size
     /// and age; --purge ID|all or --older-than AGE plans deleting them and says how much
     /// that frees, and --execute deletes them for good (they cannot be undone after). A
     /// repair that stopped part way is never purged.

@@ -2,7 +2,8 @@
 //! `undo`), with their sizes and ages, and getting that space back.
 //!
 //! Repairs move what they remove into `<log dir>.logtool-quarantine` on the
-//! same filesystem, so a repair alone frees no space. Listing changes
+//! same filesystem, so a repair alone frees no space (unless given a
+//! `--quarantine` on another filesystem). Listing changes
 //! nothing; `--purge ID|all` or `--older-than AGE` plans which repairs go
 //! and how many bytes that frees, and `--execute` deletes them for good
 //! (`logwrite::repair::journal::purge`: under the log dir's `.lock`; a
@@ -39,7 +40,7 @@ pub struct QuarantineArgs {
     pub execute: bool,
     /// The quarantine, when a repair was given --quarantine. Default: beside the log
     /// dir, <log dir>.logtool-quarantine.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, visible_alias = "quarantine-dir", value_name = "DIR")]
     pub quarantine: Option<PathBuf>,
 }
 

@@ -173,7 +173,9 @@ fn run_plan(
     out.relative_to(log_dir);
     let log_dir_s = log_dir.display().to_string();
     let details = write.details || global.format == crate::args::Format::Json;
+    let quarantine = write.quarantine.clone().unwrap_or_else(|| journal::default_quarantine(log_dir));
     if !write.execute {
+        let elsewhere = journal::other_filesystem(&quarantine, log_dir);
         let mut dry = DryRun::default();
         plan(&mut dry, &mut out)?;
         emit_changes(&mut out, &dry.changes, &dry.notes, details, &log_dir_s)?;
@@ -194,17 +196,17 @@ fn run_plan(
                 executed: false,
                 changes: dry.changes.len(),
                 id: None,
-                quarantine: None,
+                quarantine: elsewhere.then(|| quarantine.display().to_string()),
                 state: "planned".into(),
                 removed_bytes: dry_space.0,
                 written_bytes: dry_space.1,
                 purged: purge,
+                other_filesystem: elsewhere,
             }),
         )?;
         out.finish()?;
         return Ok(if dry.changes.is_empty() { Status::Clean } else { Status::Problems });
     }
-    let quarantine = write.quarantine.clone().unwrap_or_else(|| journal::default_quarantine(log_dir));
     let mut repair = match Repair::begin(log_dir, &quarantine, command) {
         Ok(r) => r,
         // (a full disk before the first change: the journal could not be made)
@@ -227,7 +229,8 @@ fn run_plan(
     // (measured before the commit moves the files)
     let (removed_bytes, written_bytes) = space(&changes, log_dir);
     emit_changes(&mut out, &changes, &notes, details, &log_dir_s)?;
-    let dir = repair.dir().display().to_string();
+    let dir = repair.final_dir().display().to_string();
+    let elsewhere = repair.elsewhere();
     let (id, state, quarantine) = if changes.is_empty() {
         let id = repair.id().to_string();
         repair.abandon()?;
@@ -257,6 +260,7 @@ fn run_plan(
             removed_bytes,
             written_bytes,
             purged: purge,
+            other_filesystem: elsewhere,
         }),
     )?;
     out.finish()?;
@@ -506,6 +510,7 @@ pub fn undo(global: &GlobalOpts, args: &UndoArgs) -> anyhow::Result<Status> {
             removed_bytes: 0,
             written_bytes: 0,
             purged: false,
+            other_filesystem: false,
         }),
     )?;
     out.finish()?;

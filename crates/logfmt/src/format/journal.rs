@@ -18,7 +18,9 @@
 //!
 //! The default quarantine of a log dir is beside it,
 //! `<log dir>.logtool-quarantine` ([`default_quarantine`]); only that one is
-//! looked at by commands not told another (`--quarantine`).
+//! looked at by commands not told another (`--quarantine`; one on another
+//! filesystem holds done repairs only: `logwrite` journals every repair
+//! beside the log dir and moves it there once done).
 
 use std::fs;
 use std::path::{Path, PathBuf};

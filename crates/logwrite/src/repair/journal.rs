@@ -13,8 +13,13 @@
 //!
 //! `<path>` is the file's path inside the log dir. The quarantine must not be
 //! inside the log dir (Kafka 3.9 refuses to start on a log dir holding a
-//! directory that is not a partition) and must be on its filesystem (moves
-//! are renames). By default it is `<log dir>.logtool-quarantine` beside it.
+//! directory that is not a partition). By default it is
+//! `<log dir>.logtool-quarantine` beside it, on its filesystem: moves are
+//! renames. A quarantine on another filesystem (to free the space at once)
+//! is only where a *done* repair goes: it is journaled beside the log dir
+//! as always, then copied there whole under `.moving-<id>`, renamed to
+//! `<id>` and removed from beside the log dir ([`Repair::commit`]); its
+//! undo copies each file back (to a temporary name, fsync, rename).
 //!
 //! Order of work, and what a crash at any point leaves:
 //!
@@ -75,11 +80,29 @@ pub enum RepairError {
         "the quarantine {0} is inside the log dir {1}: Kafka refuses to start on a log dir holding other directories"
     )]
     QuarantineInsideLogDir(PathBuf, PathBuf),
-    /// The quarantine is on another filesystem.
+    /// The log dir's own filesystem has no place for the journal outside
+    /// the log dir (the log dir is a mount point).
     #[error(
-        "the quarantine {0} is not on the log dir's filesystem (files are moved by rename); choose one with --quarantine"
+        "{0} is not on the log dir's filesystem (the log dir is a mount point?): a repair is journaled on the log dir's filesystem outside it, where files move by rename; nothing was done"
     )]
     OtherFilesystem(PathBuf),
+    /// A done repair could not be moved to the quarantine on another
+    /// filesystem; it stays beside the log dir.
+    #[error(
+        "the repair {id} is complete, but moving its quarantine to {to} failed ({error}): it stays at {kept}, on the log dir's filesystem (`logtool quarantine` lists it there; `logtool undo` reverts it from there)",
+        to = .to.display(),
+        kept = .kept.display()
+    )]
+    NotMoved {
+        /// The repair.
+        id: String,
+        /// Where it stays.
+        kept: PathBuf,
+        /// The quarantine it was to move to.
+        to: PathBuf,
+        /// What failed.
+        error: Box<RepairError>,
+    },
     /// A file changed since the repair was planned.
     #[error("{0} changed since the repair was planned ({1}); nothing more was done")]
     Changed(PathBuf, String),
@@ -236,6 +259,9 @@ pub struct Repair {
     log_dir: PathBuf,
     dir: PathBuf,
     manifest: Manifest,
+    /// A quarantine on another filesystem the repair moves to once done
+    /// (journaled meanwhile in the default one, on the log dir's).
+    move_to: Option<PathBuf>,
     _lock: std::sync::Arc<DirLock>,
     /// The changes staged, for output.
     pub changes: Vec<Change>,
@@ -335,6 +361,20 @@ fn same_filesystem(_a: &Path, _b: &Path) -> bool {
     true
 }
 
+/// Whether `quarantine` (which may not exist yet: its nearest existing
+/// ancestor counts) is on another filesystem than `log_dir`, so that a
+/// repair's kept bytes leave the log dir's filesystem once it is done.
+pub fn other_filesystem(quarantine: &Path, log_dir: &Path) -> bool {
+    let mut q = quarantine;
+    while !q.exists() {
+        match q.parent() {
+            Some(p) if !p.as_os_str().is_empty() => q = p,
+            _ => return false,
+        }
+    }
+    !same_filesystem(q, log_dir)
+}
+
 impl Repair {
     /// Start a repair of `log_dir` by `command`, journaled in `quarantine`:
     /// take the log dir's `.lock` (refused when a live broker or another
@@ -376,10 +416,22 @@ impl Repair {
             }
         }
         fs::create_dir_all(quarantine).map_err(|e| io(e, quarantine))?;
-        let quarantine = fs::canonicalize(quarantine).map_err(|e| io(e, quarantine))?;
+        let mut quarantine = fs::canonicalize(quarantine).map_err(|e| io(e, quarantine))?;
+        let mut move_to = None;
         if !same_filesystem(&quarantine, &log_dir) {
+            // another filesystem: journaled beside the log dir (moves are
+            // renames there), moved over once done
             discard_if_empty(&quarantine);
-            return Err(RepairError::OtherFilesystem(quarantine));
+            let beside = default_quarantine(&log_dir);
+            fs::create_dir_all(&beside).map_err(|e| io(e, &beside))?;
+            if !same_filesystem(&beside, &log_dir) {
+                // (the log dir is a mount point: nowhere on its filesystem
+                // outside it)
+                discard_if_empty(&beside);
+                return Err(RepairError::OtherFilesystem(beside));
+            }
+            move_to = Some(quarantine);
+            quarantine = beside;
         }
         let mut rolled_forward = Vec::new();
         for (dir, m) in earlier {
@@ -417,7 +469,16 @@ impl Repair {
             discard_if_empty(&quarantine);
             return Err(e);
         }
-        Ok(Repair { log_dir, dir, manifest, _lock: dir_lock, changes: Vec::new(), notes: Vec::new(), rolled_forward })
+        Ok(Repair {
+            log_dir,
+            dir,
+            manifest,
+            move_to,
+            _lock: dir_lock,
+            changes: Vec::new(),
+            notes: Vec::new(),
+            rolled_forward,
+        })
     }
 
     /// The repair's id.
@@ -428,6 +489,21 @@ impl Repair {
     /// The repair's directory in the quarantine.
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// Where the repair's directory is once committed: in the quarantine
+    /// on another filesystem it moves to, else where it is now.
+    pub fn final_dir(&self) -> PathBuf {
+        match &self.move_to {
+            Some(q) => q.join(&self.manifest.id),
+            None => self.dir.clone(),
+        }
+    }
+
+    /// Whether the quarantine is on another filesystem than the log dir (a
+    /// done repair's kept bytes leave the log dir's filesystem).
+    pub fn elsewhere(&self) -> bool {
+        self.move_to.is_some()
     }
 
     fn rel(&self, file: &Path) -> std::result::Result<String, RepairError> {
@@ -456,8 +532,22 @@ impl Repair {
     /// applied is reverted and the repair's directory removed
     /// ([`RepairError::RolledBack`]); where reverting fails too, the journal
     /// stays `committing` or `undoing` ([`RepairError::Partial`]).
+    ///
+    /// With a quarantine on another filesystem, the done repair is then
+    /// copied there and removed from beside the log dir ([`relocate`]); a
+    /// copy that fails leaves it beside the log dir, done
+    /// ([`RepairError::NotMoved`]).
     pub fn commit(self) -> std::result::Result<Manifest, RepairError> {
-        commit_with(&self.log_dir, &self.dir, self.manifest, true)
+        let m = commit_with(&self.log_dir, &self.dir, self.manifest, true)?;
+        if let Some(to) = &self.move_to {
+            relocate(&self.dir, to).map_err(|error| RepairError::NotMoved {
+                id: m.id.clone(),
+                kept: self.dir.clone(),
+                to: to.clone(),
+                error: Box::new(error),
+            })?;
+        }
+        Ok(m)
     }
 
     /// Give up before committing: the log dir was never touched.
@@ -560,7 +650,8 @@ pub fn purge_locked(quarantine: &Path, log_dir: &Path, ids: &[String]) -> std::r
     // what an earlier purge that died left
     if let Ok(rd) = fs::read_dir(quarantine) {
         for e in rd.flatten() {
-            if e.file_name().to_string_lossy().starts_with(PURGING) {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.starts_with(PURGING) || name.starts_with(MOVING) {
                 freed = freed.saturating_add(kept_bytes(&e.path()));
                 fs::remove_dir_all(e.path()).map_err(|err| io(err, &e.path()))?;
             }
@@ -569,6 +660,96 @@ pub fn purge_locked(quarantine: &Path, log_dir: &Path, ids: &[String]) -> std::r
     fsync_dir(quarantine)?;
     discard_if_empty(quarantine);
     Ok(freed)
+}
+
+/// The name a repair is copied under while it moves to a quarantine on
+/// another filesystem (`.moving-<id>`; skipped by every reader).
+const MOVING: &str = ".moving-";
+
+/// Move a done repair's directory `dir` into `to`, a quarantine on another
+/// filesystem: copied under `.moving-<id>` (each file fsynced, with its
+/// modification time), renamed to `<id>`, then removed from where it was
+/// (renamed `.purging-<id>` first). A crash before the rename leaves the
+/// repair where it was (and a leftover `.moving-` the next move or purge
+/// removes); after it, both places hold the whole repair until the old one
+/// is gone.
+fn relocate(dir: &Path, to: &Path) -> std::result::Result<(), RepairError> {
+    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let moving = to.join(format!("{MOVING}{name}"));
+    let copied = (|| -> std::result::Result<(), RepairError> {
+        if moving.exists() {
+            fs::remove_dir_all(&moving).map_err(|e| io(e, &moving))?;
+        }
+        copy_tree(dir, &moving)?;
+        sync_tree(&moving)?;
+        fail_point(&moving)?;
+        Ok(())
+    })();
+    if let Err(e) = copied {
+        // (a full disk there: nothing of the copy stays)
+        let _ = fs::remove_dir_all(&moving);
+        discard_if_empty(to);
+        return Err(e);
+    }
+    let target = to.join(&name);
+    fs::rename(&moving, &target).map_err(|e| io(e, &moving))?;
+    fsync_dir(to)?;
+    let from = dir.parent().unwrap_or(Path::new("/"));
+    let doomed = from.join(format!("{PURGING}{name}"));
+    fs::rename(dir, &doomed).map_err(|e| io(e, dir))?;
+    fsync_dir(from)?;
+    fs::remove_dir_all(&doomed).map_err(|e| io(e, &doomed))?;
+    discard_if_empty(from);
+    Ok(())
+}
+
+/// Copy the tree `from` to `to` (a new directory), file by file with
+/// their modification times (Kafka's time-based retention reads them once
+/// `undo` puts them back), each file fsynced.
+fn copy_tree(from: &Path, to: &Path) -> std::result::Result<(), RepairError> {
+    fs::create_dir_all(to).map_err(|e| io(e, to))?;
+    for e in fs::read_dir(from).map_err(|e| io(e, from))? {
+        let e = e.map_err(|e| io(e, from))?;
+        let (src, dst) = (e.path(), to.join(e.file_name()));
+        if e.file_type().map_err(|err| io(err, &src))?.is_dir() {
+            copy_tree(&src, &dst)?;
+        } else {
+            copy_file(&src, &dst)?;
+        }
+    }
+    Ok(())
+}
+
+/// Copy one file with its modification time, fsynced.
+fn copy_file(src: &Path, dst: &Path) -> std::result::Result<(), RepairError> {
+    fs::copy(src, dst).map_err(|e| io(e, dst))?;
+    let f = OpenOptions::new().write(true).open(dst).map_err(|e| io(e, dst))?;
+    if let Ok(t) = fs::metadata(src).and_then(|m| m.modified()) {
+        f.set_modified(t).map_err(|e| io(e, dst))?;
+    }
+    f.sync_all().map_err(|e| io(e, dst))?;
+    Ok(())
+}
+
+/// Rename `from` to `to`; where they are on two filesystems (a repair in a
+/// quarantine on another), copy to `to`'s temporary name with the
+/// modification time, fsync, rename over `to`, fsync its directory, then
+/// remove `from`. Either way `to` appears whole or not at all, and `from`
+/// goes only once `to` is durable.
+fn move_file(from: &Path, to: &Path) -> std::result::Result<(), RepairError> {
+    match fs::rename(from, to) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::CrossesDevices => {
+            let temp = crate::write::file::temp_path(to);
+            ensure_parent(to)?;
+            copy_file(from, &temp)?;
+            fs::rename(&temp, to).map_err(|e| io(e, &temp))?;
+            fsync_dir(to.parent().unwrap_or(Path::new("/")))?;
+            fs::remove_file(from).map_err(|e| io(e, from))?;
+            Ok(())
+        }
+        Err(e) => Err(io(e, from).into()),
+    }
 }
 
 /// Remove an abandoned repair's directory (staged copies only), and the
@@ -894,7 +1075,7 @@ fn revert(log_dir: &Path, dir: &Path, step: &Step) -> std::result::Result<(), Re
             let kept = dir.join("files").join(file);
             if kept.exists() && !live.exists() {
                 ensure_parent(&live)?;
-                fs::rename(&kept, &live).map_err(|e| io(e, &kept))?;
+                move_file(&kept, &live)?;
             }
             Ok(())
         }
@@ -937,7 +1118,7 @@ fn revert(log_dir: &Path, dir: &Path, step: &Step) -> std::result::Result<(), Re
             match old_size {
                 Some(_) => {
                     if kept.exists() {
-                        fs::rename(&kept, &live).map_err(|e| io(e, &kept))?;
+                        move_file(&kept, &live)?;
                         // (a copy, where links were refused, has a new time)
                         set_modified(&live, *modified_ns)?;
                     }
@@ -948,7 +1129,7 @@ fn revert(log_dir: &Path, dir: &Path, step: &Step) -> std::result::Result<(), Re
                     if !staged.exists() && live.exists() {
                         let aside = dir.join("created").join(file);
                         ensure_parent(&aside)?;
-                        fs::rename(&live, &aside).map_err(|e| io(e, &live))?;
+                        move_file(&live, &aside)?;
                     }
                 }
             }
@@ -1178,5 +1359,62 @@ mod tests {
         assert!(matches!(err, RepairError::QuarantineInsideLogDir(..)));
         assert!(!logs.join("q").exists(), "nothing may be created in the log dir");
         fs::remove_dir_all(root).unwrap();
+    }
+
+    /// A directory on another filesystem than the temp dir (`/dev/shm`, a
+    /// tmpfs), or `None` where there is none.
+    fn elsewhere(test: &str) -> Option<PathBuf> {
+        let shm = Path::new("/dev/shm");
+        let dir = shm.join(format!("logfmt-journal-{}-{test}", std::process::id()));
+        (shm.is_dir() && !same_filesystem(shm, &std::env::temp_dir()) && fs::create_dir_all(&dir).is_ok())
+            .then_some(dir)
+    }
+
+    #[test]
+    fn a_quarantine_on_another_filesystem_gets_the_done_repair_and_undo_copies_it_back() {
+        let (root, logs, beside) = setup("elsewhere");
+        let Some(other) = elsewhere("elsewhere") else {
+            eprintln!("no second filesystem here (/dev/shm): skipped");
+            return fs::remove_dir_all(root).unwrap();
+        };
+        let q = other.join("q");
+        let old = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+        for f in ["t-0/b.index", "t-0/c.snapshot"] {
+            fs::OpenOptions::new().write(true).open(logs.join(f)).unwrap().set_modified(old).unwrap();
+        }
+        let before = snapshot(&logs);
+        assert!(other_filesystem(&q, &logs));
+        let mut r = Repair::begin(&logs, &q, "test").unwrap();
+        assert!(r.elsewhere());
+        assert_eq!(r.final_dir(), fs::canonicalize(&other).unwrap().join("q").join(r.id()));
+        r.truncate(&logs.join("t-0/a.log"), 4, "cut").unwrap();
+        r.write(&logs.join("t-0/b.index"), b"new", "rebuilt").unwrap();
+        r.write(&logs.join("t-0/d.txnindex"), b"", "created").unwrap();
+        r.remove(&logs.join("t-0/c.snapshot"), "beyond the end").unwrap();
+        let m = r.commit().unwrap();
+        assert_eq!(m.state, State::Done);
+        assert!(!logs.join("t-0/c.snapshot").exists());
+        // done: nothing is left beside the log dir, the repair is whole over there
+        assert!(!beside.exists(), "the default quarantine goes once empty");
+        let there = repairs(&q, &logs).unwrap();
+        assert_eq!(there.len(), 1);
+        assert_eq!(fs::read(there[0].0.join("files/t-0/c.snapshot")).unwrap(), b"snap");
+        assert!(fs::read_dir(&q).unwrap().flatten().all(|e| !e.file_name().to_string_lossy().starts_with('.')));
+        // undo copies each byte back, with the files' times
+        let m = undo(&q, &logs, None, true).unwrap();
+        assert_eq!(m.state, State::Undone);
+        assert_eq!(snapshot(&logs), before);
+        for f in ["t-0/b.index", "t-0/c.snapshot"] {
+            assert_eq!(fs::metadata(logs.join(f)).unwrap().modified().unwrap(), old, "{f}");
+        }
+        assert!(
+            fs::read_dir(logs.join("t-0"))
+                .unwrap()
+                .flatten()
+                .all(|e| !e.file_name().to_string_lossy().ends_with(".tmp")),
+            "no temporary file left in the log dir"
+        );
+        fs::remove_dir_all(root).unwrap();
+        fs::remove_dir_all(other).unwrap();
     }
 }

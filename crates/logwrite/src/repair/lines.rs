@@ -3,6 +3,8 @@
 //! (`logfmt::report::Report`).
 
 use logfmt::report::{Report, Shown, human_bytes};
+use std::path::Path;
+
 use serde::Serialize;
 
 /// A partition's part of a repair (`partition`): what `recover` or
@@ -202,6 +204,9 @@ pub struct RepairLine {
     pub written_bytes: u64,
     /// The removed bytes were deleted at once (`--purge`), not quarantined.
     pub purged: bool,
+    /// The quarantine is on another filesystem than the log dir: a done
+    /// repair's removed bytes leave the log dir's filesystem at once.
+    pub other_filesystem: bool,
 }
 
 impl RepairLine {
@@ -222,6 +227,20 @@ impl RepairLine {
         } else {
             format!("the log dir's files lose {removed}")
         };
+        if self.other_filesystem && !self.purged {
+            let q = self.quarantine.as_deref().unwrap_or("the quarantine");
+            return if self.executed {
+                format!(
+                    "space: {files}; {} freed on the log dir's filesystem: the removed bytes were moved to {q}, on another filesystem (for undo)",
+                    human_bytes(net)
+                )
+            } else {
+                format!(
+                    "space: {files}; {} freed on the log dir's filesystem once done: the removed bytes move to {q}, on another filesystem (for undo)",
+                    human_bytes(net)
+                )
+            };
+        }
         match (self.executed, self.purged) {
             (false, true) => format!(
                 "space: {files}; with --purge the removed bytes are deleted at once: {} freed, and no undo",
@@ -276,13 +295,17 @@ impl Report for RepairLine {
             format!("\n{}: {} change(s) made in {}\n{}", r.command, r.changes, r.log_dir, r.space())
         } else {
             format!(
-                "\n{}: {} change(s) made in {} (repair {}, state {}); removed and replaced bytes are in {}; `logtool undo --execute {}` puts them back\n{}",
+                "\n{}: {} change(s) made in {} (repair {}, state {}); removed and replaced bytes are in {}; `logtool undo --execute {}{}` puts them back\n{}",
                 r.command,
                 r.changes,
                 r.log_dir,
                 r.id.as_deref().unwrap_or("?"),
                 r.state,
                 r.quarantine.as_deref().unwrap_or("?"),
+                match (r.other_filesystem, r.quarantine.as_deref().and_then(|q| Path::new(q).parent())) {
+                    (true, Some(q)) => format!("--quarantine {} ", q.display()),
+                    _ => String::new(),
+                },
                 r.log_dir,
                 r.space()
             )
