@@ -105,9 +105,9 @@ pub fn run(global: &GlobalOpts, args: &StatsArgs) -> anyhow::Result<Status> {
     // on `logfmt::schedule`'s pool: a partition the memory budget refused
     // while other threads held memory is read again alone, so the numbers
     // do not depend on timing
-    let one = |(ld, remote, dir): &Work<'_>, _: schedule::Pass| -> logfmt::Result<Stats> {
+    let one = |(ld, remote, dir): &Work<'_>, pass: schedule::Pass| -> logfmt::Result<Stats> {
         let p = ld.open_partition(dir)?;
-        stats::partition_stats(&p, ld, remote.as_deref(), &opts, &mut |n| progress.inc(n))
+        stats::partition_stats(&p, ld, remote.as_deref(), &opts, pass.read_ahead(), &mut |n| progress.inc(n))
     };
     let results = schedule::run(work, threads, one)?;
     let mut results = results.into_iter().zip(dirs).map(|(r, dir)| r.with_context(|| dir.display().to_string()));

@@ -90,3 +90,63 @@ where
     done.sort_by_key(|(i, ..)| *i);
     Ok(done.into_iter().map(|(.., r)| r).collect())
 }
+
+/// The largest slab: reads this large cost no more a byte than larger ones,
+/// and a few per thread stay within a small memory budget.
+const MAX_SLAB: usize = 4 << 20;
+
+/// How much of a segment to read at a time: as large as the memory budget
+/// allows when every thread holds a few slabs (reading, being worked on,
+/// recycled), between 256 KiB and [`MAX_SLAB`].
+pub fn slab_size(limits: &crate::limits::Limits) -> usize {
+    let threads = rayon::current_num_threads().max(1) as u64;
+    let share = limits.budget.total().checked_div(threads.saturating_mul(12)).unwrap_or(0);
+    usize::try_from(share).unwrap_or(MAX_SLAB).clamp(256 << 10, MAX_SLAB)
+}
+
+/// Read `reader`'s slabs of `size` bytes in order and give each to `each`.
+/// With `read_ahead`, the next slab is read on a thread of its own while
+/// `each` works on the one before (at most two waiting; the slabs `each`
+/// is done with go back to the reader, which reuses their buffers). A read
+/// error ends the walk and is returned, once `each` has seen every slab
+/// before it.
+pub fn slabs(
+    mut reader: crate::log::LogReader,
+    size: usize,
+    read_ahead: bool,
+    mut each: impl FnMut(&crate::log::Slab),
+) -> crate::error::Result<()> {
+    if !read_ahead {
+        while let Some(slab) = reader.next_slab(size)? {
+            each(&slab);
+            reader.recycle(slab);
+        }
+        return Ok(());
+    }
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel(2);
+        let (back_tx, back_rx) = std::sync::mpsc::channel::<crate::log::Slab>();
+        scope.spawn(move || {
+            loop {
+                if let Ok(done) = back_rx.try_recv() {
+                    reader.recycle(done);
+                }
+                let slab = reader.next_slab(size);
+                let stop = !matches!(slab, Ok(Some(_)));
+                if tx.send(slab).is_err() || stop {
+                    break;
+                }
+            }
+        });
+        for slab in rx {
+            match slab? {
+                Some(slab) => {
+                    each(&slab);
+                    let _ = back_tx.send(slab);
+                }
+                None => break,
+            }
+        }
+        Ok(())
+    })
+}

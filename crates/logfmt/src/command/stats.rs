@@ -26,10 +26,9 @@ use crate::compression::Compression;
 use crate::error::Result;
 use crate::legacy::LegacyMessage;
 use crate::limits::Limits;
-use crate::log::{Entry, SlabItem};
+use crate::log::{Entry, Slab, SlabItem};
+use rayon::prelude::*;
 
-/// How much of a segment `stats` reads at a time.
-const STATS_SLAB: usize = 1 << 20;
 use crate::metadata::{CLEANUP_POLICY, LOCAL_RETENTION_BYTES, LOCAL_RETENTION_MS, RETENTION_BYTES, RETENTION_MS};
 use crate::partition::{LogDir, Partition};
 use crate::report::{Report, grouped, human_bytes};
@@ -104,6 +103,39 @@ impl Hll {
         let raw = alpha * m * m / sum;
         let e = if raw <= 2.5 * m && zeros > 0 { m * (m / zeros as f64).ln() } else { raw };
         e.round() as u64
+    }
+}
+
+/// A [`Hll`] that threads add to at once (registers raised with
+/// `fetch_max`): a partition's batches are counted in parallel.
+struct SharedHll {
+    registers: Vec<std::sync::atomic::AtomicU8>,
+}
+
+impl SharedHll {
+    fn new() -> SharedHll {
+        SharedHll { registers: (0..HLL_REGISTERS).map(|_| std::sync::atomic::AtomicU8::new(0)).collect() }
+    }
+
+    /// As [`Hll::add`].
+    #[inline]
+    fn add(&self, hash: u64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let index = (hash >> (64 - HLL_PRECISION)) as usize;
+        let rest = (hash << HLL_PRECISION) | (1 << (HLL_PRECISION - 1));
+        let rank = (rest.leading_zeros() as u8).saturating_add(1);
+        if let Some(r) = self.registers.get(index)
+            && r.load(Relaxed) < rank
+        {
+            r.fetch_max(rank, Relaxed);
+        }
+    }
+
+    /// Fold into `into`.
+    fn merge_into(self, into: &mut Hll) {
+        for (a, b) in into.registers.iter_mut().zip(self.registers) {
+            *a = (*a).max(b.into_inner());
+        }
     }
 }
 
@@ -618,6 +650,103 @@ fn codec_entry<'a>(codecs: &'a mut Vec<CodecStats>, codec: &'static str) -> &'a 
     &mut codecs[i]
 }
 
+/// What a v2 batch's records add up to, worked out on any thread: the part
+/// of [`Pass::v2`] that does not depend on the batches before (the pass
+/// adds it in order, [`Pass::v2_part`]).
+#[derive(Default)]
+struct RecordsPart {
+    null_keys: u64,
+    tombstones: u64,
+    key_bytes: u64,
+    value_bytes: u64,
+    records_with_headers: u64,
+    headers: u64,
+    /// Smallest and largest record timestamp (those >= 0).
+    min_ts: Option<i64>,
+    max_ts: Option<i64>,
+    /// The timestamps (>= 0) never go down within the batch.
+    ordered: bool,
+    /// Keyed records' (hash, size) in order, when the key map is kept.
+    keyed: Vec<(u64, u32)>,
+    /// Decompressed bytes of the records region.
+    uncompressed: u64,
+    /// Why the records (or some of them) could not be read.
+    failed: Option<crate::Error>,
+}
+
+/// What one slab item is, worked out on any thread.
+enum Part {
+    /// Damage, a legacy message, or a control batch: all counted in order.
+    InOrder,
+    /// A batch whose CRC does not match.
+    BadCrc,
+    /// A data batch and its records.
+    V2(RecordsPart),
+}
+
+/// Work out a slab item's [`Part`]: the CRC and a data batch's records
+/// (keys hashed into `hll`).
+fn part_of(entry: Option<&Entry<'_>>, scratch: &mut Vec<u8>, limits: &Limits, hll: &SharedHll, keyed: bool) -> Part {
+    let Some(entry) = entry else { return Part::InOrder };
+    if !entry.is_valid() {
+        return Part::BadCrc;
+    }
+    let Entry::V2(b) = entry else { return Part::InOrder };
+    let h = b.header();
+    if h.is_control() {
+        return Part::InOrder;
+    }
+    let mut part = RecordsPart { ordered: true, ..RecordsPart::default() };
+    let mut records = match b.records(scratch, limits) {
+        Ok(r) => r,
+        Err(e) => {
+            part.failed = Some(e);
+            return Part::V2(part);
+        }
+    };
+    let mut last_ts = i64::MIN;
+    while let Some(r) = records.next_shape() {
+        let r = match r {
+            Ok(r) => r,
+            Err(e) => {
+                part.failed = Some(e);
+                break;
+            }
+        };
+        if r.headers > 0 {
+            part.records_with_headers = part.records_with_headers.saturating_add(1);
+            part.headers = part.headers.saturating_add(r.headers as u64);
+        }
+        match r.key {
+            None => part.null_keys = part.null_keys.saturating_add(1),
+            Some(k) => {
+                let hash = key_hash(k);
+                hll.add(hash);
+                part.key_bytes = part.key_bytes.saturating_add(k.len() as u64);
+                if keyed {
+                    part.keyed.push((hash, u32::try_from(r.length).unwrap_or(u32::MAX)));
+                }
+            }
+        }
+        match r.value_len {
+            None => part.tombstones = part.tombstones.saturating_add(1),
+            Some(n) => part.value_bytes = part.value_bytes.saturating_add(n as u64),
+        }
+        let ts = r.timestamp;
+        if ts >= 0 {
+            part.min_ts = min_opt(part.min_ts, Some(ts));
+            part.max_ts = part.max_ts.max(Some(ts));
+            part.ordered &= ts >= last_ts;
+            last_ts = ts;
+        }
+    }
+    if part.failed.is_none() {
+        let compressed = h.compression().is_some_and(|c| c != Compression::None);
+        part.uncompressed = if compressed { records.decompressed_len() } else { b.payload_size() };
+    }
+    Part::V2(part)
+}
+
 /// The state of one pass over a partition.
 struct Pass<'o> {
     opts: &'o Options,
@@ -655,30 +784,34 @@ impl Pass<'_> {
         self.producers.entry(id).or_insert_with(|| ProducerStats { producer_id: id, ..Default::default() })
     }
 
-    fn record(&mut self, ts: i64, key: Option<&[u8]>, value: Option<&[u8]>, size: u64) {
-        let s = &mut self.s;
-        match key {
-            None => s.null_keys = s.null_keys.saturating_add(1),
-            Some(k) => {
-                let h = key_hash(k);
-                s.hll.add(h);
-                s.key_bytes = s.key_bytes.saturating_add(k.len() as u64);
-                if let Some(keys) = &mut self.keys {
-                    let size32 = u32::try_from(size).unwrap_or(u32::MAX);
-                    match keys.insert(h, size32) {
-                        Some(old) => {
-                            self.superseded.0 = self.superseded.0.saturating_add(1);
-                            self.superseded.1 = self.superseded.1.saturating_add(u64::from(old));
-                        }
-                        None if keys.len() > MAX_TRACKED_KEYS => self.keys = None,
-                        None => {}
-                    }
+    /// A keyed record of `size` bytes (in order): the key map learns it.
+    fn key_seen(&mut self, hash: u64, size: u32) {
+        if let Some(keys) = &mut self.keys {
+            match keys.insert(hash, size) {
+                Some(old) => {
+                    self.superseded.0 = self.superseded.0.saturating_add(1);
+                    self.superseded.1 = self.superseded.1.saturating_add(u64::from(old));
                 }
+                None if keys.len() > MAX_TRACKED_KEYS => self.keys = None,
+                None => {}
             }
         }
-        match value {
+    }
+
+    fn record(&mut self, ts: i64, key: Option<&[u8]>, value_len: Option<u64>, size: u64) {
+        match key {
+            None => self.s.null_keys = self.s.null_keys.saturating_add(1),
+            Some(k) => {
+                let h = key_hash(k);
+                self.s.hll.add(h);
+                self.s.key_bytes = self.s.key_bytes.saturating_add(k.len() as u64);
+                self.key_seen(h, u32::try_from(size).unwrap_or(u32::MAX));
+            }
+        }
+        let s = &mut self.s;
+        match value_len {
             None => s.tombstones = s.tombstones.saturating_add(1),
-            Some(v) => s.value_bytes = s.value_bytes.saturating_add(v.len() as u64),
+            Some(n) => s.value_bytes = s.value_bytes.saturating_add(n),
         }
         if ts >= 0 {
             s.min_timestamp = min_opt(s.min_timestamp, Some(ts));
@@ -712,7 +845,9 @@ impl Pass<'_> {
         c.uncompressed_bytes = c.uncompressed_bytes.saturating_add(uncompressed);
     }
 
-    fn v2(&mut self, b: &RecordBatch<'_>) {
+    /// A v2 batch's header, in order; a control batch is counted whole
+    /// (true: nothing more to count).
+    fn v2_header(&mut self, b: &RecordBatch<'_>) -> bool {
         let h = *b.header();
         let size = b.size();
         let count = u64::try_from(h.records_count).unwrap_or(0);
@@ -738,9 +873,57 @@ impl Pass<'_> {
                 self.s.aborted_records = self.s.aborted_records.saturating_add(t.records);
                 self.s.aborted_bytes = self.s.aborted_bytes.saturating_add(t.bytes);
             }
-            return;
+            return true;
         }
         self.txns.apply(&h, None);
+        false
+    }
+
+    /// A v2 batch, read here.
+    fn v2(&mut self, b: &RecordBatch<'_>) {
+        if !self.v2_header(b) {
+            self.v2_records(b);
+        }
+    }
+
+    /// A data batch whose records were counted on any thread
+    /// ([`part_of`]): its header here, in order, and the records' sums;
+    /// where their timestamps reach below those already seen, they are
+    /// read again here one by one (out-of-order records are counted in
+    /// order).
+    fn v2_part(&mut self, b: &RecordBatch<'_>, part: RecordsPart) {
+        if self.v2_header(b) {
+            return;
+        }
+        let h = *b.header();
+        let in_order = part.ordered && part.min_ts.is_none_or(|m| self.max_record_ts.is_none_or(|x| m >= x));
+        if !in_order {
+            return self.v2_records(b);
+        }
+        let s = &mut self.s;
+        s.null_keys = s.null_keys.saturating_add(part.null_keys);
+        s.tombstones = s.tombstones.saturating_add(part.tombstones);
+        s.key_bytes = s.key_bytes.saturating_add(part.key_bytes);
+        s.value_bytes = s.value_bytes.saturating_add(part.value_bytes);
+        s.records_with_headers = s.records_with_headers.saturating_add(part.records_with_headers);
+        s.headers = s.headers.saturating_add(part.headers);
+        if part.min_ts.is_some() {
+            s.min_timestamp = min_opt(s.min_timestamp, part.min_ts);
+            s.max_timestamp = s.max_timestamp.max(part.max_ts);
+            self.max_record_ts = self.max_record_ts.max(part.max_ts);
+        }
+        for (hash, size) in part.keyed {
+            self.key_seen(hash, size);
+        }
+        match part.failed {
+            Some(e) => self.undecodable(e),
+            None => self.codec_payload(h.compression(), b.payload_size(), part.uncompressed),
+        }
+    }
+
+    /// Count a data batch's records one by one, in order.
+    fn v2_records(&mut self, b: &RecordBatch<'_>) {
+        let h = *b.header();
         let mut scratch = std::mem::take(&mut self.scratch);
         match b.records(&mut scratch, &self.opts.limits) {
             Err(e) => self.undecodable(e),
@@ -748,7 +931,7 @@ impl Pass<'_> {
                 let compressed = h.compression().is_some_and(|c| c != Compression::None);
                 let payload = b.payload_size();
                 let mut failed = None;
-                while let Some(r) = records.next_record() {
+                while let Some(r) = records.next_shape() {
                     let r = match r {
                         Ok(r) => r,
                         Err(e) => {
@@ -756,12 +939,12 @@ impl Pass<'_> {
                             break;
                         }
                     };
-                    if !r.headers.is_empty() {
+                    if r.headers > 0 {
                         self.s.records_with_headers = self.s.records_with_headers.saturating_add(1);
-                        self.s.headers = self.s.headers.saturating_add(r.headers.len() as u64);
+                        self.s.headers = self.s.headers.saturating_add(r.headers as u64);
                     }
                     let rec_size = u64::try_from(r.length).unwrap_or(0);
-                    self.record(r.timestamp, r.key, r.value, rec_size);
+                    self.record(r.timestamp, r.key, r.value_len.map(|n| n as u64), rec_size);
                 }
                 if let Some(e) = failed {
                     self.undecodable(e);
@@ -803,7 +986,7 @@ impl Pass<'_> {
                         }
                     };
                     let msg = r.message;
-                    self.record(msg.timestamp, msg.key, msg.value, msg.size_in_bytes());
+                    self.record(msg.timestamp, msg.key, msg.value.map(|v| v.len() as u64), msg.size_in_bytes());
                 }
             }
         }
@@ -811,7 +994,10 @@ impl Pass<'_> {
 }
 
 /// The numbers of partition `p` of `log_dir`. `done` is told each
-/// segment's size once it is read (a progress bar).
+/// segment's size once it is read (a progress bar). `read_ahead` (the
+/// scheduler's [`crate::schedule::Pass::read_ahead`]): a segment larger
+/// than a slab is read ahead on its own thread and its batches counted in
+/// parallel, as `verify` does; the numbers are the same either way.
 /// `remote`: the log dir's remote log metadata (tiered partitions' local
 /// retention deletes only what it says remote storage holds).
 pub fn partition_stats(
@@ -819,6 +1005,7 @@ pub fn partition_stats(
     log_dir: &LogDir,
     remote: Option<&crate::rules::remote::RemoteLog>,
     opts: &Options,
+    read_ahead: bool,
     done: &mut dyn FnMut(u64),
 ) -> Result<Stats> {
     let compacted = compaction(p, log_dir) == Compaction::Compacted;
@@ -835,13 +1022,29 @@ pub fn partition_stats(
     };
     pass.s.partitions = 1;
     let mut last_offset = None;
+    let hll = SharedHll::new();
+    let keyed = pass.keys.is_some();
+    let limits = opts.limits;
+    // each item's part on any thread (in parallel when reading ahead)
+    let part = |scratch: &mut Vec<u8>, slab: &Slab, item: &SlabItem| {
+        part_of(slab.entry(item).as_ref(), scratch, &limits, &hll, keyed)
+    };
+    let mut scratch = Vec::new();
     for seg in &p.segments {
         pass.s.segments = pass.s.segments.saturating_add(1);
         pass.s.log_bytes = pass.s.log_bytes.saturating_add(seg.size);
-        // read in slabs, as verify reads (large reads, not one per batch)
-        let mut r = seg.reader(&opts.limits)?;
-        while let Some(slab) = r.next_slab(STATS_SLAB)? {
-            for item in &slab.items {
+        // read in slabs as verify reads: large reads, the next one read
+        // ahead while the batches of this one are counted in parallel
+        let r = seg.reader(&opts.limits)?;
+        let size = crate::schedule::slab_size(&opts.limits);
+        let read_ahead = read_ahead && seg.size > size as u64;
+        crate::schedule::slabs(r, size, read_ahead, |slab| {
+            let parts: Vec<Part> = if read_ahead {
+                slab.items.par_iter().map_init(Vec::new, |scratch, item| part(scratch, slab, item)).collect()
+            } else {
+                slab.items.iter().map(|item| part(&mut scratch, slab, item)).collect()
+            };
+            for (item, part) in slab.items.iter().zip(parts) {
                 let entry = match item {
                     SlabItem::Damage(d) => {
                         pass.s.damaged_bytes = pass.s.damaged_bytes.saturating_add(d.end.saturating_sub(d.start));
@@ -849,30 +1052,33 @@ pub fn partition_stats(
                     }
                     SlabItem::Entry { .. } => slab.entry(item),
                 };
-                match entry {
-                    Some(e) if !e.is_valid() => {
+                match (entry, part) {
+                    (Some(e), Part::BadCrc) => {
                         pass.s.bad_crc_batches = pass.s.bad_crc_batches.saturating_add(1);
                         pass.s.damaged_bytes = pass.s.damaged_bytes.saturating_add(e.size());
                     }
-                    Some(Entry::V2(b)) => {
+                    (Some(Entry::V2(b)), part) => {
                         last_offset = Some(b.header().last_offset());
-                        pass.v2(&b);
+                        match part {
+                            Part::V2(part) => pass.v2_part(&b, part),
+                            _ => pass.v2(&b),
+                        }
                     }
-                    Some(Entry::Legacy(m)) => {
+                    (Some(Entry::Legacy(m)), _) => {
                         last_offset = Some(m.offset);
                         pass.legacy(&m);
                     }
                     // (framed when the slab was read: not reached)
-                    None => {}
+                    (None, _) => {}
                 }
             }
-            r.recycle(slab);
-        }
+        })?;
         done(seg.size);
         if let Some(e) = pass.refused.take() {
             return Err(e.with_path(&seg.log));
         }
     }
+    hll.merge_into(&mut pass.s.hll);
     let mut s = pass.s;
     s.log_start_offset = (!p.segments.is_empty()).then(|| log_start_offset(p));
     s.local_log_start_offset = (!p.segments.is_empty()).then(|| crate::rules::log::local_log_start_offset(p));
@@ -1034,6 +1240,86 @@ pub fn utc(ms: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::builder::{BatchBuilder, NewRecord};
+
+    /// A partition of `batches` batches of 10 records (some compressed,
+    /// some with headers, null keys and tombstones) whose timestamps go
+    /// down now and then, within a batch and across batches; returns its
+    /// dir and the expected (out-of-order records, largest lag, min, max).
+    fn shuffled_partition(root: &Path, name: &str, batches: i64) -> (PathBuf, (u64, i64, i64, i64)) {
+        let dir = root.join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        let value = vec![7u8; 900];
+        let (mut out, mut expect, mut max) = (Vec::new(), (0u64, 0i64, i64::MAX, i64::MIN), None::<i64>);
+        for n in 0..batches {
+            let mut b = BatchBuilder::new(n * 10);
+            if n % 7 == 0 {
+                b.compression = Compression::Gzip;
+            }
+            for i in 0..10i64 {
+                // every 13th batch starts below what came before; every
+                // 5th has one record going back within it
+                let mut ts = 1_700_000_000_000 + n * 100 + i;
+                if n % 13 == 5 {
+                    ts -= 350;
+                }
+                if n % 5 == 1 && i == 4 {
+                    ts -= 3;
+                }
+                let key = format!("k{}", (n * 10 + i) % 97);
+                let key = (i != 2).then_some(key.as_bytes());
+                let value = (i != 3).then_some(&value[..]);
+                let headers: &[(&[u8], Option<&[u8]>)] = if i == 5 { &[(b"h", Some(b"v"))] } else { &[] };
+                b.push(&NewRecord { timestamp: ts, key, value, headers });
+                match max {
+                    Some(m) if ts < m => {
+                        expect.0 += 1;
+                        expect.1 = expect.1.max(m - ts);
+                    }
+                    _ => max = Some(ts),
+                }
+                expect.2 = expect.2.min(ts);
+                expect.3 = expect.3.max(ts);
+            }
+            out.extend(b.build());
+        }
+        std::fs::write(dir.join("00000000000000000000.log"), out).unwrap();
+        (dir, expect)
+    }
+
+    /// Counted in parallel (read ahead) or one by one, a partition's
+    /// numbers are the same, and its out-of-order records are those of the
+    /// partition's order.
+    #[test]
+    fn parallel_counting_is_exact() {
+        let tmp = tempfile::tempdir().unwrap();
+        let limits = Limits::default();
+        let opts = Options { top_producers: 5, now_ms: 1_800_000_000_000, limits, dedupe_buffer: 1 << 20 };
+        // (big enough to be read ahead: more than a slab)
+        let batches = (crate::schedule::slab_size(&limits) / 9000 + 50) as i64;
+        for name in ["t-0", "__consumer_offsets-0"] {
+            let (dir, expect) = shuffled_partition(tmp.path(), name, batches);
+            let log_dir = LogDir::read(tmp.path(), &limits);
+            let p = log_dir.open_partition(&dir).unwrap();
+            let json = |read_ahead| {
+                let s = partition_stats(&p, &log_dir, None, &opts, read_ahead, &mut |_| {}).unwrap();
+                serde_json::to_value(&s).unwrap()
+            };
+            let (parallel, one_by_one) = (json(true), json(false));
+            assert_eq!(parallel, one_by_one, "{name}");
+            assert_eq!(parallel["out_of_order_records"], expect.0, "{name}");
+            assert_eq!(parallel["max_timestamp_lag_ms"], expect.1, "{name}");
+            assert_eq!(parallel["records"], batches * 10, "{name}");
+            assert_eq!(parallel["null_keys"], batches, "{name}");
+            assert_eq!(parallel["tombstones"], batches, "{name}");
+            assert_eq!(parallel["headers"], batches, "{name}");
+            assert!(expect.0 > 0 && expect.2 < expect.3);
+            if name.starts_with("__") {
+                let superseded = parallel["reclaimable"]["superseded_records"].as_u64();
+                assert!(superseded.is_some_and(|n| n > 0), "{parallel}");
+            }
+        }
+    }
 
     #[test]
     fn hll_is_close() {

@@ -304,10 +304,6 @@ fn damage_kind(d: &Damage, is_active: bool, file_end: u64) -> (Kind, &'static st
     }
 }
 
-/// Bytes per slab: the unit read ahead on one thread while the previous one
-/// is checked on others.
-const SLAB: usize = 4 << 20;
-
 /// A finding made while checking an entry's contents, pushed in file order.
 struct Pending {
     position: Option<u64>,
@@ -579,64 +575,18 @@ impl<'a> SegmentChecker<'a> {
             }
         };
         reader.set_bounds(self.bounds);
-        // slabs as large as the memory budget allows when every thread
-        // holds a few (reading, checking, recycled)
-        let threads = rayon::current_num_threads().max(1) as u64;
-        let share = self.opts.limits.budget.total().checked_div(threads.saturating_mul(12)).unwrap_or(0);
-        let slab = usize::try_from(share).unwrap_or(SLAB).clamp(256 << 10, SLAB);
+        let slab = crate::schedule::slab_size(&self.opts.limits);
         let size = reader.end();
         self.summary.size = size;
         self.stats.files = self.stats.files.saturating_add(1);
         let read_ahead = self.opts.read_ahead && size > slab as u64;
-        if !read_ahead {
-            loop {
-                match reader.next_slab(slab) {
-                    Ok(Some(slab)) => {
-                        self.slab(&slab, false, size);
-                        progress(slab.span());
-                        reader.recycle(slab);
-                    }
-                    Ok(None) => break,
-                    Err(e) => {
-                        self.out.error(&self.seg.log, &e, Kind::IoError);
-                        self.summary.unreadable = true;
-                        break;
-                    }
-                }
-            }
-        } else {
-            std::thread::scope(|scope| {
-                let (tx, rx) = std::sync::mpsc::sync_channel(2);
-                // processed slabs go back to the reader, which reuses their buffers
-                let (back_tx, back_rx) = std::sync::mpsc::channel::<Slab>();
-                scope.spawn(move || {
-                    loop {
-                        if let Ok(done) = back_rx.try_recv() {
-                            reader.recycle(done);
-                        }
-                        let slab = reader.next_slab(slab);
-                        let stop = !matches!(slab, Ok(Some(_)));
-                        if tx.send(slab).is_err() || stop {
-                            break;
-                        }
-                    }
-                });
-                for slab in rx {
-                    match slab {
-                        Ok(Some(slab)) => {
-                            self.slab(&slab, true, size);
-                            progress(slab.span());
-                            let _ = back_tx.send(slab);
-                        }
-                        Ok(None) => break,
-                        Err(e) => {
-                            self.out.error(&self.seg.log, &e, Kind::IoError);
-                            self.summary.unreadable = true;
-                            break;
-                        }
-                    }
-                }
-            });
+        let walked = crate::schedule::slabs(reader, slab, read_ahead, |slab| {
+            self.slab(slab, read_ahead, size);
+            progress(slab.span());
+        });
+        if let Err(e) = walked {
+            self.out.error(&self.seg.log, &e, Kind::IoError);
+            self.summary.unreadable = true;
         }
         self.stats.bytes = self.stats.bytes.saturating_add(size);
         self.finish_indexes(size);
