@@ -424,3 +424,33 @@ fn a_live_broker_dir_has_no_missing_file_warnings() {
     assert!(said, "{json:?}");
     assert_eq!(b.stop(), 0);
 }
+
+/// `verify`, `stats` and `dump` count batches differently on one log dir,
+/// each by what it reads, and GUIDE's Conventions say so with the clean
+/// fixture's numbers: `logtool stats`, `logtool verify` and `logtool dump`
+/// on it, as JSON.
+#[test]
+fn each_command_counts_what_guide_says() {
+    let clean = fixtures().join("clean/logs");
+    let (_, dump) = run_json(&["dump", s(&clean)]);
+    let (_, verify) = run_json(&["verify", s(&clean)]);
+    let (_, stats) = run_json(&["stats", "--no-charts", s(&clean)]);
+    let batches_of = |pred: &dyn Fn(&str) -> bool| {
+        of_type(&dump, "batch").iter().filter(|b| pred(b["file"].as_str().unwrap())).count() as u64
+    };
+    let segments = batches_of(&|f| f.ends_with(".log"));
+    let snapshots = batches_of(&|f| f.contains("__cluster_metadata-0/") && f.ends_with(".checkpoint"));
+    let all = batches_of(&|_| true);
+    let total = stats.iter().find(|l| l["scope"] == "log_dir").unwrap()["batches"].as_u64().unwrap();
+    let checked = of_type(&verify, "summary")[0]["batches"].as_u64().unwrap();
+    let dumped = of_type(&dump, "summary")[0]["batches"].as_u64().unwrap();
+    assert_eq!(total, segments, "stats: the batches of .log segments");
+    assert_eq!(checked, segments + snapshots, "verify: those and the KRaft snapshots'");
+    assert_eq!(dumped, all, "dump: every file it prints");
+    assert!(dumped > checked && checked > total);
+    if std::env::var_os("LOGTOOL_FIXTURES").is_none() {
+        let guide = std::fs::read_to_string(crate::util::root().join("GUIDE.md")).unwrap();
+        let said = format!("{total}, {checked} and {dumped}");
+        assert!(guide.contains(&said), "GUIDE's Conventions should give the clean fixture's counts: {said}");
+    }
+}
