@@ -10,9 +10,9 @@
 //!
 //! Invariants: the records kept, their batches and the batch headers are
 //! what Kafka's cleaner keeps given the same files, configs and `now`;
-//! memory is the offset map (`memory`, allocated whole from the budget, as
-//! Kafka allocates its dedupe buffer) plus one batch and the new segment's
-//! indexes; a damaged batch or a v0/v1 message in the range ends the pass
+//! memory is the offset map (`memory`, granted whole from the budget, as
+//! Kafka allocates its dedupe buffer; its table grows with the keys, up to
+//! that) plus one batch and the new segment's indexes; a damaged batch or a v0/v1 message in the range ends the pass
 //! before anything is produced for its group (Kafka marks such a partition
 //! uncleanable).
 

@@ -125,23 +125,32 @@ pub fn group_segments_by_size(
     groups
 }
 
-/// `SkimpyOffsetMap`: the cleaner's map of key -> latest offset, as Kafka
-/// builds it: each key's MD5 (16 bytes) and an 8-byte offset in one flat
-/// table of `memory / 24` slots, probed first by the hash's successive
-/// ints, then linearly. A pass stops mapping once it holds
+/// `SkimpyOffsetMap`: the cleaner's map of key -> latest offset, holding
+/// as many keys as Kafka's does: `memory / 24` slots (a 16-byte hash and an
+/// 8-byte offset each), of which a pass maps at most
 /// [`OffsetMap::max_desired`] keys (`log.cleaner.io.buffer.load.factor`),
-/// which is how far one cleaning reaches. The table is allocated whole, as
-/// Kafka allocates its dedupe buffer: its memory is exactly what is given.
+/// which is how far one cleaning reaches. What a pass keeps depends only on
+/// which keys are equal and how many distinct keys fit, never on where a
+/// key's slot is, so this map differs from Kafka's where that cannot show:
+/// keys are hashed with XXH3-128 (Kafka: MD5, ten times the cost; both
+/// 128 bits), and the table grows with the keys mapped (doubling, open
+/// addressing at most half full) up to the `memory / 24` slots given
+/// instead of being allocated whole: a few keys stay in the CPU's caches
+/// (a table the size of the dedupe buffer costs a cache miss per record),
+/// and the memory is never more than what is given.
 #[derive(Debug)]
 pub struct OffsetMap {
-    table: Vec<u8>,
+    /// (hash, offset); a hash of 0 is an empty slot.
+    table: Vec<(u128, i64)>,
     slots: u32,
     entries: u32,
     latest_offset: i64,
 }
 
-/// Bytes per slot: the MD5 of a key and its offset.
+/// Bytes per slot of Kafka's map: the 16-byte hash of a key and its offset.
 const SLOT_BYTES: usize = 24;
+/// The table's first size, in slots (grown by doubling).
+const FIRST_SLOTS: usize = 1 << 10;
 /// `LogCleaner`'s default `log.cleaner.io.buffer.load.factor`.
 pub const DEFAULT_LOAD_FACTOR: f64 = 0.9;
 
@@ -151,12 +160,7 @@ impl OffsetMap {
     pub fn new(memory: u64) -> OffsetMap {
         let memory = usize::try_from(memory.min(i32::MAX as u64)).unwrap_or(0);
         let slots = memory.checked_div(SLOT_BYTES).unwrap_or(0);
-        OffsetMap {
-            table: vec![0; slots.saturating_mul(SLOT_BYTES)],
-            slots: u32::try_from(slots).unwrap_or(0),
-            entries: 0,
-            latest_offset: -1,
-        }
+        OffsetMap { table: Vec::new(), slots: u32::try_from(slots).unwrap_or(0), entries: 0, latest_offset: -1 }
     }
 
     /// Its slots.
@@ -185,69 +189,76 @@ impl OffsetMap {
         self.latest_offset = offset;
     }
 
-    /// `positionOf`: the byte position of the `attempt`th probe of `hash`.
-    fn position_of(&self, hash: &[u8; 16], attempt: u32) -> usize {
-        let at = attempt.min(12) as usize;
-        let word = hash.get(at..at.saturating_add(4)).and_then(|b| <[u8; 4]>::try_from(b).ok()).unwrap_or_default();
-        // Java's int arithmetic: the sum wraps; Utils.abs(MIN_VALUE) is 0
-        let probe =
-            i32::from_be_bytes(word).wrapping_add(i32::try_from(attempt.saturating_sub(12)).unwrap_or(i32::MAX));
-        let abs = if probe == i32::MIN { 0 } else { probe.unsigned_abs() };
-        let slot = abs.checked_rem(self.slots).unwrap_or(0) as usize;
-        slot.saturating_mul(SLOT_BYTES)
+    fn hash(key: &[u8]) -> u128 {
+        // (0 marks an empty slot)
+        xxhash_rust::xxh3::xxh3_128(key).max(1)
     }
 
-    fn slot(&self, pos: usize) -> &[u8] {
-        self.table.get(pos..pos.saturating_add(SLOT_BYTES)).unwrap_or_default()
-    }
-
-    fn hash(key: &[u8]) -> [u8; 16] {
-        use md5::Digest;
-        md5::Md5::digest(key).into()
+    /// The slot of `hash` in the table: where it is, or the empty one
+    /// where it would go (linear probing from its home slot; the table is
+    /// never full, see [`OffsetMap::put`]).
+    fn find(&self, hash: u128) -> Option<usize> {
+        let len = self.table.len();
+        // (the table's share of the hash's low 64 bits: a multiply, no division)
+        let home = (u128::from(hash as u64).wrapping_mul(len as u128) >> 64) as usize;
+        let probes = (home..len).chain(0..home);
+        probes.into_iter().find(|&i| self.table.get(i).is_some_and(|&(h, _)| h == hash || h == 0))
     }
 
     /// `get`: the offset of `key`, if mapped.
     pub fn get(&self, key: &[u8]) -> Option<i64> {
-        if self.slots == 0 {
-            return None;
-        }
         let hash = Self::hash(key);
-        let max_attempts = self.slots.saturating_add(12);
-        for attempt in 0..max_attempts {
-            let slot = self.slot(self.position_of(&hash, attempt));
-            if slot.iter().all(|b| *b == 0) {
-                return None;
-            }
-            if slot.get(..16) == Some(hash.as_slice()) {
-                return slot.get(16..24).and_then(|b| <[u8; 8]>::try_from(b).ok()).map(i64::from_be_bytes);
-            }
-        }
-        None
+        let (h, offset) = *self.table.get(self.find(hash)?)?;
+        (h == hash).then_some(offset)
     }
 
     /// `put`: map `key` to `offset` (its latest); false when the map is
     /// full (Kafka refuses the same way; a pass stops well before).
     pub fn put(&mut self, key: &[u8], offset: i64) -> bool {
+        let hash = Self::hash(key);
+        if let Some(i) = self.find(hash)
+            && let Some(slot) = self.table.get_mut(i)
+            && slot.0 == hash
+        {
+            slot.1 = offset;
+            self.latest_offset = offset;
+            return true;
+        }
         if self.entries >= self.slots {
             return false;
         }
-        let hash = Self::hash(key);
-        let mut attempt = 0u32;
-        loop {
-            let pos = self.position_of(&hash, attempt);
-            let slot = self.slot(pos);
-            let empty = slot.iter().all(|b| *b == 0);
-            if empty || slot.get(..16) == Some(hash.as_slice()) {
-                if let Some(s) = self.table.get_mut(pos..pos.saturating_add(SLOT_BYTES)) {
-                    s.iter_mut().zip(hash.iter().chain(offset.to_be_bytes().iter())).for_each(|(d, b)| *d = *b);
-                }
-                self.latest_offset = offset;
-                if empty {
-                    self.entries = self.entries.saturating_add(1);
-                }
-                return true;
+        // room for one more: at most half full, up to every slot given
+        let want = (self.entries as usize).saturating_add(1).saturating_mul(2).min(self.slots as usize);
+        if want > self.table.len() || self.table.len() == self.entries as usize {
+            self.grow(want);
+        }
+        let Some(i) = self.find(hash) else { return false };
+        if let Some(slot) = self.table.get_mut(i) {
+            *slot = (hash, offset);
+        }
+        self.entries = self.entries.saturating_add(1);
+        self.latest_offset = offset;
+        true
+    }
+
+    /// Rehash into a table of at least `want` slots (doubling, at most
+    /// `slots`).
+    fn grow(&mut self, want: usize) {
+        let mut len = self.table.len().max(FIRST_SLOTS);
+        while len < want {
+            len = len.saturating_mul(2);
+        }
+        let len = len.min(self.slots as usize).max(want);
+        if len <= self.table.len() {
+            return;
+        }
+        let old = std::mem::replace(&mut self.table, vec![(0, 0); len]);
+        for (h, offset) in old.into_iter().filter(|&(h, _)| h != 0) {
+            if let Some(i) = self.find(h)
+                && let Some(slot) = self.table.get_mut(i)
+            {
+                *slot = (h, offset);
             }
-            attempt = attempt.saturating_add(1);
         }
     }
 }
@@ -487,8 +498,18 @@ mod tests {
         assert!(!full.put(b"w", 4));
         assert_eq!((full.get(b"x"), full.get(b"y"), full.get(b"z"), full.get(b"w")), (Some(1), Some(2), Some(3), None));
         assert!(!OffsetMap::new(10).put(b"k", 0), "no slot at all");
-        // MD5, as Kafka hashes: the known digest of "abc"
-        assert_eq!(OffsetMap::hash(b"abc")[..4], [0x90, 0x01, 0x50, 0x98]);
+        // XXH3-128: the known hash of "abc"
+        assert_eq!(OffsetMap::hash(b"abc"), 0x06b05ab6733a618578af5f94892f3950);
+        // many keys: the table grows, each key's latest offset stays
+        let mut big = OffsetMap::new(24 * 100_000);
+        for round in 0..2i64 {
+            for k in 0..50_000i64 {
+                assert!(big.put(&k.to_be_bytes(), round * 100_000 + k));
+            }
+        }
+        assert_eq!(big.size(), 50_000);
+        assert!((0..50_000i64).all(|k| big.get(&k.to_be_bytes()) == Some(100_000 + k)));
+        assert_eq!(big.get(&(-1i64).to_be_bytes()), None);
     }
 
     fn entry(producer_id: i64, first: i64, last: i64) -> TxnIndexEntry {
