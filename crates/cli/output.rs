@@ -123,11 +123,18 @@ pub fn json_field(out: &mut Vec<u8>, name: &str, f: &Field<'_>) {
     }
 }
 
+#[inline(always)]
 pub fn json_int(out: &mut Vec<u8>, name: &str, v: impl itoa::Integer) {
+    let mut digits = itoa::Buffer::new();
+    let digits = digits.format(v).as_bytes();
+    out.reserve(name.len().saturating_add(digits.len()).saturating_add(4));
     out.extend_from_slice(b",\"");
     out.extend_from_slice(name.as_bytes());
     out.extend_from_slice(b"\":");
-    out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
+    // (a number is at most 20 bytes: pushed, not copied by a call)
+    for &d in digits {
+        out.push(d);
+    }
 }
 
 /// A file name as a JSON string, escaped once for all the lines of a file

@@ -757,17 +757,31 @@ impl<'s> Records<'s> {
             }
         }
         let h = self.header;
+        // a usual record by the quick path, anything else by the precise parser
         let parsed = match &mut self.src {
             Src::Plain(c) if c.is_empty() => {
                 Err(Error::at(c.position(), ErrorKind::RecordCount { declared: h.records_count, found: self.read }))
             }
-            Src::Plain(c) => parse_record(c).map(|r| Records::record_of(&h, r)),
-            Src::Stream(d, _) => {
-                let mut c = Cursor::new(d.available(), d.position(), End::Enclosing(self.what));
-                let r = parse_record(&mut c);
-                self.pending = c.consumed();
-                r.map(|r| Records::record_of(&h, r))
-            }
+            Src::Plain(c) => match fast_raw(c.rest()) {
+                Some((end, r)) => {
+                    // (within what the cursor holds: fast_raw checked it)
+                    let _ = c.skip(end, "record");
+                    Ok(Records::record_of(&h, r))
+                }
+                None => parse_record(c).map(|r| Records::record_of(&h, r)),
+            },
+            Src::Stream(d, _) => match fast_raw(d.available()) {
+                Some((end, r)) => {
+                    self.pending = end;
+                    Ok(Records::record_of(&h, r))
+                }
+                None => {
+                    let mut c = Cursor::new(d.available(), d.position(), End::Enclosing(self.what));
+                    let r = parse_record(&mut c);
+                    self.pending = c.consumed();
+                    r.map(|r| Records::record_of(&h, r))
+                }
+            },
         };
         match parsed {
             Ok(r) => {
@@ -1122,6 +1136,42 @@ fn fast_shape(data: &[u8]) -> Option<(usize, RawShape)> {
     (j == body.len()).then_some((end, shape))
 }
 
+/// One usual record at the start of `data`, read by the quick path: its end
+/// and its fields, exactly what [`parse_record`] reads of it (`None` for
+/// anything the precise parser must judge: a varint over 3 bytes, a bad
+/// length, a header with a null key, bytes left over).
+#[inline(always)]
+fn fast_raw(data: &[u8]) -> Option<(usize, RawRecord<'_>)> {
+    let mut i = 0usize;
+    let len = usize::try_from(quick_varint(data, &mut i)?).ok()?;
+    let end = i.checked_add(len).filter(|&e| e <= data.len())?;
+    let body = data.get(i..end)?;
+    let attributes = i8::from_be_bytes([*body.first()?]);
+    let mut j = 1usize;
+    let timestamp_delta = quick_varint(body, &mut j)?;
+    let offset_delta = i32::try_from(quick_varint(body, &mut j)?).ok()?;
+    let field = |j: &mut usize| -> Option<Option<&[u8]>> {
+        Some(quick_field(body, j)?.map(|(at, n)| body.get(at..at.saturating_add(n)).unwrap_or_default()))
+    };
+    let key = field(&mut j)?;
+    let value = field(&mut j)?;
+    let count = quick_varint(body, &mut j)?;
+    if count < 0 {
+        return None;
+    }
+    let headers_at = j;
+    for _ in 0..count {
+        quick_skip(body, &mut j, false)?;
+        quick_skip(body, &mut j, true)?;
+    }
+    if j != body.len() {
+        return None;
+    }
+    let headers = Headers { raw: body.get(headers_at..).unwrap_or_default(), count: usize::try_from(count).ok()? };
+    let length = i32::try_from(len).ok()?;
+    Some((end, RawRecord { length, attributes, timestamp_delta, offset_delta, key, value, headers }))
+}
+
 /// A nullable length-prefixed field at `buf[*i..]`: `Some(None)` when null,
 /// `Some(Some((start, len)))` else; `None` for what the precise parser
 /// must judge.
@@ -1384,6 +1434,65 @@ mod tests {
             }
         }
         assert!(ok > 1000, "only {ok} valid batches");
+    }
+
+    /// The quick paths of `next_record` and `next_shape` read exactly what
+    /// the precise parser reads, record by record, on valid and damaged
+    /// batches; where it fails, they fail at the same record.
+    #[test]
+    fn quick_record_paths_agree_with_the_precise_parser() {
+        use crate::builder::{BatchBuilder, NewRecord};
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let limits = Limits::default();
+        let (mut records, mut failed) = (0, 0);
+        for round in 0..3000 {
+            let mut b = BatchBuilder::new(100);
+            for k in 0..1 + next() % 12 {
+                let key = format!("k{k}");
+                let value = vec![b'v'; (next() % 300) as usize];
+                let h: &[(&[u8], Option<&[u8]>)] = if k % 3 == 0 { &[(b"h", Some(b"x")), (b"n", None)] } else { &[] };
+                let ts = 1_000_000 + (next() % 2_000_000) as i64;
+                let value = (k % 5 != 1).then_some(&value[..]);
+                b.push(&NewRecord { timestamp: ts, key: (k % 4 != 0).then_some(key.as_bytes()), value, headers: h });
+            }
+            let mut bytes = b.build();
+            for _ in 0..(round % 4) {
+                let at = 61 + (next() as usize) % (bytes.len() - 61);
+                bytes[at] = next() as u8;
+            }
+            let Ok(batch) = RecordBatch::parse(&bytes, 0) else { continue };
+            let h = *batch.header();
+            // the precise parser alone, record by record
+            let mut c = Cursor::new(&bytes[61..], 61, End::Enclosing("records"));
+            let mut precise = Vec::new();
+            for _ in 0..h.records_count.max(0) {
+                match parse_record(&mut c) {
+                    Ok(r) => precise.push(Some(Records::record_of(&h, r))),
+                    Err(_) => {
+                        precise.push(None);
+                        break;
+                    }
+                }
+            }
+            let (mut s1, mut s2) = (Vec::new(), Vec::new());
+            let mut quick = batch.records(&mut s1, &limits).unwrap();
+            let mut shapes = batch.records(&mut s2, &limits).unwrap();
+            for (i, want) in precise.iter().enumerate() {
+                let got = quick.next_record().and_then(|r| r.ok());
+                let shape = shapes.next_shape().and_then(|r| r.ok());
+                assert_eq!(got.as_ref(), want.as_ref(), "round {round} record {i}");
+                assert_eq!(shape, want.as_ref().map(RecordShape::from), "round {round} record {i}");
+                records += usize::from(want.is_some());
+                failed += usize::from(want.is_none());
+            }
+        }
+        assert!(records > 10_000 && failed > 100, "{records} records, {failed} failures");
     }
 
     /// Records around and far beyond the decoder's window, in every codec:
