@@ -16,7 +16,8 @@
 # (bench/chart: throughput of each command beside its reference; needs a
 # TrueType font, DejaVu Sans by default, or BENCH_FONT=FILE.ttf).
 #
-# Then runs bench/recovery.sh (crash recovery, its own data; 3 runs).
+# Then runs bench/recovery.sh (crash recovery, its own data; 3 runs) and
+# bench/compact.sh (compact vs Kafka's cleaner, its own data; 3 runs).
 #
 #   bench/real.sh [RUNS] [GIB]      (default 5, 3)
 set -euo pipefail
@@ -115,3 +116,7 @@ echo "Chart: docs/bench-real.png"
 # crash recovery: Kafka alone vs logtool recover --roll then Kafka
 echo
 bench/recovery.sh 3
+
+# compaction: logtool compact vs Kafka 3.9.1's own cleaner on the same dirty log
+echo
+bench/compact.sh 3
