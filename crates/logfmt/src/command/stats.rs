@@ -705,7 +705,7 @@ fn part_of(entry: Option<&Entry<'_>>, scratch: &mut Vec<u8>, limits: &Limits, hl
         }
     };
     let mut last_ts = i64::MIN;
-    while let Some(r) = records.next_shape() {
+    while let Some(r) = records.next_record() {
         let r = match r {
             Ok(r) => r,
             Err(e) => {
@@ -713,9 +713,9 @@ fn part_of(entry: Option<&Entry<'_>>, scratch: &mut Vec<u8>, limits: &Limits, hl
                 break;
             }
         };
-        if r.headers > 0 {
+        if !r.headers.is_empty() {
             part.records_with_headers = part.records_with_headers.saturating_add(1);
-            part.headers = part.headers.saturating_add(r.headers as u64);
+            part.headers = part.headers.saturating_add(r.headers.len() as u64);
         }
         match r.key {
             None => part.null_keys = part.null_keys.saturating_add(1),
@@ -728,9 +728,9 @@ fn part_of(entry: Option<&Entry<'_>>, scratch: &mut Vec<u8>, limits: &Limits, hl
                 }
             }
         }
-        match r.value_len {
+        match r.value {
             None => part.tombstones = part.tombstones.saturating_add(1),
-            Some(n) => part.value_bytes = part.value_bytes.saturating_add(n as u64),
+            Some(v) => part.value_bytes = part.value_bytes.saturating_add(v.len() as u64),
         }
         let ts = r.timestamp;
         if ts >= 0 {
@@ -931,7 +931,7 @@ impl Pass<'_> {
                 let compressed = h.compression().is_some_and(|c| c != Compression::None);
                 let payload = b.payload_size();
                 let mut failed = None;
-                while let Some(r) = records.next_shape() {
+                while let Some(r) = records.next_record() {
                     let r = match r {
                         Ok(r) => r,
                         Err(e) => {
@@ -939,12 +939,12 @@ impl Pass<'_> {
                             break;
                         }
                     };
-                    if r.headers > 0 {
+                    if !r.headers.is_empty() {
                         self.s.records_with_headers = self.s.records_with_headers.saturating_add(1);
-                        self.s.headers = self.s.headers.saturating_add(r.headers as u64);
+                        self.s.headers = self.s.headers.saturating_add(r.headers.len() as u64);
                     }
                     let rec_size = u64::try_from(r.length).unwrap_or(0);
-                    self.record(r.timestamp, r.key, r.value_len.map(|n| n as u64), rec_size);
+                    self.record(r.timestamp, r.key, r.value.map(|v| v.len() as u64), rec_size);
                 }
                 if let Some(e) = failed {
                     self.undecodable(e);

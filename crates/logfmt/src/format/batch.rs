@@ -796,43 +796,6 @@ impl<'s> Records<'s> {
         }
     }
 
-    /// The next record's shape (what `stats` counts: sizes, timestamp, key,
-    /// header count), read by the quick path where the record is a usual
-    /// one wholly at hand, else by [`Records::next_record`]: the same
-    /// records, the same errors, faster. `None` after the last one or
-    /// after an error.
-    pub fn next_shape(&mut self) -> Option<Result<RecordShape<'_>>> {
-        if !self.done && self.left > 0 {
-            let h = self.header;
-            let quick = match &mut self.src {
-                Src::Plain(c) => fast_shape(c.rest()),
-                Src::Stream(d, _) => {
-                    d.consume(std::mem::take(&mut self.pending));
-                    fast_shape(d.available())
-                }
-            };
-            if let Some((end, raw)) = quick {
-                self.left = self.left.saturating_sub(1);
-                self.read = self.read.saturating_add(1);
-                let data = match &mut self.src {
-                    Src::Plain(c) => {
-                        let rest = c.rest();
-                        // (within what the cursor holds: fast_shape checked it)
-                        let _ = c.skip(end, "record");
-                        rest
-                    }
-                    Src::Stream(d, _) => {
-                        // (consumed at the next call: the key borrows it)
-                        self.pending = end;
-                        d.available()
-                    }
-                };
-                return Some(Ok(RecordShape::of(&h, &raw, data)));
-            }
-        }
-        self.next_record().map(|r| r.map(|r| RecordShape::from(&r)))
-    }
-
     /// Check the remaining records without building them (what `verify`
     /// needs, several times faster than reading them one by one): the same
     /// checks, plus a summary. A record larger than the decoder's window is
@@ -1096,46 +1059,6 @@ fn fast_record(data: &[u8], mut i: usize) -> Option<(usize, i64, i32)> {
     (j == body.len()).then_some((end, ts_delta, offset_delta))
 }
 
-/// Where a usual record's fields are, found by [`fast_shape`].
-struct RawShape {
-    length: i32,
-    timestamp_delta: i64,
-    key: Option<(usize, usize)>,
-    value_len: Option<usize>,
-    headers: usize,
-}
-
-/// One usual record at the start of `data`: its end and shape (`None` for
-/// anything the precise parser must judge), as [`fast_record`] reads it.
-#[inline(always)]
-fn fast_shape(data: &[u8]) -> Option<(usize, RawShape)> {
-    let mut i = 0usize;
-    let len = usize::try_from(quick_varint(data, &mut i)?).ok()?;
-    let end = i.checked_add(len).filter(|&e| e <= data.len())?;
-    let body = data.get(i..end)?;
-    let mut j = 1usize; // attributes
-    let timestamp_delta = quick_varint(body, &mut j)?;
-    quick_varint(body, &mut j)?; // offset delta (any 21-bit value fits an i32)
-    let key = quick_field(body, &mut j)?.map(|(at, n)| (i.wrapping_add(at), n));
-    let value_len = quick_field(body, &mut j)?.map(|(_, n)| n);
-    let headers = quick_varint(body, &mut j)?;
-    if headers < 0 {
-        return None;
-    }
-    for _ in 0..headers {
-        quick_skip(body, &mut j, false)?;
-        quick_skip(body, &mut j, true)?;
-    }
-    let shape = RawShape {
-        length: i32::try_from(len).ok()?,
-        timestamp_delta,
-        key,
-        value_len,
-        headers: usize::try_from(headers).ok()?,
-    };
-    (j == body.len()).then_some((end, shape))
-}
-
 /// One usual record at the start of `data`, read by the quick path: its end
 /// and its fields, exactly what [`parse_record`] reads of it (`None` for
 /// anything the precise parser must judge: a varint over 3 bytes, a bad
@@ -1184,50 +1107,6 @@ fn quick_field(buf: &[u8], i: &mut usize) -> Option<Option<(usize, usize)>> {
             let at = *i;
             *i = at.checked_add(n).filter(|&e| e <= buf.len())?;
             Some(Some((at, n)))
-        }
-    }
-}
-
-/// What `stats` counts of a record: [`Records::next_shape`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RecordShape<'a> {
-    /// The record's length field (bytes after the length varint).
-    pub length: i32,
-    /// CreateTime: `base_timestamp + timestamp_delta`; LogAppendTime: the
-    /// batch's `max_timestamp` (as [`Record::timestamp`]).
-    pub timestamp: i64,
-    /// Key, `None` when null.
-    pub key: Option<&'a [u8]>,
-    /// Value length, `None` when null (a tombstone).
-    pub value_len: Option<usize>,
-    /// Number of headers.
-    pub headers: usize,
-}
-
-impl<'a> RecordShape<'a> {
-    fn of(h: &BatchHeader, raw: &RawShape, data: &'a [u8]) -> RecordShape<'a> {
-        let timestamp = match h.timestamp_type() {
-            TimestampType::LogAppendTime => h.max_timestamp,
-            _ => h.base_timestamp.wrapping_add(raw.timestamp_delta),
-        };
-        RecordShape {
-            length: raw.length,
-            timestamp,
-            key: raw.key.map(|(at, n)| data.get(at..at.saturating_add(n)).unwrap_or_default()),
-            value_len: raw.value_len,
-            headers: raw.headers,
-        }
-    }
-}
-
-impl<'a> From<&Record<'a>> for RecordShape<'a> {
-    fn from(r: &Record<'a>) -> RecordShape<'a> {
-        RecordShape {
-            length: r.length,
-            timestamp: r.timestamp,
-            key: r.key,
-            value_len: r.value.map(<[u8]>::len),
-            headers: r.headers.len(),
         }
     }
 }
@@ -1350,6 +1229,16 @@ fn parse_record<'a>(c: &mut Cursor<'a>) -> Result<RawRecord<'a>> {
 mod tests {
     use super::*;
 
+    /// A xorshift64 sequence from `seed` (test data that is the same every run).
+    fn xorshift(mut x: u64) -> impl FnMut() -> u64 {
+        move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        }
+    }
+
     /// What [`Records::summarize`] must say, from reading record by record.
     fn by_records(batch: &RecordBatch<'_>, limits: &Limits) -> std::result::Result<RecordsSummary, String> {
         let mut scratch = Vec::new();
@@ -1386,13 +1275,7 @@ mod tests {
     #[test]
     fn summarize_agrees_with_reading_record_by_record() {
         use crate::builder::{BatchBuilder, NewRecord};
-        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         let limits = Limits::default();
         let mut ok = 0;
         for round in 0..3000 {
@@ -1436,19 +1319,13 @@ mod tests {
         assert!(ok > 1000, "only {ok} valid batches");
     }
 
-    /// The quick paths of `next_record` and `next_shape` read exactly what
-    /// the precise parser reads, record by record, on valid and damaged
-    /// batches; where it fails, they fail at the same record.
+    /// The quick path of `next_record` reads exactly what the precise
+    /// parser reads, record by record, on valid and damaged batches; where
+    /// it fails, it fails at the same record.
     #[test]
     fn quick_record_paths_agree_with_the_precise_parser() {
         use crate::builder::{BatchBuilder, NewRecord};
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         let limits = Limits::default();
         let (mut records, mut failed) = (0, 0);
         for round in 0..3000 {
@@ -1480,14 +1357,11 @@ mod tests {
                     }
                 }
             }
-            let (mut s1, mut s2) = (Vec::new(), Vec::new());
-            let mut quick = batch.records(&mut s1, &limits).unwrap();
-            let mut shapes = batch.records(&mut s2, &limits).unwrap();
+            let mut scratch = Vec::new();
+            let mut quick = batch.records(&mut scratch, &limits).unwrap();
             for (i, want) in precise.iter().enumerate() {
                 let got = quick.next_record().and_then(|r| r.ok());
-                let shape = shapes.next_shape().and_then(|r| r.ok());
                 assert_eq!(got.as_ref(), want.as_ref(), "round {round} record {i}");
-                assert_eq!(shape, want.as_ref().map(RecordShape::from), "round {round} record {i}");
                 records += usize::from(want.is_some());
                 failed += usize::from(want.is_none());
             }
