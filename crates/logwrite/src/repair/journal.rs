@@ -694,6 +694,10 @@ fn relocate(dir: &Path, to: &Path) -> std::result::Result<(), RepairError> {
     let target = to.join(&name);
     fs::rename(&moving, &target).map_err(|e| io(e, &moving))?;
     fsync_dir(to)?;
+    // (the quarantine itself may be new: its entry too)
+    if let Some(parent) = to.parent() {
+        fsync_dir(parent)?;
+    }
     let from = dir.parent().unwrap_or(Path::new("/"));
     let doomed = from.join(format!("{PURGING}{name}"));
     fs::rename(dir, &doomed).map_err(|e| io(e, dir))?;
