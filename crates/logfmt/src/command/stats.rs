@@ -1296,11 +1296,18 @@ mod tests {
         let limits = Limits::default();
         let opts = Options { top_producers: 5, now_ms: 1_800_000_000_000, limits, dedupe_buffer: 1 << 20 };
         // (big enough to be read ahead: more than a slab)
-        let batches = (crate::schedule::slab_size(&limits) / 9000 + 50) as i64;
+        let batches = (crate::schedule::slab_size(&limits) / 6000 + 50) as i64;
         for name in ["t-0", "__consumer_offsets-0"] {
             let (dir, expect) = shuffled_partition(tmp.path(), name, batches);
             let log_dir = LogDir::read(tmp.path(), &limits);
             let p = log_dir.open_partition(&dir).unwrap();
+            // (else both runs would count one by one, and agree trivially)
+            assert!(
+                p.segments[0].size > crate::schedule::slab_size(&limits) as u64,
+                "{name}: not read ahead: {} bytes, slab {}",
+                p.segments[0].size,
+                crate::schedule::slab_size(&limits)
+            );
             let json = |read_ahead| {
                 let s = partition_stats(&p, &log_dir, None, &opts, read_ahead, &mut |_| {}).unwrap();
                 serde_json::to_value(&s).unwrap()
