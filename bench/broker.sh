@@ -13,13 +13,15 @@
 #   * peak RSS while 6 librdkafka consumers (bench/many_consumers.py) read the
 #     records at once, each asking for 100 MiB per fetch (fetch.max.bytes and
 #     max.partition.fetch.bytes): Kafka caps a response at its fetch.max.bytes
-#     (55 MiB) and sends from the file; logtool broker caps it too and holds
-#     every response being read or sent in one 32 MiB budget.
+#     (55 MiB) and sends from the file; logtool broker does the same
+#     (sendfile), holding only the rest of each response in memory.
 # Neither fsyncs on produce: Kafka's default flush policy leaves flushing to
 # the OS (log.flush.interval.messages is Long.MAX_VALUE), and logtool broker
 # fsyncs a segment only when it rolls or at the stop.
 #
 #   bench/broker.sh [RECORDS]      (default 2000000)
+# LOGTOOL_BIN=path runs that logtool instead of building this checkout's
+# (an older build beside this one: before/after).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . fixtures/kafka/lib.sh
@@ -29,8 +31,12 @@ KAFKA_JAVA_QUICK=
 kafka_libs
 interop_python
 records=${1:-2000000}
-cargo build --release --locked -q
-LT=$PWD/target/release/logtool
+if [ -n "${LOGTOOL_BIN:-}" ]; then
+  LT=$(realpath "$LOGTOOL_BIN")
+else
+  cargo build --release --locked -q
+  LT=$PWD/target/release/logtool
+fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/logtool-bench-broker.XXXXXX")
 trap 'kafka_cleanup; rm -rf "$work"' EXIT
 export KRAFT_QUORUM=static

@@ -3,7 +3,6 @@
 //! whose node leads every partition (error codes included).
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -19,10 +18,10 @@ use kafka_protocol::messages::metadata_response::{
 use kafka_protocol::messages::produce_response::{PartitionProduceResponse, TopicProduceResponse};
 use kafka_protocol::messages::*;
 use kafka_protocol::protocol::StrBytes;
-use tokio::sync::OwnedSemaphorePermit;
 
 use crate::Shared;
 use crate::store::{self, AppendResult};
+use crate::zerocopy::{self, FileSlice};
 
 /// Kafka's default `max.message.bytes`.
 const DEFAULT_MAX_MESSAGE_BYTES: usize = logfmt::rules::config::MESSAGE_MAX_BYTES;
@@ -447,23 +446,36 @@ pub fn list_offsets(sh: &Shared, version: i16, req: ListOffsetsRequest) -> ListO
     r
 }
 
+/// What a Fetch answers: the response, whose non-empty records are
+/// [`zerocopy::placeholder`]s of `slices` (sent from the segments).
+pub struct Fetched {
+    /// The response.
+    pub response: FetchResponse,
+    /// The segment bytes each placeholder stands for, by its index.
+    pub slices: Vec<Option<FileSlice>>,
+}
+
 /// Fetch, in an incremental fetch session or without (`sessions`): waits
 /// up to `max_wait_ms` for `min_bytes`; read_committed
 /// reads up to the last stable offset and is told the aborted
 /// transactions of what it reads (from the `.txnindex` files).
-pub async fn fetch(sh: &Shared, version: i16, req: FetchRequest) -> (FetchResponse, Option<OwnedSemaphorePermit>) {
+pub async fn fetch(sh: &Shared, version: i16, req: FetchRequest) -> Fetched {
     let plan = sh.fetch_sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner).plan(version, req);
     let (req, id, incremental) = match plan {
         crate::sessions::Plan::Read { request, id, incremental } => (request, id, incremental),
         crate::sessions::Plan::Error(code) => {
             let mut r = FetchResponse::default();
             r.error_code = code;
-            return (r, None);
+            return Fetched { response: r, slices: Vec::new() };
         }
     };
-    let (mut r, memory) = fetch_reading(sh, version, &req).await;
-    sh.fetch_sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner).answered(id, incremental, &mut r);
-    (r, memory)
+    let mut f = fetch_reading(sh, version, &req).await;
+    sh.fetch_sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner).answered(
+        id,
+        incremental,
+        &mut f.response,
+    );
+    f
 }
 
 /// Kafka's default broker `fetch.max.bytes` (55 MiB): the most record
@@ -471,48 +483,42 @@ pub async fn fetch(sh: &Shared, version: i16, req: FetchRequest) -> (FetchRespon
 /// (`KafkaApis.handleFetchRequest`: the request's `maxBytes` capped by it).
 pub const FETCH_MAX_BYTES: usize = 57_671_680;
 
-/// The memory every Fetch response being read, encoded or sent takes, all
-/// connections together (`Shared::fetch_memory`, in bytes): a response's
-/// records are read into memory, then encoded once more, so one response
-/// reserves twice its records limit, at most all of this.
+/// The memory every Fetch and ShareFetch response being encoded or sent
+/// takes of what it holds in memory, all connections together
+/// (`Shared::fetch_memory`, in bytes). A Fetch's records are not in it:
+/// they go from the segment files to the socket (`zerocopy`), so only the
+/// rest of its response is; a ShareFetch reads its records into memory,
+/// then encodes them once more, so it reserves twice its records limit.
 pub const FETCH_MEMORY: usize = 32 << 20;
 
-/// Read for `req` (every partition it names), waiting up to `max_wait_ms`
-/// for `min_bytes`. Each read first reserves memory from the broker's fetch
-/// budget (waiting for it while other responses hold it) and reads at most
-/// what it reserved; the reservation goes with the response, and is
-/// shrunk to the response's encoded size until it is sent (`server`).
-async fn fetch_reading(sh: &Shared, version: i16, req: &FetchRequest) -> (FetchResponse, Option<OwnedSemaphorePermit>) {
+/// Locate for `req` (every partition it names) what it reads, waiting up
+/// to `max_wait_ms` for `min_bytes`: the batches' headers are read, their
+/// records stay in the files until the response is sent.
+async fn fetch_reading(sh: &Shared, version: i16, req: &FetchRequest) -> Fetched {
     let wait = Duration::from_millis(u64::try_from(req.max_wait_ms.max(0)).unwrap_or(0));
     let deadline = tokio::time::Instant::from_std(crate::after(std::time::Instant::now(), wait));
     let asked = if version < 3 { usize::MAX } else { usize::try_from(req.max_bytes.max(0)).unwrap_or(0) };
-    let limit = asked.min(FETCH_MAX_BYTES).min(FETCH_MEMORY / 2);
-    let reserve = u32::try_from(limit.saturating_mul(2)).unwrap_or(u32::MAX);
-    let read = || async {
-        let memory = Arc::clone(&sh.fetch_memory).acquire_many_owned(reserve).await.ok();
-        let (r, bytes) = fetch_once(sh, version, req, limit);
-        (r, bytes, memory)
-    };
+    let limit = asked.min(FETCH_MAX_BYTES);
     loop {
         // registered before reading, so an append in between wakes us
         let notified = sh.appended.notified();
-        let (r, bytes, memory) = read().await;
+        let (f, bytes) = fetch_once(sh, version, req, limit);
         let min = usize::try_from(req.min_bytes.max(0)).unwrap_or(0);
         if bytes >= min.max(1) || tokio::time::Instant::now() >= deadline {
-            return (r, memory);
+            return f;
         }
-        drop((r, memory));
+        drop(f);
         if tokio::time::timeout_at(deadline, notified).await.is_err() {
-            let (r, _, memory) = read().await;
-            return (r, memory);
+            return fetch_once(sh, version, req, limit).0;
         }
     }
 }
 
 /// One read of every partition `req` names, at most `budget` record bytes
 /// in all (but the first batch, whole, as Kafka sends it: KIP-74).
-fn fetch_once(sh: &Shared, version: i16, req: &FetchRequest, mut budget: usize) -> (FetchResponse, usize) {
+fn fetch_once(sh: &Shared, version: i16, req: &FetchRequest, mut budget: usize) -> (Fetched, usize) {
     let mut r = FetchResponse::default();
+    let mut slices = Vec::new();
     let mut total = 0usize;
     for t in &req.topics {
         let mut tr = FetchableTopicResponse::default();
@@ -565,14 +571,14 @@ fn fetch_once(sh: &Shared, version: i16, req: &FetchRequest, mut budget: usize) 
             } else {
                 store.plan_read(name, p.partition, p.fetch_offset).ok().flatten()
             };
-            let mut data = Vec::new();
+            let mut found = None;
             while let Some(pl) = plan {
-                match store::read_batches(&pl, p.fetch_offset, limit, upper) {
-                    Ok((bytes, reached_end)) if bytes.is_empty() && reached_end => {
+                match store::locate_batches(&pl, p.fetch_offset, limit, upper) {
+                    Ok(l) if l.len == 0 && l.reached_end => {
                         plan = store.next_segment(name, p.partition, &pl.log);
                     }
-                    Ok((bytes, _)) => {
-                        data = bytes;
+                    Ok(l) => {
+                        found = Some(l);
                         plan = None;
                     }
                     Err(_) => {
@@ -582,7 +588,7 @@ fn fetch_once(sh: &Shared, version: i16, req: &FetchRequest, mut budget: usize) 
                 }
             }
             if req.isolation_level == 1
-                && let Some(after) = store::end_of_batches(&data)
+                && let Some(after) = found.as_ref().and_then(|l| l.next_offset)
             {
                 let aborted = store.aborted_transactions(name, p.partition, p.fetch_offset, after);
                 pd.aborted_transactions = Some(
@@ -599,17 +605,18 @@ fn fetch_once(sh: &Shared, version: i16, req: &FetchRequest, mut budget: usize) 
             }
             drop(store);
             // KIP-74: the first batch goes whole even past the limits
-            if total > 0 && data.len() > budget {
-                data.clear();
+            if let Some(l) = found.filter(|l| l.len > 0 && (total == 0 || l.len <= budget as u64)) {
+                let len = usize::try_from(l.len).unwrap_or(usize::MAX);
+                budget = budget.saturating_sub(len);
+                total = total.saturating_add(len);
+                pd.records = Some(zerocopy::placeholder(slices.len()));
+                slices.push(Some(FileSlice { file: l.file, position: l.position, len: l.len }));
             }
-            budget = budget.saturating_sub(data.len());
-            total = total.saturating_add(data.len());
-            pd.records = Some(Bytes::from(data));
             tr.partitions.push(pd);
         }
         r.responses.push(tr);
     }
-    (r, total)
+    (Fetched { response: r, slices }, total)
 }
 
 /// `ConfigResource.Type.TOPIC`.

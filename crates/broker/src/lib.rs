@@ -31,6 +31,7 @@ mod store;
 mod txn;
 mod txn_api;
 mod versions;
+mod zerocopy;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

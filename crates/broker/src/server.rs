@@ -14,12 +14,13 @@
 use std::sync::Arc;
 
 use bytes::{Bytes, BytesMut};
-use kafka_protocol::messages::{ApiKey, RequestHeader, RequestKind, ResponseHeader, ResponseKind};
+use kafka_protocol::messages::{ApiKey, FetchResponse, RequestHeader, RequestKind, ResponseHeader, ResponseKind};
 use kafka_protocol::protocol::{Decodable, Encodable};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::OwnedSemaphorePermit;
 
+use crate::zerocopy::{self, Part, Response};
 use crate::{Shared, consumer_api, faults, generic, group_api, handlers, share_api, txn_api, versions};
 
 /// Kafka's default `socket.request.max.bytes` (100 MiB).
@@ -81,8 +82,20 @@ pub async fn connection(mut stream: TcpStream, sh: Arc<Shared>) {
             Ok(n) => n,
             Err(_) => return,
         };
-        if stream.write_i32(len).await.is_err() || stream.write_all(&response).await.is_err() {
+        if stream.write_i32(len).await.is_err() {
             return;
+        }
+        for part in &response.parts {
+            let sent = match part {
+                Part::Bytes(b) => stream.write_all(b).await,
+                Part::File(f) => zerocopy::send_file(&stream, f).await,
+            };
+            if let Err(e) = sent {
+                if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                    close(&peer, e);
+                }
+                return;
+            }
         }
     }
 }
@@ -187,9 +200,9 @@ fn unimplemented(key: ApiKey, version: i16, correlation_id: i32, frame: Bytes) -
     with_header(key, version, correlation_id, &answer)
 }
 
-/// A response's bytes (after the size), and the fetch memory it holds
-/// until it is sent.
-type Answer = (Bytes, Option<OwnedSemaphorePermit>);
+/// A response (after the size), and the fetch memory it holds until it is
+/// sent.
+type Answer = (Response, Option<OwnedSemaphorePermit>);
 
 /// One request: its response bytes (after the size), `None` when none is
 /// sent (acks=0), or why the connection closes.
@@ -201,14 +214,14 @@ async fn handle(sh: &Shared, frame: Bytes, peer: &str) -> Result<Option<Answer>,
     };
     let key = ApiKey::try_from(api_key).map_err(|_| format!("unknown API key {api_key}"))?;
     let Some(supported) = versions::supported(key, sh.kafka4) else {
-        return unimplemented(key, version, correlation_id, frame).map(|b| Some((b, None)));
+        return unimplemented(key, version, correlation_id, frame).map(|b| Some((Response::from_bytes(b), None)));
     };
     if key == ApiKey::ApiVersions && version > supported.max {
         let body = ResponseKind::ApiVersions(handlers::api_versions(
             sh,
             kafka_protocol::ResponseError::UnsupportedVersion.code(),
         ));
-        return encode(key, 0, correlation_id, &body).map(|b| Some((b, None)));
+        return encode(key, 0, correlation_id, &body).map(|b| Some((Response::from_bytes(b), None)));
     }
     if version < supported.min || version > supported.max {
         return Err(format!(
@@ -236,11 +249,11 @@ async fn handle(sh: &Shared, frame: Bytes, peer: &str) -> Result<Option<Answer>,
     }
     let body = buf.clone();
     if key == ApiKey::DescribeShareGroupOffsets {
-        return share_offsets(sh, version, correlation_id, &body).map(|b| Some((b, None)));
+        return share_offsets(sh, version, correlation_id, &body).map(|b| Some((Response::from_bytes(b), None)));
     }
     let request = RequestKind::decode(key, &mut buf, version).map_err(|e| format!("{key:?} v{version}: {e}"))?;
     if let Some(answer) = fault(sh, (key, version, correlation_id), &request, &body).await? {
-        return Ok(Some((answer, None)));
+        return Ok(Some((Response::from_bytes(answer), None)));
     }
     let mut memory = None;
     let response = match request {
@@ -298,9 +311,8 @@ async fn handle(sh: &Shared, frame: Bytes, peer: &str) -> Result<Option<Answer>,
         }
         RequestKind::ListTransactions(r) => ResponseKind::ListTransactions(txn_api::list_transactions(sh, &r)),
         RequestKind::Fetch(r) => {
-            let (r, held) = handlers::fetch(sh, version, r).await;
-            memory = held;
-            ResponseKind::Fetch(r)
+            let fetched = handlers::fetch(sh, version, r).await;
+            return fetch_answer(sh, (key, version, correlation_id), fetched).await.map(Some);
         }
         other => return Err(format!("{:?} is not supported by logtool broker", std::mem::discriminant(&other))),
     };
@@ -311,5 +323,44 @@ async fn handle(sh: &Shared, frame: Bytes, peer: &str) -> Result<Option<Answer>,
     if let Some(m) = &mut memory {
         drop(m.split(m.num_permits().saturating_sub(bytes.len())));
     }
-    Ok(Some((bytes, memory)))
+    Ok(Some((Response::from_bytes(bytes), memory)))
+}
+
+/// A Fetch response: encoded with its records' placeholders, which are then
+/// spliced for the segment bytes they stand for (`zerocopy`); holding, until
+/// it is sent, fetch memory for what it holds in memory. When the encoding
+/// does not splice (other bytes that spell a placeholder), the records are
+/// read into memory and encoded with it (reserving twice them of the fetch
+/// memory, at most all of it).
+async fn fetch_answer(
+    sh: &Shared,
+    (key, version, correlation_id): (ApiKey, i16, i32),
+    mut fetched: handlers::Fetched,
+) -> Result<Answer, String> {
+    let flexible = key.response_header_version(version) >= 1;
+    let expected: Vec<usize> = fetched_records(&fetched.response).filter_map(zerocopy::placeholder_index).collect();
+    let reserve = |bytes: usize| {
+        Arc::clone(&sh.fetch_memory).acquire_many_owned(u32::try_from(bytes.min(handlers::FETCH_MEMORY)).unwrap_or(0))
+    };
+    let encoded = encode(key, version, correlation_id, &ResponseKind::Fetch(fetched.response.clone()))?;
+    let memory = reserve(encoded.len()).await.ok();
+    if let Some(r) = zerocopy::splice(encoded, &mut fetched.slices, &expected, flexible) {
+        return Ok((r, memory));
+    }
+    drop(memory);
+    let read: usize = fetched.slices.iter().flatten().map(|s| usize::try_from(s.len).unwrap_or(usize::MAX)).sum();
+    let memory = reserve(read.saturating_mul(2)).await.ok();
+    for p in fetched.response.responses.iter_mut().flat_map(|t| t.partitions.iter_mut()) {
+        let Some(i) = p.records.as_deref().and_then(zerocopy::placeholder_index) else { continue };
+        let s = fetched.slices.get(i).and_then(Option::as_ref).ok_or("Fetch: a placeholder without its records")?;
+        let bytes = crate::store::read_slice(s).map_err(|e| format!("Fetch: reading a segment: {e}"))?;
+        p.records = Some(Bytes::from(bytes));
+    }
+    let bytes = encode(key, version, correlation_id, &ResponseKind::Fetch(fetched.response))?;
+    Ok((Response::from_bytes(bytes), memory))
+}
+
+/// The records fields of a Fetch response.
+fn fetched_records(r: &FetchResponse) -> impl Iterator<Item = &[u8]> {
+    r.responses.iter().flat_map(|t| t.partitions.iter()).filter_map(|p| p.records.as_deref())
 }

@@ -13,7 +13,7 @@
 //! serves again a dir this broker or a single-node Kafka left.
 
 use std::collections::BTreeMap;
-use std::io::{Read, Seek, SeekFrom};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use kmsg::records::{PartitionChangeRecord, RemoveTopicRecord};
@@ -1243,20 +1243,41 @@ pub fn batch_ranges(mut data: &[u8]) -> Vec<(i64, i64, usize)> {
     out
 }
 
-/// Read the batches of `plan` that hold offsets from `offset` on, at most
+/// Where the batches a read takes lie: `len` bytes of the open segment
+/// `file` from `position`. The file stays readable through this handle
+/// when retention deletes the segment or compaction replaces it after
+/// the plan (as Kafka's `FileRecords` slice keeps its channel).
+pub struct Located {
+    /// The segment, open.
+    pub file: std::fs::File,
+    /// The first byte of the first batch taken.
+    pub position: u64,
+    /// The bytes of the whole batches taken (0: none).
+    pub len: u64,
+    /// Whether the read stopped at the end of the plan (rather than at
+    /// the limit or at `stable`).
+    pub reached_end: bool,
+    /// The offset after the last batch taken.
+    pub next_offset: Option<i64>,
+}
+
+/// The batches of `plan` that hold offsets from `offset` on, at most
 /// `max_bytes` (but always the first whole batch, as Kafka does), stopping
-/// before `stable` (an offset not to reach: the high watermark).
-pub fn read_batches(plan: &ReadPlan, offset: i64, max_bytes: usize, stable: i64) -> std::io::Result<(Vec<u8>, bool)> {
+/// before `stable` (an offset not to reach: the high watermark), found by
+/// their headers alone (`FileRecords.slice` over `batchesFrom`): no record
+/// byte is read.
+pub fn locate_batches(plan: &ReadPlan, offset: i64, max_bytes: usize, stable: i64) -> std::io::Result<Located> {
     use logfmt::spec::batch as layout;
-    let mut f = std::fs::File::open(&plan.log)?;
+    use std::os::unix::fs::FileExt;
+    let file = std::fs::File::open(&plan.log)?;
     let mut pos = plan.position;
     let mut start: Option<u64> = None;
     let mut stop = pos;
+    let mut next_offset = None;
     let mut head = [0u8; Framing::SIZE];
     let mut reached_end = true;
     while pos.saturating_add(head.len() as u64) <= plan.end {
-        f.seek(SeekFrom::Start(pos))?;
-        f.read_exact(&mut head)?;
+        file.read_exact_at(&mut head, pos)?;
         let Some(b) = Framing::read(&head) else { break };
         let (base, size) = (b.base_offset, b.size());
         if size < layout::RECORD_BATCH_OVERHEAD as u64 || pos.saturating_add(size) > plan.end {
@@ -1277,14 +1298,35 @@ pub fn read_batches(plan: &ReadPlan, offset: i64, max_bytes: usize, stable: i64)
         pos = pos.saturating_add(size);
         if start.is_some() {
             stop = pos;
+            next_offset = Some(b.next_offset());
         }
     }
-    let Some(from) = start else { return Ok((Vec::new(), reached_end)) };
-    let len = usize::try_from(stop.saturating_sub(from)).unwrap_or(0);
-    let mut out = vec![0u8; len];
-    f.seek(SeekFrom::Start(from))?;
-    f.read_exact(&mut out)?;
-    Ok((out, reached_end))
+    let position = start.unwrap_or(stop);
+    Ok(Located { file, position, len: stop.saturating_sub(position), reached_end, next_offset })
+}
+
+/// Read the batches [`locate_batches`] finds into memory.
+pub fn read_batches(plan: &ReadPlan, offset: i64, max_bytes: usize, stable: i64) -> std::io::Result<(Vec<u8>, bool)> {
+    let located = locate_batches(plan, offset, max_bytes, stable)?;
+    Ok((read_located(&located)?, located.reached_end))
+}
+
+/// The bytes [`locate_batches`] found.
+fn read_located(l: &Located) -> std::io::Result<Vec<u8>> {
+    read_at(&l.file, l.position, l.len)
+}
+
+/// The bytes of a Fetch's slice, read into memory.
+pub fn read_slice(s: &crate::zerocopy::FileSlice) -> std::io::Result<Vec<u8>> {
+    read_at(&s.file, s.position, s.len)
+}
+
+/// `len` bytes of `file` from `position`.
+fn read_at(file: &std::fs::File, position: u64, len: u64) -> std::io::Result<Vec<u8>> {
+    use std::os::unix::fs::FileExt;
+    let mut out = vec![0u8; usize::try_from(len).unwrap_or(0)];
+    file.read_exact_at(&mut out, position)?;
+    Ok(out)
 }
 
 /// The release whose cluster the metadata `meta` of a dir is, when the
