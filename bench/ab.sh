@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# A refactor's speed: bench/real.sh's dump and verify rows run by the
-# logtool built at BASE and by the working tree's, alternately, on the data
-# a real Kafka 3.9.1 wrote (bench/kafka-data.sh; made once, cached). Page
-# cache warm, output to /dev/null; median and spread (min-max) of RUNS runs
-# each, and the new binary's median as a share of the old one's.
+# A refactor's speed: bench/real.sh's dump, verify, stats and compact rows
+# run by the logtool built at BASE and by the working tree's, alternately,
+# on the data a real Kafka 3.9.1 wrote (bench/kafka-data.sh; made once,
+# cached; compact on bench/compact.sh's dirty log when it was made, a fresh
+# copy before each run, the copy not timed). Page cache warm, output to
+# /dev/null; median and spread (min-max) of RUNS runs each, and the new
+# binary's median as a share of the old one's.
 #
 #   bench/ab.sh [BASE] [RUNS] [GIB]     (default HEAD, 7, 1)
 set -euo pipefail
@@ -39,6 +41,27 @@ row() { # WHAT ARGS...
     a+=("$(ms "$old" "$@")")
     b+=("$(ms "$new" "$@")")
   done
+  report "$what"
+}
+dirty=$PWD/target/bench-data/compact-3.9.1-1024/input
+compacted() { # LOGTOOL: ms of compact --execute on a fresh copy of the dirty log
+  rm -rf "$work/c" "$work/c.logtool-quarantine"
+  cp -a "$dirty" "$work/c"
+  sync
+  ms "$1" compact --execute -q "$work/c"
+}
+compact_row() {
+  local i a=() b=()
+  [ -d "$dirty" ] || return 0
+  for i in $(seq "$runs"); do
+    a+=("$(compacted "$old")")
+    b+=("$(compacted "$new")")
+  done
+  rm -rf "$work/c" "$work/c.logtool-quarantine"
+  report "compact --execute, bench/compact.sh's dirty log"
+}
+report() { # WHAT (the runs: the caller's a and b)
+  local what=$1
   read -r om omin omax < <(printf '%s\n' "${a[@]}" | stats)
   read -r nm nmin nmax < <(printf '%s\n' "${b[@]}" | stats)
   printf '| %s | %s ms (%s-%s) | %s ms (%s-%s) | %s%% |\n' "$what" "$om" "$omin" "$omax" "$nm" "$nmin" "$nmax" \
@@ -53,3 +76,7 @@ row "dump --deep (table), 32 MiB" dump --deep --max-bytes "$max" "$seg"
 row "dump (batches), 32 MiB" dump --max-bytes "$max" "$seg"
 row "dump --format json, one 1 GiB segment" dump --format json "$seg"
 row "verify, one 1 GiB segment" verify -q "$seg"
+row "verify, the partition" verify -q "$logs/plain-0"
+row "verify, the log dir, 2 threads" verify -q -j 2 "$logs"
+row "stats, the log dir, 2 threads" stats -q --no-charts -j 2 "$logs"
+compact_row
