@@ -2,12 +2,13 @@
 # The layers the compiler does not enforce, checked. Fails with the lines
 # that cross one.
 #
-# 1. The CLI asks the libraries' command modules (logfmt::groups,
-#    logfmt::verify, logwrite::repair, ...), never Kafka's rules directly: a
+# 1. The CLI asks the libraries' command modules (inspect::groups,
+#    inspect::verify, logwrite::repair, ...), never Kafka's rules directly: a
 #    rule the CLI named would be one a command re-derives beside the library.
 # 2. logfmt's layers are its folders, lowest first: util, format, model,
-#    rules, command. A file names (`crate::X`) only modules of its own layer
-#    or lower ones; and `rules` implements no `Report` (how a rule's answer
+#    rules (the commands on them are the `inspect` crate, which Cargo keeps
+#    above). A file names (`crate::X`) only modules of its own layer or
+#    lower ones; and `rules` implements no `Report` (how a rule's answer
 #    reads is the commands' business).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,7 +28,7 @@ else
 fi
 
 src=crates/logfmt/src
-layers=(util format model rules command)
+layers=(util format model rules)
 declare -A rank=()
 for i in "${!layers[@]}"; do
   l=${layers[$i]}
@@ -60,9 +61,9 @@ if [ -n "$presenting" ]; then
   crossed=1
 fi
 if [ $crossed = 1 ]; then
-  echo "logfmt: a layer names a higher one (util < format < model < rules < command):" >&2
+  echo "logfmt: a layer names a higher one (util < format < model < rules):" >&2
   status=1
 else
-  echo "layers: logfmt's util < format < model < rules < command hold"
+  echo "layers: logfmt's util < format < model < rules hold; inspect above them"
 fi
 exit $status

@@ -398,7 +398,7 @@ pub enum Decode {
 }
 
 /// A half-open offset range `[start, end)`.
-pub use logfmt::dump::OffsetRange;
+pub use inspect::dump::OffsetRange;
 
 fn parse_regex(s: &str) -> Result<regex::bytes::Regex, String> {
     regex::bytes::Regex::new(s).map_err(|e| e.to_string())

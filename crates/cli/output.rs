@@ -1080,7 +1080,7 @@ mod tests {
 
     #[test]
     fn detail_columns_go_before_numbers() {
-        let header: Vec<String> = logfmt::groups::LAG_COLUMNS.iter().map(|s| s.to_string()).collect();
+        let header: Vec<String> = inspect::groups::LAG_COLUMNS.iter().map(|s| s.to_string()).collect();
         let rows: Vec<Vec<String>> = (0..3)
             .map(|p| {
                 let p = p.to_string();

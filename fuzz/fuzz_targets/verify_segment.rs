@@ -19,13 +19,13 @@ fuzz_target!(|data: &[u8]| {
     if std::fs::write(&seg, log).is_err() {
         return;
     }
-    let opts = logfmt::verify::Options {
+    let opts = inspect::verify::Options {
         limits: logfmt::Limits { max_decompressed_size: 1 << 20, ..logfmt::Limits::default() },
         max_per_kind: 10,
         read_ahead: false,
         kafka_version: None,
     };
     let log_dir = logfmt::partition::LogDir::read(dir.path(), &opts.limits);
-    let _ = logfmt::verify::check_partition(&part, &log_dir, &opts, &|_| {});
-    let _ = logfmt::verify::check_file(&seg, &opts, &|_| {});
+    let _ = inspect::verify::check_partition(&part, &log_dir, &opts, &|_| {});
+    let _ = inspect::verify::check_file(&seg, &opts, &|_| {});
 });

@@ -1,4 +1,4 @@
-//! `logtool groups`: the arguments, and the lines of `logfmt::groups`
+//! `logtool groups`: the arguments, and the lines of `inspect::groups`
 //! (groups of every type as the coordinators load them, committed offsets
 //! and lag, share partitions' start offsets and lag; `--which`: the
 //! partition a group's records go to) printed.
@@ -7,7 +7,7 @@ use std::io::{self, BufWriter};
 
 use std::collections::HashMap;
 
-use logfmt::groups::{Coordinators, GroupLine, GroupsLine};
+use inspect::groups::{Coordinators, GroupLine, GroupsLine};
 use logfmt::partition::open_log_dirs;
 use logfmt::report::{Report, Shown};
 use serde::Serialize;

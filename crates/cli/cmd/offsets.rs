@@ -91,7 +91,7 @@ pub fn run(global: &GlobalOpts, args: &OffsetForTimeArgs) -> anyhow::Result<Stat
             missing |= a.offset.is_none();
             // (JSON keeps the query as given; tables show the instant used)
             let text = if global.format == crate::args::Format::Json { &q.text } else { &q.shown };
-            out.report(&p.line(text, q.spec, a))?;
+            out.report(&inspect::offsets::line(&p, text, q.spec, a))?;
         }
     }
     out.finish()?;

@@ -1,6 +1,6 @@
 //! `logtool stats`: what partitions hold, in numbers and pictures.
 //!
-//! The numbers are `logfmt::stats` (one bounded-memory pass per partition,
+//! The numbers are `inspect::stats` (one bounded-memory pass per partition,
 //! partitions in parallel); this module owns the command's arguments, sums
 //! partitions per log dir and in total, draws the terminal charts
 //! (histograms, a sparkline) and the `--chart` file (plotters: PNG or SVG).
@@ -14,11 +14,11 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use clap::Args;
+use inspect::schedule;
+use inspect::stats::{self, Histogram, Stats, Timeline};
 use logfmt::offsets::RemoteLog;
 use logfmt::partition::{LogDir, Targets};
 use logfmt::report::{grouped, human_bytes};
-use logfmt::schedule;
-use logfmt::stats::{self, Histogram, Stats, Timeline};
 
 use crate::args::{GlobalOpts, LimitArgs};
 use crate::exit::Status;
@@ -102,7 +102,7 @@ pub fn run(global: &GlobalOpts, args: &StatsArgs) -> anyhow::Result<Status> {
     let total_bytes: u64 = work.iter().map(|(_, size)| size).sum();
     let dirs: Vec<&PathBuf> = work.iter().map(|((_, _, d), _)| *d).collect();
     let progress = Progress::new(total_bytes, global.quiet);
-    // on `logfmt::schedule`'s pool: a partition the memory budget refused
+    // on `inspect::schedule`'s pool: a partition the memory budget refused
     // while other threads held memory is read again alone, so the numbers
     // do not depend on timing
     let one = |(ld, remote, dir): &Work<'_>, pass: schedule::Pass| -> logfmt::Result<Stats> {
@@ -365,8 +365,8 @@ mod chart {
     use std::sync::OnceLock;
 
     use anyhow::{anyhow, bail};
+    use inspect::stats::{self, Stats};
     use logfmt::report::human_bytes;
-    use logfmt::stats::{self, Stats};
     use plotters::coord::Shift;
     use plotters::prelude::*;
     use plotters::style::{FontStyle, register_font};

@@ -5,9 +5,9 @@
 
 use std::io::{self, BufWriter};
 
+use inspect::txns::{Coordinator, INCOMPLETE, TxnsSummaryLine, partition_txns};
 use logfmt::internal::TRANSACTION_STATE_TOPIC;
 use logfmt::partition::{Partition, open_log_dirs};
-use logfmt::txns::{Coordinator, INCOMPLETE, TxnsSummaryLine, partition_txns};
 
 use clap::Args;
 
@@ -54,7 +54,7 @@ pub fn run(global: &GlobalOpts, args: &TxnsArgs) -> anyhow::Result<Status> {
     let coordinator = if coordinator_parts.is_empty() {
         None
     } else {
-        Some(logfmt::txns::load_coordinator(&coordinator_parts, &limits, &mut |n| progress.inc(n))?)
+        Some(inspect::txns::load_coordinator(&coordinator_parts, &limits, &mut |n| progress.inc(n))?)
     };
     let coordinator_view = Coordinator::new(coordinator.as_ref());
     let (mut open, mut hanging) = (0usize, 0usize);

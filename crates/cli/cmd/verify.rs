@@ -11,11 +11,11 @@ use std::time::Instant;
 
 use std::sync::Arc;
 
+use inspect::schedule::{self, Pass};
+use inspect::verify::{self, Kind, Options, Report, Severity, StartPlanLine, VerifySummaryLine};
 use logfmt::KafkaVersion as Version;
 use logfmt::logdir::{self, LogDirEntry, Target};
 use logfmt::partition::LogDir;
-use logfmt::schedule::{self, Pass};
-use logfmt::verify::{self, Kind, Options, Report, Severity, StartPlanLine, VerifySummaryLine};
 
 use clap::{Args, ValueEnum};
 
@@ -97,7 +97,7 @@ fn version_of(log_dir: &LogDir, opts: &Options) -> (Version, String) {
         (Some(_), _) => "--kafka-version".to_string(),
         (None, Some(level)) => format!(
             "the dir's metadata.version {}",
-            logfmt::verify::metadata_version_name(level).unwrap_or("(unknown)")
+            inspect::verify::metadata_version_name(level).unwrap_or("(unknown)")
         ),
         (None, None) => "no metadata.version here: the default".to_string(),
     };
@@ -262,7 +262,7 @@ fn fold(findings: Vec<verify::Finding>, details: bool) -> Vec<verify::Finding> {
     out
 }
 
-/// Check every unit on `threads` threads (`logfmt::schedule`: the largest
+/// Check every unit on `threads` threads (`inspect::schedule`: the largest
 /// first, read-ahead where cores would idle, a unit the memory budget
 /// refused checked again alone), reports in the order given.
 fn check_units(units: Vec<Unit>, opts: Options, threads: usize, progress: &Progress) -> anyhow::Result<Vec<Report>> {

@@ -31,7 +31,7 @@
 //! | `ListOffsets` answers (offset for a time) | [`offsets`] |
 //! | a partition dir with its log dir's checkpoints | [`partition`] |
 //! | Kafka's rules (producer state, epochs, log start/end, recovery, header sanity) | [`rules`], [`sanity`] |
-//! | finding problems | [`verify`], [`lock`] |
+//! | the log dir's `.lock` (who holds it) | [`lock`] |
 //! | logtool's repair journals (how far a repair got) | [`journal`] |
 //! | encoding: record batches, the bytes of the small files | [`builder`], [`emit`] |
 //!
@@ -55,18 +55,18 @@
 
 // The layers, lowest first; each names only the layers before it (checked
 // by .ci/layers.sh). Every module is also at the crate root, as it was.
-pub mod command;
+// (The commands built on them are the `inspect` crate.)
 pub mod format;
 pub mod model;
 pub mod rules;
 pub mod util;
 
-pub use command::{compact, dump, groups, internal, offsets, schedule, stats, txns, verify};
 pub use format::{
     batch, builder, checkpoint, compression, control, cursor, emit, error, index, journal, legacy, lock, log, logdir,
     metadata, naming, properties, sanity, snapshot, spec, uuid,
 };
 pub use model::partition;
+pub use rules::{compact, internal, offsets};
 pub use util::{budget, limits, live, report};
 
 pub use error::{Error, ErrorClass, ErrorKind, Result};

@@ -1,5 +1,5 @@
 //! How `dump`'s items print: the library's items as they show themselves
-//! (`logfmt::dump::Item`), and a record with its payload as `--payload` and
+//! (`inspect::dump::Item`), and a record with its payload as `--payload` and
 //! `--redact` say (UTF-8, hex, base64 or a token), its JSON line written
 //! directly (the bytes serde writes, checked below).
 
@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::io;
 
 use base64::Engine;
-use logfmt::dump::{Item, RecordItem, record_row};
+use inspect::dump::{Item, RecordItem, record_row};
 use logfmt::report::Shown;
 use serde::Serialize;
 use serde::ser::SerializeStruct;

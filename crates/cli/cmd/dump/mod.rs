@@ -1,6 +1,6 @@
 //! `logtool dump`: print what files, partition dirs and log dirs hold.
 //!
-//! The walk is `logfmt::dump`'s (the plan, each file read by its kind,
+//! The walk is `inspect::dump`'s (the plan, each file read by its kind,
 //! damage reported and gone past, `--follow`); this command keeps the
 //! arguments, the filters' matching ([`FilterArgs`] is its
 //! [`RecordFilter`]) and how payloads print ([`lines`]: UTF-8, hex,
@@ -10,7 +10,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
 use clap::Args;
-use logfmt::dump::{Item, Options, Outcome, RecordFilter, RecordItem, Selection, Visit, Walk, Work, plan};
+use inspect::dump::{Item, Options, Outcome, RecordFilter, RecordItem, Selection, Visit, Walk, Work, plan};
 use logfmt::logdir::{self, Target};
 
 use crate::args::{Decode, FilterArgs, GlobalOpts, LimitArgs, OffsetRange, Payload, parse_offset_range, parse_size};
@@ -28,7 +28,7 @@ pub fn run(global: &GlobalOpts, args: &DumpArgs) -> anyhow::Result<Status> {
         deep: args.deep || args.follow,
         max_bytes: args.max_bytes,
         // a redacted record is not decoded (its fields would show)
-        decode: if redact.is_some() { logfmt::dump::Decode::None } else { decode(args.decode) },
+        decode: if redact.is_some() { inspect::dump::Decode::None } else { decode(args.decode) },
         records_only: args.filter.active(),
         aborted_only: args.filter.aborted,
     };
@@ -85,8 +85,8 @@ pub fn run(global: &GlobalOpts, args: &DumpArgs) -> anyhow::Result<Status> {
     })
 }
 
-fn decode(d: Decode) -> logfmt::dump::Decode {
-    use logfmt::dump::Decode as D;
+fn decode(d: Decode) -> inspect::dump::Decode {
+    use inspect::dump::Decode as D;
     match d {
         Decode::Auto => D::Auto,
         Decode::None => D::None,

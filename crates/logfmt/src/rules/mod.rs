@@ -30,12 +30,15 @@
 //! Nothing here writes; planners turn what the rules say into changes.
 
 pub mod cleaner;
+pub mod compact;
 pub mod config;
 pub mod consumer_group;
 pub mod epochs;
 pub mod group_config;
 pub mod groups;
+pub mod internal;
 pub mod log;
+pub mod offsets;
 pub mod producer;
 pub mod recovery;
 pub mod release;

@@ -20,11 +20,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::error::{Error, Result};
-use crate::limits::Limits;
-use crate::logdir::{self, LogDirEntry, Target};
-use crate::naming::{self, FileKind, FileName};
-use crate::partition::{LogDirCheckpoints, Partition};
+use logfmt::error::{Error, Result};
+use logfmt::limits::Limits;
+use logfmt::logdir::{self, LogDirEntry, Target};
+use logfmt::naming::{self, FileKind, FileName};
+use logfmt::partition::{LogDirCheckpoints, Partition};
 
 mod follow;
 mod lines;
@@ -71,12 +71,12 @@ pub struct Selection {
     pub aborted: bool,
 }
 
-pub use crate::rules::log::AbortedTransactions;
+pub use logfmt::rules::log::AbortedTransactions;
 
 /// Every aborted transaction the `.txnindex` files (base offset, path) of
 /// a partition list (`rules::log::aborted_transactions` over all offsets).
 pub fn aborted_transactions(txn_indexes: &[(i64, PathBuf)], limits: &Limits) -> Result<AbortedTransactions> {
-    crate::rules::log::aborted_transactions(txn_indexes, None, i64::MIN, i64::MAX, limits)
+    logfmt::rules::log::aborted_transactions(txn_indexes, None, i64::MIN, i64::MAX, limits)
 }
 
 /// Why no record of partition `dir` is in `[start, end)`, when none is:
@@ -85,14 +85,14 @@ pub fn aborted_transactions(txn_indexes: &[(i64, PathBuf)], limits: &Limits) -> 
 /// log's ends cannot be read; the dump says why then).
 pub fn none_in_range(dir: &Path, (start, end): (i64, i64), asked: &str, limits: &Limits) -> Option<String> {
     let p = Partition::open_with(dir, &LogDirCheckpoints::default()).ok()?;
-    let log_end = crate::rules::log::log_end_offset(&p, limits).ok()?;
+    let log_end = logfmt::rules::log::log_end_offset(&p, limits).ok()?;
     let log_start = p.first_base().unwrap_or(0);
     if start >= end {
         return Some(format!("{asked}: they resolve to no offset (log end {log_end})"));
     }
     if start >= log_end || end <= log_start {
         let holds = if log_end > log_start {
-            format!("the log holds offsets {}", crate::report::offset_range(log_start, log_end.saturating_sub(1)))
+            format!("the log holds offsets {}", logfmt::report::offset_range(log_start, log_end.saturating_sub(1)))
         } else {
             "the log is empty".to_string()
         };
@@ -229,8 +229,8 @@ pub fn plan(path: &Path, sel: &Selection, limits: &Limits, work: &mut Vec<Work>)
 /// partitions: its metadata (which topics are tiered) and remote log
 /// metadata. Read only when a time is asked.
 struct Tiering {
-    log_dir: crate::partition::LogDir,
-    remote: Option<crate::offsets::RemoteLog>,
+    log_dir: logfmt::partition::LogDir,
+    remote: Option<logfmt::offsets::RemoteLog>,
 }
 
 impl Tiering {
@@ -239,9 +239,9 @@ impl Tiering {
         if sel.since.is_none() && sel.until.is_none() {
             return None;
         }
-        let log_dir = crate::partition::LogDir::read(dir, limits);
+        let log_dir = logfmt::partition::LogDir::read(dir, limits);
         log_dir.metadata.as_ref()?;
-        let remote = crate::offsets::read_remote_log(&log_dir, limits).ok().flatten();
+        let remote = logfmt::offsets::read_remote_log(&log_dir, limits).ok().flatten();
         Some(Tiering { log_dir, remote })
     }
 }
@@ -267,7 +267,7 @@ fn time_range(
         Some(t) => t.log_dir.open_partition(dir)?,
         None => Partition::open_with(dir, &LogDirCheckpoints::default())?,
     };
-    let mut offsets = crate::offsets::PartitionOffsets::open(&p, limits)?;
+    let mut offsets = logfmt::offsets::PartitionOffsets::open(&p, limits)?;
     offsets.set_remote(&p, tiering.and_then(|t| t.remote.as_ref()), limits);
     let local = offsets.local_log_start_offset;
     let mut note = None;
@@ -280,7 +280,7 @@ fn time_range(
                 ));
                 local
             }
-            None => offsets.answer(crate::offsets::Spec::Timestamp(t))?.offset.unwrap_or(i64::MAX),
+            None => offsets.answer(logfmt::offsets::Spec::Timestamp(t))?.offset.unwrap_or(i64::MAX),
         };
         r.start = r.start.max(start);
     }
@@ -295,7 +295,7 @@ fn time_range(
                 r.end = r.end.min(local);
             }
             None => {
-                if let Some(end) = offsets.answer(crate::offsets::Spec::Timestamp(t))?.offset {
+                if let Some(end) = offsets.answer(logfmt::offsets::Spec::Timestamp(t))?.offset {
                     r.end = r.end.min(end);
                 }
             }

@@ -2,7 +2,7 @@
 //! in a single streaming pass.
 //!
 //! The log is read entry by entry by a reader that checks each header
-//! against the segment's bounds and the batch before it (`crate::sanity`):
+//! against the segment's bounds and the batch before it (`logfmt::sanity`):
 //! what it does not trust comes as damage, named by the field at fault. The
 //! three index files are read alongside it as sorted streams and merged with
 //! the batches as they go by, so memory does not grow with the segment; an
@@ -11,23 +11,23 @@
 //! State that spans segments (the last offset seen, producer sequences and
 //! transactions, the leader-epoch lineage) lives in [`PartitionState`];
 //! what Kafka writes into a `.txnindex` comes from
-//! [`crate::rules::producer`].
+//! [`logfmt::rules::producer`].
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
 use super::{Findings, Kind, Options, Stats};
-use crate::batch::{RecordBatch, TimestampType};
-use crate::control::{self, ControlRecord};
-use crate::error::{Error, ErrorKind};
-use crate::index::{IndexEntry, IndexKind, IndexReader, IndexTail, TxnIndexEntry};
-use crate::legacy::LegacyMessage;
-use crate::limits::Limits;
-use crate::log::{Damage, Entry, Slab, SlabItem};
-use crate::partition::{Partition, Segment};
-use crate::rules::log::Compaction;
-use crate::rules::producer::{Continuity, Marker, ProducerState, SequenceTracker};
-use crate::sanity::{Bounds, HeaderField};
+use logfmt::batch::{RecordBatch, TimestampType};
+use logfmt::control::{self, ControlRecord};
+use logfmt::error::{Error, ErrorKind};
+use logfmt::index::{IndexEntry, IndexKind, IndexReader, IndexTail, TxnIndexEntry};
+use logfmt::legacy::LegacyMessage;
+use logfmt::limits::Limits;
+use logfmt::log::{Damage, Entry, Slab, SlabItem};
+use logfmt::partition::{Partition, Segment};
+use logfmt::rules::log::Compaction;
+use logfmt::rules::producer::{Continuity, Marker, ProducerState, SequenceTracker};
+use logfmt::sanity::{Bounds, HeaderField};
 use rayon::prelude::*;
 
 /// Producers tracked for sequence continuity; beyond this, new ones are not.
@@ -70,7 +70,7 @@ impl PartitionState {
             compaction,
             compacted: compaction == Compaction::Compacted,
             sequences: SequenceTracker::new(MAX_TRACKED_PRODUCERS),
-            sequences_checked: topic.is_none_or(crate::rules::producer::checks_sequences),
+            sequences_checked: topic.is_none_or(logfmt::rules::producer::checks_sequences),
             transactions,
             lineage: Vec::new(),
         }
@@ -127,11 +127,11 @@ fn in_order(a: &IndexEntry, b: &IndexEntry) -> bool {
 fn describe(e: &IndexEntry) -> String {
     match e {
         IndexEntry::Offset(e) => format!("(offset {}, position {})", e.offset, e.position),
-        IndexEntry::Time(e) => format!("(timestamp {}, offset {})", crate::report::time_text(e.timestamp), e.offset),
+        IndexEntry::Time(e) => format!("(timestamp {}, offset {})", logfmt::report::time_text(e.timestamp), e.offset),
         IndexEntry::Txn(e) => format!(
             "(producer {}, offsets {})",
             e.producer_id,
-            crate::report::offset_range(e.first_offset, e.last_offset)
+            logfmt::report::offset_range(e.first_offset, e.last_offset)
         ),
     }
 }
@@ -322,7 +322,7 @@ struct Content {
     /// Legacy entries: the first inner offset (known only after decompression).
     first_offset: Option<i64>,
     /// An end-transaction marker.
-    marker: Option<crate::control::EndTxnMarker>,
+    marker: Option<logfmt::control::EndTxnMarker>,
     /// The checksum matches.
     crc_ok: bool,
 }
@@ -566,7 +566,7 @@ impl<'a> SegmentChecker<'a> {
     /// own thread while the slab before is checked, its entries' contents in
     /// parallel.
     pub fn run(mut self, progress: &dyn Fn(u64)) -> SegmentSummary {
-        let mut reader = match crate::log::LogReader::open(&self.seg.log, self.opts.limits) {
+        let mut reader = match logfmt::log::LogReader::open(&self.seg.log, self.opts.limits) {
             Ok(r) => r,
             Err(e) => {
                 self.out.error(&self.seg.log, &e, Kind::IoError);
@@ -739,7 +739,7 @@ impl<'a> SegmentChecker<'a> {
                 format!(
                     "{} records cannot fit offsets {}",
                     h.records_count,
-                    crate::report::offset_range(h.base_offset, h.last_offset())
+                    logfmt::report::offset_range(h.base_offset, h.last_offset())
                 ),
             );
         } else if i64::from(h.records_count) < i64::from(h.last_offset_delta).saturating_add(1)
@@ -755,7 +755,7 @@ impl<'a> SegmentChecker<'a> {
                 format!(
                     "{} records for offsets {} in a partition the log cleaner has not compacted",
                     h.records_count,
-                    crate::report::offset_range(h.base_offset, h.last_offset())
+                    logfmt::report::offset_range(h.base_offset, h.last_offset())
                 ),
             );
         }
@@ -787,7 +787,7 @@ impl<'a> SegmentChecker<'a> {
         self.sequence(&h, pos, end);
     }
 
-    fn sequence(&mut self, h: &crate::batch::BatchHeader, pos: u64, end: u64) {
+    fn sequence(&mut self, h: &logfmt::batch::BatchHeader, pos: u64, end: u64) {
         let log = &self.seg.log;
         let (kind, message) = match self.st.sequences.observe(h) {
             // the coordinator's own appends: Kafka checks no sequence there
@@ -889,7 +889,7 @@ impl<'a> SegmentChecker<'a> {
                     Kind::TimeIndexMismatch,
                     format!(
                         "entry (timestamp {}, offset {}) names no batch's last offset",
-                        crate::report::time_text(e.timestamp),
+                        logfmt::report::time_text(e.timestamp),
                         e.offset
                     ),
                 );
@@ -902,8 +902,8 @@ impl<'a> SegmentChecker<'a> {
                     Kind::TimeIndexMismatch,
                     format!(
                         "entry timestamp {} but the batch ending at offset {last} has maxTimestamp {}",
-                        crate::report::time_text(e.timestamp),
-                        crate::report::time_text(max_ts)
+                        logfmt::report::time_text(e.timestamp),
+                        logfmt::report::time_text(max_ts)
                     ),
                 );
             } else if !raised {
@@ -915,7 +915,7 @@ impl<'a> SegmentChecker<'a> {
                     Kind::TimeIndexMismatch,
                     format!(
                         "entry (timestamp {}, offset {}) but an earlier batch already had a timestamp at least as large",
-                        crate::report::time_text(e.timestamp),
+                        logfmt::report::time_text(e.timestamp),
                         e.offset
                     ),
                 );
@@ -1147,8 +1147,8 @@ impl<'a> SegmentChecker<'a> {
 impl Findings {
     pub(crate) fn error(&mut self, path: &Path, e: &Error, kind: Kind) {
         let kind = match e.class() {
-            crate::error::ErrorClass::Io => Kind::IoError,
-            crate::error::ErrorClass::Memory => Kind::MemoryBudget,
+            logfmt::error::ErrorClass::Io => Kind::IoError,
+            logfmt::error::ErrorClass::Memory => Kind::MemoryBudget,
             _ => kind,
         };
         let message = if kind == Kind::IoError { e.to_string() } else { e.message() };
@@ -1161,7 +1161,7 @@ impl Findings {
 /// at the shutdown, as Kafka 4.4.0 leaves its metadata log's.
 fn why_open(path: &Path) -> &'static str {
     let log_dir = path.parent().and_then(Path::parent);
-    if log_dir.is_some_and(|d| d.join(crate::spec::names::CLEAN_SHUTDOWN).exists()) {
+    if log_dir.is_some_and(|d| d.join(logfmt::spec::names::CLEAN_SHUTDOWN).exists()) {
         "not trimmed at the clean shutdown, as Kafka 4.4.0 leaves its metadata log's"
     } else {
         "the broker was not shut down cleanly"

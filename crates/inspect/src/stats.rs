@@ -11,9 +11,9 @@
 //! [`MAX_PRODUCERS`], [`MAX_TRACKED_KEYS`], [`TIMELINE_BUCKETS`]), never by
 //! the data; what cannot be computed within them is reported as unknown
 //! (`None`), never guessed. The rules come from the one model of Kafka's
-//! behaviour: retention is [`crate::rules::retention`]'s plan (as
+//! behaviour: retention is [`logfmt::rules::retention`]'s plan (as
 //! `UnifiedLog.deleteOldSegments`), compaction from
-//! [`crate::rules::log::compaction`], markers from [`crate::control`].
+//! [`logfmt::rules::log::compaction`], markers from [`logfmt::control`].
 
 use std::collections::HashMap;
 use std::hash::Hasher;
@@ -21,19 +21,19 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::batch::RecordBatch;
-use crate::compression::Compression;
-use crate::error::Result;
-use crate::legacy::LegacyMessage;
-use crate::limits::Limits;
-use crate::log::{Entry, Slab, SlabItem};
+use logfmt::batch::RecordBatch;
+use logfmt::compression::Compression;
+use logfmt::error::Result;
+use logfmt::legacy::LegacyMessage;
+use logfmt::limits::Limits;
+use logfmt::log::{Entry, Slab, SlabItem};
 use rayon::prelude::*;
 
-use crate::metadata::{CLEANUP_POLICY, LOCAL_RETENTION_BYTES, LOCAL_RETENTION_MS, RETENTION_BYTES, RETENTION_MS};
-use crate::partition::{LogDir, Partition};
-use crate::report::{Report, grouped, human_bytes};
-use crate::rules::log::{Compaction, compaction, log_start_offset};
-use crate::rules::producer::{Marker, ProducerState, end_txn_marker};
+use logfmt::metadata::{CLEANUP_POLICY, LOCAL_RETENTION_BYTES, LOCAL_RETENTION_MS, RETENTION_BYTES, RETENTION_MS};
+use logfmt::partition::{LogDir, Partition};
+use logfmt::report::{Report, grouped, human_bytes};
+use logfmt::rules::log::{Compaction, compaction, log_start_offset};
+use logfmt::rules::producer::{Marker, ProducerState, end_txn_marker};
 
 /// HyperLogLog precision: 2^14 registers (16 KiB, standard error 0.8%).
 const HLL_PRECISION: u32 = 14;
@@ -671,7 +671,7 @@ struct RecordsPart {
     /// Decompressed bytes of the records region.
     uncompressed: u64,
     /// Why the records (or some of them) could not be read.
-    failed: Option<crate::Error>,
+    failed: Option<logfmt::Error>,
 }
 
 /// What one slab item is, worked out on any thread.
@@ -763,14 +763,14 @@ struct Pass<'o> {
     scratch: Vec<u8>,
     /// A batch or record the memory budget could not hold: the numbers would
     /// be incomplete, so the pass fails with it.
-    refused: Option<crate::Error>,
+    refused: Option<logfmt::Error>,
 }
 
 impl Pass<'_> {
     /// Count a batch that does not decode, or keep the error when it was
     /// the budget's refusal rather than the data.
-    fn undecodable(&mut self, e: crate::Error) {
-        if e.class() == crate::error::ErrorClass::Memory {
+    fn undecodable(&mut self, e: logfmt::Error) {
+        if e.class() == logfmt::error::ErrorClass::Memory {
             self.refused.get_or_insert(e);
         } else {
             self.s.undecodable_batches = self.s.undecodable_batches.saturating_add(1);
@@ -1003,7 +1003,7 @@ impl Pass<'_> {
 pub fn partition_stats(
     p: &Partition,
     log_dir: &LogDir,
-    remote: Option<&crate::rules::remote::RemoteLog>,
+    remote: Option<&logfmt::rules::remote::RemoteLog>,
     opts: &Options,
     read_ahead: bool,
     done: &mut dyn FnMut(u64),
@@ -1081,8 +1081,8 @@ pub fn partition_stats(
     hll.merge_into(&mut pass.s.hll);
     let mut s = pass.s;
     s.log_start_offset = (!p.segments.is_empty()).then(|| log_start_offset(p));
-    s.local_log_start_offset = (!p.segments.is_empty()).then(|| crate::rules::log::local_log_start_offset(p));
-    s.log_end_offset = p.segments.last().map(|a| crate::rules::log::log_end_from(last_offset, Some(a.base)));
+    s.local_log_start_offset = (!p.segments.is_empty()).then(|| logfmt::rules::log::local_log_start_offset(p));
+    s.log_end_offset = p.segments.last().map(|a| logfmt::rules::log::log_end_from(last_offset, Some(a.base)));
     s.producers = pass.producers.into_values().collect();
     s.producer_count = s.producers.len() as u64;
     s.finish_producers(opts.top_producers);
@@ -1094,7 +1094,7 @@ pub fn partition_stats(
     Ok(s)
 }
 
-fn config_i64(log_dir: &LogDir, topic: &str, key: crate::metadata::ConfigKey) -> Option<i64> {
+fn config_i64(log_dir: &LogDir, topic: &str, key: logfmt::metadata::ConfigKey) -> Option<i64> {
     log_dir.topic_config(topic, key).and_then(|(v, _)| v.trim().parse().ok())
 }
 
@@ -1102,26 +1102,26 @@ fn config_i64(log_dir: &LogDir, topic: &str, key: crate::metadata::ConfigKey) ->
 fn reclaimable(
     p: &Partition,
     log_dir: &LogDir,
-    remote: Option<&crate::rules::remote::RemoteLog>,
+    remote: Option<&logfmt::rules::remote::RemoteLog>,
     opts: &Options,
     compacted: bool,
     keys_tracked: bool,
     superseded: (u64, u64),
 ) -> Result<Reclaimable> {
-    use crate::rules::retention::{Outcome, Rule, plan};
+    use logfmt::rules::retention::{Outcome, Rule, plan};
     let mut r = Reclaimable::default();
     if compacted && keys_tracked {
         r.superseded_records = Some(superseded.0);
         r.superseded_bytes = Some(superseded.1);
     }
-    let pass = crate::compact::Options {
+    let pass = logfmt::compact::Options {
         limits: opts.limits,
         map_memory: opts.dedupe_buffer,
-        load_factor: crate::rules::cleaner::DEFAULT_LOAD_FACTOR,
+        load_factor: logfmt::rules::cleaner::DEFAULT_LOAD_FACTOR,
         now_ms: opts.now_ms,
-        producer_id_expiration_ms: crate::compact::DEFAULT_PRODUCER_ID_EXPIRATION_MS,
+        producer_id_expiration_ms: logfmt::compact::DEFAULT_PRODUCER_ID_EXPIRATION_MS,
     };
-    match crate::compact::reclaim(p, log_dir, &pass) {
+    match logfmt::compact::reclaim(p, log_dir, &pass) {
         Ok(Some(c)) => {
             r.compaction_bytes_reclaimable = Some(c.bytes_before.saturating_sub(c.bytes_after));
             r.compaction_records_reclaimable = Some(c.records_before.saturating_sub(c.records_after));
@@ -1144,12 +1144,12 @@ fn reclaimable(
     let Some(policy) = &r.cleanup_policy else { return Ok(r) };
     r.retention_ms = config_i64(log_dir, topic, RETENTION_MS);
     r.retention_bytes = config_i64(log_dir, topic, RETENTION_BYTES);
-    if !crate::rules::retention::deletes(policy) {
+    if !logfmt::rules::retention::deletes(policy) {
         return Ok(r);
     }
     // tiered: local retention (local.retention.*, -2: retention.*'s value)
     // over the segments remote storage holds (UnifiedLog.localRetentionMs)
-    let tiered = crate::rules::remote::retention_view(p, log_dir, remote, &opts.limits);
+    let tiered = logfmt::rules::remote::retention_view(p, log_dir, remote, &opts.limits);
     let (ms, bytes) = match &tiered {
         Some(_) => {
             r.local_retention_ms = config_i64(log_dir, topic, LOCAL_RETENTION_MS);
@@ -1180,7 +1180,7 @@ fn reclaimable(
 
 impl Report for Stats {
     const TYPE: &'static str = "stats";
-    fn show(&self) -> crate::report::Shown {
+    fn show(&self) -> logfmt::report::Shown {
         let cells = {
             let codecs = self
                 .codecs
@@ -1193,7 +1193,7 @@ impl Report for Stats {
                 .join(", ");
             let range = match (self.min_timestamp, self.max_timestamp) {
                 // the one notation of times: RFC 3339 UTC with ms, `A to B`
-                (Some(a), Some(b)) => format!("{} to {}", crate::report::time_text(a), crate::report::time_text(b)),
+                (Some(a), Some(b)) => format!("{} to {}", logfmt::report::time_text(a), logfmt::report::time_text(b)),
                 _ => "-".into(),
             };
             // a partition by its directory's name (its log dir has a row of its own)
@@ -1214,7 +1214,7 @@ impl Report for Stats {
                 range,
             ]
         };
-        crate::report::Shown::Row(
+        logfmt::report::Shown::Row(
             &[
                 "PATH",
                 "SEGMENTS",
@@ -1234,13 +1234,13 @@ impl Report for Stats {
 
 /// An epoch-ms time as `2026-11-21 09:14:03Z` (UTC, to the second).
 pub fn utc(ms: i64) -> String {
-    crate::report::utc(ms)
+    logfmt::report::utc(ms)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::builder::{BatchBuilder, NewRecord};
+    use logfmt::builder::{BatchBuilder, NewRecord};
 
     /// A partition of `batches` batches of 10 records (some compressed,
     /// some with headers, null keys and tombstones) whose timestamps go

@@ -21,17 +21,17 @@ use super::lines::{
     RecordItem, SummaryLine,
 };
 use super::{Aborted, OffsetRange, Work, is_segment_file};
-use crate::batch::{BatchHeader, Headers, Record, RecordBatch};
-use crate::control;
-use crate::error::{Error, ErrorClass, ErrorKind};
-use crate::index::{self, IndexEntry, IndexKind, IndexReader};
-use crate::internal::Decoder;
-use crate::legacy::{LegacyMessage, LegacyRecord};
-use crate::limits::Limits;
-use crate::log::{Entry, Item as LogItem, LogReader};
-use crate::naming::{self, FileKind, FileName};
-use crate::report::{NoteLine, WithFile};
-use crate::sanity::Bounds;
+use logfmt::batch::{BatchHeader, Headers, Record, RecordBatch};
+use logfmt::control;
+use logfmt::error::{Error, ErrorClass, ErrorKind};
+use logfmt::index::{self, IndexEntry, IndexKind, IndexReader};
+use logfmt::internal::Decoder;
+use logfmt::legacy::{LegacyMessage, LegacyRecord};
+use logfmt::limits::Limits;
+use logfmt::log::{Entry, Item as LogItem, LogReader};
+use logfmt::naming::{self, FileKind, FileName};
+use logfmt::report::{NoteLine, WithFile};
+use logfmt::sanity::Bounds;
 
 /// Which internal-topic decoder reads records (`--decode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -267,7 +267,7 @@ impl<'a, F: RecordFilter + ?Sized, V: Visit> Walk<'a, F, V> {
             name = FileName { kind: r.kind, offset: Some(r.offset), epoch: None, suffix: None };
         }
         // a segment under a name that is not Kafka's: read it as one
-        let renamed_segment = name.kind == FileKind::Unknown && fname.ends_with(crate::spec::names::LOG_FILE_SUFFIX);
+        let renamed_segment = name.kind == FileKind::Unknown && fname.ends_with(logfmt::spec::names::LOG_FILE_SUFFIX);
         if renamed_segment {
             name.kind = FileKind::Log;
         }
@@ -353,7 +353,7 @@ impl<'a, F: RecordFilter + ?Sized, V: Visit> Walk<'a, F, V> {
         let (Some(r), FileKind::Log, Some(base), None) = (self.range, name.kind, name.offset, name.suffix) else {
             return Ok(None);
         };
-        let idx = path.with_file_name(naming::segment_file_name(base, crate::spec::names::INDEX_FILE_SUFFIX));
+        let idx = path.with_file_name(naming::segment_file_name(base, logfmt::spec::names::INDEX_FILE_SUFFIX));
         if !idx.exists() {
             return Ok(None);
         }
@@ -752,7 +752,7 @@ impl<'a, F: RecordFilter + ?Sized, V: Visit> Walk<'a, F, V> {
     }
 
     fn snapshot(&mut self, path: &Path, file: &str) -> io::Result<()> {
-        let s = match crate::snapshot::read(path, &self.opts.limits) {
+        let s = match logfmt::snapshot::read(path, &self.opts.limits) {
             Ok(s) => s,
             Err(e) => return self.error(file, &e, None),
         };
@@ -772,7 +772,7 @@ impl<'a, F: RecordFilter + ?Sized, V: Visit> Walk<'a, F, V> {
         }
         if !s.crc_valid() {
             let kind = ErrorKind::CrcMismatch { what: "producer snapshot", stored: s.crc, computed: s.computed_crc };
-            self.error(file, &Error::at(crate::spec::snapshot::CRC_OFFSET as u64, kind), None)?;
+            self.error(file, &Error::at(logfmt::spec::snapshot::CRC_OFFSET as u64, kind), None)?;
         }
         if s.trailing_bytes > 0 {
             let m = format!("{} byte(s) after the last producer entry (Kafka ignores them)", s.trailing_bytes);
@@ -782,7 +782,7 @@ impl<'a, F: RecordFilter + ?Sized, V: Visit> Walk<'a, F, V> {
     }
 
     fn offset_checkpoint(&mut self, path: &Path, file: &str) -> io::Result<()> {
-        match crate::checkpoint::read_offsets(path, &self.opts.limits) {
+        match logfmt::checkpoint::read_offsets(path, &self.opts.limits) {
             Ok(c) => {
                 for (_, e) in &c.entries {
                     self.sink.item(&Item::CheckpointEntry(WithFile { file, item: e }))?;
@@ -794,7 +794,7 @@ impl<'a, F: RecordFilter + ?Sized, V: Visit> Walk<'a, F, V> {
     }
 
     fn epochs(&mut self, path: &Path, file: &str) -> io::Result<()> {
-        match crate::checkpoint::read_epochs(path, &self.opts.limits) {
+        match logfmt::checkpoint::read_epochs(path, &self.opts.limits) {
             Ok(c) => {
                 for (_, e) in &c.entries {
                     self.sink.item(&Item::LeaderEpochEntry(WithFile { file, item: *e }))?;
@@ -806,7 +806,7 @@ impl<'a, F: RecordFilter + ?Sized, V: Visit> Walk<'a, F, V> {
     }
 
     fn partition_metadata(&mut self, path: &Path, file: &str) -> io::Result<()> {
-        match crate::properties::read_partition_metadata(path, &self.opts.limits) {
+        match logfmt::properties::read_partition_metadata(path, &self.opts.limits) {
             Ok(m) => self.sink.item(&Item::PartitionMetadata(PartitionMetadataLine {
                 file,
                 version: m.version,
@@ -817,7 +817,7 @@ impl<'a, F: RecordFilter + ?Sized, V: Visit> Walk<'a, F, V> {
     }
 
     fn meta_properties(&mut self, path: &Path, file: &str) -> io::Result<()> {
-        match crate::properties::read_meta_properties(path, &self.opts.limits) {
+        match logfmt::properties::read_meta_properties(path, &self.opts.limits) {
             Ok(props) => {
                 let properties = props.into_iter().map(|(k, v)| (k, serde_json::Value::String(v))).collect();
                 self.sink.item(&Item::MetaProperties(PropertiesLine { file, properties }))
@@ -827,7 +827,7 @@ impl<'a, F: RecordFilter + ?Sized, V: Visit> Walk<'a, F, V> {
     }
 
     fn json_file(&mut self, path: &Path, file: &str, kind: FileKind) -> io::Result<()> {
-        let bytes = match crate::read_bounded(path, self.opts.limits.max_text_file_size, "JSON state file") {
+        let bytes = match logfmt::read_bounded(path, self.opts.limits.max_text_file_size, "JSON state file") {
             Ok(b) => b,
             Err(e) => return self.error(file, &e, None),
         };

@@ -7,14 +7,14 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use crate::error::{Error, Result};
-use crate::internal::{CONSUMER_OFFSETS_TOPIC, SHARE_GROUP_STATE_TOPIC, partition_for_group};
-use crate::limits::Limits;
-use crate::logdir::LogDirsOf;
-use crate::partition::{LogDir, Partition};
-use crate::report::{Report, Shown};
-use crate::rules::groups::{Commit, Group, Groups, SharePartitionState, ShareStates, lag, share_lag};
-use crate::rules::log::Offsets;
+use logfmt::error::{Error, Result};
+use logfmt::internal::{CONSUMER_OFFSETS_TOPIC, SHARE_GROUP_STATE_TOPIC, partition_for_group};
+use logfmt::limits::Limits;
+use logfmt::logdir::LogDirsOf;
+use logfmt::partition::{LogDir, Partition};
+use logfmt::report::{Report, Shown};
+use logfmt::rules::groups::{Commit, Group, Groups, SharePartitionState, ShareStates, lag, share_lag};
+use logfmt::rules::log::Offsets;
 
 /// The log dirs `logtool groups` was given, opened: the coordinators'
 /// partitions (`__consumer_offsets`, `__share_group_state`), the data
@@ -55,7 +55,7 @@ impl Coordinators {
             Some(n) => (n, "given"),
             None => {
                 dirs.iter().find_map(|(ld, _)| ld.metadata.as_ref()?.partition_count(CONSUMER_OFFSETS_TOPIC)).map_or(
-                    (crate::rules::config::OFFSETS_TOPIC_PARTITIONS, "Kafka's default offsets.topic.num.partitions"),
+                    (logfmt::rules::config::OFFSETS_TOPIC_PARTITIONS, "Kafka's default offsets.topic.num.partitions"),
                     |n| (n, "from the metadata log"),
                 )
             }
@@ -129,7 +129,7 @@ impl Coordinators {
         }
         // partition dirs given: the groups a __consumer_offsets-N coordinates,
         // and the groups committing to a data partition (its commits only)
-        let named = |p: &str| crate::naming::parse_partition_dir(p).map(|d| (d.topic, d.partition));
+        let named = |p: &str| logfmt::naming::parse_partition_dir(p).map(|d| (d.topic, d.partition));
         let given = &self.given.partitions;
         let coordinators: Vec<i32> = given
             .iter()
@@ -247,7 +247,7 @@ pub fn group_line(
     coordinator_partition: Option<i32>,
     topic_name: &dyn Fn(&str) -> Option<String>,
 ) -> GroupLine {
-    let streams = g.is_some_and(|g| g.group_type == crate::rules::groups::GroupType::Streams);
+    let streams = g.is_some_and(|g| g.group_type == logfmt::rules::groups::GroupType::Streams);
     GroupLine {
         group: name.to_string(),
         coordinator_partition,
@@ -464,14 +464,14 @@ impl Report for GroupLine {
                     .map(|m| {
                         format!(
                             "{} ({}/{})",
-                            crate::report::clip(&m.client_id),
-                            crate::report::clip(&m.client_host),
+                            logfmt::report::clip(&m.client_id),
+                            logfmt::report::clip(&m.client_host),
                             m.assignment.iter().map(|(_, p)| p.len()).sum::<usize>()
                         )
                     })
                     .collect::<Vec<_>>()
                     .join(", "),
-                g.leader.as_deref().map(|l| crate::report::clip(l).into_owned()).unwrap_or_else(|| "-".into()),
+                g.leader.as_deref().map(|l| logfmt::report::clip(l).into_owned()).unwrap_or_else(|| "-".into()),
                 g.coordinator_partition.map_or("-".into(), |p| format!("__consumer_offsets-{p}")),
             ],
         )
@@ -526,7 +526,7 @@ impl Report for CommittedOffsetLine {
     fn show(&self) -> Shown {
         let c = self;
         let opt = |v: Option<i64>| v.map_or("-".into(), |v| v.to_string());
-        let clip = |v: &str| crate::report::clip(v).into_owned();
+        let clip = |v: &str| logfmt::report::clip(v).into_owned();
         let (member, host, client) = match &c.member {
             Some((m, h, id)) => (clip(m), clip(h), clip(id)),
             None => ("-".into(), "-".into(), "-".into()),

@@ -9,10 +9,10 @@ use std::time::Duration;
 
 use super::OffsetRange;
 use super::walk::{RecordFilter, Visit, Walk};
-use crate::error::{Error, Result};
-use crate::log::{Item, LogReader};
-use crate::logdir;
-use crate::naming::{self, FileKind};
+use logfmt::error::{Error, Result};
+use logfmt::log::{Item, LogReader};
+use logfmt::logdir;
+use logfmt::naming::{self, FileKind};
 
 /// Polls a batch may stay unfinished after a roll before it is damage.
 const STALLED_POLLS: u32 = 10;

@@ -42,9 +42,9 @@ pub trait Refusal {
     fn refused_by_budget(&self) -> bool;
 }
 
-impl<T> Refusal for crate::error::Result<T> {
+impl<T> Refusal for logfmt::error::Result<T> {
     fn refused_by_budget(&self) -> bool {
-        self.as_ref().err().is_some_and(|e| e.class() == crate::error::ErrorClass::Memory)
+        self.as_ref().err().is_some_and(|e| e.class() == logfmt::error::ErrorClass::Memory)
     }
 }
 
@@ -80,7 +80,7 @@ where
             .collect()
     });
     if done.iter().any(|(.., r)| r.refused_by_budget()) {
-        pool.broadcast(|_| crate::compression::release_thread_caches());
+        pool.broadcast(|_| logfmt::compression::release_thread_caches());
         for (_, w, r) in &mut done {
             if r.refused_by_budget() {
                 *r = run(w, Pass::Alone);
@@ -98,7 +98,7 @@ const MAX_SLAB: usize = 4 << 20;
 /// How much of a segment to read at a time: as large as the memory budget
 /// allows when every thread holds a few slabs (reading, being worked on,
 /// recycled), between 256 KiB and [`MAX_SLAB`].
-pub fn slab_size(limits: &crate::limits::Limits) -> usize {
+pub fn slab_size(limits: &logfmt::limits::Limits) -> usize {
     let threads = rayon::current_num_threads().max(1) as u64;
     let share = limits.budget.total().checked_div(threads.saturating_mul(12)).unwrap_or(0);
     usize::try_from(share).unwrap_or(MAX_SLAB).clamp(256 << 10, MAX_SLAB)
@@ -111,11 +111,11 @@ pub fn slab_size(limits: &crate::limits::Limits) -> usize {
 /// error ends the walk and is returned, once `each` has seen every slab
 /// before it.
 pub fn slabs(
-    mut reader: crate::log::LogReader,
+    mut reader: logfmt::log::LogReader,
     size: usize,
     read_ahead: bool,
-    mut each: impl FnMut(&crate::log::Slab),
-) -> crate::error::Result<()> {
+    mut each: impl FnMut(&logfmt::log::Slab),
+) -> logfmt::error::Result<()> {
     if !read_ahead {
         while let Some(slab) = reader.next_slab(size)? {
             each(&slab);
@@ -125,7 +125,7 @@ pub fn slabs(
     }
     std::thread::scope(|scope| {
         let (tx, rx) = std::sync::mpsc::sync_channel(2);
-        let (back_tx, back_rx) = std::sync::mpsc::channel::<crate::log::Slab>();
+        let (back_tx, back_rx) = std::sync::mpsc::channel::<logfmt::log::Slab>();
         scope.spawn(move || {
             loop {
                 if let Ok(done) = back_rx.try_recv() {

@@ -13,7 +13,7 @@
 //!   snapshots, `partition.metadata`.
 //! * [`check_file`]: one file on its own.
 //!
-//! What Kafka would have on disk comes from [`crate::rules`] (producer state
+//! What Kafka would have on disk comes from [`logfmt::rules`] (producer state
 //! and `.txnindex`, the leader-epoch cache and the log start, log end,
 //! header sanity through the reader); verify only compares.
 //!
@@ -24,7 +24,7 @@
 //! [`Options::max_per_kind`] times; the rest are counted.
 
 /// The name of a `metadata.version` feature level (`3.9-IV0`...).
-pub use crate::rules::start::metadata_version_name;
+pub use logfmt::rules::start::metadata_version_name;
 
 mod segment;
 mod summary;
@@ -34,17 +34,17 @@ pub use summary::{StartPlanLine, VerifySummaryLine};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crate::checkpoint::{self, EpochEntry};
-use crate::limits::Limits;
-use crate::lock::{self, LockState};
-use crate::log::{Item, LogReader};
-use crate::logdir::{self, LogDirEntry};
-use crate::naming::{self, FileKind, TempSuffix};
-use crate::partition::{LogDir, LogDirCheckpoints, Partition, Segment};
-use crate::rules;
-use crate::rules::config::Version;
-use crate::rules::start;
-use crate::spec::names as n;
+use logfmt::checkpoint::{self, EpochEntry};
+use logfmt::limits::Limits;
+use logfmt::lock::{self, LockState};
+use logfmt::log::{Item, LogReader};
+use logfmt::logdir::{self, LogDirEntry};
+use logfmt::naming::{self, FileKind, TempSuffix};
+use logfmt::partition::{LogDir, LogDirCheckpoints, Partition, Segment};
+use logfmt::rules;
+use logfmt::rules::config::Version;
+use logfmt::rules::start;
+use logfmt::spec::names as n;
 use segment::{PartitionState, SegmentChecker, SegmentSummary};
 
 /// How bad a finding is.
@@ -240,9 +240,9 @@ impl Kind {
                 "`LogLoader.loadSegmentFiles`: `offsetFromFileName` is `Long.parseLong` of the name up to its first `.`"
             }
             Kind::IndexMissing => "`LogLoader.loadSegmentFiles` recovers a segment without its index",
-            Kind::NewerKafka => "`MetadataVersion` of each release ([`crate::rules::release`])",
+            Kind::NewerKafka => "`MetadataVersion` of each release ([`logfmt::rules::release`])",
             Kind::LogEndHidden => {
-                "`LogSegment.readNextOffset` reads on from the `.index`'s last entry ([`crate::rules::recovery::hidden_log_end`])"
+                "`LogSegment.readNextOffset` reads on from the `.index`'s last entry ([`logfmt::rules::recovery::hidden_log_end`])"
             }
             Kind::DeleteDir => "`LogManager.loadLog` -> `addLogToBeDeleted`; `LogLoader` skips its recovery",
             Kind::TimeIndexMissing => "`LogSegment.sanityCheck` recreates a missing time index empty",
@@ -355,9 +355,9 @@ impl serde::Serialize for Finding {
     }
 }
 
-impl crate::report::Report for Finding {
+impl logfmt::report::Report for Finding {
     const TYPE: &'static str = "finding";
-    fn show(&self) -> crate::report::Shown {
+    fn show(&self) -> logfmt::report::Shown {
         let cells = {
             let at = match (self.position, self.end_position) {
                 // first-last, both included: the one range notation
@@ -374,7 +374,7 @@ impl crate::report::Report for Finding {
                 self.message.clone(),
             ]
         };
-        crate::report::Shown::Row(&["SEVERITY", "KIND", "FILE", "BYTES", "OFFSET", "MESSAGE"], cells)
+        logfmt::report::Shown::Row(&["SEVERITY", "KIND", "FILE", "BYTES", "OFFSET", "MESSAGE"], cells)
     }
 }
 
@@ -558,16 +558,16 @@ pub fn unfinished_repairs(dir: &Path, opts: &Options) -> Report {
 }
 
 fn unfinished_into(dir: &Path, out: &mut Findings) {
-    match crate::journal::unfinished(dir) {
+    match logfmt::journal::unfinished(dir) {
         Ok(found) => {
             for (at, m) in found {
-                let advice = crate::journal::unfinished_advice(dir, &m);
+                let advice = logfmt::journal::unfinished_advice(dir, &m);
                 out.push(&at.join("manifest.json"), None, None, None, Kind::UnfinishedRepair, advice);
             }
         }
         // a journal that cannot be read may be one that stopped part way
         Err(e) => out.push(
-            &crate::journal::default_quarantine(dir),
+            &logfmt::journal::default_quarantine(dir),
             None,
             None,
             None,
@@ -720,7 +720,7 @@ pub fn check_log_dir(dir: &Path, opts: &Options) -> (LogDir, Report) {
     if let Some(meta) = &log_dir.metadata {
         let version = opts.version_for(&log_dir);
         let file = dir.join(format!("{}-0", n::CLUSTER_METADATA_TOPIC));
-        if let Some(level) = meta.metadata_version.filter(|&l| crate::rules::release::newer_than_known(l)) {
+        if let Some(level) = meta.metadata_version.filter(|&l| logfmt::rules::release::newer_than_known(l)) {
             out.push(
                 &file,
                 None,
@@ -730,7 +730,7 @@ pub fn check_log_dir(dir: &Path, opts: &Options) -> (LogDir, Report) {
                 format!(
                     "written by a Kafka newer than this logtool knows: metadata.version level {level}{}; read with {}'s rules",
                     start::metadata_version_name(level).map(|n| format!(" ({n})")).unwrap_or_default(),
-                    crate::rules::release::newest().name
+                    logfmt::rules::release::newest().name
                 ),
             );
         }
@@ -821,8 +821,8 @@ fn file_name(path: &Path) -> String {
 /// `node.id` (or the one its directory id is registered for).
 fn directory_id(dir: &Path, log_dir: &LogDir, opts: &Options) -> Option<start::DirectoryIdOnStart> {
     let meta = log_dir.metadata.as_ref()?;
-    let props = crate::properties::read_meta_properties(&dir.join(n::META_PROPERTIES), &opts.limits).ok()?;
-    let stored = props.iter().find(|(k, _)| k == "directory.id").map(|(_, v)| crate::uuid::Uuid::parse(v));
+    let props = logfmt::properties::read_meta_properties(&dir.join(n::META_PROPERTIES), &opts.limits).ok()?;
+    let stored = props.iter().find(|(k, _)| k == "directory.id").map(|(_, v)| logfmt::uuid::Uuid::parse(v));
     let node = log_dir.node_id.as_deref()?.parse::<i32>().ok()?;
     match stored {
         // a directory.id that does not parse is meta_properties' to say
@@ -836,7 +836,7 @@ fn directory_id(dir: &Path, log_dir: &LogDir, opts: &Options) -> Option<start::D
 /// the same dir registered its `directory.id` for (the node that runs on
 /// it: [`LogDir::node_id`]; [`start::node_id_refusal`]).
 fn node_id_mismatch(dir: &Path, log_dir: &LogDir, opts: &Options) -> Option<start::Refusal> {
-    let stored = crate::metadata::node_id(dir, &opts.limits)?.parse::<i32>().ok()?;
+    let stored = logfmt::metadata::node_id(dir, &opts.limits)?.parse::<i32>().ok()?;
     let running = log_dir.node_id.as_deref()?.parse::<i32>().ok()?;
     start::node_id_refusal(stored, running)
 }
@@ -844,7 +844,7 @@ fn node_id_mismatch(dir: &Path, log_dir: &LogDir, opts: &Options) -> Option<star
 fn meta_properties(dir: &Path, opts: &Options, out: &mut Findings) {
     let meta = dir.join(n::META_PROPERTIES);
     if meta.exists() {
-        match crate::properties::read_meta_properties(&meta, &opts.limits) {
+        match logfmt::properties::read_meta_properties(&meta, &opts.limits) {
             Ok(props) => {
                 let get = |k: &str| props.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str());
                 let ok = match get("version") {
@@ -1053,7 +1053,7 @@ pub fn check_partition(dir: &Path, log_dir: &LogDir, opts: &Options, progress: &
     // files whose parse failure stops Kafka's start (the log dir goes offline)
     let unparsable: Vec<&PathBuf> = [
         p.leader_epoch_checkpoint.as_ref().filter(|f| checkpoint::read_epochs(f, &opts.limits).is_err()),
-        p.partition_metadata.as_ref().filter(|f| crate::properties::read_partition_metadata(f, &opts.limits).is_err()),
+        p.partition_metadata.as_ref().filter(|f| logfmt::properties::read_partition_metadata(f, &opts.limits).is_err()),
     ]
     .into_iter()
     .flatten()
@@ -1140,7 +1140,7 @@ fn segment_in_order(
                 kind,
                 format!(
                     "offsets {} are in no segment",
-                    crate::report::offset_range(prev_last.saturating_add(1), seg.base.saturating_sub(1))
+                    logfmt::report::offset_range(prev_last.saturating_add(1), seg.base.saturating_sub(1))
                 ),
             );
         }
@@ -1152,9 +1152,9 @@ fn segment_in_order(
 
 /// The topic id `partition.metadata` holds (said when it is missing or
 /// unreadable).
-fn topic_id_of(p: &Partition, dir: &Path, opts: &Options, out: &mut Findings) -> Option<crate::uuid::Uuid> {
+fn topic_id_of(p: &Partition, dir: &Path, opts: &Options, out: &mut Findings) -> Option<logfmt::uuid::Uuid> {
     match &p.partition_metadata {
-        Some(f) => match crate::properties::read_partition_metadata(f, &opts.limits) {
+        Some(f) => match logfmt::properties::read_partition_metadata(f, &opts.limits) {
             Ok(m) => return Some(m.topic_id),
             Err(e) => out.error(f, &e, Kind::PartitionMetadataInvalid),
         },
@@ -1175,7 +1175,7 @@ fn topic_id_of(p: &Partition, dir: &Path, opts: &Options, out: &mut Findings) ->
 #[derive(Clone, Copy)]
 struct AsRead {
     /// The topic id of `partition.metadata`.
-    topic_id: Option<crate::uuid::Uuid>,
+    topic_id: Option<logfmt::uuid::Uuid>,
     /// The log start offset.
     log_start: i64,
     /// The log end offset, when the segments could be read to it.
@@ -1187,7 +1187,7 @@ struct AsRead {
 fn on_start(
     p: &Partition,
     log_dir: &LogDir,
-    meta: &crate::metadata::ClusterMetadata,
+    meta: &logfmt::metadata::ClusterMetadata,
     opts: &Options,
     AsRead { topic_id, log_start, log_end }: AsRead,
     out: &mut Findings,
@@ -1447,11 +1447,11 @@ fn leader_epochs(p: &Partition, st: &PartitionState, log_start: i64, log_end: i6
 /// snapshot at its log end (`UnifiedLog.close`); a lost or unreadable one
 /// Kafka's load writes again (`rules::recovery::snapshots_on_load`).
 fn snapshot_at_log_end(p: &Partition, log_start: i64, log_end: i64, opts: &Options, out: &mut Findings) {
-    let deleting = matches!(p.name.state, crate::naming::DirState::Delete(_));
+    let deleting = matches!(p.name.state, logfmt::naming::DirState::Delete(_));
     if deleting || p.is_metadata_log() || log_end <= log_start || !p.log_dir.join(n::CLEAN_SHUTDOWN).exists() {
         return;
     }
-    let readable = |path: &Path| crate::snapshot::read(path, &opts.limits).is_ok_and(|s| s.crc_valid());
+    let readable = |path: &Path| logfmt::snapshot::read(path, &opts.limits).is_ok_and(|s| s.crc_valid());
     if p.snapshots.iter().any(|(o, path)| *o == log_end && readable(path)) {
         return;
     }
@@ -1468,12 +1468,12 @@ fn snapshot_at_log_end(p: &Partition, log_start: i64, log_end: i64, opts: &Optio
 }
 
 /// After a clean shutdown, a last `.index` that makes Kafka's load hide
-/// records ([`crate::rules::recovery::hidden_log_end`]).
+/// records ([`logfmt::rules::recovery::hidden_log_end`]).
 fn log_end_hidden(p: &Partition, log_end: i64, out: &mut Findings) {
     if p.is_metadata_log() || !p.log_dir.join(n::CLEAN_SHUTDOWN).exists() {
         return;
     }
-    let (Some(h), Some(active)) = (crate::rules::recovery::hidden_log_end(p, log_end), p.active()) else {
+    let (Some(h), Some(active)) = (logfmt::rules::recovery::hidden_log_end(p, log_end), p.active()) else {
         return;
     };
     let index = active.index.clone().unwrap_or_else(|| active.log.clone());
@@ -1494,7 +1494,7 @@ fn log_end_hidden(p: &Partition, log_end: i64, out: &mut Findings) {
 }
 
 fn producer_snapshot(path: &Path, offset: i64, log_end: i64, opts: &Options, out: &mut Findings) {
-    let s = match crate::snapshot::read(path, &opts.limits) {
+    let s = match logfmt::snapshot::read(path, &opts.limits) {
         Ok(s) => s,
         Err(e) => {
             out.error(path, &e, Kind::ProducerSnapshotCorrupt);
@@ -1504,7 +1504,7 @@ fn producer_snapshot(path: &Path, offset: i64, log_end: i64, opts: &Options, out
     if !s.crc_valid() {
         out.push(
             path,
-            Some(crate::spec::snapshot::CRC_OFFSET as u64),
+            Some(logfmt::spec::snapshot::CRC_OFFSET as u64),
             None,
             Some(offset),
             Kind::ProducerSnapshotCorrupt,
@@ -1558,7 +1558,7 @@ fn kraft_snapshot(path: &Path, opts: &Options, out: &mut Findings, stats: &mut S
                 let (kind, message) = segment::damage_finding(&d, false, size);
                 out.push(path, Some(d.start), Some(d.end), None, kind, message);
             }
-            Ok(Some(Item::Entry(crate::log::Entry::V2(b)))) => {
+            Ok(Some(Item::Entry(logfmt::log::Entry::V2(b)))) => {
                 stats.batches = stats.batches.saturating_add(1);
                 let h = *b.header();
                 if !b.is_valid() {
@@ -1709,10 +1709,10 @@ pub fn check_file(path: &Path, opts: &Options, progress: &dyn Fn(u64)) -> Report
                 txn_index: None,
                 next_base: None,
             };
-            let first = crate::log::LogReader::open(path, opts.limits).ok().and_then(|mut r| match r.next_item() {
+            let first = logfmt::log::LogReader::open(path, opts.limits).ok().and_then(|mut r| match r.next_item() {
                 Ok(Some(Item::Entry(e))) => Some(match e {
-                    crate::log::Entry::V2(b) => b.header().base_offset,
-                    crate::log::Entry::Legacy(m) => m.offset,
+                    logfmt::log::Entry::V2(b) => b.header().base_offset,
+                    logfmt::log::Entry::Legacy(m) => m.offset,
                 }),
                 _ => None,
             });
@@ -1739,7 +1739,7 @@ pub fn check_file(path: &Path, opts: &Options, progress: &dyn Fn(u64)) -> Report
             }
         }
         (FileKind::PartitionMetadata, _, _) => {
-            if let Err(e) = crate::properties::read_partition_metadata(path, &opts.limits) {
+            if let Err(e) = logfmt::properties::read_partition_metadata(path, &opts.limits) {
                 out.error(path, &e, Kind::PartitionMetadataInvalid);
             }
         }
@@ -1802,7 +1802,7 @@ mod tests {
         if std::env::var_os("LOGTOOL_BLESS").is_some() {
             std::fs::write(&path, want).unwrap();
         } else {
-            assert!(doc == want, "docs/findings.md is stale: run LOGTOOL_BLESS=1 cargo test -p logfmt findings_doc");
+            assert!(doc == want, "docs/findings.md is stale: run LOGTOOL_BLESS=1 cargo test -p inspect findings_doc");
         }
     }
 

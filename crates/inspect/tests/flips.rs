@@ -13,10 +13,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use inspect::verify::{self, Options, Severity};
 use logfmt::log::{Item, LogReader};
 use logfmt::partition::{LogDir, Partition};
 use logfmt::rules::log::{Compaction, compaction};
-use logfmt::verify::{self, Options, Severity};
 use proptest::prelude::*;
 
 /// Partitions tried: plain (not compacted), transactions, a compressed one,

@@ -6,12 +6,12 @@
 
 use serde::Serialize;
 
-use crate::batch::{BatchHeader, Headers, RecordBatch};
-use crate::checkpoint::{EpochEntry, OffsetCheckpointEntry};
-use crate::control::ControlRecord;
-use crate::index::{IndexTail, OffsetIndexEntry, TimeIndexEntry, TxnIndexEntry};
-use crate::legacy::LegacyMessage;
-use crate::report::{NoteLine, Shown, WithFile, clip, human_bytes, json_words, offset_range, time_text};
+use logfmt::batch::{BatchHeader, Headers, RecordBatch};
+use logfmt::checkpoint::{EpochEntry, OffsetCheckpointEntry};
+use logfmt::control::ControlRecord;
+use logfmt::index::{IndexTail, OffsetIndexEntry, TimeIndexEntry, TxnIndexEntry};
+use logfmt::legacy::LegacyMessage;
+use logfmt::report::{NoteLine, Shown, WithFile, clip, human_bytes, json_words, offset_range, time_text};
 
 /// A JSON `file` line: what follows concerns this file.
 #[derive(Serialize)]

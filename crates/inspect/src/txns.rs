@@ -6,19 +6,19 @@
 
 /// The transaction coordinator's state loaded from `__transaction_state`
 /// (`rules::transactions::load_with_progress`).
-pub use crate::rules::transactions::load_with_progress as load_coordinator;
+pub use logfmt::rules::transactions::load_with_progress as load_coordinator;
 
 use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
-use crate::error::Result;
-use crate::limits::Limits;
-use crate::partition::Partition;
-use crate::report::{Report, Shown};
-use crate::rules::log::Offsets;
-use crate::rules::producer::ProducerState;
-use crate::rules::transactions::{self, TxnMetadata};
+use logfmt::error::Result;
+use logfmt::limits::Limits;
+use logfmt::partition::Partition;
+use logfmt::report::{Report, Shown};
+use logfmt::rules::log::Offsets;
+use logfmt::rules::producer::ProducerState;
+use logfmt::rules::transactions::{self, TxnMetadata};
 
 /// The transaction coordinator's state as loaded from `__transaction_state`
 /// (none when no partition of it was given), looked up by producer id as
@@ -199,8 +199,8 @@ impl Report for OpenTxnLine {
                 t.producer_id.to_string(),
                 t.producer_epoch.to_string(),
                 t.first_offset.to_string(),
-                crate::report::time_text(t.last_timestamp),
-                crate::report::human_duration(t.age_ms),
+                logfmt::report::time_text(t.last_timestamp),
+                logfmt::report::human_duration(t.age_ms),
                 t.transactional_id.clone().unwrap_or_else(|| "-".into()),
                 t.coordinator_state.clone().unwrap_or_else(|| "-".into()),
                 if t.hanging { format!("YES: {}", t.why) } else { format!("no: {}", t.why) },
@@ -232,7 +232,7 @@ impl Report for TxnsSummaryLine {
         Shown::Text(format!(
             "\n{} partition(s) checked as of {}: {} open transaction(s), {} hanging{}",
             s.partitions,
-            crate::report::time_text(s.as_of),
+            logfmt::report::time_text(s.as_of),
             s.open_transactions,
             s.hanging,
             if s.coordinator_state {

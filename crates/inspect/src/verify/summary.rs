@@ -5,8 +5,8 @@
 use serde::Serialize;
 
 use super::{Report as Checked, Severity, StartTally};
-use crate::report::{Report, Shown};
-use crate::rules::config::Version;
+use logfmt::report::{Report, Shown};
+use logfmt::rules::config::Version;
 
 impl StartPlanLine {
     /// The plan of Kafka `version` (chosen as `version_from` says) from
@@ -84,7 +84,7 @@ impl Report for StartPlanLine {
             would.push(format!(
                 "recover {} segment(s), {}, of {} partition(s)",
                 s.segments_recovered,
-                crate::report::human_bytes(s.bytes_recovered),
+                logfmt::report::human_bytes(s.bytes_recovered),
                 s.partitions_recovered
             ));
         }
@@ -137,7 +137,7 @@ impl Report for VerifySummaryLine {
             s.files,
             s.batches,
             s.records,
-            crate::report::human_bytes(s.bytes),
+            logfmt::report::human_bytes(s.bytes),
             s.elapsed_ms as f64 / 1000.0
         ))
     }
