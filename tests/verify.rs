@@ -774,7 +774,7 @@ fn verify_says_which_release_refuses_to_start() {
     assert_eq!(code, 0);
     assert_eq!(
         of_type(&lines, "start_plan")[0]["kafka_version"],
-        logfmt::KafkaVersion::of_metadata_version(level).name()
+        logrules::KafkaVersion::of_metadata_version(level).name()
     );
     let (code, lines) = run_json(&["verify", "--kafka-version", "3.9", k4.to_str().unwrap()]);
     assert_eq!(code, 1);
@@ -838,7 +838,7 @@ fn no_sequence_findings_in_the_coordinators_topics() {
 /// as 4.4 it is the refusal Kafka 4.4 gives.
 #[test]
 fn a_dir_of_a_newer_kafka_is_info_not_an_error() {
-    let newest = logfmt::rules::release::newest();
+    let newest = logrules::release::newest();
     let level = newest.latest_production_level + 1;
     let (_tmp, logs) = copy_tree(&crate::util::fixtures_4().join("kafka4").join("logs"));
     let log = logs.join("__cluster_metadata-0").join("00000000000000000000.log");

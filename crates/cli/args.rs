@@ -234,7 +234,7 @@ pub struct TimeQuery {
     /// As tables show it: the special's name, or the instant (RFC 3339
     /// UTC, ms).
     pub shown: String,
-    pub spec: logfmt::offsets::Spec,
+    pub spec: inspect::offsets::Spec,
     /// A date-time given without a zone: what was given, and the zone it
     /// was taken in.
     pub assumed_zone: Option<(String, String)>,
@@ -243,7 +243,7 @@ pub struct TimeQuery {
 /// earliest/latest/max-timestamp/earliest-local/latest-tiered (or -2/-1/-3/-4/-5),
 /// or a time ([`parse_time`]).
 pub fn parse_time_query(s: &str) -> Result<TimeQuery, String> {
-    use logfmt::offsets::Spec;
+    use inspect::offsets::Spec;
     let spec = match s.trim() {
         "earliest" | "-2" => Spec::Earliest,
         "latest" | "-1" => Spec::Latest,

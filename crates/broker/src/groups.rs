@@ -24,8 +24,8 @@ use kmsg::records::{GroupMetadataKey, GroupMetadataValue, OffsetCommitKey, Offse
 /// `group.min.session.timeout.ms` / `group.max.session.timeout.ms`.
 pub const SESSION_TIMEOUT_RANGE: (i32, i32) = (6000, 1_800_000);
 
-/// A group's state (one enum with `logfmt::rules::groups`).
-pub use logfmt::rules::groups::GroupState as State;
+/// A group's state (one enum with `logrules::groups`).
+pub use logrules::groups::GroupState as State;
 
 /// A member.
 #[derive(Clone, Debug)]
@@ -529,11 +529,11 @@ mod tests {
         let mut g = Group::new("g");
         g.protocol_type = Some("consumer".into());
         let (key, value) = g.metadata_record();
-        let d = logfmt::internal::Decoder::ConsumerOffsets.decode(Some(&key), value.as_deref());
+        let d = logrules::internal::Decoder::ConsumerOffsets.decode(Some(&key), value.as_deref());
         assert_eq!((d["record"].as_str(), d["version"].as_i64()), (Some("GroupMetadata"), Some(3)));
         let c = Committed { offset: 5, leader_epoch: -1, metadata: "m".into(), commit_timestamp: 9 };
         let (key, value) = offset_record("g", "t", 2, &c);
-        let d = logfmt::internal::Decoder::ConsumerOffsets.decode(Some(&key), value.as_deref());
+        let d = logrules::internal::Decoder::ConsumerOffsets.decode(Some(&key), value.as_deref());
         assert_eq!(d["key"]["topic"], "t");
         assert_eq!((d["value"]["offset"].as_i64(), d["version"].as_i64()), (Some(5), Some(3)));
     }

@@ -24,7 +24,7 @@ use crate::store::{self, AppendResult};
 use crate::zerocopy::{self, FileSlice};
 
 /// Kafka's default `max.message.bytes`.
-const DEFAULT_MAX_MESSAGE_BYTES: usize = logfmt::rules::config::MESSAGE_MAX_BYTES;
+const DEFAULT_MAX_MESSAGE_BYTES: usize = logrules::config::MESSAGE_MAX_BYTES;
 
 fn s(text: impl Into<String>) -> StrBytes {
     StrBytes::from_string(text.into())
@@ -122,7 +122,7 @@ pub fn metadata(sh: &Shared, version: i16, req: MetadataRequest) -> MetadataResp
         t.topic_authorized_operations = i32::MIN;
         match store.topics().get(&name) {
             None => {
-                t.error_code = if logfmt::rules::config::validate_topic_name(&name).is_ok() {
+                t.error_code = if logrules::config::validate_topic_name(&name).is_ok() {
                     E::UnknownTopicOrPartition.code()
                 } else {
                     E::InvalidTopicException.code()
@@ -201,7 +201,7 @@ pub fn create_topics(sh: &Shared, _version: i16, req: CreateTopicsRequest) -> Cr
                 // every topic config, sorted, as the controller's
                 // `ReplicationControlManager.createTopic` answers (v5+)
                 res.configs = Some(
-                    logfmt::rules::config::describe_topic(&configs)
+                    logrules::config::describe_topic(&configs)
                         .into_iter()
                         .map(|c| {
                             let mut x =
@@ -380,7 +380,7 @@ pub fn produce(sh: &Shared, version: i16, req: ProduceRequest) -> Option<Produce
 
 /// ListOffsets: earliest (the log start), latest (the high watermark, or
 /// for read_committed the last stable offset), a time or
-/// the largest timestamp (`logfmt::offsets`, as `offset-for-time`).
+/// the largest timestamp (`logrules::offsets`, as `offset-for-time`).
 pub fn list_offsets(sh: &Shared, version: i16, req: ListOffsetsRequest) -> ListOffsetsResponse {
     let mut store = sh.lock();
     let mut r = ListOffsetsResponse::default();
@@ -411,9 +411,9 @@ pub fn list_offsets(sh: &Shared, version: i16, req: ListOffsetsRequest) -> ListO
                     }
                     t => {
                         let spec = if t == -3 {
-                            logfmt::offsets::Spec::MaxTimestamp
+                            logrules::offsets::Spec::MaxTimestamp
                         } else if t >= 0 {
-                            logfmt::offsets::Spec::Timestamp(t)
+                            logrules::offsets::Spec::Timestamp(t)
                         } else {
                             pr.error_code = E::InvalidRequest.code();
                             tr.partitions.push(pr);
@@ -627,7 +627,7 @@ const RESOURCE_BROKER: i8 = 4;
 /// A described config as DescribeConfigs carries it: synonyms and
 /// documentation when the request asks for them.
 fn described(
-    c: logfmt::rules::config::DescribedConfig,
+    c: logrules::config::DescribedConfig,
     synonyms: bool,
     documentation: bool,
 ) -> DescribeConfigsResourceResult {
@@ -649,7 +649,7 @@ fn described(
 
 /// A synonym as DescribeConfigs carries it.
 fn synonym(
-    y: logfmt::rules::config::Synonym,
+    y: logrules::config::Synonym,
 ) -> kafka_protocol::messages::describe_configs_response::DescribeConfigsSynonym {
     let mut x = kafka_protocol::messages::describe_configs_response::DescribeConfigsSynonym::default();
     x.name = s(y.name);
@@ -678,7 +678,7 @@ pub fn describe_configs(sh: &Shared, _version: i16, req: DescribeConfigsRequest)
             if name == node {
                 let wanted =
                     |k: &str| res.configuration_keys.as_ref().is_none_or(|keys| keys.iter().any(|x| x.as_str() == k));
-                out.configs = logfmt::rules::config::describe_broker(&store.broker_configs)
+                out.configs = logrules::config::describe_broker(&store.broker_configs)
                     .into_iter()
                     .filter(|c| wanted(&c.name))
                     .map(|c| described(c, req.include_synonyms, req.include_documentation))
@@ -688,7 +688,7 @@ pub fn describe_configs(sh: &Shared, _version: i16, req: DescribeConfigsRequest)
                 out.error_message =
                     Some(s(format!("Unexpected broker id, expected {node} or empty string, but received {name}")));
             }
-        } else if res.resource_type == logfmt::rules::group_config::RESOURCE_GROUP && store.kafka_version.is_4x() {
+        } else if res.resource_type == logrules::group_config::RESOURCE_GROUP && store.kafka_version.is_4x() {
             // `ConfigHelper.describeConfigs` of a group: its configs over
             // the broker's (`rules::group_config::describe`)
             let name = res.resource_name.to_string();
@@ -699,7 +699,7 @@ pub fn describe_configs(sh: &Shared, _version: i16, req: DescribeConfigsRequest)
                 let set = store.group_config(&name);
                 let wanted =
                     |k: &str| res.configuration_keys.as_ref().is_none_or(|keys| keys.iter().any(|x| x.as_str() == k));
-                out.configs = logfmt::rules::group_config::describe(set, &store.broker_configs)
+                out.configs = logrules::group_config::describe(set, &store.broker_configs)
                     .into_iter()
                     .filter(|c| wanted(&c.name))
                     .map(|c| described(c, req.include_synonyms, req.include_documentation))
@@ -716,7 +716,7 @@ pub fn describe_configs(sh: &Shared, _version: i16, req: DescribeConfigsRequest)
                     let wanted = |k: &str| {
                         res.configuration_keys.as_ref().is_none_or(|keys| keys.iter().any(|x| x.as_str() == k))
                     };
-                    out.configs = logfmt::rules::config::describe_topic(&t.topic.configs)
+                    out.configs = logrules::config::describe_topic(&t.topic.configs)
                         .into_iter()
                         .filter(|c| wanted(&c.name))
                         .map(|c| described(c, req.include_synonyms, req.include_documentation))
@@ -776,7 +776,7 @@ fn alter_one(
     res: &kafka_protocol::messages::incremental_alter_configs_request::AlterConfigsResource,
     validate_only: bool,
 ) -> Result<(), (i16, String)> {
-    use logfmt::rules::config::AlterOp;
+    use logrules::config::AlterOp;
     if duplicate {
         return Err((E::InvalidRequest.code(), "Each resource must appear at most once.".into()));
     }
@@ -789,8 +789,8 @@ fn alter_one(
     if !nulls.is_empty() {
         return Err((E::InvalidRequest.code(), format!("Null value not supported for : {}", nulls.join(", "))));
     }
-    let taken = res.resource_type == RESOURCE_TOPIC
-        || (kafka4 && res.resource_type == logfmt::rules::group_config::RESOURCE_GROUP);
+    let taken =
+        res.resource_type == RESOURCE_TOPIC || (kafka4 && res.resource_type == logrules::group_config::RESOURCE_GROUP);
     if !taken {
         return Err((
             E::InvalidRequest.code(),

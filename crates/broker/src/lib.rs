@@ -15,7 +15,7 @@
 /// Kafka's defaults of the broker's settings (`rules::config`), the
 /// defaults of `logtool broker`'s options.
 pub mod defaults {
-    pub use logfmt::rules::config::{GROUP_INITIAL_REBALANCE_DELAY_MS, NUM_PARTITIONS, OFFSETS_TOPIC_PARTITIONS};
+    pub use logrules::config::{GROUP_INITIAL_REBALANCE_DELAY_MS, NUM_PARTITIONS, OFFSETS_TOPIC_PARTITIONS};
 }
 
 mod consumer_api;
@@ -98,7 +98,7 @@ pub struct Config {
     /// The Kafka release a new log dir's cluster is (`--kafka-version`):
     /// 3.9, or 4.3 with the features a fresh Kafka 4.3.1 finalizes
     /// (transaction version 2). A dir opened again is what it was made.
-    pub kafka_version: logfmt::rules::config::Version,
+    pub kafka_version: logrules::config::Version,
     /// Fault rules (`faults`).
     pub faults: Vec<String>,
     /// A control file of fault rules, re-read when it changes.

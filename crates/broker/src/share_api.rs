@@ -3,9 +3,9 @@
 //! `ShareCoordinatorService`): ShareGroupHeartbeat, ShareGroupDescribe,
 //! ShareFetch, ShareAcknowledge and DescribeShareGroupOffsets.
 //!
-//! What a heartbeat does is `logfmt::rules::share_group`'s, what a share
+//! What a heartbeat does is `logrules::share_group`'s, what a share
 //! partition does with fetches and acknowledgements
-//! `logfmt::rules::share_partition`'s; this module maps requests and
+//! `logrules::share_partition`'s; this module maps requests and
 //! responses and plays the three roles Kafka splits:
 //! * the group coordinator: it writes the group's records to its
 //!   `__consumer_offsets` partition and replays them, fences a member whose
@@ -38,10 +38,10 @@ use kafka_protocol::messages::*;
 use kafka_protocol::protocol::StrBytes;
 use kmsg::coordinator::ShareRecord;
 use kmsg::records::{share_snapshot_value, share_update_value, *};
-use logfmt::rules::consumer_group::Refused;
-use logfmt::rules::groups::{GroupType, SharePartitionKey};
-use logfmt::rules::share_group::{self as rules, Heartbeat};
-use logfmt::rules::share_partition::{self as sp, SharePartition, StateBatch, Write};
+use logrules::consumer_group::Refused;
+use logrules::groups::{GroupType, SharePartitionKey};
+use logrules::share_group::{self as rules, Heartbeat};
+use logrules::share_partition::{self as sp, SharePartition, StateBatch, Write};
 use serde_json::{Value, json};
 use tokio::sync::OwnedSemaphorePermit;
 
@@ -225,7 +225,7 @@ fn load<'a>(store: &'a mut Store, key: &SharePartitionKey, name: &str) -> Result
 /// first offset at or after now minus the duration - none when no record is
 /// that new (Kafka's `OffsetNotAvailableException`).
 fn reset_offset(store: &mut Store, key: &SharePartitionKey, name: &str) -> Result<i64, i16> {
-    use logfmt::rules::group_config::{self, ShareAutoOffsetReset};
+    use logrules::group_config::{self, ShareAutoOffsetReset};
     let reset = group_config::share_auto_offset_reset(store.group_config(&key.0));
     let (start, end) = store.offsets(name, key.2).ok_or(E::UnknownTopicOrPartition.code())?;
     match reset {
@@ -233,7 +233,7 @@ fn reset_offset(store: &mut Store, key: &SharePartitionKey, name: &str) -> Resul
         ShareAutoOffsetReset::Latest => Ok(end),
         ShareAutoOffsetReset::ByDuration(ms) => {
             let at = store::now_ms().saturating_sub(ms);
-            match store.answer_offsets(name, key.2, logfmt::offsets::Spec::Timestamp(at)) {
+            match store.answer_offsets(name, key.2, logrules::offsets::Spec::Timestamp(at)) {
                 Ok(Some(a)) => a.offset.ok_or(E::OffsetNotAvailable.code()),
                 Ok(None) => Err(E::UnknownTopicOrPartition.code()),
                 Err(_) => Err(E::KafkaStorageError.code()),
@@ -504,7 +504,7 @@ pub fn describe_share_group_offsets(sh: &Shared, version: i16, request: &Value) 
                 let hw = store.offsets(&name, p).map(|(_, end)| end);
                 let (start, epoch, lag) = match (state, hw) {
                     (Some(st), Some(hw)) => {
-                        (st.start_offset, st.leader_epoch, logfmt::rules::groups::share_lag(&st, hw).unwrap_or(-1))
+                        (st.start_offset, st.leader_epoch, logrules::groups::share_lag(&st, hw).unwrap_or(-1))
                     }
                     _ => (sp::UNINITIALIZED, -1, -1),
                 };

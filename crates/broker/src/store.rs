@@ -18,9 +18,9 @@ use std::path::{Path, PathBuf};
 
 use kmsg::records::{PartitionChangeRecord, RemoveTopicRecord};
 use logfmt::batch::Framing;
-use logfmt::rules::config::{self as config_rules, Version};
-use logfmt::rules::producer::AppendCheck;
 use logfmt::uuid::Uuid;
+use logrules::config::{self as config_rules, Version};
+use logrules::producer::AppendCheck;
 use logwrite::write::logdir::{self, Cluster, LogDirWriter, Node, Placement, Shutdown, Topic};
 use logwrite::write::partition::LogConfig;
 
@@ -43,7 +43,7 @@ pub const SHARE_STATE_TOPIC: &str = "__share_group_state";
 pub const SHARE_STATE_PARTITIONS: i32 = 50;
 
 /// Kafka's default `transaction.state.log.num.partitions`.
-pub const TRANSACTION_PARTITIONS: i32 = logfmt::rules::config::TRANSACTION_STATE_PARTITIONS;
+pub const TRANSACTION_PARTITIONS: i32 = logrules::config::TRANSACTION_STATE_PARTITIONS;
 
 /// A topic as the broker holds it.
 pub struct TopicState {
@@ -85,18 +85,17 @@ pub struct Store {
     pub groups: BTreeMap<String, crate::groups::Group>,
     /// The KIP-848 consumer groups, as the coordinator replays what it
     /// wrote (`rules::groups`; `consumer_api`).
-    pub consumer: logfmt::rules::groups::Groups,
+    pub consumer: logrules::groups::Groups,
     /// When each consumer group member's session ends, and its rebalance
     /// timeout while it revokes partitions, by (group, member).
     pub consumer_timers: ConsumerTimers,
     /// When each share group member's session ends, by (group, member).
     pub share_timers: BTreeMap<(String, String), std::time::Instant>,
     /// What the share coordinator holds (`__share_group_state` replayed).
-    pub share: logfmt::rules::groups::ShareStates,
+    pub share: logrules::groups::ShareStates,
     /// The share partitions read so far (`SharePartitionManager`'s cache),
     /// by (group, topic id, partition).
-    pub share_partitions:
-        BTreeMap<logfmt::rules::groups::SharePartitionKey, logfmt::rules::share_partition::SharePartition>,
+    pub share_partitions: BTreeMap<logrules::groups::SharePartitionKey, logrules::share_partition::SharePartition>,
     /// The share sessions (`ShareSessionCache`), by (group, member).
     pub share_sessions: BTreeMap<(String, String), crate::share_api::Session>,
     /// The dynamic configs set on each group (`ConfigRecord`s of resource
@@ -197,10 +196,10 @@ impl Store {
             topics: BTreeMap::new(),
             next_producer_id: 0,
             groups: BTreeMap::new(),
-            consumer: logfmt::rules::groups::Groups::default(),
+            consumer: logrules::groups::Groups::default(),
             consumer_timers: BTreeMap::new(),
             share_timers: BTreeMap::new(),
-            share: logfmt::rules::groups::ShareStates::default(),
+            share: logrules::groups::ShareStates::default(),
             share_partitions: BTreeMap::new(),
             share_sessions: BTreeMap::new(),
             group_configs: BTreeMap::new(),
@@ -308,10 +307,8 @@ impl Store {
         let (groups, consumer) = load_groups(dir, topics.get(OFFSETS_TOPIC), &limits)?;
         // the members loaded have a session from now (`onLoaded`)
         let share = match topics.get(SHARE_STATE_TOPIC) {
-            Some(t) => {
-                logfmt::rules::groups::ShareStates::load(&open_partitions(dir, t, &limits)?, &limits, &mut |_| {})?
-            }
-            None => logfmt::rules::groups::ShareStates::default(),
+            Some(t) => logrules::groups::ShareStates::load(&open_partitions(dir, t, &limits)?, &limits, &mut |_| {})?,
+            None => logrules::groups::ShareStates::default(),
         };
         let txns = load_txns(dir, topics.get(TRANSACTION_TOPIC), &limits)?;
         let transaction_partitions = topics.get(TRANSACTION_TOPIC).map_or(TRANSACTION_PARTITIONS, |t| {
@@ -337,7 +334,7 @@ impl Store {
             group_configs: meta
                 .configs
                 .iter()
-                .filter(|((t, _), c)| *t == logfmt::rules::group_config::RESOURCE_GROUP && !c.is_empty())
+                .filter(|((t, _), c)| *t == logrules::group_config::RESOURCE_GROUP && !c.is_empty())
                 .map(|((_, name), c)| (name.clone(), c.clone()))
                 .collect(),
             broker_configs: BTreeMap::new(),
@@ -515,20 +512,20 @@ impl Store {
 
     /// The session timeout and heartbeat interval of consumer group
     /// `group`'s members (`rules::group_config::Timing::consumer`).
-    pub fn consumer_timing(&self, group: &str) -> logfmt::rules::group_config::Timing {
-        logfmt::rules::group_config::Timing::consumer(self.group_config(group), &self.broker_configs)
+    pub fn consumer_timing(&self, group: &str) -> logrules::group_config::Timing {
+        logrules::group_config::Timing::consumer(self.group_config(group), &self.broker_configs)
     }
 
     /// The session timeout and heartbeat interval of share group
     /// `group`'s members (`rules::group_config::Timing::share`).
-    pub fn share_timing(&self, group: &str) -> logfmt::rules::group_config::Timing {
-        logfmt::rules::group_config::Timing::share(self.group_config(group), &self.broker_configs)
+    pub fn share_timing(&self, group: &str) -> logrules::group_config::Timing {
+        logrules::group_config::Timing::share(self.group_config(group), &self.broker_configs)
     }
 
     /// What share group `group`'s configs set for its share partitions
     /// (`rules::group_config::share_limits`).
-    pub fn share_limits(&self, group: &str) -> logfmt::rules::share_partition::Limits {
-        logfmt::rules::group_config::share_limits(self.group_config(group), &self.broker_configs)
+    pub fn share_limits(&self, group: &str) -> logrules::share_partition::Limits {
+        logrules::group_config::share_limits(self.group_config(group), &self.broker_configs)
     }
 
     /// IncrementalAlterConfigs of one topic or group, as Kafka's controller
@@ -548,7 +545,7 @@ impl Store {
         validate_only: bool,
     ) -> Result<(), (i16, String)> {
         use kafka_protocol::ResponseError as E;
-        use logfmt::rules::group_config;
+        use logrules::group_config;
         let invalid = |m: String| (E::InvalidConfig.code(), m);
         let is_group = resource_type == group_config::RESOURCE_GROUP;
         if is_group {
@@ -618,7 +615,7 @@ impl Store {
                     .collect();
             self.create_topic_unchecked(OFFSETS_TOPIC, self.offsets_partitions, configs, false)?;
         }
-        Ok(logfmt::internal::partition_for_group(group, self.offsets_partitions))
+        Ok(logrules::internal::partition_for_group(group, self.offsets_partitions))
     }
 
     /// `__share_group_state`, created as the share coordinator creates it
@@ -646,7 +643,7 @@ impl Store {
         let count = self.topics.get(SHARE_STATE_TOPIC).map_or(SHARE_STATE_PARTITIONS, |t| {
             i32::try_from(t.topic.partitions.len()).unwrap_or(SHARE_STATE_PARTITIONS)
         });
-        Ok(logfmt::internal::partition_for_group(&format!("{group}:{topic_id}:{partition}"), count))
+        Ok(logrules::internal::partition_for_group(&format!("{group}:{topic_id}:{partition}"), count))
     }
 
     /// `__transaction_state`, created as the transaction coordinator
@@ -668,14 +665,14 @@ impl Store {
             .collect();
             self.create_topic_unchecked(TRANSACTION_TOPIC, self.transaction_partitions, configs, false)?;
         }
-        Ok(logfmt::internal::partition_for_group(transactional_id, self.transaction_partitions))
+        Ok(logrules::internal::partition_for_group(transactional_id, self.transaction_partitions))
     }
 
     /// Write a transactional id's state to `__transaction_state`, as the
     /// coordinator does before it answers.
     pub fn write_txn(&mut self, transactional_id: &str, txn: &crate::txn::Txn) -> Result<(), (i16, String)> {
         let p = self.transaction_partition(transactional_id)?;
-        let version = logfmt::rules::transactions::version::log_value_version(self.transaction_version());
+        let version = logrules::transactions::version::log_value_version(self.transaction_version());
         self.append_records(TRANSACTION_TOPIC, p, &[txn.record(transactional_id, version)])
             .map_err(|e| (kafka_protocol::ResponseError::KafkaStorageError.code(), e.to_string()))
     }
@@ -693,7 +690,7 @@ impl Store {
     /// The coordinator epoch a marker carries: the leader epoch of the
     /// `__transaction_state` partition that holds `transactional_id`.
     pub fn coordinator_epoch(&mut self, transactional_id: &str) -> i32 {
-        let p = logfmt::internal::partition_for_group(transactional_id, self.transaction_partitions);
+        let p = logrules::internal::partition_for_group(transactional_id, self.transaction_partitions);
         self.leader_epoch(TRANSACTION_TOPIC, p).unwrap_or(0)
     }
 
@@ -724,7 +721,7 @@ impl Store {
             && let Some(pending) = self.pending_txn_offsets.get_mut(&producer_id)
         {
             let (here, rest): (Vec<_>, Vec<_>) = pending.drain(..).partition(|(group, ..)| {
-                logfmt::internal::partition_for_group(group, self.offsets_partitions) == partition
+                logrules::internal::partition_for_group(group, self.offsets_partitions) == partition
             });
             *pending = rest;
             if pending.is_empty() {
@@ -932,18 +929,18 @@ impl Store {
         }
     }
 
-    /// A ListOffsets answer for a partition (`logfmt::offsets`, the rule
+    /// A ListOffsets answer for a partition (`logrules::offsets`, the rule
     /// `offset-for-time` follows), over the files as written so far.
     pub fn answer_offsets(
         &mut self,
         topic: &str,
         partition: i32,
-        spec: logfmt::offsets::Spec,
-    ) -> Result<Option<logfmt::offsets::Answer>, BrokerError> {
+        spec: logrules::offsets::Spec,
+    ) -> Result<Option<logrules::offsets::Answer>, BrokerError> {
         let limits = logfmt::Limits::default();
         let Some(w) = self.writer.partition(topic, partition) else { return Ok(None) };
         let p = logfmt::partition::Partition::open(w.dir(), &limits)?;
-        let mut o = logfmt::offsets::PartitionOffsets::open(&p, &limits)?;
+        let mut o = logrules::offsets::PartitionOffsets::open(&p, &limits)?;
         o.log_start_offset = w.log_start_offset();
         o.high_watermark = Some(w.log_end_offset());
         if let Some(max) = w.active_max_timestamp() {
@@ -1072,12 +1069,12 @@ fn open_partitions(
 /// dynamic configs, over the broker's `broker`), a consumer group member's
 /// and a share group member's.
 fn sessions_of(
-    groups: &logfmt::rules::groups::Groups,
+    groups: &logrules::groups::Groups,
     configs: &BTreeMap<String, BTreeMap<String, String>>,
     broker: &BTreeMap<String, String>,
 ) -> (ConsumerTimers, BTreeMap<(String, String), std::time::Instant>) {
-    use logfmt::rules::group_config::Timing;
-    use logfmt::rules::groups::GroupType;
+    use logrules::group_config::Timing;
+    use logrules::groups::GroupType;
     let none = BTreeMap::new();
     let of = |g: &str| configs.get(g).unwrap_or(&none);
     let now = std::time::Instant::now();
@@ -1114,22 +1111,22 @@ fn load_groups(
     dir: &Path,
     offsets: Option<&TopicState>,
     limits: &logfmt::Limits,
-) -> Result<(BTreeMap<String, crate::groups::Group>, logfmt::rules::groups::Groups), BrokerError> {
+) -> Result<(BTreeMap<String, crate::groups::Group>, logrules::groups::Groups), BrokerError> {
     let mut out = BTreeMap::new();
-    let mut consumer = logfmt::rules::groups::Groups::default();
+    let mut consumer = logrules::groups::Groups::default();
     let Some(t) = offsets else { return Ok((out, consumer)) };
     let parts = open_partitions(dir, t, limits)?;
-    let loaded = logfmt::rules::groups::Groups::load(&parts, limits)?;
+    let loaded = logrules::groups::Groups::load(&parts, limits)?;
     consumer.groups = loaded
         .groups
         .iter()
         .filter(|(_, g)| {
-            matches!(g.group_type, logfmt::rules::groups::GroupType::Consumer | logfmt::rules::groups::GroupType::Share)
+            matches!(g.group_type, logrules::groups::GroupType::Consumer | logrules::groups::GroupType::Share)
         })
         .map(|(id, g)| (id.clone(), g.clone()))
         .collect();
     for (id, g) in &loaded.groups {
-        if g.group_type != logfmt::rules::groups::GroupType::Classic {
+        if g.group_type != logrules::groups::GroupType::Classic {
             continue;
         }
         let mut group = crate::groups::Group::new(id);
@@ -1164,7 +1161,7 @@ fn load_txns(
     let mut out = BTreeMap::new();
     let Some(t) = topic else { return Ok(out) };
     let parts = open_partitions(dir, t, limits)?;
-    for (id, m) in logfmt::rules::transactions::load(&parts, limits)? {
+    for (id, m) in logrules::transactions::load(&parts, limits)? {
         let Some(status) = m.state else { continue };
         out.insert(
             id,
@@ -1206,7 +1203,7 @@ pub fn end_of_batches(mut data: &[u8]) -> Option<i64> {
 
 /// Each whole batch of `data` as `rules::share_partition::aborted_batches`
 /// looks at it (its offsets, producer, and whether it is an ABORT marker).
-pub fn read_batches_of(mut data: &[u8]) -> Vec<logfmt::rules::share_partition::ReadBatch> {
+pub fn read_batches_of(mut data: &[u8]) -> Vec<logrules::share_partition::ReadBatch> {
     let limits = logfmt::Limits::default();
     let mut scratch = Vec::new();
     let mut out = Vec::new();
@@ -1216,9 +1213,8 @@ pub fn read_batches_of(mut data: &[u8]) -> Vec<logfmt::rules::share_partition::R
         data = data.get(size..).unwrap_or_default();
         let Ok(b) = logfmt::batch::RecordBatch::parse(bytes, 0) else { continue };
         let h = *b.header();
-        let marker =
-            if h.is_control() { logfmt::rules::producer::end_txn_marker(&b, &mut scratch, &limits) } else { None };
-        out.push(logfmt::rules::share_partition::ReadBatch {
+        let marker = if h.is_control() { logrules::producer::end_txn_marker(&b, &mut scratch, &limits) } else { None };
+        out.push(logrules::share_partition::ReadBatch {
             base_offset: h.base_offset,
             last_offset: h.last_offset(),
             producer_id: h.producer_id,
@@ -1339,7 +1335,7 @@ fn served_version(meta: &logfmt::metadata::ClusterMetadata) -> Result<Version, S
             "the dir is a Kafka {} cluster (metadata.version {}): {e}",
             v.name(),
             meta.metadata_version
-                .and_then(logfmt::rules::release::metadata_version_name)
+                .and_then(logrules::release::metadata_version_name)
                 .unwrap_or("newer than logtool knows")
         )
     })?;

@@ -16,9 +16,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use kmsg::records::transaction_log_value::PartitionsSchema;
 use kmsg::records::{TransactionLogKey, TransactionLogValue};
 
-/// `TransactionState` (one enum with `logfmt::rules::transactions` and the
+/// `TransactionState` (one enum with `logrules::transactions` and the
 /// `__transaction_state` decoder).
-pub use logfmt::rules::transactions::TransactionState as Status;
+pub use logrules::transactions::TransactionState as Status;
 
 /// One transactional id's metadata.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -15,7 +15,7 @@ use kafka_protocol::protocol::StrBytes;
 
 use crate::Shared;
 use crate::store::{self, Store, now_ms};
-use logfmt::rules::transactions::{self as txn_rules, version};
+use logrules::transactions::{self as txn_rules, version};
 
 use crate::txn::{self, Status, Txn};
 

@@ -101,7 +101,7 @@ pub struct BrokerArgs {
     /// 4.x clients use transaction version 2 (an epoch bump per transaction, partitions
     /// added by Produce). A log dir opened again stays what it is.
     #[arg(long, value_name = "VERSION", value_parser = crate::cmd::verify::parse_writable_version, default_value = "3.9")]
-    pub kafka_version: logfmt::KafkaVersion,
+    pub kafka_version: inspect::KafkaVersion,
     /// A file of fault rules, one per line, re-read whenever it changes.
     #[arg(long, value_name = "FILE")]
     pub fault_file: Option<PathBuf>,

@@ -85,7 +85,7 @@ pub struct FixtureArgs {
     /// topic configs are checked against that release (default: the spec's
     /// kafka_version).
     #[arg(long, value_name = "VERSION", value_parser = crate::cmd::verify::parse_writable_version)]
-    pub kafka_version: Option<logfmt::KafkaVersion>,
+    pub kafka_version: Option<inspect::KafkaVersion>,
     /// List the shipped specs.
     #[arg(long, conflicts_with_all = ["spec", "out"])]
     pub list: bool,

@@ -1,10 +1,10 @@
 //! `logtool offset-for-time`: Kafka's ListOffsets answers from the files
-//! (`logfmt::offsets`), for a partition dir or the partitions of a log dir.
+//! (`logrules::offsets`), for a partition dir or the partitions of a log dir.
 
 use std::io::{self, BufWriter};
 use std::path::PathBuf;
 
-use logfmt::offsets::PartitionOffsets;
+use inspect::offsets::PartitionOffsets;
 use logfmt::partition::Targets;
 use logfmt::spec::names as n;
 
@@ -66,9 +66,9 @@ pub fn run(global: &GlobalOpts, args: &OffsetForTimeArgs) -> anyhow::Result<Stat
     // markers the transaction coordinator (`__transaction_state` of this log
     // dir) writes once a broker starts
     let now_ms = jiff::Timestamp::now().as_millisecond();
-    let pending = logfmt::offsets::pending_markers(&log_dir, now_ms, &limits)?;
+    let pending = inspect::offsets::pending_markers(&log_dir, now_ms, &limits)?;
     // tiered partitions' remote segments: __remote_log_metadata of this log dir
-    let remote = logfmt::offsets::read_remote_log(&targets.log_dir, &limits)?;
+    let remote = inspect::offsets::read_remote_log(&targets.log_dir, &limits)?;
     for q in &args.times {
         if let Some((given, zone)) = &q.assumed_zone {
             out.report(&NoteLine {

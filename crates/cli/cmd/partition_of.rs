@@ -1,5 +1,5 @@
 //! `logtool partition-of`: the partition Kafka's default partitioner gives a
-//! key (`logfmt::internal::partition_for_key`).
+//! key (`inspect::groups::partition_for_key`).
 
 use std::io::{self, BufWriter};
 
@@ -16,7 +16,7 @@ pub fn run(global: &GlobalOpts, args: &PartitionOfArgs) -> anyhow::Result<Status
     let mut out = Output::new(BufWriter::new(io::stdout().lock()), global.format);
     for key in &args.keys {
         let bytes = if args.hex { parse_hex(key)? } else { key.as_bytes().to_vec() };
-        let partition = logfmt::internal::partition_for_key(&bytes, args.partitions);
+        let partition = inspect::groups::partition_for_key(&bytes, args.partitions);
         out.report(&(PartitionOfLine { key: key.clone(), partitions: args.partitions, partition }))?;
     }
     out.finish()?;

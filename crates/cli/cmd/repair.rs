@@ -376,7 +376,7 @@ pub fn retain(global: &GlobalOpts, args: &RetainArgs) -> anyhow::Result<Status> 
         // read under the lock run_plan holds
         let targets = Targets::of(path, &limits)?;
         // tiered partitions: what remote storage holds (__remote_log_metadata)
-        let remote = logfmt::offsets::read_remote_log(&targets.log_dir, &limits)?;
+        let remote = inspect::offsets::read_remote_log(&targets.log_dir, &limits)?;
         for dir in &parts {
             let p = targets.open(dir)?;
             if p.is_metadata_log() {
@@ -397,19 +397,21 @@ pub fn retain(global: &GlobalOpts, args: &RetainArgs) -> anyhow::Result<Status> 
 
 pub fn compact(global: &GlobalOpts, args: &CompactArgs) -> anyhow::Result<Status> {
     let path = &resolved(&args.path);
-    use logwrite::repair::compact::{CompactOptions, compact_partition};
+    use logwrite::repair::compact::{
+        CompactOptions, DEFAULT_LOAD_FACTOR, DEFAULT_PRODUCER_ID_EXPIRATION_MS, PassOptions, compact_partition,
+    };
     let log_dir = log_dir_of(path)?;
     let parts = partitions(path)?;
     let limits = args.limits.limits();
     let pool = logfmt::budget::pool_for(args.limits.memory, 1).0;
     let (bar, progress) = segment_progress(global, path);
     let opts = CompactOptions {
-        pass: logfmt::compact::Options {
+        pass: PassOptions {
             limits,
             map_memory: args.dedupe_buffer.unwrap_or(pool / 2),
-            load_factor: logfmt::compact::DEFAULT_LOAD_FACTOR,
+            load_factor: DEFAULT_LOAD_FACTOR,
             now_ms: args.now.unwrap_or_else(|| jiff::Timestamp::now().as_millisecond()),
-            producer_id_expiration_ms: logfmt::compact::DEFAULT_PRODUCER_ID_EXPIRATION_MS,
+            producer_id_expiration_ms: DEFAULT_PRODUCER_ID_EXPIRATION_MS,
         },
         progress,
     };
@@ -541,7 +543,7 @@ pub struct RecoverArgs {
     /// entry version 4.4 refuses): 3.9, 4.0, 4.1, 4.2, 4.3 or 4.4 (or x.y.z). Default:
     /// the release the dir's metadata.version implies.
     #[arg(long, value_name = "VERSION", value_parser = super::verify::parse_version)]
-    pub kafka_version: Option<logfmt::KafkaVersion>,
+    pub kafka_version: Option<inspect::KafkaVersion>,
     #[command(flatten)]
     pub interval: IntervalArgs,
     #[command(flatten)]

@@ -14,9 +14,9 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use clap::Args;
+use inspect::offsets::RemoteLog;
 use inspect::schedule;
 use inspect::stats::{self, Histogram, Stats, Timeline};
-use logfmt::offsets::RemoteLog;
 use logfmt::partition::{LogDir, Targets};
 use logfmt::report::{grouped, human_bytes};
 
@@ -82,7 +82,7 @@ pub fn run(global: &GlobalOpts, args: &StatsArgs) -> anyhow::Result<Status> {
         // what the broker serves: a -future replica (a move between log
         // dirs under way) counts in its dir, as DescribeLogDirs counts it
         let t = Targets::of(path, &limits).with_context(|| path.display().to_string())?.served();
-        let remote = logfmt::offsets::read_remote_log(&t.log_dir, &limits)?.map(Arc::new);
+        let remote = inspect::offsets::read_remote_log(&t.log_dir, &limits)?.map(Arc::new);
         groups.push(Group {
             path: path.clone(),
             is_log_dir: t.is_log_dir,

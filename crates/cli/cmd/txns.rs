@@ -1,12 +1,12 @@
-//! `logtool txns`: open transactions per partition (`logfmt::rules::producer`
+//! `logtool txns`: open transactions per partition (`logrules::producer`
 //! at the log end), the last stable offset each holds back, the transaction
-//! coordinator's view of each (`logfmt::rules::transactions`), and hanging
+//! coordinator's view of each (`logrules::transactions`), and hanging
 //! ones, decided as `kafka-transactions find-hanging` decides.
 
 use std::io::{self, BufWriter};
 
+use inspect::txns::TRANSACTION_STATE_TOPIC;
 use inspect::txns::{Coordinator, INCOMPLETE, TxnsSummaryLine, partition_txns};
-use logfmt::internal::TRANSACTION_STATE_TOPIC;
 use logfmt::partition::{Partition, open_log_dirs};
 
 use clap::Args;

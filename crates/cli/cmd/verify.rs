@@ -11,9 +11,9 @@ use std::time::Instant;
 
 use std::sync::Arc;
 
+use inspect::KafkaVersion as Version;
 use inspect::schedule::{self, Pass};
 use inspect::verify::{self, Kind, Options, Report, Severity, StartPlanLine, VerifySummaryLine};
-use logfmt::KafkaVersion as Version;
 use logfmt::logdir::{self, LogDirEntry, Target};
 use logfmt::partition::LogDir;
 

@@ -3,18 +3,22 @@
 //! and each committed offset with its lag (`rules::groups::lag` against
 //! `rules::log::Offsets`).
 
+/// The partition of an internal topic that holds a key (a group id, a
+/// transactional id): `partition-of`.
+pub use logrules::internal::partition_for_key;
+
 use std::collections::HashMap;
 
 use serde::Serialize;
 
 use logfmt::error::{Error, Result};
-use logfmt::internal::{CONSUMER_OFFSETS_TOPIC, SHARE_GROUP_STATE_TOPIC, partition_for_group};
 use logfmt::limits::Limits;
 use logfmt::logdir::LogDirsOf;
 use logfmt::partition::{LogDir, Partition};
 use logfmt::report::{Report, Shown};
-use logfmt::rules::groups::{Commit, Group, Groups, SharePartitionState, ShareStates, lag, share_lag};
-use logfmt::rules::log::Offsets;
+use logrules::groups::{Commit, Group, Groups, SharePartitionState, ShareStates, lag, share_lag};
+use logrules::internal::{CONSUMER_OFFSETS_TOPIC, SHARE_GROUP_STATE_TOPIC, partition_for_group};
+use logrules::log::Offsets;
 
 /// The log dirs `logtool groups` was given, opened: the coordinators'
 /// partitions (`__consumer_offsets`, `__share_group_state`), the data
@@ -55,7 +59,7 @@ impl Coordinators {
             Some(n) => (n, "given"),
             None => {
                 dirs.iter().find_map(|(ld, _)| ld.metadata.as_ref()?.partition_count(CONSUMER_OFFSETS_TOPIC)).map_or(
-                    (logfmt::rules::config::OFFSETS_TOPIC_PARTITIONS, "Kafka's default offsets.topic.num.partitions"),
+                    (logrules::config::OFFSETS_TOPIC_PARTITIONS, "Kafka's default offsets.topic.num.partitions"),
                     |n| (n, "from the metadata log"),
                 )
             }
@@ -247,7 +251,7 @@ pub fn group_line(
     coordinator_partition: Option<i32>,
     topic_name: &dyn Fn(&str) -> Option<String>,
 ) -> GroupLine {
-    let streams = g.is_some_and(|g| g.group_type == logfmt::rules::groups::GroupType::Streams);
+    let streams = g.is_some_and(|g| g.group_type == logrules::groups::GroupType::Streams);
     GroupLine {
         group: name.to_string(),
         coordinator_partition,

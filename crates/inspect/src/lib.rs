@@ -11,6 +11,9 @@
 //! row and a `--format json` line); nothing here writes to a log dir.
 #![cfg_attr(test, allow(clippy::arithmetic_side_effects))]
 
+/// The Kafka release whose rules a command applies (`--kafka-version`).
+pub use logrules::KafkaVersion;
+
 pub mod dump;
 pub mod groups;
 pub mod offsets;

@@ -1,7 +1,8 @@
 //! How `offset-for-time` shows a ListOffsets answer (`rules::offsets`
 //! answers it): one line per partition and time asked.
 
-use logfmt::rules::offsets::{Answer, PartitionOffsets, Spec};
+/// What `offset-for-time` asks of `logrules::offsets`.
+pub use logrules::offsets::{Answer, PartitionOffsets, RemoteLog, Spec, pending_markers, read_remote_log};
 
 /// The line of `answer` of `p` to the time asked as `query` (`spec`).
 pub fn line(p: &PartitionOffsets, query: &str, spec: Spec, answer: Answer) -> OffsetLine {

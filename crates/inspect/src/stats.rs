@@ -11,9 +11,9 @@
 //! [`MAX_PRODUCERS`], [`MAX_TRACKED_KEYS`], [`TIMELINE_BUCKETS`]), never by
 //! the data; what cannot be computed within them is reported as unknown
 //! (`None`), never guessed. The rules come from the one model of Kafka's
-//! behaviour: retention is [`logfmt::rules::retention`]'s plan (as
+//! behaviour: retention is [`logrules::retention`]'s plan (as
 //! `UnifiedLog.deleteOldSegments`), compaction from
-//! [`logfmt::rules::log::compaction`], markers from [`logfmt::control`].
+//! [`logrules::log::compaction`], markers from [`logfmt::control`].
 
 use std::collections::HashMap;
 use std::hash::Hasher;
@@ -32,8 +32,8 @@ use rayon::prelude::*;
 use logfmt::metadata::{CLEANUP_POLICY, LOCAL_RETENTION_BYTES, LOCAL_RETENTION_MS, RETENTION_BYTES, RETENTION_MS};
 use logfmt::partition::{LogDir, Partition};
 use logfmt::report::{Report, grouped, human_bytes};
-use logfmt::rules::log::{Compaction, compaction, log_start_offset};
-use logfmt::rules::producer::{Marker, ProducerState, end_txn_marker};
+use logrules::log::{Compaction, compaction, log_start_offset};
+use logrules::producer::{Marker, ProducerState, end_txn_marker};
 
 /// HyperLogLog precision: 2^14 registers (16 KiB, standard error 0.8%).
 const HLL_PRECISION: u32 = 14;
@@ -1003,7 +1003,7 @@ impl Pass<'_> {
 pub fn partition_stats(
     p: &Partition,
     log_dir: &LogDir,
-    remote: Option<&logfmt::rules::remote::RemoteLog>,
+    remote: Option<&logrules::remote::RemoteLog>,
     opts: &Options,
     read_ahead: bool,
     done: &mut dyn FnMut(u64),
@@ -1081,8 +1081,8 @@ pub fn partition_stats(
     hll.merge_into(&mut pass.s.hll);
     let mut s = pass.s;
     s.log_start_offset = (!p.segments.is_empty()).then(|| log_start_offset(p));
-    s.local_log_start_offset = (!p.segments.is_empty()).then(|| logfmt::rules::log::local_log_start_offset(p));
-    s.log_end_offset = p.segments.last().map(|a| logfmt::rules::log::log_end_from(last_offset, Some(a.base)));
+    s.local_log_start_offset = (!p.segments.is_empty()).then(|| logrules::log::local_log_start_offset(p));
+    s.log_end_offset = p.segments.last().map(|a| logrules::log::log_end_from(last_offset, Some(a.base)));
     s.producers = pass.producers.into_values().collect();
     s.producer_count = s.producers.len() as u64;
     s.finish_producers(opts.top_producers);
@@ -1102,26 +1102,26 @@ fn config_i64(log_dir: &LogDir, topic: &str, key: logfmt::metadata::ConfigKey) -
 fn reclaimable(
     p: &Partition,
     log_dir: &LogDir,
-    remote: Option<&logfmt::rules::remote::RemoteLog>,
+    remote: Option<&logrules::remote::RemoteLog>,
     opts: &Options,
     compacted: bool,
     keys_tracked: bool,
     superseded: (u64, u64),
 ) -> Result<Reclaimable> {
-    use logfmt::rules::retention::{Outcome, Rule, plan};
+    use logrules::retention::{Outcome, Rule, plan};
     let mut r = Reclaimable::default();
     if compacted && keys_tracked {
         r.superseded_records = Some(superseded.0);
         r.superseded_bytes = Some(superseded.1);
     }
-    let pass = logfmt::compact::Options {
+    let pass = logrules::compact::Options {
         limits: opts.limits,
         map_memory: opts.dedupe_buffer,
-        load_factor: logfmt::rules::cleaner::DEFAULT_LOAD_FACTOR,
+        load_factor: logrules::cleaner::DEFAULT_LOAD_FACTOR,
         now_ms: opts.now_ms,
-        producer_id_expiration_ms: logfmt::compact::DEFAULT_PRODUCER_ID_EXPIRATION_MS,
+        producer_id_expiration_ms: logrules::compact::DEFAULT_PRODUCER_ID_EXPIRATION_MS,
     };
-    match logfmt::compact::reclaim(p, log_dir, &pass) {
+    match logrules::compact::reclaim(p, log_dir, &pass) {
         Ok(Some(c)) => {
             r.compaction_bytes_reclaimable = Some(c.bytes_before.saturating_sub(c.bytes_after));
             r.compaction_records_reclaimable = Some(c.records_before.saturating_sub(c.records_after));
@@ -1144,12 +1144,12 @@ fn reclaimable(
     let Some(policy) = &r.cleanup_policy else { return Ok(r) };
     r.retention_ms = config_i64(log_dir, topic, RETENTION_MS);
     r.retention_bytes = config_i64(log_dir, topic, RETENTION_BYTES);
-    if !logfmt::rules::retention::deletes(policy) {
+    if !logrules::retention::deletes(policy) {
         return Ok(r);
     }
     // tiered: local retention (local.retention.*, -2: retention.*'s value)
     // over the segments remote storage holds (UnifiedLog.localRetentionMs)
-    let tiered = logfmt::rules::remote::retention_view(p, log_dir, remote, &opts.limits);
+    let tiered = logrules::remote::retention_view(p, log_dir, remote, &opts.limits);
     let (ms, bytes) = match &tiered {
         Some(_) => {
             r.local_retention_ms = config_i64(log_dir, topic, LOCAL_RETENTION_MS);

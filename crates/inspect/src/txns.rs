@@ -6,7 +6,10 @@
 
 /// The transaction coordinator's state loaded from `__transaction_state`
 /// (`rules::transactions::load_with_progress`).
-pub use logfmt::rules::transactions::load_with_progress as load_coordinator;
+pub use logrules::transactions::load_with_progress as load_coordinator;
+
+/// The transaction coordinator's topic.
+pub use logrules::internal::TRANSACTION_STATE_TOPIC;
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -16,9 +19,9 @@ use logfmt::error::Result;
 use logfmt::limits::Limits;
 use logfmt::partition::Partition;
 use logfmt::report::{Report, Shown};
-use logfmt::rules::log::Offsets;
-use logfmt::rules::producer::ProducerState;
-use logfmt::rules::transactions::{self, TxnMetadata};
+use logrules::log::Offsets;
+use logrules::producer::ProducerState;
+use logrules::transactions::{self, TxnMetadata};
 
 /// The transaction coordinator's state as loaded from `__transaction_state`
 /// (none when no partition of it was given), looked up by producer id as

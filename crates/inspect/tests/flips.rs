@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 use inspect::verify::{self, Options, Severity};
 use logfmt::log::{Item, LogReader};
 use logfmt::partition::{LogDir, Partition};
-use logfmt::rules::log::{Compaction, compaction};
+use logrules::log::{Compaction, compaction};
 use proptest::prelude::*;
 
 /// Partitions tried: plain (not compacted), transactions, a compressed one,

@@ -27,13 +27,14 @@
 //! | `meta.properties`, `partition.metadata` | [`properties`] |
 //! | file and directory names | [`naming`], [`logdir`] |
 //! | topic configs (KRaft metadata log) | [`metadata`] |
-//! | internal topics' records, decoded | [`internal`] |
-//! | `ListOffsets` answers (offset for a time) | [`offsets`] |
 //! | a partition dir with its log dir's checkpoints | [`partition`] |
-//! | Kafka's rules (producer state, epochs, log start/end, recovery, header sanity) | [`rules`], [`sanity`] |
+//! | the header-sanity invariants a reader needs | [`sanity`] |
 //! | the log dir's `.lock` (who holds it) | [`lock`] |
 //! | logtool's repair journals (how far a repair got) | [`journal`] |
 //! | encoding: record batches, the bytes of the small files | [`builder`], [`emit`] |
+//!
+//! Kafka's rules (what a broker has on disk, or does, given these files)
+//! are the `logrules` crate, over this one.
 //!
 //! Writing files (partitions, log dirs) and repairs live in the `logwrite`
 //! crate, which depends on this one: nothing here can name them, so reading
@@ -55,10 +56,10 @@
 
 // The layers, lowest first; each names only the layers before it (checked
 // by .ci/layers.sh). Every module is also at the crate root, as it was.
-// (The commands built on them are the `inspect` crate.)
+// (Kafka's rules over them are the `logrules` crate, the commands the
+// `inspect` crate.)
 pub mod format;
 pub mod model;
-pub mod rules;
 pub mod util;
 
 pub use format::{
@@ -66,13 +67,10 @@ pub use format::{
     metadata, naming, properties, sanity, snapshot, spec, uuid,
 };
 pub use model::partition;
-pub use rules::{compact, internal, offsets};
 pub use util::{budget, limits, live, report};
 
 pub use error::{Error, ErrorClass, ErrorKind, Result};
 pub use limits::Limits;
-/// The Kafka release whose rules to apply (`--kafka-version`).
-pub use rules::config::Version as KafkaVersion;
 
 use std::io::Read;
 use std::path::Path;

@@ -19,11 +19,11 @@ use std::path::PathBuf;
 
 use logfmt::checkpoint::EpochEntry;
 use logfmt::limits::Limits;
-use logfmt::rules::epochs::EpochCache;
+use logrules::epochs::EpochCache;
 
 use crate::error::{Error, Result};
 use crate::replica::{self, BatchStream, BatchSummary, ReplicaInfo};
-use logfmt::rules::replication::{Lineage, as_elected, kafka_truncation};
+use logrules::replication::{Lineage, as_elected, kafka_truncation};
 
 /// How to compare.
 #[derive(Clone, Debug, Default)]
@@ -214,9 +214,9 @@ fn batch_lineage(path: &std::path::Path, limits: &Limits) -> Result<Vec<EpochEnt
 }
 
 /// A note when a checkpoint disagrees with the batches
-/// ([`logfmt::rules::epochs::checkpoint_agrees`]).
+/// ([`logrules::epochs::checkpoint_agrees`]).
 fn lineage_note(checkpoint: &[EpochEntry], batches: &[EpochEntry], info: &ReplicaInfo) -> Option<String> {
-    let same = logfmt::rules::epochs::checkpoint_agrees(checkpoint, batches, info.log_end_offset);
+    let same = logrules::epochs::checkpoint_agrees(checkpoint, batches, info.log_end_offset);
     let show =
         |v: &[EpochEntry]| v.iter().map(|e| format!("{}@{}", e.epoch, e.start_offset)).collect::<Vec<_>>().join(" ");
     (!same).then(|| {
@@ -372,7 +372,7 @@ fn replica_report(
     mut p: Pass,
     is_leader: bool,
     lineage: Option<&Lineage>,
-    t: Option<logfmt::rules::replication::Truncation>,
+    t: Option<logrules::replication::Truncation>,
     notes: Vec<String>,
 ) -> Result<ReplicaReport> {
     let d = p.divergence;

@@ -7,7 +7,7 @@
 //!   (offsets, epoch, CRC, size, timestamps) - read from a partition dir or
 //!   from a [`digest`].
 //! * Kafka's leader-epoch truncation (KIP-101, KIP-279, and the fetch-time
-//!   "diverging epoch" of Kafka 2.7+) is a rule: `logfmt::rules::replication`
+//!   "diverging epoch" of Kafka 2.7+) is a rule: `logrules::replication`
 //!   computes the offset a follower truncates to from the two epoch caches
 //!   and log ends, as `AbstractFetcherThread` and `Partition` compute it.
 //! * [`diff`]: the comparison - batch by batch in one streaming pass over all

@@ -14,9 +14,9 @@ use std::path::Path;
 use logfmt::checkpoint;
 use logfmt::limits::Limits;
 use logfmt::log::{Entry, Item, LogReader};
-use logfmt::offsets::PartitionOffsets;
 use logfmt::partition::{Partition, Segment};
 use logfmt::spec::names as n;
+use logrules::offsets::PartitionOffsets;
 
 use crate::digest;
 use crate::error::{Error, Result};

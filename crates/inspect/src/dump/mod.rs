@@ -71,12 +71,12 @@ pub struct Selection {
     pub aborted: bool,
 }
 
-pub use logfmt::rules::log::AbortedTransactions;
+pub use logrules::log::AbortedTransactions;
 
 /// Every aborted transaction the `.txnindex` files (base offset, path) of
 /// a partition list (`rules::log::aborted_transactions` over all offsets).
 pub fn aborted_transactions(txn_indexes: &[(i64, PathBuf)], limits: &Limits) -> Result<AbortedTransactions> {
-    logfmt::rules::log::aborted_transactions(txn_indexes, None, i64::MIN, i64::MAX, limits)
+    logrules::log::aborted_transactions(txn_indexes, None, i64::MIN, i64::MAX, limits)
 }
 
 /// Why no record of partition `dir` is in `[start, end)`, when none is:
@@ -85,7 +85,7 @@ pub fn aborted_transactions(txn_indexes: &[(i64, PathBuf)], limits: &Limits) -> 
 /// log's ends cannot be read; the dump says why then).
 pub fn none_in_range(dir: &Path, (start, end): (i64, i64), asked: &str, limits: &Limits) -> Option<String> {
     let p = Partition::open_with(dir, &LogDirCheckpoints::default()).ok()?;
-    let log_end = logfmt::rules::log::log_end_offset(&p, limits).ok()?;
+    let log_end = logrules::log::log_end_offset(&p, limits).ok()?;
     let log_start = p.first_base().unwrap_or(0);
     if start >= end {
         return Some(format!("{asked}: they resolve to no offset (log end {log_end})"));
@@ -230,7 +230,7 @@ pub fn plan(path: &Path, sel: &Selection, limits: &Limits, work: &mut Vec<Work>)
 /// metadata. Read only when a time is asked.
 struct Tiering {
     log_dir: logfmt::partition::LogDir,
-    remote: Option<logfmt::offsets::RemoteLog>,
+    remote: Option<logrules::offsets::RemoteLog>,
 }
 
 impl Tiering {
@@ -241,13 +241,13 @@ impl Tiering {
         }
         let log_dir = logfmt::partition::LogDir::read(dir, limits);
         log_dir.metadata.as_ref()?;
-        let remote = logfmt::offsets::read_remote_log(&log_dir, limits).ok().flatten();
+        let remote = logrules::offsets::read_remote_log(&log_dir, limits).ok().flatten();
         Some(Tiering { log_dir, remote })
     }
 }
 
 /// `--offsets` narrowed by `--since`/`--until`: the offsets ListOffsets
-/// answers for those times in `dir` (`logfmt::offsets`, through the time
+/// answers for those times in `dir` (`logrules::offsets`, through the time
 /// indexes). A time no record reaches: nothing from `--since`, no bound
 /// from `--until`. A tiered partition's time whose records lie in remote
 /// storage only is answered from the local data on (the local log start),
@@ -267,7 +267,7 @@ fn time_range(
         Some(t) => t.log_dir.open_partition(dir)?,
         None => Partition::open_with(dir, &LogDirCheckpoints::default())?,
     };
-    let mut offsets = logfmt::offsets::PartitionOffsets::open(&p, limits)?;
+    let mut offsets = logrules::offsets::PartitionOffsets::open(&p, limits)?;
     offsets.set_remote(&p, tiering.and_then(|t| t.remote.as_ref()), limits);
     let local = offsets.local_log_start_offset;
     let mut note = None;
@@ -280,7 +280,7 @@ fn time_range(
                 ));
                 local
             }
-            None => offsets.answer(logfmt::offsets::Spec::Timestamp(t))?.offset.unwrap_or(i64::MAX),
+            None => offsets.answer(logrules::offsets::Spec::Timestamp(t))?.offset.unwrap_or(i64::MAX),
         };
         r.start = r.start.max(start);
     }
@@ -295,7 +295,7 @@ fn time_range(
                 r.end = r.end.min(local);
             }
             None => {
-                if let Some(end) = offsets.answer(logfmt::offsets::Spec::Timestamp(t))?.offset {
+                if let Some(end) = offsets.answer(logrules::offsets::Spec::Timestamp(t))?.offset {
                     r.end = r.end.min(end);
                 }
             }

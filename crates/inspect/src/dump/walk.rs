@@ -25,13 +25,13 @@ use logfmt::batch::{BatchHeader, Headers, Record, RecordBatch};
 use logfmt::control;
 use logfmt::error::{Error, ErrorClass, ErrorKind};
 use logfmt::index::{self, IndexEntry, IndexKind, IndexReader};
-use logfmt::internal::Decoder;
 use logfmt::legacy::{LegacyMessage, LegacyRecord};
 use logfmt::limits::Limits;
 use logfmt::log::{Entry, Item as LogItem, LogReader};
 use logfmt::naming::{self, FileKind, FileName};
 use logfmt::report::{NoteLine, WithFile};
 use logfmt::sanity::Bounds;
+use logrules::internal::Decoder;
 
 /// Which internal-topic decoder reads records (`--decode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

@@ -13,7 +13,7 @@
 //!   snapshots, `partition.metadata`.
 //! * [`check_file`]: one file on its own.
 //!
-//! What Kafka would have on disk comes from [`logfmt::rules`] (producer state
+//! What Kafka would have on disk comes from [`logrules`] (producer state
 //! and `.txnindex`, the leader-epoch cache and the log start, log end,
 //! header sanity through the reader); verify only compares.
 //!
@@ -24,7 +24,7 @@
 //! [`Options::max_per_kind`] times; the rest are counted.
 
 /// The name of a `metadata.version` feature level (`3.9-IV0`...).
-pub use logfmt::rules::start::metadata_version_name;
+pub use logrules::start::metadata_version_name;
 
 mod segment;
 mod summary;
@@ -41,10 +41,10 @@ use logfmt::log::{Item, LogReader};
 use logfmt::logdir::{self, LogDirEntry};
 use logfmt::naming::{self, FileKind, TempSuffix};
 use logfmt::partition::{LogDir, LogDirCheckpoints, Partition, Segment};
-use logfmt::rules;
-use logfmt::rules::config::Version;
-use logfmt::rules::start;
 use logfmt::spec::names as n;
+use logrules as rules;
+use logrules::config::Version;
+use logrules::start;
 use segment::{PartitionState, SegmentChecker, SegmentSummary};
 
 /// How bad a finding is.
@@ -240,9 +240,9 @@ impl Kind {
                 "`LogLoader.loadSegmentFiles`: `offsetFromFileName` is `Long.parseLong` of the name up to its first `.`"
             }
             Kind::IndexMissing => "`LogLoader.loadSegmentFiles` recovers a segment without its index",
-            Kind::NewerKafka => "`MetadataVersion` of each release ([`logfmt::rules::release`])",
+            Kind::NewerKafka => "`MetadataVersion` of each release ([`logrules::release`])",
             Kind::LogEndHidden => {
-                "`LogSegment.readNextOffset` reads on from the `.index`'s last entry ([`logfmt::rules::recovery::hidden_log_end`])"
+                "`LogSegment.readNextOffset` reads on from the `.index`'s last entry ([`logrules::recovery::hidden_log_end`])"
             }
             Kind::DeleteDir => "`LogManager.loadLog` -> `addLogToBeDeleted`; `LogLoader` skips its recovery",
             Kind::TimeIndexMissing => "`LogSegment.sanityCheck` recreates a missing time index empty",
@@ -720,7 +720,7 @@ pub fn check_log_dir(dir: &Path, opts: &Options) -> (LogDir, Report) {
     if let Some(meta) = &log_dir.metadata {
         let version = opts.version_for(&log_dir);
         let file = dir.join(format!("{}-0", n::CLUSTER_METADATA_TOPIC));
-        if let Some(level) = meta.metadata_version.filter(|&l| logfmt::rules::release::newer_than_known(l)) {
+        if let Some(level) = meta.metadata_version.filter(|&l| logrules::release::newer_than_known(l)) {
             out.push(
                 &file,
                 None,
@@ -730,7 +730,7 @@ pub fn check_log_dir(dir: &Path, opts: &Options) -> (LogDir, Report) {
                 format!(
                     "written by a Kafka newer than this logtool knows: metadata.version level {level}{}; read with {}'s rules",
                     start::metadata_version_name(level).map(|n| format!(" ({n})")).unwrap_or_default(),
-                    logfmt::rules::release::newest().name
+                    logrules::release::newest().name
                 ),
             );
         }
@@ -1468,12 +1468,12 @@ fn snapshot_at_log_end(p: &Partition, log_start: i64, log_end: i64, opts: &Optio
 }
 
 /// After a clean shutdown, a last `.index` that makes Kafka's load hide
-/// records ([`logfmt::rules::recovery::hidden_log_end`]).
+/// records ([`logrules::recovery::hidden_log_end`]).
 fn log_end_hidden(p: &Partition, log_end: i64, out: &mut Findings) {
     if p.is_metadata_log() || !p.log_dir.join(n::CLEAN_SHUTDOWN).exists() {
         return;
     }
-    let (Some(h), Some(active)) = (logfmt::rules::recovery::hidden_log_end(p, log_end), p.active()) else {
+    let (Some(h), Some(active)) = (logrules::recovery::hidden_log_end(p, log_end), p.active()) else {
         return;
     };
     let index = active.index.clone().unwrap_or_else(|| active.log.clone());

@@ -11,7 +11,7 @@
 //! State that spans segments (the last offset seen, producer sequences and
 //! transactions, the leader-epoch lineage) lives in [`PartitionState`];
 //! what Kafka writes into a `.txnindex` comes from
-//! [`logfmt::rules::producer`].
+//! [`logrules::producer`].
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -25,9 +25,9 @@ use logfmt::legacy::LegacyMessage;
 use logfmt::limits::Limits;
 use logfmt::log::{Damage, Entry, Slab, SlabItem};
 use logfmt::partition::{Partition, Segment};
-use logfmt::rules::log::Compaction;
-use logfmt::rules::producer::{Continuity, Marker, ProducerState, SequenceTracker};
 use logfmt::sanity::{Bounds, HeaderField};
+use logrules::log::Compaction;
+use logrules::producer::{Continuity, Marker, ProducerState, SequenceTracker};
 use rayon::prelude::*;
 
 /// Producers tracked for sequence continuity; beyond this, new ones are not.
@@ -70,7 +70,7 @@ impl PartitionState {
             compaction,
             compacted: compaction == Compaction::Compacted,
             sequences: SequenceTracker::new(MAX_TRACKED_PRODUCERS),
-            sequences_checked: topic.is_none_or(logfmt::rules::producer::checks_sequences),
+            sequences_checked: topic.is_none_or(logrules::producer::checks_sequences),
             transactions,
             lineage: Vec::new(),
         }

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::{Report as Checked, Severity, StartTally};
 use logfmt::report::{Report, Shown};
-use logfmt::rules::config::Version;
+use logrules::config::Version;
 
 impl StartPlanLine {
     /// The plan of Kafka `version` (chosen as `version_from` says) from

@@ -359,6 +359,16 @@ impl From<std::io::Error> for Error {
     }
 }
 
+// (here rather than in `util::budget`: the budget is below the formats,
+// the error it becomes is theirs)
+impl crate::budget::Short {
+    /// The error to report when the budget refused memory for what is read
+    /// at `position`.
+    pub fn error(self, position: u64) -> Error {
+        Error::at(position, ErrorKind::MemoryBudget { what: self.what, needed: self.needed, budget: self.total })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

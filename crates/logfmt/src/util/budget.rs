@@ -202,16 +202,6 @@ pub struct Short {
     pub total: u64,
 }
 
-impl Short {
-    /// The error to report.
-    pub fn error(self, position: u64) -> crate::Error {
-        crate::Error::at(
-            position,
-            crate::ErrorKind::MemoryBudget { what: self.what, needed: self.needed, budget: self.total },
-        )
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

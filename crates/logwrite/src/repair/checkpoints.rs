@@ -105,7 +105,7 @@ pub fn adjust_checkpoints(
         let mut entries = before.clone();
         for e in &mut entries {
             if let Some(end) = lim.log_end.get(&(e.topic.clone(), e.partition)) {
-                e.offset = logfmt::rules::log::checkpoint_after_truncation(e.offset, *end);
+                e.offset = logrules::log::checkpoint_after_truncation(e.offset, *end);
             }
         }
         if raising {

@@ -1,5 +1,5 @@
 //! `compact`: one pass of Kafka's log cleaner, offline
-//! ([`logfmt::compact::Pass`] decides; this module writes).
+//! ([`logrules::compact::Pass`] decides; this module writes).
 //!
 //! Each group of segments becomes one segment the way
 //! `LocalLog.replaceSegments` swaps it in, so that a crash at any step
@@ -19,10 +19,14 @@ use serde::Serialize;
 
 use super::checkpoints::CheckpointLimits;
 use super::{Changes, Progress};
-use logfmt::compact::{CleanedSegment, Options, Pass};
+use logrules::compact::{CleanedSegment, Options, Pass};
+
 use logfmt::error::{Error, Result};
 use logfmt::partition::{LogDir, Partition};
 use logfmt::spec::names as n;
+/// The cleaning pass's options and Kafka's defaults for them, as a caller
+/// of [`compact_partition`] gives them.
+pub use logrules::compact::{DEFAULT_LOAD_FACTOR, DEFAULT_PRODUCER_ID_EXPIRATION_MS, Options as PassOptions};
 
 /// How `compact` runs.
 #[derive(Clone, Debug)]

@@ -150,7 +150,7 @@ impl Report for PartitionLine {
 /// (the rules say what is lost; how it reads is the repairs' own).
 #[derive(Serialize)]
 #[serde(transparent)]
-pub struct LossLine<'a>(pub &'a logfmt::rules::log::Loss);
+pub struct LossLine<'a>(pub &'a logrules::log::Loss);
 
 impl Report for LossLine<'_> {
     const TYPE: &'static str = "loss";

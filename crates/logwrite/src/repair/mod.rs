@@ -69,7 +69,7 @@ pub struct Change {
     pub why: String,
 }
 
-pub use logfmt::rules::log::Loss;
+pub use logrules::log::Loss;
 
 impl serde::Serialize for Change {
     fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {

@@ -12,10 +12,10 @@
 //!   a segment whose `.index` is missing is recovered alone, wherever it is
 //!   and after a clean shutdown too; a cut stays inside it, the later
 //!   segments are kept, and the log end is the last segment's as before
-//!   ([`logfmt::rules::recovery::SegmentRecovery`]). A `.timeindex` missing
+//!   ([`logrules::recovery::SegmentRecovery`]). A `.timeindex` missing
 //!   beside its `.index` is created empty, as Kafka's load does;
 //! * recovering a segment rebuilds its `.index`, `.timeindex` and `.txnindex`
-//!   ([`logfmt::rules::recovery`]), and cuts the `.log` at the first batch
+//!   ([`logrules::recovery`]), and cuts the `.log` at the first batch
 //!   Kafka rejects or whose header does not fit ([`logfmt::sanity`]);
 //! * then the leader-epoch cache gets the epochs of the recovered batches and
 //!   loses entries at or after the log end, producer snapshots past the
@@ -27,7 +27,7 @@
 //! same segments again, and the active segment (which holds all unflushed
 //! data when segments are large) always. With `roll`, each recovered
 //! partition (not the metadata log) is left as Kafka leaves it after rolling
-//! and flushing at the recovered log end ([`logfmt::rules::log`]): its
+//! and flushing at the recovered log end ([`logrules::log`]): its
 //! recovered files are fsynced, a new empty segment and a producer snapshot
 //! are made at the log end, and the recovery point is raised to it. The
 //! broker's next start then recovers nothing but the empty segment. No
@@ -63,12 +63,12 @@ use logfmt::log::Item;
 use logfmt::logdir::{self, LogDirEntry, Target};
 use logfmt::metadata::{self, ClusterMetadata, ConfigSource};
 use logfmt::partition::{BatchInfo, LogDirCheckpoints, Partition, Segment, batch_info, scan};
-use logfmt::rules::config::Version;
-use logfmt::rules::epochs::EpochCache;
-use logfmt::rules::producer::ProducerState;
-use logfmt::rules::recovery::{self, SegmentRecovery, Stop, recover_segment};
 use logfmt::sanity::HeaderField;
 use logfmt::spec::names as n;
+use logrules::config::Version;
+use logrules::epochs::EpochCache;
+use logrules::producer::ProducerState;
+use logrules::recovery::{self, SegmentRecovery, Stop, recover_segment};
 
 /// Where the index interval comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -186,7 +186,7 @@ pub fn recover(path: &Path, opts: &RecoverOptions, changes: &mut dyn Changes) ->
     meta_properties_file(&log_dir, meta.as_ref(), &opts.limits, changes)?;
     let version = opts
         .kafka_version
-        .unwrap_or_else(|| logfmt::rules::start::implied_version(meta.as_ref().and_then(|m| m.metadata_version)));
+        .unwrap_or_else(|| logrules::start::implied_version(meta.as_ref().and_then(|m| m.metadata_version)));
     let node = metadata::node_id_with(&log_dir, meta.as_ref(), &opts.limits);
     if partitions.iter().any(|d| !d.ends_with(format!("{}-0", n::CLUSTER_METADATA_TOPIC))) {
         missing_checkpoints(&log_dir, clean, changes);
@@ -266,7 +266,7 @@ fn cut(
 ) -> Result<i64> {
     let limits = &opts.limits;
     let Some(seg) = p.segments.get(i) else { return Ok(0) };
-    let new_end = logfmt::rules::log::segment_end(rebuilt.next_offset, seg.base);
+    let new_end = logrules::log::segment_end(rebuilt.next_offset, seg.base);
     let field = match &rebuilt.stop {
         Some(Stop::Invalid { field, .. }) => *field,
         _ => None,
@@ -423,7 +423,7 @@ fn recover_partition(
         let end = if was_cut {
             cut(p, i, how, &rebuilt, opts, changes, &mut out)?
         } else {
-            logfmt::rules::log::segment_end(rebuilt.next_offset, seg.base)
+            logrules::log::segment_end(rebuilt.next_offset, seg.base)
         };
         steps.push(recovery::Recovered { index: i, how, end });
         last_cut |= was_cut && i == last;
@@ -435,7 +435,7 @@ fn recover_partition(
         }
     }
     if out.segments_recovered == 0 {
-        out.log_end = logfmt::rules::log::log_end_offset(p, limits)?;
+        out.log_end = logrules::log::log_end_offset(p, limits)?;
         if epochs_rebuilt {
             cut_epochs(p, &mut cache, out.log_end, changes)?;
         }
@@ -452,7 +452,7 @@ fn recover_partition(
     }
     let end = match log_end {
         Some(end) => end,
-        None => logfmt::rules::log::log_end_offset(p, limits)?,
+        None => logrules::log::log_end_offset(p, limits)?,
     };
     out.log_end = end;
     let end_moved = steps.iter().any(|s| s.how == SegmentRecovery::Log) || last_cut;
@@ -551,7 +551,7 @@ fn meta_properties_file(
     limits: &Limits,
     changes: &mut dyn Changes,
 ) -> Result<()> {
-    use logfmt::rules::start::{self, DirectoryIdOnStart};
+    use logrules::start::{self, DirectoryIdOnStart};
     let path = log_dir.join(n::META_PROPERTIES);
     let (Some(meta), Ok(props)) = (meta, logfmt::properties::read_meta_properties(&path, limits)) else {
         return Ok(());
@@ -625,7 +625,7 @@ fn set_properties(text: &str, set: &[(&str, String)]) -> String {
 fn missing_checkpoints(log_dir: &Path, clean: bool, changes: &mut dyn Changes) {
     for name in n::LOG_DIR_CHECKPOINTS {
         let path = log_dir.join(name);
-        if let Some(what) = logfmt::rules::start::missing_checkpoint(name, clean)
+        if let Some(what) = logrules::start::missing_checkpoint(name, clean)
             && !path.exists()
         {
             changes.note(Note::Info { path, message: format!("{what}; recover leaves it to Kafka") });
@@ -673,7 +673,7 @@ fn hidden_by_index(p: &Partition, clean_load: bool, limits: &Limits) -> Result<O
     if !clean_load {
         return Ok(None);
     }
-    Ok(recovery::hidden_log_end(p, logfmt::rules::log::log_end_offset(p, limits)?))
+    Ok(recovery::hidden_log_end(p, logrules::log::log_end_offset(p, limits)?))
 }
 
 /// Why recover rebuilt `seg`'s indexes, as a change's reason; `hidden`:
@@ -739,7 +739,7 @@ fn load_snapshots(
 ) -> Result<bool> {
     let mut snapshot_at_end = false;
     if p.is_metadata_log() {
-        for path in logfmt::rules::log::snapshots_past(p, end) {
+        for path in logrules::log::snapshots_past(p, end) {
             changes.remove(&path, "a producer snapshot past the new log end (Kafka deletes it)")?;
         }
     } else {
@@ -793,7 +793,7 @@ fn roll(
             }
         }
     }
-    let (files, snapshot) = logfmt::rules::log::roll_files(&p.dir, end);
+    let (files, snapshot) = logrules::log::roll_files(&p.dir, end);
     let why = "a new segment at the recovered log end, as Kafka rolls";
     if !p.segments.iter().any(|s| s.base == end) {
         for f in &files {

@@ -1,5 +1,5 @@
 //! `reindex`: rebuild `.index`, `.timeindex` and `.txnindex` files exactly as
-//! Kafka's recovery writes them (see [`logfmt::rules::recovery`]), without touching
+//! Kafka's recovery writes them (see [`logrules::recovery`]), without touching
 //! the `.log`. A segment with bytes Kafka would reject gets indexes for its
 //! valid part and a warning: cutting the log is `recover`'s job.
 
@@ -13,9 +13,9 @@ use logfmt::logdir::{self, LogDirEntry, Target};
 use logfmt::metadata;
 use logfmt::naming::{self, FileKind};
 use logfmt::partition::{LogDirCheckpoints, Partition};
-use logfmt::rules::producer::ProducerState;
-use logfmt::rules::recovery::{Stop, recover_segment};
 use logfmt::spec::names as n;
+use logrules::producer::ProducerState;
+use logrules::recovery::{Stop, recover_segment};
 
 /// What reindexing one partition did.
 #[derive(Clone, Debug, Default)]

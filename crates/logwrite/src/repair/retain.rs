@@ -1,11 +1,11 @@
 //! `retain`: the retention clean-ups Kafka's log manager does, offline:
-//! what [`logfmt::rules::retention`] deletes, done. The log start offset
+//! what [`logrules::retention`] deletes, done. The log start offset
 //! becomes the first remaining offset (or the one asked for),
 //! `log-start-offset-checkpoint` records it, and the leader-epoch cache is
 //! truncated from the start. Producer snapshots stay: Kafka prunes those
 //! below the log start itself.
 //!
-//! A tiered partition (`tiered`: [`logfmt::rules::retention::Tiered`])
+//! A tiered partition (`tiered`: [`logrules::retention::Tiered`])
 //! loses only segments remote storage holds, and only its local log start
 //! moves: its log start, checkpoint entry and leader epochs stay as Kafka
 //! keeps them for remote reads. A new log start below which remote
@@ -17,19 +17,19 @@ use super::{Changes, Loss, Note, write_if_changed};
 use logfmt::error::Result;
 use logfmt::limits::Limits;
 use logfmt::partition::Partition;
-use logfmt::rules::log as rules;
-use logfmt::rules::retention::{self, Outcome, plan};
-pub use logfmt::rules::retention::{Rule, Tiered};
+use logrules::log as rules;
+use logrules::retention::{self, Outcome, plan};
+pub use logrules::retention::{Rule, Tiered};
 
 /// How retention sees `p` of `log_dir` with remote storage (`None`: not
 /// tiered; `remote`: the log dir's remote log metadata).
 pub fn tiered_view(
     p: &Partition,
     log_dir: &logfmt::partition::LogDir,
-    remote: Option<&logfmt::offsets::RemoteLog>,
+    remote: Option<&logrules::offsets::RemoteLog>,
     limits: &Limits,
 ) -> Option<Tiered> {
-    logfmt::rules::remote::retention_view(p, log_dir, remote, limits)
+    logrules::remote::retention_view(p, log_dir, remote, limits)
 }
 
 /// Plan a retention clean-up of partition `p`, whose topic's
@@ -120,7 +120,7 @@ pub fn retain_partition(
     // every remote-enabled log's)
     let listed = match tiered {
         Some(_) => Some(plan.new_start),
-        None => logfmt::rules::log::log_start_checkpoint(plan.new_start, plan.first_kept),
+        None => logrules::log::log_start_checkpoint(plan.new_start, plan.first_kept),
     };
     lim.log_start.insert((p.name.topic.clone(), p.name.partition), listed);
     let cache = rules::move_log_start(p, plan.new_start, limits);

@@ -17,7 +17,7 @@
 //! [`Loss`] says so.
 
 /// Where truncate-to-hw cuts a partition (`rules::log::truncation_point`).
-pub use logfmt::rules::log::truncation_point;
+pub use logrules::log::truncation_point;
 
 use std::path::Path;
 
@@ -28,9 +28,9 @@ use logfmt::index::{IndexEntry, IndexKind, IndexReader};
 use logfmt::limits::Limits;
 use logfmt::naming::segment_file_name;
 use logfmt::partition::{BatchInfo, Partition, scan};
-use logfmt::rules::epochs::EpochCache;
-use logfmt::rules::log as rules;
 use logfmt::spec::names as n;
+use logrules::epochs::EpochCache;
+use logrules::log as rules;
 
 /// The kept prefix of an index file: whole entries while `keep` holds.
 fn index_prefix(

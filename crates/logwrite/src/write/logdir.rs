@@ -52,9 +52,9 @@ use serde_json::Value;
 use logfmt::checkpoint::OffsetCheckpointEntry;
 use logfmt::control::EndTxnMarker;
 use logfmt::error::{Error, Result};
-use logfmt::rules::config::Version;
 use logfmt::spec::names as n;
 use logfmt::uuid::Uuid;
+use logrules::config::Version;
 
 use super::file::write_atomic;
 use super::partition::{ClosedPartition, LogConfig, PartitionWriter};
@@ -153,7 +153,7 @@ pub fn check_writes(v: Version) -> std::result::Result<(), String> {
 /// The finalized feature levels `kafka-storage format` of `v` writes by
 /// default (3.9.1: metadata.version 3.9-IV0 only; 4.3.1 and 4.4.0 as their
 /// bootstrap snapshots hold them, in their order; the levels are the release
-/// table's, `logfmt::rules::release`). A 4.x other than those is not
+/// table's, `logrules::release`). A 4.x other than those is not
 /// written ([`WRITES`]); it gets 4.3's.
 pub fn feature_levels(v: Version) -> &'static [(&'static str, i16)] {
     match v {
@@ -857,7 +857,7 @@ mod tests {
     }
 
     /// The features the writer finalizes and registers for a 4.x release
-    /// are the release table's (`logfmt::rules::release`, from the jars).
+    /// are the release table's (`logrules::release`, from the jars).
     #[test]
     fn features_are_the_release_tables() {
         for v in [Version::Kafka4_3, Version::Kafka4_4] {

@@ -59,12 +59,12 @@ use logfmt::error::{Error, Result};
 use logfmt::index::TxnIndexEntry;
 use logfmt::metadata::{self, ConfigKey};
 use logfmt::naming::segment_file_name;
-use logfmt::rules::epochs::EpochCache;
-use logfmt::rules::log::AbortedTransactions;
-use logfmt::rules::producer::{Marker, ProducerState};
-use logfmt::rules::recovery::IndexBuilder;
 use logfmt::spec::{batch as layout, index as index_layout, names as n};
 use logfmt::uuid::Uuid;
+use logrules::epochs::EpochCache;
+use logrules::log::AbortedTransactions;
+use logrules::producer::{Marker, ProducerState};
+use logrules::recovery::IndexBuilder;
 
 use super::file::{AtomicFile, write_atomic};
 use logfmt::builder::BatchBuilder;
@@ -364,7 +364,7 @@ impl PartitionWriter {
         };
         let mut producers = ProducerState::at_with_entries(&p, seg.base, limits)?;
         let mut epochs = EpochCache::load(p.epochs(limits));
-        let (rebuilt, index) = logfmt::rules::recovery::recover_active_segment(
+        let (rebuilt, index) = logrules::recovery::recover_active_segment(
             seg,
             config.index_interval_bytes,
             &mut producers,
@@ -393,7 +393,7 @@ impl PartitionWriter {
         }
         let file = std::fs::OpenOptions::new().append(true).open(&seg.log).map_err(|e| io(e, &seg.log))?;
         let next_offset = rebuilt.next_offset.map_or(seg.base, |n| n.max(seg.base));
-        let log_start_offset = logfmt::rules::log::log_start_offset(&p);
+        let log_start_offset = logrules::log::log_start_offset(&p);
         Ok(PartitionWriter {
             dir: dir.to_path_buf(),
             config,
@@ -514,18 +514,18 @@ impl PartitionWriter {
 
     /// `rules::log::should_roll`.
     fn should_roll(&self, a: &Active, size: u64, max_timestamp: i64, last_offset: i64) -> bool {
-        let seg = logfmt::rules::log::ActiveSegment {
+        let seg = logrules::log::ActiveSegment {
             base: a.base,
             size: a.size,
             rolling_based_timestamp: a.first_batch_timestamp,
             index_entries: a.index.entries(),
         };
-        let cfg = logfmt::rules::log::RollConfig {
+        let cfg = logrules::log::RollConfig {
             segment_bytes: self.config.segment_bytes,
             segment_ms: self.config.segment_ms,
             max_index_entries: (self.config.max_offset_entries(), self.config.max_time_entries()),
         };
-        logfmt::rules::log::should_roll(&seg, &cfg, size, max_timestamp, last_offset)
+        logrules::log::should_roll(&seg, &cfg, size, max_timestamp, last_offset)
     }
 
     /// Append one batch: it gets the next offsets and the current leader
@@ -692,7 +692,7 @@ impl PartitionWriter {
             .map(|&b| (b, self.segment_path(b, n::TXN_INDEX_FILE_SUFFIX)))
             .collect();
         let extra = active.map(|a| (a.base, a.txn_index.as_slice()));
-        logfmt::rules::log::aborted_transactions(&files, extra, from, upper, &logfmt::Limits::default())
+        logrules::log::aborted_transactions(&files, extra, from, upper, &logfmt::Limits::default())
     }
 
     /// The active segment's largest timestamp so far and its offset.
@@ -808,8 +808,8 @@ mod tests {
     use super::*;
     use logfmt::builder::NewRecord;
     use logfmt::partition::Partition;
-    use logfmt::rules::producer::AppendCheck;
-    use logfmt::rules::recovery::recover_segment;
+    use logrules::producer::AppendCheck;
+    use logrules::recovery::recover_segment;
 
     fn batch(n: usize, ts: i64, value: usize) -> BatchBuilder {
         let mut b = BatchBuilder::new(0);

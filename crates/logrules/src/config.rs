@@ -652,7 +652,7 @@ pub struct DescribedConfig {
 }
 
 /// A topic config's definition as Kafka 3.9.1 has it, from
-/// `topic-configs-3.9.jsonl` (written by `crates/logfmt/update-configs.sh`
+/// `topic-configs-3.9.jsonl` (written by `crates/logrules/update-configs.sh`
 /// from the release's own classes).
 #[derive(serde::Deserialize)]
 struct TopicConfigInfo {
@@ -762,7 +762,7 @@ pub fn describe_topic(overrides: &BTreeMap<String, String>) -> Vec<DescribedConf
 }
 
 /// A broker config's definition as Kafka 3.9.1 has it, from
-/// `broker-configs-3.9.jsonl` (written by `crates/logfmt/update-configs.sh`).
+/// `broker-configs-3.9.jsonl` (written by `crates/logrules/update-configs.sh`).
 #[derive(serde::Deserialize)]
 struct BrokerConfigInfo {
     name: String,

@@ -56,10 +56,10 @@ use kmsg::records::{
     GroupMetadataValue, share_group_state_partition_metadata_value,
 };
 
-use crate::control::ControlRecord;
-use crate::error::{Error, Result};
-use crate::limits::Limits;
-use crate::partition::Partition;
+use logfmt::control::ControlRecord;
+use logfmt::error::{Error, Result};
+use logfmt::limits::Limits;
+use logfmt::partition::Partition;
 
 /// Keys (offsets, groups, members) held at most; more is a damaged or
 /// hostile log, not a coordinator's state.
@@ -415,7 +415,7 @@ impl Groups {
     fn load_partition(&mut self, p: &Partition, limits: &Limits, done: &mut dyn FnMut(u64)) -> Result<()> {
         let undecoded = super::log::for_each_record(p, limits, done, &mut |h, position, rec| {
             if h.is_control() {
-                if let Ok(ControlRecord::EndTxn(m)) = crate::control::parse(rec, position) {
+                if let Ok(ControlRecord::EndTxn(m)) = logfmt::control::parse(rec, position) {
                     self.end_txn(h.producer_id, m.commit);
                 }
                 return Ok(());

@@ -13,7 +13,7 @@ use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, HashMap};
 use std::ops::Range;
 
-use crate::index::TxnIndexEntry;
+use logfmt::index::TxnIndexEntry;
 
 /// The range one cleaning pass works on (`OffsetsToClean`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

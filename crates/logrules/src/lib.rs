@@ -1,12 +1,13 @@
-//! Kafka's rules: what a Kafka 3.9 broker has on disk, or does, given a
-//! partition's files. One place every command asks (`verify` compares what
+//! Kafka's rules: what a Kafka broker (3.9, and each 4.x release the
+//! [`release`] table knows) has on disk, or does, given a log dir's files
+//! as `logfmt` reads them. One place every command asks (`verify` compares what
 //! is on disk with what these say; `recover`, `reindex`, `truncate*`,
 //! `retain`, `offset-for-time` and `repl-check` act on them); no command
 //! re-derives a rule.
 //!
 //! | rule | module | Kafka |
 //! |---|---|---|
-//! | a batch's header fits its position | [`header`] (`crate::sanity`) | invariants of `LogValidator`, `LogSegment.ensureOffsetInRange`, `LeaderEpochFileCache` |
+//! | a batch's header fits its position | [`header`] (`logfmt::sanity`) | invariants of `LogValidator`, `LogSegment.ensureOffsetInRange`, `LeaderEpochFileCache` |
 //! | producer state, completed transactions, `.txnindex`, the LSO | [`producer`] | `ProducerStateManager`, `ProducerAppendInfo` |
 //! | the leader-epoch cache, its truncation from the start and the end | [`epochs`] | `LeaderEpochFileCache` |
 //! | log start, log end, high watermark on load, what truncation does | [`log`] | `UnifiedLog`, `LogLoader` |
@@ -24,9 +25,12 @@
 //! | what retention deletes (time, size, a new log start) | [`retention`] | `UnifiedLog.deleteOldSegments` |
 //! | what a cleaning pass may clean and keeps (the cleanable range, segment groups, aborted transactions and markers, records and tombstones, delete horizons) | [`cleaner`] | `LogCleanerManager.cleanableOffsets`, `Cleaner.groupSegmentsBySize`, `CleanedTransactionMetadata`, `Cleaner.cleanInto`/`shouldRetainRecord`, `MemoryRecords.filterTo` |
 //! | what the transaction coordinator loads: each transactional id's state | [`transactions`] | `TransactionStateManager.loadTransactionMetadata` |
+//! | one pass of the log cleaner over a partition: the offset map, the cleaned segments and their indexes | [`compact`] | `Cleaner.doClean` (deciding through [`cleaner`]) |
+//! | what ListOffsets answers from a partition's files (earliest, latest, a time, max-timestamp, tiered) | [`offsets`] | `UnifiedLog.fetchOffsetByTimestamp`, `LogSegment.findOffsetByTimestamp`, `ReplicaManager.fetchOffset` |
+//! | the internal topics' records, decoded as Kafka's tools print them | [`internal`] | `CoordinatorRecordSerde`, `TransactionLog`, `ShareCoordinatorRecordSerde`, `MetadataRecordSerde`, `RemoteLogMetadataSerde` |
 //! | tiered storage: a partition's remote segments, the highest offset in remote storage, where a time's answer lies | [`remote`] | `RemoteLogMetadataCache`, `RemoteLogManager.findHighestRemoteOffset`/`findOffsetByTimestamp`, `RemoteLogMetadataTopicPartitioner` |
 //!
-//! Layering: file formats → [`crate::partition`] → these rules → commands.
+//! Layering: file formats → [`logfmt::partition`] → these rules → commands.
 //! Nothing here writes; planners turn what the rules say into changes.
 
 pub mod cleaner;
@@ -50,4 +54,7 @@ pub mod share_partition;
 pub mod start;
 pub mod transactions;
 
-pub use crate::sanity as header;
+pub use logfmt::sanity as header;
+
+/// The Kafka release whose rules to apply (`--kafka-version`).
+pub use config::Version as KafkaVersion;

@@ -30,11 +30,11 @@
 
 use std::collections::BTreeMap;
 
-use crate::metadata::{ClusterMetadata, PartitionState, RESOURCE_TOPIC};
-use crate::rules::config::{self, Version};
-use crate::rules::transactions::TxnMetadata;
-use crate::spec::names as n;
-use crate::uuid::Uuid;
+use crate::config::{self, Version};
+use crate::transactions::TxnMetadata;
+use logfmt::metadata::{ClusterMetadata, PartitionState, RESOURCE_TOPIC};
+use logfmt::spec::names as n;
+use logfmt::uuid::Uuid;
 
 pub use super::release::metadata_version_name;
 
@@ -84,7 +84,7 @@ pub fn unreadable_file_refusal(name: &str) -> Refusal {
 /// both ...") and the broker does not start. A live replica in one dir and
 /// a future one in another is a move under way, loaded as both.
 pub fn duplicate_replicas(dirs: &[(std::path::PathBuf, Vec<String>)]) -> Vec<(String, Vec<std::path::PathBuf>)> {
-    use crate::naming::{DirState, parse_partition_dir};
+    use logfmt::naming::{DirState, parse_partition_dir};
     let mut seen: BTreeMap<(String, i32, bool), Vec<std::path::PathBuf>> = BTreeMap::new();
     for (log_dir, names) in dirs {
         for name in names {
@@ -461,16 +461,16 @@ fn coordinator_records_on_start(t: &TxnMetadata, now_ms: i64) -> &'static [&'sta
 pub fn pending_markers(
     log_dir: &std::path::Path,
     now_ms: i64,
-    limits: &crate::limits::Limits,
-) -> crate::error::Result<std::collections::HashMap<(String, i32), Vec<String>>> {
-    let checkpoints = crate::partition::LogDirCheckpoints::read(log_dir, limits);
+    limits: &logfmt::limits::Limits,
+) -> logfmt::error::Result<std::collections::HashMap<(String, i32), Vec<String>>> {
+    let checkpoints = logfmt::partition::LogDirCheckpoints::read(log_dir, limits);
     let mut out: std::collections::HashMap<(String, i32), Vec<String>> = std::collections::HashMap::new();
-    for (name, dir) in crate::logdir::live_partitions(log_dir)? {
-        if name.topic != crate::spec::names::TRANSACTION_STATE_TOPIC {
+    for (name, dir) in logfmt::logdir::live_partitions(log_dir)? {
+        if name.topic != logfmt::spec::names::TRANSACTION_STATE_TOPIC {
             continue;
         }
         // each transactional id lives in one coordinator partition
-        let coordinator = crate::partition::Partition::open_with(&dir, &checkpoints)?;
+        let coordinator = logfmt::partition::Partition::open_with(&dir, &checkpoints)?;
         let txns = super::transactions::load(std::slice::from_ref(&coordinator), limits)?;
         for t in txns.values().filter(|t| writes_markers_on_start(t, now_ms)) {
             for (topic, partition) in &t.partitions {
@@ -489,7 +489,7 @@ pub fn pending_markers(
 /// transaction markers of `ids` in a data partition, the coordinator's own
 /// records in a `__transaction_state` one ([`pending_markers`]).
 pub fn written_on_start(topic: &str, ids: &[String]) -> String {
-    if topic == crate::spec::names::TRANSACTION_STATE_TOPIC {
+    if topic == logfmt::spec::names::TRANSACTION_STATE_TOPIC {
         format!("after the record(s) the transaction coordinator then writes: {}", ids.join(", "))
     } else {
         format!("after the transaction marker(s) the coordinator then writes for {}", ids.join(", "))

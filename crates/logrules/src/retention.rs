@@ -36,9 +36,9 @@
 //! local segments below it; the remote segments below it are deleted by the
 //! broker's remote log manager, in the remote store ([`Plan::remote_below`]).
 
-use crate::error::Result;
-use crate::limits::Limits;
-use crate::partition::{BatchInfo, Partition, scan};
+use logfmt::error::Result;
+use logfmt::limits::Limits;
+use logfmt::partition::{BatchInfo, Partition, scan};
 
 use super::log::Loss;
 
@@ -159,9 +159,7 @@ pub fn plan(p: &Partition, rule: Rule, tiered: Option<&Tiered>, limits: &Limits)
         let mut batches = Vec::new();
         scan(seg, limits, |b| batches.push(*b))?;
         let delete = match rule {
-            Rule::Before(t) => {
-                crate::rules::log::largest_timestamp(batches.iter().map(|b| b.max_timestamp).max(), seg) < t
-            }
+            Rule::Before(t) => crate::log::largest_timestamp(batches.iter().map(|b| b.max_timestamp).max(), seg) < t,
             Rule::MaxBytes(n) => remaining.saturating_sub(seg.size) >= n,
             Rule::LogStart(o) => next_base.is_some_and(|nb| nb <= o),
         };

@@ -45,7 +45,7 @@ pub enum Decoder {
     RemoteLogMetadata,
 }
 
-pub use crate::spec::names::{CONSUMER_OFFSETS_TOPIC, SHARE_GROUP_STATE_TOPIC, TRANSACTION_STATE_TOPIC};
+pub use logfmt::spec::names::{CONSUMER_OFFSETS_TOPIC, SHARE_GROUP_STATE_TOPIC, TRANSACTION_STATE_TOPIC};
 
 impl Decoder {
     /// The decoder for a topic's records, if it is an internal topic.
@@ -54,7 +54,7 @@ impl Decoder {
             CONSUMER_OFFSETS_TOPIC => Some(Decoder::ConsumerOffsets),
             TRANSACTION_STATE_TOPIC => Some(Decoder::TransactionState),
             SHARE_GROUP_STATE_TOPIC => Some(Decoder::ShareGroupState),
-            crate::spec::names::CLUSTER_METADATA_TOPIC => Some(Decoder::ClusterMetadata),
+            logfmt::spec::names::CLUSTER_METADATA_TOPIC => Some(Decoder::ClusterMetadata),
             kmsg::remote::REMOTE_LOG_METADATA_TOPIC => Some(Decoder::RemoteLogMetadata),
             _ => None,
         }
@@ -165,8 +165,8 @@ fn transaction_state(key: Option<&[u8]>, value: Option<&[u8]>) -> Value {
             let state = v
                 .get("transactionStatus")
                 .and_then(Value::as_u64)
-                .and_then(|s| crate::rules::transactions::TransactionState::from_id(i64::try_from(s).ok()?))
-                .map(crate::rules::transactions::TransactionState::name);
+                .and_then(|s| crate::transactions::TransactionState::from_id(i64::try_from(s).ok()?))
+                .map(crate::transactions::TransactionState::name);
             if let (Some(state), Some(o)) = (state, v.as_object_mut()) {
                 o.insert("state".into(), json!(state));
             }
@@ -223,7 +223,7 @@ pub fn partition_for_group(group: &str, partitions: i32) -> i32 {
     abs.checked_rem(partitions).unwrap_or(0)
 }
 
-pub use crate::util::hash::murmur2;
+pub use logfmt::util::hash::murmur2;
 
 /// The partition the Java producer's default partitioner gives a record
 /// with key `key` (`BuiltInPartitioner.partitionForKey`:

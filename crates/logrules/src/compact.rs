@@ -4,7 +4,7 @@
 //! segment (its `.log` streamed to a writer, its indexes returned).
 //!
 //! This module walks the files; every decision is asked of
-//! [`crate::rules::cleaner`] (the rules and the Kafka code they follow).
+//! [`crate::cleaner`] (the rules and the Kafka code they follow).
 //! It writes nothing to a log dir: `logwrite::repair::compact` stages what
 //! a pass produces, and `stats` counts what it would reclaim.
 //!
@@ -18,7 +18,7 @@
 
 /// The offset map's load factor Kafka's cleaner uses
 /// (`log.cleaner.io.buffer.load.factor`).
-pub use crate::rules::cleaner::DEFAULT_LOAD_FACTOR;
+pub use crate::cleaner::DEFAULT_LOAD_FACTOR;
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -27,28 +27,28 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::batch::{BatchHeader, RecordBatch};
-use crate::builder::BatchBuilder;
-use crate::error::{Error, Result};
-use crate::limits::Limits;
-use crate::log::{Entry, Item};
-use crate::metadata::{
-    ConfigKey, DELETE_RETENTION_MS, INDEX_INTERVAL_BYTES, MIN_COMPACTION_LAG_MS, SEGMENT_BYTES, SEGMENT_INDEX_BYTES,
-};
-use crate::partition::{LogDir, Partition, Segment};
-use crate::rules::cleaner::{
+use crate::cleaner::{
     BatchRetention, CleanableOffsets, CleanedTransactions, CleanerView, Marker, OffsetMap, RecordView, SegmentSizes,
     batch_retention, cleanable_offsets, group_segments_by_size, needs_delete_horizon, retain_record,
 };
-use crate::rules::log::{Offsets, aborted_transactions_for_cleaner};
-use crate::rules::producer::ProducerState;
-use crate::rules::recovery::IndexBuilder;
+use crate::log::{Offsets, aborted_transactions_for_cleaner};
+use crate::producer::ProducerState;
+use crate::recovery::IndexBuilder;
+use logfmt::batch::{BatchHeader, RecordBatch};
+use logfmt::builder::BatchBuilder;
+use logfmt::error::{Error, Result};
+use logfmt::limits::Limits;
+use logfmt::log::{Entry, Item};
+use logfmt::metadata::{
+    ConfigKey, DELETE_RETENTION_MS, INDEX_INTERVAL_BYTES, MIN_COMPACTION_LAG_MS, SEGMENT_BYTES, SEGMENT_INDEX_BYTES,
+};
+use logfmt::partition::{LogDir, Partition, Segment};
 
 /// `log.cleaner.dedupe.buffer.size`'s default: 128 MiB.
 pub const DEFAULT_DEDUPE_BUFFER: u64 = 128 << 20;
 /// `producer.id.expiration.ms`'s default (a broker config): a producer
 /// idle for longer is no longer in the producer state the cleaner asks.
-pub const DEFAULT_PRODUCER_ID_EXPIRATION_MS: i64 = crate::rules::producer::DEFAULT_PRODUCER_ID_EXPIRATION_MS;
+pub const DEFAULT_PRODUCER_ID_EXPIRATION_MS: i64 = crate::producer::DEFAULT_PRODUCER_ID_EXPIRATION_MS;
 
 /// How a pass runs.
 #[derive(Clone, Debug)]
@@ -173,7 +173,7 @@ pub struct Pass<'p> {
     /// Keys in the map.
     pub keys_mapped: u32,
     map: OffsetMap,
-    _map_grant: crate::budget::Grant,
+    _map_grant: logfmt::budget::Grant,
     active: HashMap<i64, LastRecord>,
     txns: CleanedTransactions,
     log_start: i64,
@@ -222,7 +222,7 @@ fn largest_timestamp(seg: &Segment, limits: &Limits) -> Result<i64> {
             max = max.max(Some(b.header().max_timestamp));
         }
     }
-    Ok(crate::rules::log::largest_timestamp(max, seg))
+    Ok(crate::log::largest_timestamp(max, seg))
 }
 
 /// The marker type of a control batch's first record (`None`: the batch is
@@ -234,8 +234,8 @@ fn marker_of(b: &RecordBatch<'_>, scratch: &mut Vec<u8>, limits: &Limits) -> Res
     // ControlRecordType.parse: the key's version then type
     let type_id = first.key.and_then(|k| k.get(2..4)).and_then(|t| <[u8; 2]>::try_from(t).ok()).map(i16::from_be_bytes);
     Ok(Some(match type_id {
-        Some(crate::spec::control::ABORT) => Marker::Abort,
-        Some(crate::spec::control::COMMIT) => Marker::Commit,
+        Some(logfmt::spec::control::ABORT) => Marker::Abort,
+        Some(logfmt::spec::control::COMMIT) => Marker::Commit,
         _ => Marker::Other,
     }))
 }
@@ -254,8 +254,8 @@ impl<'p> Pass<'p> {
         }
         let interrupted = p.leftovers.iter().map(|(path, _)| path).find(|path| {
             let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
-            name.ends_with(crate::spec::names::SWAP_FILE_SUFFIX)
-                || name.ends_with(crate::spec::names::CLEANED_FILE_SUFFIX)
+            name.ends_with(logfmt::spec::names::SWAP_FILE_SUFFIX)
+                || name.ends_with(logfmt::spec::names::CLEANED_FILE_SUFFIX)
         });
         if let Some(path) = interrupted {
             return Ok(Err(Skip::InterruptedSwap(path.clone())));
@@ -365,7 +365,7 @@ impl<'p> Pass<'p> {
                 let pos = seg
                     .index
                     .as_ref()
-                    .and_then(|ix| crate::index::lookup_offset(ix, seg.base, start).ok().flatten())
+                    .and_then(|ix| logfmt::index::lookup_offset(ix, seg.base, start).ok().flatten())
                     .and_then(|e| u64::try_from(e.position).ok())
                     .filter(|pos| *pos < seg.size)
                     .unwrap_or(0);
@@ -469,7 +469,7 @@ impl<'p> Pass<'p> {
             let discardable = if h.is_control() {
                 let d = self.txns.on_control_batch(h.producer_id, h.last_offset(), marker);
                 if let Some(e) = d.index_entry {
-                    cleaned.txn_index.extend(crate::emit::txn_index(&[e]));
+                    cleaned.txn_index.extend(logfmt::emit::txn_index(&[e]));
                 }
                 d.discardable
             } else {
@@ -620,8 +620,8 @@ enum Kept {
 /// leader epoch, and its last offset.
 fn rebuilt_header(h: &BatchHeader) -> BatchBuilder {
     let mut b = BatchBuilder::like(h);
-    b.compression = h.compression().unwrap_or(crate::compression::Compression::None);
-    b.log_append_time = (h.timestamp_type() == crate::batch::TimestampType::LogAppendTime).then_some(h.max_timestamp);
+    b.compression = h.compression().unwrap_or(logfmt::compression::Compression::None);
+    b.log_append_time = (h.timestamp_type() == logfmt::batch::TimestampType::LogAppendTime).then_some(h.max_timestamp);
     b
 }
 

@@ -16,7 +16,7 @@
 //!   shutdown the file may still hold the entries they removed, and the
 //!   broker truncates again while loading.
 
-use crate::checkpoint::EpochEntry;
+use logfmt::checkpoint::EpochEntry;
 
 /// Ordered (epoch, start offset) entries, both strictly increasing.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -131,7 +131,7 @@ impl EpochCache {
 
     /// The `leader-epoch-checkpoint` text.
     pub fn to_checkpoint(&self) -> Vec<u8> {
-        crate::emit::epoch_checkpoint(&self.entries)
+        logfmt::emit::epoch_checkpoint(&self.entries)
     }
 }
 

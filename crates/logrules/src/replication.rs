@@ -23,8 +23,8 @@
 //! at or after the new end (`truncateFromEnd`). This module replays those
 //! rounds until the leader no longer reports divergence.
 
-use crate::checkpoint::EpochEntry;
-use crate::rules::epochs::EpochCache;
+use crate::epochs::EpochCache;
+use logfmt::checkpoint::EpochEntry;
 
 /// What the truncation needs of a replica.
 #[derive(Clone, Debug, PartialEq, Eq)]

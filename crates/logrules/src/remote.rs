@@ -30,10 +30,10 @@ use std::path::Path;
 
 use kmsg::records::{RemoteLogSegmentMetadataRecord, RemoteLogSegmentMetadataUpdateRecord};
 
-use crate::error::Result;
-use crate::limits::Limits;
-use crate::partition::{LogDir, Partition};
-use crate::uuid::Uuid;
+use logfmt::error::Result;
+use logfmt::limits::Limits;
+use logfmt::partition::{LogDir, Partition};
+use logfmt::uuid::Uuid;
 
 /// `RemoteLogSegmentState.COPY_SEGMENT_FINISHED`.
 pub const COPY_SEGMENT_FINISHED: i8 = 1;
@@ -84,7 +84,7 @@ impl RemoteLog {
     /// `None` when it holds none.
     pub fn read(dir: &Path, partition_count: Option<i32>, limits: &Limits) -> Result<Option<RemoteLog>> {
         let mut out = RemoteLog { metadata_partition_count: partition_count, ..RemoteLog::default() };
-        for (name, path) in crate::logdir::live_partitions(dir)? {
+        for (name, path) in logfmt::logdir::live_partitions(dir)? {
             if name.topic != kmsg::remote::REMOTE_LOG_METADATA_TOPIC {
                 continue;
             }
@@ -169,7 +169,7 @@ pub fn metadata_partition(topic_id: Uuid, partition: i32, count: i32) -> i32 {
     let lsb = i64::from_be_bytes([l0, l1, l2, l3, l4, l5, l6, l7]);
     let hash =
         [long_hash(lsb), long_hash(msb), partition].iter().fold(1i32, |h, &v| h.wrapping_mul(31).wrapping_add(v));
-    (crate::util::hash::murmur2(&hash.to_be_bytes()) & 0x7fff_ffff).checked_rem(count).unwrap_or(0)
+    (logfmt::util::hash::murmur2(&hash.to_be_bytes()) & 0x7fff_ffff).checked_rem(count).unwrap_or(0)
 }
 
 /// How retention sees `p` ([`super::retention::Tiered`]): `None` when it is
@@ -188,7 +188,7 @@ pub fn retention_view(
         return None;
     }
     let copy_disabled = log_dir
-        .topic_config(&p.name.topic, crate::metadata::REMOTE_LOG_COPY_DISABLE)
+        .topic_config(&p.name.topic, logfmt::metadata::REMOTE_LOG_COPY_DISABLE)
         .is_some_and(|(v, _)| v.trim().eq_ignore_ascii_case("true"));
     if copy_disabled {
         return None;
@@ -239,7 +239,7 @@ mod tests {
         let log = RemoteLog::read(&logs, Some(1), &Limits::default()).unwrap().unwrap();
         let limits = Limits::default();
         let id = |t: &str| {
-            crate::properties::read_partition_metadata(&logs.join(format!("{t}-0/partition.metadata")), &limits)
+            logfmt::properties::read_partition_metadata(&logs.join(format!("{t}-0/partition.metadata")), &limits)
                 .unwrap()
                 .topic_id
         };

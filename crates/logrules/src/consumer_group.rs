@@ -439,7 +439,7 @@ fn is_subset(owned: Option<&[(String, Vec<i32>)]>, assigned: &Owned) -> bool {
 /// little-endian; a string as its UTF-16 chars, then its length).
 fn topic_hash(name: &str, id: &str, partitions: i32) -> i64 {
     let mut b: Vec<u8> = vec![0];
-    let id = crate::uuid::Uuid::parse(id).map_or([0; 16], |u| u.0);
+    let id = logfmt::uuid::Uuid::parse(id).map_or([0; 16], |u| u.0);
     let (most, least) = id.split_at(8);
     b.extend(most.iter().rev());
     b.extend(least.iter().rev());
@@ -1230,7 +1230,7 @@ pub fn check_fetch(group: &Group, member_id: Option<&str>, member_epoch: i32) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::groups::Groups;
+    use crate::groups::Groups;
 
     fn topics() -> Topics {
         [("t".to_string(), ("AAAAAAAAAAAAAAAAAAAAAQ".to_string(), 4))].into_iter().collect()

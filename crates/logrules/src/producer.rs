@@ -41,15 +41,15 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::batch::{BatchHeader, RecordBatch};
-use crate::control::{self, ControlRecord, EndTxnMarker};
-use crate::error::Result;
-use crate::index::TxnIndexEntry;
-use crate::limits::Limits;
-use crate::log::{Entry, Item};
-use crate::partition::{Partition, Segment};
-use crate::snapshot::{ProducerSnapshot, ProducerStateEntry};
-use crate::spec::index as layout;
+use logfmt::batch::{BatchHeader, RecordBatch};
+use logfmt::control::{self, ControlRecord, EndTxnMarker};
+use logfmt::error::Result;
+use logfmt::index::TxnIndexEntry;
+use logfmt::limits::Limits;
+use logfmt::log::{Entry, Item};
+use logfmt::partition::{Partition, Segment};
+use logfmt::snapshot::{ProducerSnapshot, ProducerStateEntry};
+use logfmt::spec::index as layout;
 
 /// A transaction completed by a marker (`CompletedTxn`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,13 +125,13 @@ pub struct OpenTxn {
 /// producer's id and epoch with base sequence 0, every time.
 pub fn checks_sequences(topic: &str) -> bool {
     // (the coordinators' topics are Kafka's compacted internal ones)
-    !crate::partition::COMPACTED_INTERNAL_TOPICS.contains(&topic)
+    !logfmt::partition::COMPACTED_INTERNAL_TOPICS.contains(&topic)
 }
 
 /// `ProducerAppendInfo.inSequence`: whether `base_sequence` follows
 /// `last_sequence` (wrapping from `i32::MAX` to 0).
 pub fn follows(last_sequence: i32, base_sequence: i32) -> bool {
-    base_sequence == crate::batch::increment_sequence(last_sequence, 1)
+    base_sequence == logfmt::batch::increment_sequence(last_sequence, 1)
 }
 
 /// A producer's last batch in a log, for sequence continuity.
@@ -333,17 +333,17 @@ impl ProducerState {
         let e = producers.entry(h.producer_id).or_insert(ProducerStateEntry {
             producer_id: h.producer_id,
             producer_epoch: h.producer_epoch,
-            last_sequence: crate::spec::batch::NO_SEQUENCE,
+            last_sequence: logfmt::spec::batch::NO_SEQUENCE,
             last_offset: -1,
             offset_delta: 0,
-            timestamp: crate::spec::batch::NO_TIMESTAMP,
+            timestamp: logfmt::spec::batch::NO_TIMESTAMP,
             coordinator_epoch: -1,
             current_txn_first_offset: -1,
         });
         if e.producer_epoch != h.producer_epoch {
             // a new epoch: the batch metadata goes (`maybeUpdateProducerEpoch`)
             e.producer_epoch = h.producer_epoch;
-            e.last_sequence = crate::spec::batch::NO_SEQUENCE;
+            e.last_sequence = logfmt::spec::batch::NO_SEQUENCE;
             e.last_offset = -1;
             e.offset_delta = 0;
         }
@@ -366,7 +366,7 @@ impl ProducerState {
     /// appended). Kafka remembers a producer's last 5 batches for
     /// duplicates; the entry kept here (what a snapshot holds) is its last.
     pub fn check_append(&self, h: &BatchHeader) -> AppendCheck {
-        use crate::spec::batch::{NO_PRODUCER_EPOCH, NO_SEQUENCE};
+        use logfmt::spec::batch::{NO_PRODUCER_EPOCH, NO_SEQUENCE};
         if h.producer_id < 0 || h.is_control() {
             return AppendCheck::Append;
         }
@@ -478,7 +478,7 @@ impl ProducerState {
             if *off > at {
                 continue;
             }
-            if let Ok(s) = crate::snapshot::read(path, limits)
+            if let Ok(s) = logfmt::snapshot::read(path, limits)
                 && s.crc_valid()
             {
                 state = if entries {

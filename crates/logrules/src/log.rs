@@ -36,13 +36,13 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::batch::{BatchHeader, Record};
-use crate::error::Result;
-use crate::index::lookup_offset;
-use crate::limits::Limits;
-use crate::log::{Entry, Item};
-use crate::metadata::CLEANUP_POLICY;
-use crate::partition::{BatchInfo, LogDir, Partition, Segment};
+use logfmt::batch::{BatchHeader, Record};
+use logfmt::error::Result;
+use logfmt::index::lookup_offset;
+use logfmt::limits::Limits;
+use logfmt::log::{Entry, Item};
+use logfmt::metadata::CLEANUP_POLICY;
+use logfmt::partition::{BatchInfo, LogDir, Partition, Segment};
 
 use super::epochs::EpochCache;
 
@@ -330,14 +330,14 @@ pub fn truncation_point(p: &Partition, given: Option<i64>) -> Option<i64> {
 /// ([`aborted_transactions`]).
 #[derive(Debug)]
 pub struct AbortedTransactions {
-    entries: Vec<crate::index::TxnIndexEntry>,
+    entries: Vec<logfmt::index::TxnIndexEntry>,
     /// The budget's bytes the entries hold.
-    grant: crate::budget::Grant,
+    grant: logfmt::budget::Grant,
 }
 
 impl AbortedTransactions {
     /// The entries, in file order.
-    pub fn entries(&self) -> &[crate::index::TxnIndexEntry] {
+    pub fn entries(&self) -> &[logfmt::index::TxnIndexEntry] {
         &self.entries
     }
 
@@ -359,7 +359,7 @@ impl AbortedTransactions {
 /// hold, are an error.
 pub fn aborted_transactions(
     segments: &[(i64, PathBuf)],
-    extra: Option<(i64, &[crate::index::TxnIndexEntry])>,
+    extra: Option<(i64, &[logfmt::index::TxnIndexEntry])>,
     from: i64,
     upper: i64,
     limits: &Limits,
@@ -385,13 +385,13 @@ pub fn aborted_transactions_for_cleaner(
 
 fn collect_aborted(
     segments: &[(i64, PathBuf)],
-    extra: Option<(i64, &[crate::index::TxnIndexEntry])>,
+    extra: Option<(i64, &[logfmt::index::TxnIndexEntry])>,
     (floor_of, from): (i64, i64),
     upper: i64,
     stop_when_complete: bool,
     limits: &Limits,
 ) -> Result<AbortedTransactions> {
-    use crate::index::{IndexEntry, IndexKind, IndexReader, TxnIndexEntry};
+    use logfmt::index::{IndexEntry, IndexKind, IndexReader, TxnIndexEntry};
     let bases = segments.iter().map(|(b, _)| *b).chain(extra.map(|(b, _)| b));
     let first = bases.clone().filter(|b| *b <= floor_of).max().or_else(|| bases.min()).unwrap_or(0);
     let each = u64::try_from(std::mem::size_of::<TxnIndexEntry>()).unwrap_or(u64::MAX);
@@ -400,7 +400,7 @@ fn collect_aborted(
         if e.last_offset >= from && e.first_offset < upper {
             let want = out.grant.bytes().saturating_add(each);
             if !out.grant.try_resize(want) {
-                let at = slot.saturating_mul(crate::spec::index::TXN_INDEX_ENTRY_SIZE as u64);
+                let at = slot.saturating_mul(logfmt::spec::index::TXN_INDEX_ENTRY_SIZE as u64);
                 let err = limits.budget.short("aborted transactions", want).error(at);
                 return Err(match path {
                     Some(p) => err.with_path(p),
@@ -415,7 +415,7 @@ fn collect_aborted(
         let reader = match IndexReader::open(path, IndexKind::Txn, *base) {
             Ok(r) => r,
             // no .txnindex: no aborted transaction ended in that segment
-            Err(e) if matches!(e.kind(), crate::ErrorKind::Io(io) if io.kind() == std::io::ErrorKind::NotFound) => {
+            Err(e) if matches!(e.kind(), logfmt::ErrorKind::Io(io) if io.kind() == std::io::ErrorKind::NotFound) => {
                 continue;
             }
             Err(e) => return Err(e),
@@ -468,8 +468,8 @@ pub fn snapshots_past(p: &Partition, end: i64) -> Vec<PathBuf> {
 /// `dir` (all empty: the indexes are resized when the segment is loaded),
 /// and the producer snapshot it takes there.
 pub fn roll_files(dir: &std::path::Path, base: i64) -> (Vec<PathBuf>, PathBuf) {
-    use crate::naming::segment_file_name;
-    use crate::spec::names as n;
+    use logfmt::naming::segment_file_name;
+    use logfmt::spec::names as n;
     let files = [n::LOG_FILE_SUFFIX, n::INDEX_FILE_SUFFIX, n::TIME_INDEX_FILE_SUFFIX]
         .iter()
         .map(|s| dir.join(segment_file_name(base, s)))

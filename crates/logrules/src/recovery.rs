@@ -37,19 +37,19 @@
 //!   aborted transactions produce `.txnindex` entries ([`super::producer`]).
 //!
 //! Where logtool stops is stricter than Kafka, by design: a batch is trusted
-//! only when its CRC *and* its header fit ([`crate::sanity`]). Kafka keeps a
+//! only when its CRC *and* its header fit ([`logfmt::sanity`]). Kafka keeps a
 //! batch with a valid CRC and a wrong `baseOffset`, then fails on it
 //! (`LogSegmentOffsetOverflowException`) or serves a garbage log end; logtool
 //! cuts before it ([`Stop::Invalid`] names the field). A batch larger than
 //! logtool's own limit is not something Kafka would reject ([`Stop::OverLimit`]).
 
-use crate::error::{Error, ErrorKind, Result};
-use crate::index::TxnIndexEntry;
-use crate::limits::Limits;
-use crate::log::{Entry, Item};
-use crate::partition::{Partition, Segment};
-use crate::sanity::HeaderField;
-use crate::spec::index as layout;
+use logfmt::error::{Error, ErrorKind, Result};
+use logfmt::index::TxnIndexEntry;
+use logfmt::limits::Limits;
+use logfmt::log::{Entry, Item};
+use logfmt::partition::{Partition, Segment};
+use logfmt::sanity::HeaderField;
+use logfmt::spec::index as layout;
 
 use super::config::Version;
 use super::epochs::EpochCache;
@@ -95,7 +95,7 @@ impl IndexBuilder {
         let (ts, offset) = self.max_ts;
         if ts > self.time_last {
             let rel = self.relative(offset);
-            crate::emit::time_index_entry(&mut self.time_index, ts, rel);
+            logfmt::emit::time_index_entry(&mut self.time_index, ts, rel);
             self.time_last = ts;
         }
     }
@@ -109,7 +109,7 @@ impl IndexBuilder {
         if self.valid_bytes.saturating_sub(self.last_index_entry) > self.interval {
             let rel = self.relative(last_offset);
             let position = i32::try_from(self.valid_bytes).unwrap_or(i32::MAX);
-            crate::emit::offset_index_entry(&mut self.offset_index, rel, position);
+            logfmt::emit::offset_index_entry(&mut self.offset_index, rel, position);
             self.time_append();
             self.last_index_entry = self.valid_bytes;
         }
@@ -222,7 +222,7 @@ pub struct Rebuilt {
 impl Rebuilt {
     /// The `.txnindex` bytes.
     pub fn txn_index_bytes(&self) -> Vec<u8> {
-        crate::emit::txn_index(&self.txn_index)
+        logfmt::emit::txn_index(&self.txn_index)
     }
 }
 
@@ -273,7 +273,7 @@ pub fn recover_active_segment(
             Item::Damage(d) => {
                 let over = match d.error.kind() {
                     ErrorKind::BadLength { what, value, .. } if what.contains("max-batch-size") => {
-                        Some(u64::try_from(*value).unwrap_or(0).saturating_add(crate::spec::log::LOG_OVERHEAD as u64))
+                        Some(u64::try_from(*value).unwrap_or(0).saturating_add(logfmt::spec::log::LOG_OVERHEAD as u64))
                     }
                     _ => None,
                 };
@@ -429,10 +429,10 @@ pub enum LoadCheck {
 /// last offset against the segment's base.
 pub fn load_check(seg: &Segment, version: Version) -> LoadCheck {
     use std::io::Read;
-    if !seg.sibling(crate::spec::names::INDEX_FILE_SUFFIX).exists() {
+    if !seg.sibling(logfmt::spec::names::INDEX_FILE_SUFFIX).exists() {
         return LoadCheck::IndexMissing;
     }
-    let Ok(f) = std::fs::File::open(seg.sibling(crate::spec::names::TXN_INDEX_FILE_SUFFIX)) else {
+    let Ok(f) = std::fs::File::open(seg.sibling(logfmt::spec::names::TXN_INDEX_FILE_SUFFIX)) else {
         return LoadCheck::Fine;
     };
     let read = version.release().txn_index_version;
@@ -480,7 +480,7 @@ pub struct HiddenLogEnd {
 pub fn hidden_log_end(p: &Partition, actual: i64) -> Option<HiddenLogEnd> {
     let active = p.active()?;
     let index = active.index.as_ref()?;
-    let entry = crate::index::lookup_offset(index, active.base, i64::MAX).ok()??;
+    let entry = logfmt::index::lookup_offset(index, active.base, i64::MAX).ok()??;
     let past_the_log = u64::try_from(entry.position).map_or(true, |pos| pos >= active.size);
     (actual > active.base && (entry.offset >= actual || past_the_log)).then_some(HiddenLogEnd {
         entry_offset: entry.offset,
@@ -499,7 +499,7 @@ pub fn needs_recovery(p: &Partition, i: usize, first: Option<usize>, version: Ve
 /// missing beside an existing `.index` and no recovery rebuilds it
 /// (`LogSegment.sanityCheck(timeIndexFileNewlyCreated)`).
 pub fn time_index_created_empty(p: &Partition, i: usize, first: Option<usize>, version: Version) -> bool {
-    use crate::spec::names as n;
+    use logfmt::spec::names as n;
     p.segments.get(i).is_some_and(|s| !s.sibling(n::TIME_INDEX_FILE_SUFFIX).exists())
         && segment_recovery(p, i, first, version) == SegmentRecovery::None
 }
@@ -523,7 +523,7 @@ pub enum Leftover {
 /// [`Leftover`] of each of `p`'s files with a temporary suffix that Kafka's
 /// load handles (`.part` and `.tmp` files are not the log loader's).
 pub fn leftovers_on_load(p: &Partition) -> Vec<(std::path::PathBuf, Leftover)> {
-    use crate::naming::TempSuffix;
+    use logfmt::naming::TempSuffix;
     let min_cleaned = p
         .leftovers
         .iter()
@@ -573,7 +573,7 @@ pub fn swaps_on_load(p: &Partition, limits: &Limits) -> Result<SwapsOnLoad> {
         let Some(stem) = name.strip_suffix(".log.swap") else { continue };
         let Ok(base) = stem.parse::<i64>() else { continue };
         // `readNextOffset`: after the last batch, the base when there is none
-        let mut r = crate::log::LogReader::open(f, *limits)?;
+        let mut r = logfmt::log::LogReader::open(f, *limits)?;
         let mut next = base;
         while let Some(Item::Entry(e)) = r.next_item()? {
             next = e.last_offset().saturating_add(1);
@@ -611,7 +611,7 @@ pub fn swaps_on_load(p: &Partition, limits: &Limits) -> Result<SwapsOnLoad> {
 pub fn epochs_from_batches(p: &Partition, limits: &Limits) -> Result<EpochCache> {
     let mut cache = EpochCache::load(Vec::new());
     for seg in &p.segments {
-        crate::partition::scan(seg, limits, |b| {
+        logfmt::partition::scan(seg, limits, |b| {
             if b.epoch >= 0 && EpochCache::starts_entry(cache.latest_epoch(), b.epoch) {
                 cache.assign(b.epoch, b.base_offset);
             }
@@ -696,7 +696,7 @@ impl SnapshotSim<'_> {
             };
             let loaded = match snap {
                 Snap::Made(state) => Some(state.clone()),
-                Snap::Disk(path) => crate::snapshot::read(path, self.limits)
+                Snap::Disk(path) => logfmt::snapshot::read(path, self.limits)
                     .ok()
                     .filter(|s| s.crc_valid())
                     .map(|s| ProducerState::from_snapshot_with_entries(&s)),
@@ -862,7 +862,7 @@ pub fn snapshots_on_load(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::partition::LogDirCheckpoints;
+    use logfmt::partition::LogDirCheckpoints;
 
     use test_support::committed_fixtures as fixtures;
 

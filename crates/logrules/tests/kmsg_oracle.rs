@@ -1,5 +1,5 @@
 //! `kmsg`, the codec over Kafka's message definitions, and the internal-topic
-//! decoders built on it (`logfmt::internal`), against Kafka itself: every
+//! decoders built on it (`logrules::internal`), against Kafka itself: every
 //! KRaft metadata record of the real-Kafka fixtures decodes to exactly the
 //! JSON `DumpLogSegments --cluster-metadata-decoder` printed for it, and
 //! encodes back to the same bytes; every `__consumer_offsets` and
@@ -133,7 +133,7 @@ fn same_as_printed(d: &serde_json::Value, want_key: &str, want_value: &str, subs
 /// Every record of `topic`'s decoded dumps through `decoder`: its record
 /// type, key, value version and value as the coordinator's decoder printed
 /// them (`{"type", "data"}` keys). Returns how many were checked.
-fn coordinator_records_as_printed(topic: &str, decoder: logfmt::internal::Decoder) -> usize {
+fn coordinator_records_as_printed(topic: &str, decoder: logrules::internal::Decoder) -> usize {
     let mut checked = 0;
     for (seg, dump) in decoded_dumps(topic) {
         let want = decoded_lines(&dump);
@@ -153,7 +153,7 @@ fn coordinator_records_as_printed(topic: &str, decoder: logfmt::internal::Decode
 
 #[test]
 fn consumer_offsets_records_decode_as_kafka_prints_them() {
-    let checked = coordinator_records_as_printed("__consumer_offsets", logfmt::internal::Decoder::ConsumerOffsets);
+    let checked = coordinator_records_as_printed("__consumer_offsets", logrules::internal::Decoder::ConsumerOffsets);
     assert!(checked > 10, "only {checked} records");
 }
 
@@ -161,7 +161,7 @@ fn consumer_offsets_records_decode_as_kafka_prints_them() {
 /// its `--share-group-state-decoder` printed them.
 #[test]
 fn share_group_state_records_decode_as_kafka_prints_them() {
-    let checked = coordinator_records_as_printed("__share_group_state", logfmt::internal::Decoder::ShareGroupState);
+    let checked = coordinator_records_as_printed("__share_group_state", logrules::internal::Decoder::ShareGroupState);
     assert!(checked >= 3, "only {checked} records");
 }
 
@@ -173,7 +173,7 @@ fn transaction_state_records_decode_as_kafka_prints_them() {
         let got = records(&seg);
         assert_eq!(got.len(), want.len(), "{}", seg.display());
         for ((offset, key, value), (_, want_key, want_value)) in got.iter().zip(&want) {
-            let d = logfmt::internal::Decoder::TransactionState.decode(key.as_deref(), value.as_deref());
+            let d = logrules::internal::Decoder::TransactionState.decode(key.as_deref(), value.as_deref());
             if want_key.starts_with('{') {
                 // Kafka 4's decoder prints the key and value as JSON (the
                 // value without the state's name logtool adds)
@@ -259,7 +259,7 @@ fn metadata_records_decode_as_kafka_prints_them_and_encode_back() {
         for (bytes, want) in got.iter().zip(&want) {
             let r = kmsg::metadata::decode(bytes).unwrap_or_else(|e| panic!("{}: {e}: {want}", log.display()));
             assert_eq!(&r.to_json(), want, "{}", log.display());
-            assert_eq!(&logfmt::internal::Decoder::ClusterMetadata.decode(None, Some(bytes)), want);
+            assert_eq!(&logrules::internal::Decoder::ClusterMetadata.decode(None, Some(bytes)), want);
             assert_eq!(
                 &kmsg::metadata::encode(&r.name, r.version, &r.data).unwrap(),
                 bytes,
@@ -363,7 +363,7 @@ fn remote_log_metadata_records_decode_as_kafka_prints_them() {
             assert_eq!(offset, want_offset);
             assert!(key.is_none());
             let bytes = value.as_deref().unwrap();
-            let d = logfmt::internal::Decoder::RemoteLogMetadata.decode(None, Some(bytes));
+            let d = logrules::internal::Decoder::RemoteLogMetadata.decode(None, Some(bytes));
             let at = format!("{}@{offset}", seg.display());
             let mut printed = want.clone();
             if let Some((head, flag)) = want.rsplit_once(", txnIdxEmpty=") {

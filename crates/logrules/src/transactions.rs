@@ -13,9 +13,9 @@ use std::collections::BTreeMap;
 
 use kmsg::records::{TransactionLogKey, TransactionLogValue};
 
-use crate::error::{Error, Result};
-use crate::limits::Limits;
-use crate::partition::Partition;
+use logfmt::error::{Error, Result};
+use logfmt::limits::Limits;
+use logfmt::partition::Partition;
 
 /// `TransactionState`, with the id Kafka writes as `TransactionStatus`:
 /// one enum for the coordinator's rules here, the `__transaction_state`
@@ -291,7 +291,7 @@ pub fn find_hanging(
 ) -> Hanging {
     let expects = meta.map(|m| m.expects_marker(topic, partition));
     let (hanging, why) = if age_ms <= max_timeout_ms {
-        (false, format!("its producer wrote within the last {}", crate::report::human_duration(max_timeout_ms)))
+        (false, format!("its producer wrote within the last {}", logfmt::report::human_duration(max_timeout_ms)))
     } else {
         match (coordinator_loaded, meta, expects) {
             (_, Some(_), Some(true)) => (false, "the coordinator will still write its marker".to_string()),

@@ -54,24 +54,24 @@
 
 /// The transaction markers the coordinator writes once a broker starts on
 /// the log dir (`rules::start::pending_markers`).
-pub use crate::rules::start::pending_markers;
+pub use crate::start::pending_markers;
 
 use std::path::PathBuf;
 
-use crate::checkpoint::EpochEntry;
-use crate::error::Result;
-use crate::index::{last_time_entry, lookup_offset, lookup_timestamp};
-use crate::limits::Limits;
-use crate::log::{Entry, Item};
-use crate::partition::{self, LogDir, Partition};
-use crate::rules::epochs::EpochCache;
-use crate::rules::log as rules;
-use crate::rules::remote::{RemoteSegment, TimeIn};
-use crate::rules::start::{self, HighWatermarkRule};
+use crate::epochs::EpochCache;
+use crate::log as rules;
+use crate::remote::{RemoteSegment, TimeIn};
+use crate::start::{self, HighWatermarkRule};
+use logfmt::checkpoint::EpochEntry;
+use logfmt::error::Result;
+use logfmt::index::{last_time_entry, lookup_offset, lookup_timestamp};
+use logfmt::limits::Limits;
+use logfmt::log::{Entry, Item};
+use logfmt::partition::{self, LogDir, Partition};
 
 /// What `__remote_log_metadata` says of a log dir's tiered partitions
 /// ([`read_remote_log`]).
-pub use crate::rules::remote::RemoteLog;
+pub use crate::remote::RemoteLog;
 
 /// The remote log metadata of the log dir `log_dir` (its
 /// `__remote_log_metadata` partitions), if it holds any.
@@ -92,7 +92,7 @@ pub enum Remote {
     /// Tiered: its readable remote segments, by start offset.
     Known(Vec<RemoteSegment>),
 }
-use crate::spec::names as n;
+use logfmt::spec::names as n;
 
 /// What is asked, as `ListOffsets` spells it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -448,7 +448,7 @@ impl PartitionOffsets {
             }),
             Remote::Known(segments) => {
                 let refs: Vec<&RemoteSegment> = segments.iter().collect();
-                match crate::rules::remote::time_in(&refs, t, self.log_start_offset, self.local_log_start_offset) {
+                match crate::remote::time_in(&refs, t, self.log_start_offset, self.local_log_start_offset) {
                     TimeIn::Local => None,
                     TimeIn::Remote(s) => Some(format!(
                         "in remote storage: remote segment {} (offsets {}-{}, largest timestamp {}) holds the \

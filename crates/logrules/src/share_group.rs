@@ -755,7 +755,7 @@ pub fn initialized(group: &Group, group_id: &str, done: &InitList) -> GroupRecor
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::groups::Groups;
+    use crate::groups::Groups;
 
     fn topics() -> Topics {
         [("s".to_string(), ("AAAAAAAAAAAAAAAAAAAAAQ".to_string(), 3))].into_iter().collect()
