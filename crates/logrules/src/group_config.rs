@@ -395,11 +395,6 @@ pub fn validate(configs: &BTreeMap<String, String>, broker: &BTreeMap<String, St
     Ok(())
 }
 
-/// Whether `name` is a group config.
-pub fn is_group_config(name: &str) -> bool {
-    DEFS.iter().any(|d| d.name == name)
-}
-
 /// The type id DescribeConfigs gives (BOOLEAN 1, STRING 2, INT 3).
 fn type_id(ty: Ty) -> i8 {
     match ty {

@@ -223,7 +223,7 @@ pub fn partition_for_group(group: &str, partitions: i32) -> i32 {
     abs.checked_rem(partitions).unwrap_or(0)
 }
 
-pub use logfmt::util::hash::murmur2;
+pub use logfmt::hash::murmur2;
 
 /// The partition the Java producer's default partitioner gives a record
 /// with key `key` (`BuiltInPartitioner.partitionForKey`:

@@ -7,7 +7,7 @@
 //!
 //! | rule | module | Kafka |
 //! |---|---|---|
-//! | a batch's header fits its position | [`header`] (`logfmt::sanity`) | invariants of `LogValidator`, `LogSegment.ensureOffsetInRange`, `LeaderEpochFileCache` |
+//! | a batch's header fits its position | `logfmt::sanity` (a reader needs it too) | invariants of `LogValidator`, `LogSegment.ensureOffsetInRange`, `LeaderEpochFileCache` |
 //! | producer state, completed transactions, `.txnindex`, the LSO | [`producer`] | `ProducerStateManager`, `ProducerAppendInfo` |
 //! | the leader-epoch cache, its truncation from the start and the end | [`epochs`] | `LeaderEpochFileCache` |
 //! | log start, log end, high watermark on load, what truncation does | [`log`] | `UnifiedLog`, `LogLoader` |
@@ -53,8 +53,6 @@ pub mod share_group;
 pub mod share_partition;
 pub mod start;
 pub mod transactions;
-
-pub use logfmt::sanity as header;
 
 /// The Kafka release whose rules to apply (`--kafka-version`).
 pub use config::Version as KafkaVersion;

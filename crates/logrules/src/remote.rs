@@ -169,7 +169,7 @@ pub fn metadata_partition(topic_id: Uuid, partition: i32, count: i32) -> i32 {
     let lsb = i64::from_be_bytes([l0, l1, l2, l3, l4, l5, l6, l7]);
     let hash =
         [long_hash(lsb), long_hash(msb), partition].iter().fold(1i32, |h, &v| h.wrapping_mul(31).wrapping_add(v));
-    (logfmt::util::hash::murmur2(&hash.to_be_bytes()) & 0x7fff_ffff).checked_rem(count).unwrap_or(0)
+    (logfmt::hash::murmur2(&hash.to_be_bytes()) & 0x7fff_ffff).checked_rem(count).unwrap_or(0)
 }
 
 /// How retention sees `p` ([`super::retention::Tiered`]): `None` when it is
