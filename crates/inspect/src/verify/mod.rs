@@ -167,6 +167,7 @@ kinds! {
     LeaderEpochCheckpointMissing => "leader_epoch_checkpoint_missing", Warning, "v2 batches carry leader epochs but there is no leader-epoch-checkpoint";
     RemoteEpochsUncovered => "remote_epochs_uncovered", Warning, "a tiered partition's leader-epoch-checkpoint starts above its log start: the remote offsets below its first entry cannot be fetched";
     ProducerSnapshotCorrupt => "producer_snapshot_corrupt", Warning, "a producer snapshot that does not parse or whose CRC fails; Kafka deletes it and rebuilds from the log";
+    ProducerSnapshotTorn => "producer_snapshot_torn", Info, "a producer snapshot cut short in a log dir without a clean shutdown, as a kill while Kafka wrote it leaves it (it creates the file, then writes it): Kafka deletes it and rebuilds from the log";
     ProducerSnapshotBeyondLogEnd => "producer_snapshot_beyond_log_end", Warning, "a producer snapshot past the log end (or holding offsets past its own); Kafka deletes it";
     ProducerSnapshotMissing => "producer_snapshot_missing", Info, "after a clean shutdown, no readable producer snapshot at the log end (Kafka takes one when it stops): its load rebuilds the producer state from the snapshot below and writes one there";
     PartitionMetadataMissing => "partition_metadata_missing", Warning, "no partition.metadata (topic id)";
@@ -293,6 +294,9 @@ impl Kind {
             Kind::LeaderEpochCheckpointMissing => "`UnifiedLog` keeps a leader-epoch cache for v2 logs",
             Kind::RemoteEpochsUncovered => "`RemoteLogManager.read` finds a remote segment by epoch (`epochForOffset`)",
             Kind::ProducerSnapshotCorrupt => "`ProducerStateManager.readSnapshot` (CRC-32C)",
+            Kind::ProducerSnapshotTorn => {
+                "`ProducerStateManager.writeSnapshot` (create, then write), `loadFromSnapshot` (a `CorruptSnapshotException` deletes it)"
+            }
             Kind::ProducerSnapshotBeyondLogEnd => {
                 "`ProducerStateManager.truncateAndReload` deletes snapshots past the log end"
             }
@@ -1497,7 +1501,12 @@ fn producer_snapshot(path: &Path, offset: i64, log_end: i64, opts: &Options, out
     let s = match logfmt::snapshot::read(path, &opts.limits) {
         Ok(s) => s,
         Err(e) => {
-            out.error(path, &e, Kind::ProducerSnapshotCorrupt);
+            // cut short where its log dir (the partition dir's parent) did
+            // not stop cleanly: what a kill mid-write leaves
+            let unclean =
+                path.parent().and_then(Path::parent).is_some_and(|log_dir| !log_dir.join(n::CLEAN_SHUTDOWN).exists());
+            let torn = unclean && e.class() == logfmt::ErrorClass::Truncated;
+            out.error(path, &e, if torn { Kind::ProducerSnapshotTorn } else { Kind::ProducerSnapshotCorrupt });
             return;
         }
     };
