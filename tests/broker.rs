@@ -1252,7 +1252,7 @@ fn cg_commit(s: &mut TcpStream, member: &str, epoch: i32, p: i32) -> i16 {
 }
 
 /// A KIP-848 consumer group, as Kafka 4.x's coordinator runs it
-/// (`rules::consumer_group`): the first member gets every partition; a
+/// (`coordinator::consumer_group`): the first member gets every partition; a
 /// second gets its half only once the first has revoked it; commits and
 /// offset fetches check member epochs; the group is described, listed,
 /// read back by `logtool groups`, and survives a restart (issue 39).
@@ -1414,8 +1414,8 @@ fn sg_fetch(
     (r.error_code, p.acknowledge_error_code, acquired)
 }
 
-/// A KIP-932 share group, as Kafka 4.3.1 runs it (`rules::share_group`,
-/// `rules::share_partition`): the member is assigned the partition once
+/// A KIP-932 share group, as Kafka 4.3.1 runs it (`coordinator::share_group`,
+/// `coordinator::share_partition`): the member is assigned the partition once
 /// its share state is initialized; records are acquired, accepted,
 /// released (delivered again with a higher count) and rejected; the
 /// state written to `__share_group_state` survives a restart, where an
@@ -1509,7 +1509,7 @@ fn described_config(s: &mut TcpStream, ty: i8, res_name: &str, key: &str) -> (i1
 }
 
 /// `kafka-configs --alter` of a topic and of a share group, as Kafka 4.3.1
-/// takes it (`rules::config::incremental_alter`, `rules::group_config`):
+/// takes it (`rules::config::incremental_alter`, `coordinator::group_config`):
 /// refusals with Kafka's messages, the configs described with their
 /// source, kept across a restart, and a share group set to
 /// `share.auto.offset.reset=earliest` starting at the log start.

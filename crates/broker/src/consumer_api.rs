@@ -1,6 +1,6 @@
 //! The KIP-848 consumer group APIs (`KafkaApis` → `GroupCoordinatorService`
 //! of Kafka 4.x): ConsumerGroupHeartbeat and ConsumerGroupDescribe. What a
-//! heartbeat does is `logrules::consumer_group`'s; this module maps
+//! heartbeat does is `coordinator::consumer_group`'s; this module maps
 //! requests and responses, writes the records it returns to the group's
 //! `__consumer_offsets` partition and, once they are written, replays
 //! them into the store's groups (as Kafka's coordinator replays its
@@ -10,13 +10,13 @@
 
 use std::time::{Duration, Instant};
 
+use coordinator::consumer_group::{self as rules, Heartbeat, Refused, Topics};
 use kafka_protocol::ResponseError as E;
 use kafka_protocol::messages::consumer_group_describe_response as describe;
 use kafka_protocol::messages::consumer_group_heartbeat_response as heartbeat;
 use kafka_protocol::messages::*;
 use kafka_protocol::protocol::StrBytes;
 use kmsg::coordinator::GroupRecord;
-use logrules::consumer_group::{self as rules, Heartbeat, Refused, Topics};
 use logrules::groups::{Group, GroupType};
 
 use crate::Shared;

@@ -23,8 +23,8 @@ use kafka_protocol::messages::*;
 use kafka_protocol::protocol::StrBytes;
 
 use crate::Shared;
-use crate::groups::{self, Committed, Group, State};
 use crate::store::{self, OFFSETS_TOPIC, Store};
+use coordinator::classic::{self as groups, Committed, Group, State};
 
 fn s(text: impl Into<String>) -> StrBytes {
     StrBytes::from_string(text.into())
@@ -328,7 +328,7 @@ pub fn offset_commit(sh: &Shared, version: i16, req: OffsetCommitRequest) -> Off
     let check = |topic: Option<&str>, p: i32| -> i16 {
         let Some(g) = &consumer else { return 0 };
         let partition = topic.map(|t| (ids.get(t).map_or("", String::as_str), p));
-        logrules::consumer_group::check_commit(g, req.member_id.as_str(), generation, version, partition)
+        coordinator::consumer_group::check_commit(g, req.member_id.as_str(), generation, version, partition)
             .map_or_else(|e| e.code, |()| 0)
     };
     let g = store.groups.entry(group_id.clone()).or_insert_with(|| Group::new(&group_id));
@@ -430,7 +430,7 @@ pub fn offset_fetch(sh: &Shared, version: i16, req: OffsetFetchRequest) -> Offse
             // (`ConsumerGroup.validateOffsetFetch`)
             let member = g.member_id.as_ref().map(|m| m.as_str());
             let refused = crate::consumer_api::group(&mut store, g.group_id.as_str())
-                .and_then(|c| logrules::consumer_group::check_fetch(c, member, g.member_epoch).err());
+                .and_then(|c| coordinator::consumer_group::check_fetch(c, member, g.member_epoch).err());
             if let Some(e) = refused {
                 let mut out = OffsetFetchResponseGroup::default();
                 out.group_id = g.group_id.clone();

@@ -688,9 +688,9 @@ pub fn describe_configs(sh: &Shared, _version: i16, req: DescribeConfigsRequest)
                 out.error_message =
                     Some(s(format!("Unexpected broker id, expected {node} or empty string, but received {name}")));
             }
-        } else if res.resource_type == logrules::group_config::RESOURCE_GROUP && store.kafka_version.is_4x() {
+        } else if res.resource_type == coordinator::group_config::RESOURCE_GROUP && store.kafka_version.is_4x() {
             // `ConfigHelper.describeConfigs` of a group: its configs over
-            // the broker's (`rules::group_config::describe`)
+            // the broker's (`coordinator::group_config::describe`)
             let name = res.resource_name.to_string();
             if name.is_empty() {
                 out.error_code = E::InvalidRequest.code();
@@ -699,7 +699,7 @@ pub fn describe_configs(sh: &Shared, _version: i16, req: DescribeConfigsRequest)
                 let set = store.group_config(&name);
                 let wanted =
                     |k: &str| res.configuration_keys.as_ref().is_none_or(|keys| keys.iter().any(|x| x.as_str() == k));
-                out.configs = logrules::group_config::describe(set, &store.broker_configs)
+                out.configs = coordinator::group_config::describe(set, &store.broker_configs)
                     .into_iter()
                     .filter(|c| wanted(&c.name))
                     .map(|c| described(c, req.include_synonyms, req.include_documentation))
@@ -789,8 +789,8 @@ fn alter_one(
     if !nulls.is_empty() {
         return Err((E::InvalidRequest.code(), format!("Null value not supported for : {}", nulls.join(", "))));
     }
-    let taken =
-        res.resource_type == RESOURCE_TOPIC || (kafka4 && res.resource_type == logrules::group_config::RESOURCE_GROUP);
+    let taken = res.resource_type == RESOURCE_TOPIC
+        || (kafka4 && res.resource_type == coordinator::group_config::RESOURCE_GROUP);
     if !taken {
         return Err((
             E::InvalidRequest.code(),

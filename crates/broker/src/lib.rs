@@ -1,14 +1,18 @@
 //! `logtool broker`: a minimal Kafka broker on loopback that unmodified
-//! Kafka clients produce to and fetch from, writing a real Kafka 3.9 log
-//! dir through `logfmt`'s writer (see `store`), which a real Kafka 3.9.1
+//! Kafka clients produce to and fetch from, writing a real Kafka log dir
+//! (Kafka 3.9's, or a 4.3 cluster's with `--kafka-version 4.3`) through
+//! `logwrite`'s writer (see `store`), which a real Kafka of that release
 //! starts on after a clean stop or a SIGKILL; started on a dir it or a
 //! single-node Kafka left, it serves that again.
 //!
 //! Layers: `server` (frames, headers, dispatch; the wire messages are
 //! `kafka-protocol`'s, generated from Kafka's JSON definitions),
-//! `handlers` (one function per API), `store` (topics, partitions, producer
-//! ids, the shutdown), `versions` (what is advertised). One node, the
-//! controller of a static quorum and the only replica of every partition.
+//! `handlers` and the `*_api` modules (one function per API, one file per
+//! API family; the coordinators they ask are the `coordinator` crate, with
+//! no I/O), `store` (topics, partitions, producer ids, the shutdown),
+//! `versions` (what is advertised), `zerocopy` (a Fetch's records sent from
+//! the segments). One node, the controller of a static quorum and the only
+//! replica of every partition.
 
 #![cfg_attr(test, allow(clippy::arithmetic_side_effects))]
 
@@ -22,13 +26,11 @@ mod consumer_api;
 pub mod faults;
 mod generic;
 mod group_api;
-mod groups;
 mod handlers;
 mod server;
 mod sessions;
 mod share_api;
 mod store;
-mod txn;
 mod txn_api;
 mod versions;
 mod zerocopy;
@@ -55,11 +57,7 @@ const TXN_TIMEOUT_CHECK: std::time::Duration = std::time::Duration::from_secs(1)
 /// How often a failing accept is said again.
 const ACCEPT_ERROR_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 
-/// `now + d`: a deadline from a client's timeout, a day from now should
-/// that overflow (never a panic).
-pub(crate) fn after(now: std::time::Instant, d: std::time::Duration) -> std::time::Instant {
-    now.checked_add(d).or_else(|| now.checked_add(std::time::Duration::from_secs(86_400))).unwrap_or(now)
-}
+pub(crate) use coordinator::after;
 
 /// What can stop the broker.
 #[derive(Debug, thiserror::Error)]

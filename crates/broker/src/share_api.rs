@@ -3,9 +3,9 @@
 //! `ShareCoordinatorService`): ShareGroupHeartbeat, ShareGroupDescribe,
 //! ShareFetch, ShareAcknowledge and DescribeShareGroupOffsets.
 //!
-//! What a heartbeat does is `logrules::share_group`'s, what a share
+//! What a heartbeat does is `coordinator::share_group`'s, what a share
 //! partition does with fetches and acknowledgements
-//! `logrules::share_partition`'s; this module maps requests and
+//! `coordinator::share_partition`'s; this module maps requests and
 //! responses and plays the three roles Kafka splits:
 //! * the group coordinator: it writes the group's records to its
 //!   `__consumer_offsets` partition and replays them, fences a member whose
@@ -29,6 +29,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use coordinator::consumer_group::Refused;
+use coordinator::share_group::{self as rules, Heartbeat};
+use coordinator::share_partition::{self as sp, SharePartition, StateBatch, Write};
 use kafka_protocol::ResponseError as E;
 use kafka_protocol::messages::share_acknowledge_response as ack_response;
 use kafka_protocol::messages::share_fetch_response as fetch_response;
@@ -38,10 +41,7 @@ use kafka_protocol::messages::*;
 use kafka_protocol::protocol::StrBytes;
 use kmsg::coordinator::ShareRecord;
 use kmsg::records::{share_snapshot_value, share_update_value, *};
-use logrules::consumer_group::Refused;
 use logrules::groups::{GroupType, SharePartitionKey};
-use logrules::share_group::{self as rules, Heartbeat};
-use logrules::share_partition::{self as sp, SharePartition, StateBatch, Write};
 use serde_json::{Value, json};
 use tokio::sync::OwnedSemaphorePermit;
 
@@ -219,13 +219,13 @@ fn load<'a>(store: &'a mut Store, key: &SharePartitionKey, name: &str) -> Result
 }
 
 /// Where a share partition without state starts: the group's
-/// `share.auto.offset.reset` (`rules::group_config`; `latest` unless set),
+/// `share.auto.offset.reset` (`coordinator::group_config`; `latest` unless set),
 /// as `SharePartition.startOffsetDuringInitialization` asks ListOffsets
 /// (read_uncommitted): the log start offset, the high watermark, or the
 /// first offset at or after now minus the duration - none when no record is
 /// that new (Kafka's `OffsetNotAvailableException`).
 fn reset_offset(store: &mut Store, key: &SharePartitionKey, name: &str) -> Result<i64, i16> {
-    use logrules::group_config::{self, ShareAutoOffsetReset};
+    use coordinator::group_config::{self, ShareAutoOffsetReset};
     let reset = group_config::share_auto_offset_reset(store.group_config(&key.0));
     let (start, end) = store.offsets(name, key.2).ok_or(E::UnknownTopicOrPartition.code())?;
     match reset {

@@ -82,7 +82,7 @@ pub struct Store {
     topics: BTreeMap<String, TopicState>,
     next_producer_id: i64,
     /// The classic groups, by id (and the committed offsets of every group).
-    pub groups: BTreeMap<String, crate::groups::Group>,
+    pub groups: BTreeMap<String, coordinator::classic::Group>,
     /// The KIP-848 consumer groups, as the coordinator replays what it
     /// wrote (`rules::groups`; `consumer_api`).
     pub consumer: logrules::groups::Groups,
@@ -95,11 +95,11 @@ pub struct Store {
     pub share: logrules::groups::ShareStates,
     /// The share partitions read so far (`SharePartitionManager`'s cache),
     /// by (group, topic id, partition).
-    pub share_partitions: BTreeMap<logrules::groups::SharePartitionKey, logrules::share_partition::SharePartition>,
+    pub share_partitions: BTreeMap<logrules::groups::SharePartitionKey, coordinator::share_partition::SharePartition>,
     /// The share sessions (`ShareSessionCache`), by (group, member).
     pub share_sessions: BTreeMap<(String, String), crate::share_api::Session>,
     /// The dynamic configs set on each group (`ConfigRecord`s of resource
-    /// type GROUP in the metadata log; `rules::group_config`): see
+    /// type GROUP in the metadata log; `coordinator::group_config`): see
     /// [`Store::group_config`].
     group_configs: BTreeMap<String, BTreeMap<String, String>>,
     /// What a Kafka broker would hold in its server.properties to run as
@@ -110,11 +110,11 @@ pub struct Store {
     /// `offsets.topic.num.partitions`.
     offsets_partitions: i32,
     /// The transaction coordinator's transactional ids.
-    pub txns: BTreeMap<String, crate::txn::Txn>,
+    pub txns: BTreeMap<String, coordinator::transaction::Txn>,
     /// Offsets committed in open transactions, by producer id: (group,
     /// topic, partition, offset), made visible by its COMMIT marker
     /// (`GroupMetadata.pendingTransactionalOffsetCommits`).
-    pub pending_txn_offsets: BTreeMap<i64, Vec<(String, String, i32, crate::groups::Committed)>>,
+    pub pending_txn_offsets: BTreeMap<i64, Vec<(String, String, i32, coordinator::classic::Committed)>>,
     /// `transaction.state.log.num.partitions`.
     transaction_partitions: i32,
     /// The Kafka release the cluster is (its `metadata.version`): 3.9, or
@@ -334,7 +334,7 @@ impl Store {
             group_configs: meta
                 .configs
                 .iter()
-                .filter(|((t, _), c)| *t == logrules::group_config::RESOURCE_GROUP && !c.is_empty())
+                .filter(|((t, _), c)| *t == coordinator::group_config::RESOURCE_GROUP && !c.is_empty())
                 .map(|((_, name), c)| (name.clone(), c.clone()))
                 .collect(),
             broker_configs: BTreeMap::new(),
@@ -511,21 +511,21 @@ impl Store {
     }
 
     /// The session timeout and heartbeat interval of consumer group
-    /// `group`'s members (`rules::group_config::Timing::consumer`).
-    pub fn consumer_timing(&self, group: &str) -> logrules::group_config::Timing {
-        logrules::group_config::Timing::consumer(self.group_config(group), &self.broker_configs)
+    /// `group`'s members (`coordinator::group_config::Timing::consumer`).
+    pub fn consumer_timing(&self, group: &str) -> coordinator::group_config::Timing {
+        coordinator::group_config::Timing::consumer(self.group_config(group), &self.broker_configs)
     }
 
     /// The session timeout and heartbeat interval of share group
-    /// `group`'s members (`rules::group_config::Timing::share`).
-    pub fn share_timing(&self, group: &str) -> logrules::group_config::Timing {
-        logrules::group_config::Timing::share(self.group_config(group), &self.broker_configs)
+    /// `group`'s members (`coordinator::group_config::Timing::share`).
+    pub fn share_timing(&self, group: &str) -> coordinator::group_config::Timing {
+        coordinator::group_config::Timing::share(self.group_config(group), &self.broker_configs)
     }
 
     /// What share group `group`'s configs set for its share partitions
-    /// (`rules::group_config::share_limits`).
-    pub fn share_limits(&self, group: &str) -> logrules::share_partition::Limits {
-        logrules::group_config::share_limits(self.group_config(group), &self.broker_configs)
+    /// (`coordinator::group_config::share_limits`).
+    pub fn share_limits(&self, group: &str) -> coordinator::share_partition::Limits {
+        coordinator::group_config::share_limits(self.group_config(group), &self.broker_configs)
     }
 
     /// IncrementalAlterConfigs of one topic or group, as Kafka's controller
@@ -533,7 +533,7 @@ impl Store {
     /// `ControllerConfigurationValidator`): the changes the ops make
     /// (`rules::config::incremental_alter`), the configs they leave checked
     /// (a topic's by `rules::config::validate`, then that it exists; a
-    /// group's by `rules::group_config::validate` with the broker's
+    /// group's by `coordinator::group_config::validate` with the broker's
     /// `broker` configs), then, unless `validate_only`, one `ConfigRecord`
     /// per change written to the metadata log and applied (a topic's
     /// partitions obey its new configs from their next append on).
@@ -544,8 +544,8 @@ impl Store {
         ops: &[(String, config_rules::AlterOp, Option<String>)],
         validate_only: bool,
     ) -> Result<(), (i16, String)> {
+        use coordinator::group_config;
         use kafka_protocol::ResponseError as E;
-        use logrules::group_config;
         let invalid = |m: String| (E::InvalidConfig.code(), m);
         let is_group = resource_type == group_config::RESOURCE_GROUP;
         if is_group {
@@ -670,7 +670,11 @@ impl Store {
 
     /// Write a transactional id's state to `__transaction_state`, as the
     /// coordinator does before it answers.
-    pub fn write_txn(&mut self, transactional_id: &str, txn: &crate::txn::Txn) -> Result<(), (i16, String)> {
+    pub fn write_txn(
+        &mut self,
+        transactional_id: &str,
+        txn: &coordinator::transaction::Txn,
+    ) -> Result<(), (i16, String)> {
         let p = self.transaction_partition(transactional_id)?;
         let version = logrules::transactions::version::log_value_version(self.transaction_version());
         self.append_records(TRANSACTION_TOPIC, p, &[txn.record(transactional_id, version)])
@@ -731,7 +735,7 @@ impl Store {
                 for (group, t, p, c) in here {
                     self.groups
                         .entry(group.clone())
-                        .or_insert_with(|| crate::groups::Group::new(&group))
+                        .or_insert_with(|| coordinator::classic::Group::new(&group))
                         .offsets
                         .insert((t, p), c);
                 }
@@ -750,13 +754,14 @@ impl Store {
         group: &str,
         producer_id: i64,
         producer_epoch: i16,
-        offsets: Vec<(String, i32, crate::groups::Committed)>,
+        offsets: Vec<(String, i32, coordinator::classic::Committed)>,
     ) -> Result<(), (i16, String)> {
         use kafka_protocol::ResponseError as E;
         use logfmt::builder::{BatchBuilder, NewRecord};
         let partition = self.offsets_partition(group)?;
         let now = now_ms();
-        let records: Vec<_> = offsets.iter().map(|(t, p, c)| crate::groups::offset_record(group, t, *p, c)).collect();
+        let records: Vec<_> =
+            offsets.iter().map(|(t, p, c)| coordinator::classic::offset_record(group, t, *p, c)).collect();
         let Some(w) = self.writer.partition(OFFSETS_TOPIC, partition) else {
             return Err((E::CoordinatorNotAvailable.code(), format!("no partition {OFFSETS_TOPIC}-{partition}")));
         };
@@ -1073,7 +1078,7 @@ fn sessions_of(
     configs: &BTreeMap<String, BTreeMap<String, String>>,
     broker: &BTreeMap<String, String>,
 ) -> (ConsumerTimers, BTreeMap<(String, String), std::time::Instant>) {
-    use logrules::group_config::Timing;
+    use coordinator::group_config::Timing;
     use logrules::groups::GroupType;
     let none = BTreeMap::new();
     let of = |g: &str| configs.get(g).unwrap_or(&none);
@@ -1111,7 +1116,7 @@ fn load_groups(
     dir: &Path,
     offsets: Option<&TopicState>,
     limits: &logfmt::Limits,
-) -> Result<(BTreeMap<String, crate::groups::Group>, logrules::groups::Groups), BrokerError> {
+) -> Result<(BTreeMap<String, coordinator::classic::Group>, logrules::groups::Groups), BrokerError> {
     let mut out = BTreeMap::new();
     let mut consumer = logrules::groups::Groups::default();
     let Some(t) = offsets else { return Ok((out, consumer)) };
@@ -1129,7 +1134,7 @@ fn load_groups(
         if g.group_type != logrules::groups::GroupType::Classic {
             continue;
         }
-        let mut group = crate::groups::Group::new(id);
+        let mut group = coordinator::classic::Group::new(id);
         group.generation = g.generation;
         group.protocol_type = g.protocol_type.clone();
         group.protocol = g.assignor.clone();
@@ -1137,10 +1142,10 @@ fn load_groups(
         out.insert(id.clone(), group);
     }
     for ((group, topic, partition), c) in &loaded.offsets {
-        let g = out.entry(group.clone()).or_insert_with(|| crate::groups::Group::new(group));
+        let g = out.entry(group.clone()).or_insert_with(|| coordinator::classic::Group::new(group));
         g.offsets.insert(
             (topic.clone(), *partition),
-            crate::groups::Committed {
+            coordinator::classic::Committed {
                 offset: c.offset,
                 leader_epoch: c.leader_epoch,
                 metadata: c.metadata.clone(),
@@ -1157,7 +1162,7 @@ fn load_txns(
     dir: &Path,
     topic: Option<&TopicState>,
     limits: &logfmt::Limits,
-) -> Result<BTreeMap<String, crate::txn::Txn>, BrokerError> {
+) -> Result<BTreeMap<String, coordinator::transaction::Txn>, BrokerError> {
     let mut out = BTreeMap::new();
     let Some(t) = topic else { return Ok(out) };
     let parts = open_partitions(dir, t, limits)?;
@@ -1165,10 +1170,10 @@ fn load_txns(
         let Some(status) = m.state else { continue };
         out.insert(
             id,
-            crate::txn::Txn {
+            coordinator::transaction::Txn {
                 producer_id: m.producer_id,
                 producer_epoch: m.producer_epoch,
-                timeout_ms: i32::try_from(m.timeout_ms).unwrap_or(crate::txn::MAX_TIMEOUT_MS),
+                timeout_ms: i32::try_from(m.timeout_ms).unwrap_or(coordinator::transaction::MAX_TIMEOUT_MS),
                 status,
                 partitions: m.partitions.into_iter().collect(),
                 start_ms: m.start_timestamp,
@@ -1201,9 +1206,9 @@ pub fn end_of_batches(mut data: &[u8]) -> Option<i64> {
     end
 }
 
-/// Each whole batch of `data` as `rules::share_partition::aborted_batches`
+/// Each whole batch of `data` as `coordinator::share_partition::aborted_batches`
 /// looks at it (its offsets, producer, and whether it is an ABORT marker).
-pub fn read_batches_of(mut data: &[u8]) -> Vec<logrules::share_partition::ReadBatch> {
+pub fn read_batches_of(mut data: &[u8]) -> Vec<coordinator::share_partition::ReadBatch> {
     let limits = logfmt::Limits::default();
     let mut scratch = Vec::new();
     let mut out = Vec::new();
@@ -1214,7 +1219,7 @@ pub fn read_batches_of(mut data: &[u8]) -> Vec<logrules::share_partition::ReadBa
         let Ok(b) = logfmt::batch::RecordBatch::parse(bytes, 0) else { continue };
         let h = *b.header();
         let marker = if h.is_control() { logrules::producer::end_txn_marker(&b, &mut scratch, &limits) } else { None };
-        out.push(logrules::share_partition::ReadBatch {
+        out.push(coordinator::share_partition::ReadBatch {
             base_offset: h.base_offset,
             last_offset: h.last_offset(),
             producer_id: h.producer_id,

@@ -17,7 +17,7 @@ use crate::Shared;
 use crate::store::{self, Store, now_ms};
 use logrules::transactions::{self as txn_rules, version};
 
-use crate::txn::{self, Status, Txn};
+use coordinator::transaction::{self as txn, Status, Txn};
 
 type Failed = (i16, String);
 
@@ -416,7 +416,7 @@ pub fn txn_offset_commit(sh: &Shared, version: i16, req: &TxnOffsetCommitRequest
                     (
                         t.name.0.to_string(),
                         p.partition_index,
-                        crate::groups::Committed {
+                        coordinator::classic::Committed {
                             offset: p.committed_offset,
                             leader_epoch: p.committed_leader_epoch,
                             metadata: p.committed_metadata.as_ref().map(|m| m.to_string()).unwrap_or_default(),

@@ -593,7 +593,7 @@ pub enum ConfigSource {
     /// `DEFAULT_CONFIG` (5): Kafka's default.
     Default,
     /// `GROUP_CONFIG` (8): set on the group (Admin clients say
-    /// DYNAMIC_GROUP_CONFIG; `rules::group_config`).
+    /// DYNAMIC_GROUP_CONFIG; `coordinator::group_config`).
     Group,
 }
 

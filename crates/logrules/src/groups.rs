@@ -727,8 +727,8 @@ pub struct SharePartitionState {
     /// The snapshot epoch (of the last snapshot).
     pub snapshot_epoch: i32,
     /// The state batches past the start offset, updates merged
-    /// ([`super::share_partition::combine_batches`]).
-    pub state_batches: Vec<super::share_partition::StateBatch>,
+    /// ([`combine_batches`]).
+    pub state_batches: Vec<StateBatch>,
     /// Updates written since the last snapshot (`snapshotUpdateCount`).
     pub updates: u32,
 }
@@ -815,7 +815,7 @@ impl ShareStates {
                     delivery_complete_count: v.delivery_complete_count,
                     at,
                     snapshot_epoch: v.snapshot_epoch,
-                    state_batches: super::share_partition::combine_batches(&[], &batches, v.start_offset),
+                    state_batches: combine_batches(&[], &batches, v.start_offset),
                     updates: 0,
                 };
                 self.partitions.insert((k.group_id, k.topic_id, k.partition), state);
@@ -840,8 +840,7 @@ impl ShareStates {
                         }
                         s.delivery_complete_count = v.delivery_complete_count;
                         s.at = at;
-                        s.state_batches =
-                            super::share_partition::combine_batches(&s.state_batches, &batches, s.start_offset);
+                        s.state_batches = combine_batches(&s.state_batches, &batches, s.start_offset);
                         s.updates = s.updates.saturating_add(1);
                     }
                     // ShareGroupOffset.fromRecord(ShareUpdateValue)
@@ -854,7 +853,7 @@ impl ShareStates {
                             delivery_complete_count: v.delivery_complete_count,
                             at,
                             snapshot_epoch: v.snapshot_epoch,
-                            state_batches: super::share_partition::combine_batches(&[], &batches, v.start_offset),
+                            state_batches: combine_batches(&[], &batches, v.start_offset),
                             updates: 1,
                         };
                         self.partitions.insert(key, state);
@@ -863,6 +862,46 @@ impl ShareStates {
             }
         }
     }
+}
+
+/// A persisted state batch: first offset, last offset, persisted state,
+/// delivery count.
+pub type StateBatch = (i64, i64, i8, i16);
+
+/// The batches the share coordinator holds after `newer` are written over
+/// `older` with start offset `start` (`PersisterStateBatchCombiner`:
+/// what is before the start is pruned, a newer batch wins where they
+/// overlap, neighbours alike are merged).
+pub fn combine_batches(older: &[StateBatch], newer: &[StateBatch], start: i64) -> Vec<StateBatch> {
+    // intervals by first offset, none overlapping
+    let mut map: BTreeMap<i64, (i64, i8, i16)> = BTreeMap::new();
+    for &(first, last, state, count) in older.iter().chain(newer) {
+        let first = first.max(start);
+        if last < first {
+            continue;
+        }
+        // cut what overlaps [first, last]
+        let overlapping: Vec<(i64, (i64, i8, i16))> =
+            map.range(..=last).filter(|(_, (l, _, _))| *l >= first).map(|(f, v)| (*f, *v)).collect();
+        for (f, (l, s, c)) in overlapping {
+            map.remove(&f);
+            if f < first {
+                map.insert(f, (first.saturating_sub(1), s, c));
+            }
+            if l > last {
+                map.insert(last.saturating_add(1), (l, s, c));
+            }
+        }
+        map.insert(first, (last, state, count));
+    }
+    let mut out: Vec<StateBatch> = Vec::new();
+    for (f, (l, s, c)) in map {
+        match out.last_mut() {
+            Some(b) if b.1.saturating_add(1) == f && b.2 == s && b.3 == c => b.1 = l,
+            _ => out.push((f, l, s, c)),
+        }
+    }
+    out
 }
 
 #[cfg(test)]

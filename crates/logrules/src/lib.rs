@@ -13,12 +13,8 @@
 //! | log start, log end, high watermark on load, what truncation does | [`log`] | `UnifiedLog`, `LogLoader` |
 //! | which segments are recovered, recovering one, index spacing | [`recovery`] | `LogLoader.recoverLog`, `LogSegment.recover`, `LogSegment.append` |
 //! | what the group coordinator loads: committed offsets, groups, members | [`groups`] | `GroupMetadataManager.loadGroupsAndOffsets`, `GroupCoordinatorShard.replay` |
-//! | what a KIP-848 consumer group's coordinator does with a heartbeat: member epochs, the group and target assignment epochs, the `uniform` assignor, revocation before assignment, the records it writes; offset commit and fetch checks | [`consumer_group`] | `GroupMetadataManager.consumerGroupHeartbeat`, `CurrentAssignmentBuilder`, `UniformHomogeneousAssignmentBuilder`, `ConsumerGroup.validateOffsetCommit` |
-//! | what a KIP-932 share group's coordinator does with a heartbeat: member and group epochs, the `simple` assignor over the initialized share partitions, the share-state initialization, the records it writes | [`share_group`] | `GroupMetadataManager.shareGroupHeartbeat`, `SimpleHomogeneousAssignmentBuilder`, `ShareGroupAssignmentBuilder` |
-//! | a share partition's records: acquisition, acquisition locks, delivery counts, accept/release/reject, the start offset, what the share coordinator writes and loads | [`share_partition`] | `SharePartition`, `ShareCoordinatorShard`, `PersisterStateBatchCombiner` |
 //! | the releases logtool knows: `metadata.version` levels, default features, topic configs, per release | [`release`] | `MetadataVersion`, `Feature`, `LogConfig.configKeys` of each release's jars |
 //! | which topic configs and names a controller takes, with its messages | [`config`] | `LogConfig.validate`, `ConfigDef`, `Topic.validate`, `ReplicationControlManager.validateNewTopicNames` |
-//! | which dynamic group configs a controller takes (with the broker's bounds), how they are described, where a share partition without state starts | [`group_config`] | `GroupConfig.validate`, `ConfigHelper.createGroupConfigEntry`, `SharePartition.startOffsetDuringInitialization` |
 //! | how IncrementalAlterConfigs changes a resource's configs (set, delete, append, subtract) | [`config`] | `ConfigurationControlManager.incrementalAlterConfigResource` |
 //! | what a start refuses, which partition dirs it sets aside as stray, the high watermark once the broker leads | [`start`] | `LogManager.isStrayKraftReplica`, `ReplicationControlManager.replay`, `Partition.makeLeader` |
 //! | where a follower truncates to after a failover (diverging epochs, KIP-279 rounds, the high watermark without epochs) | [`replication`] | `AbstractFetcherThread.getOffsetTruncationState`, `LeaderEpochFileCache.endOffsetFor`, `Partition.makeLeader` |
@@ -36,9 +32,7 @@
 pub mod cleaner;
 pub mod compact;
 pub mod config;
-pub mod consumer_group;
 pub mod epochs;
-pub mod group_config;
 pub mod groups;
 pub mod internal;
 pub mod log;
@@ -49,8 +43,6 @@ pub mod release;
 pub mod remote;
 pub mod replication;
 pub mod retention;
-pub mod share_group;
-pub mod share_partition;
 pub mod start;
 pub mod transactions;
 

@@ -26,8 +26,8 @@
 
 use std::collections::BTreeMap;
 
-use super::config::{ConfigError, ConfigSource, DescribedConfig, Synonym};
-use super::share_partition::Limits;
+use crate::share_partition::Limits;
+use logrules::config::{ConfigError, ConfigSource, DescribedConfig, Synonym};
 
 /// `ConfigResource.Type.GROUP`.
 pub const RESOURCE_GROUP: i8 = 32;

@@ -52,8 +52,8 @@ use kmsg::records::consumer_group_current_member_assignment_value::TopicPartitio
 use kmsg::records::consumer_group_target_assignment_member_value::TopicPartition as TargetPartitions;
 use kmsg::records::*;
 
-use super::group_config::Timing;
-use super::groups::{Group, GroupType, Member, ResolvedRegex};
+use crate::group_config::Timing;
+use logrules::groups::{Group, GroupType, Member, ResolvedRegex};
 
 /// Error codes the coordinator answers with (`Errors`).
 pub mod code {
@@ -556,7 +556,7 @@ fn uniform(
 
 /// The server assignor `members` name most (`groups::preferred_assignor`).
 fn preferred_assignor(members: &BTreeMap<String, M>) -> &str {
-    super::groups::preferred_assignor(members.values().filter_map(|m| m.assignor.as_deref()))
+    logrules::groups::preferred_assignor(members.values().filter_map(|m| m.assignor.as_deref()))
 }
 
 /// The `range` assignor (`RangeAssignor`): members sorted - static ones
@@ -1230,7 +1230,7 @@ pub fn check_fetch(group: &Group, member_id: Option<&str>, member_epoch: i32) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::groups::Groups;
+    use logrules::groups::Groups;
 
     fn topics() -> Topics {
         [("t".to_string(), ("AAAAAAAAAAAAAAAAAAAAAQ".to_string(), 4))].into_iter().collect()

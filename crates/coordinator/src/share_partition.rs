@@ -30,12 +30,18 @@
 //! `deliveryCompleteCount`). An acquired record is persisted as available:
 //! a broker that restarts hands it out again, with the count it had.
 //!
+//! The state batches and how the share coordinator combines them
+//! ([`StateBatch`], [`combine_batches`]) are `logrules::groups`', which
+//! replays them at load.
+//!
 //! Invariants: every tracked offset is at or past `start_offset` and
 //! before `next_offset`; nothing here allocates per offset more than
 //! [`MAX_IN_FLIGHT_BOUND`] records past the start plus what one fetched batch
 //! holds, or, loading, [`MAX_LOADED_OFFSETS`].
 
 use std::collections::BTreeMap;
+
+pub use logrules::groups::{StateBatch, combine_batches};
 
 /// `group.share.record.lock.duration.ms` (Kafka's default).
 pub const RECORD_LOCK_DURATION_MS: i64 = 30_000;
@@ -140,10 +146,6 @@ impl RecordState {
         matches!(self, RecordState::Acknowledged | RecordState::Archived)
     }
 }
-
-/// A persisted state batch: first offset, last offset, persisted state,
-/// delivery count.
-pub type StateBatch = (i64, i64, i8, i16);
 
 /// One in-flight record.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -485,42 +487,6 @@ fn coalesce(items: impl Iterator<Item = (i64, i8, i16)>) -> Vec<StateBatch> {
         match out.last_mut() {
             Some(b) if b.1.saturating_add(1) == o && b.2 == state && b.3 == count => b.1 = o,
             _ => out.push((o, o, state, count)),
-        }
-    }
-    out
-}
-
-/// The batches the share coordinator holds after `newer` are written over
-/// `older` with start offset `start` (`PersisterStateBatchCombiner`:
-/// what is before the start is pruned, a newer batch wins where they
-/// overlap, neighbours alike are merged).
-pub fn combine_batches(older: &[StateBatch], newer: &[StateBatch], start: i64) -> Vec<StateBatch> {
-    // intervals by first offset, none overlapping
-    let mut map: BTreeMap<i64, (i64, i8, i16)> = BTreeMap::new();
-    for &(first, last, state, count) in older.iter().chain(newer) {
-        let first = first.max(start);
-        if last < first {
-            continue;
-        }
-        // cut what overlaps [first, last]
-        let overlapping: Vec<(i64, (i64, i8, i16))> =
-            map.range(..=last).filter(|(_, (l, _, _))| *l >= first).map(|(f, v)| (*f, *v)).collect();
-        for (f, (l, s, c)) in overlapping {
-            map.remove(&f);
-            if f < first {
-                map.insert(f, (first.saturating_sub(1), s, c));
-            }
-            if l > last {
-                map.insert(last.saturating_add(1), (l, s, c));
-            }
-        }
-        map.insert(first, (last, state, count));
-    }
-    let mut out: Vec<StateBatch> = Vec::new();
-    for (f, (l, s, c)) in map {
-        match out.last_mut() {
-            Some(b) if b.1.saturating_add(1) == f && b.2 == s && b.3 == c => b.1 = l,
-            _ => out.push((f, l, s, c)),
         }
     }
     out

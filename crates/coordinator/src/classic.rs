@@ -30,14 +30,21 @@ pub use logrules::groups::GroupState as State;
 /// A member.
 #[derive(Clone, Debug)]
 pub struct Member {
+    /// Its member id.
     pub id: String,
+    /// `group.instance.id` of a static member.
     pub instance_id: Option<String>,
+    /// The client id it joined with.
     pub client_id: String,
+    /// Its host, as Kafka names it (`/` and the address).
     pub client_host: String,
+    /// Its session timeout.
     pub session_timeout_ms: i32,
+    /// Its rebalance timeout.
     pub rebalance_timeout_ms: i32,
     /// (protocol name, metadata), in the member's order of preference.
     pub protocols: Vec<(String, Bytes)>,
+    /// What the leader's SyncGroup assigned it.
     pub assignment: Bytes,
     last_heartbeat: Instant,
     /// Rejoined in the current rebalance.
@@ -54,17 +61,24 @@ impl Member {
 /// A committed offset.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Committed {
+    /// The offset.
     pub offset: i64,
+    /// The leader epoch committed with it (-1: none).
     pub leader_epoch: i32,
+    /// The client's metadata string.
     pub metadata: String,
+    /// When it was committed (ms).
     pub commit_timestamp: i64,
 }
 
 /// What a completed join tells one member.
 #[derive(Clone, Debug)]
 pub struct JoinResult {
+    /// The new generation.
     pub generation: i32,
+    /// The protocol chosen.
     pub protocol: Option<String>,
+    /// The leader's member id.
     pub leader: String,
     /// The members and their metadata (the leader's answer only).
     pub members: Vec<(String, Option<String>, Bytes)>,
@@ -73,12 +87,19 @@ pub struct JoinResult {
 /// A classic group.
 #[derive(Debug)]
 pub struct Group {
+    /// The group id.
     pub id: String,
+    /// Its state.
     pub state: State,
+    /// Its generation.
     pub generation: i32,
+    /// The protocol type its members joined with (`consumer`, ...).
     pub protocol_type: Option<String>,
+    /// The protocol chosen at the last rebalance.
     pub protocol: Option<String>,
+    /// The leader's member id.
     pub leader: Option<String>,
+    /// Its members, by id.
     pub members: BTreeMap<String, Member>,
     /// Member ids handed out with MEMBER_ID_REQUIRED, not joined yet.
     pending: HashSet<String>,
@@ -86,17 +107,27 @@ pub struct Group {
     deadline: Option<Instant>,
     /// The results of the last completed join, by member.
     pub results: BTreeMap<String, JoinResult>,
+    /// Its committed offsets, by (topic, partition).
     pub offsets: BTreeMap<(String, i32), Committed>,
+    /// When its state last changed (ms).
     pub state_timestamp: i64,
 }
 
+/// The Kafka error codes the coordinator answers with.
 mod code {
+    /// `UNKNOWN_MEMBER_ID`.
     pub const UNKNOWN_MEMBER_ID: i16 = 25;
+    /// `ILLEGAL_GENERATION`.
     pub const ILLEGAL_GENERATION: i16 = 22;
+    /// `INCONSISTENT_GROUP_PROTOCOL`.
     pub const INCONSISTENT_GROUP_PROTOCOL: i16 = 23;
+    /// `INVALID_SESSION_TIMEOUT`.
     pub const INVALID_SESSION_TIMEOUT: i16 = 26;
+    /// `REBALANCE_IN_PROGRESS`.
     pub const REBALANCE_IN_PROGRESS: i16 = 27;
+    /// `MEMBER_ID_REQUIRED`.
     pub const MEMBER_ID_REQUIRED: i16 = 79;
+    /// `FENCED_INSTANCE_ID`.
     pub const FENCED_INSTANCE_ID: i16 = 82;
 }
 pub use code::*;

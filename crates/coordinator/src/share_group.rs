@@ -9,7 +9,7 @@
 //! `initializeShareGroupState`).
 //!
 //! Nothing here changes a group: a group changes only when its records are
-//! replayed ([`super::groups::Groups::replay`]), as Kafka's coordinator
+//! replayed ([`logrules::groups::Groups::replay`]), as Kafka's coordinator
 //! replays what it writes; `logtool broker` asks this and replays what it
 //! wrote, `logtool groups` replays what is on disk.
 //!
@@ -52,9 +52,9 @@ use kmsg::records::share_group_state_partition_metadata_value::{TopicInfo, Topic
 use kmsg::records::share_group_target_assignment_member_value::TopicPartition as TargetPartitions;
 use kmsg::records::*;
 
-use super::consumer_group::{Refused, Topics, code, metadata_hash};
-use super::group_config::Timing;
-use super::groups::{Group, GroupType, Member};
+use crate::consumer_group::{Refused, Topics, code, metadata_hash};
+use crate::group_config::Timing;
+use logrules::groups::{Group, GroupType, Member};
 
 /// `group.share.max.size` (Kafka's default).
 pub const MAX_SIZE: usize = 200;
@@ -755,7 +755,7 @@ pub fn initialized(group: &Group, group_id: &str, done: &InitList) -> GroupRecor
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::groups::Groups;
+    use logrules::groups::Groups;
 
     fn topics() -> Topics {
         [("s".to_string(), ("AAAAAAAAAAAAAAAAAAAAAQ".to_string(), 3))].into_iter().collect()
