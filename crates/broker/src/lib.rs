@@ -317,9 +317,9 @@ fn check_log_dir(dir: &std::path::Path) -> Result<(), BrokerError> {
 fn open_locked(
     config: &Config,
     dir: &std::path::Path,
-) -> Result<(store::Store, Arc<logfmt::lock::DirLock>), BrokerError> {
+) -> Result<(store::Store, Arc<logwrite::lock::DirLock>), BrokerError> {
     let held = Arc::new(
-        logfmt::lock::DirLock::acquire(dir).map_err(|e| BrokerError::Refused(format!("{}: {e}", dir.display())))?,
+        logwrite::lock::DirLock::acquire(dir).map_err(|e| BrokerError::Refused(format!("{}: {e}", dir.display())))?,
     );
     let unfinished = logfmt::journal::unfinished(dir).map_err(|e| BrokerError::Refused(e.to_string()))?;
     if let Some((_, m)) = unfinished.iter().find(|(_, m)| m.command != "broker") {
@@ -345,7 +345,7 @@ fn open_locked(
 /// every byte it removes goes to the quarantine beside the log dir, with a
 /// manifest `logtool undo` reads. A recovery that would cut a rolled
 /// segment (losing later ones) is refused: the operator decides.
-fn recover_unclean(dir: &std::path::Path, held: &Arc<logfmt::lock::DirLock>, keep: usize) -> Result<(), BrokerError> {
+fn recover_unclean(dir: &std::path::Path, held: &Arc<logwrite::lock::DirLock>, keep: usize) -> Result<(), BrokerError> {
     use logwrite::repair::journal::{Repair, default_quarantine};
     use logwrite::repair::recover::{Interval, RecoverOptions, recover};
     let refused = |e: &dyn std::fmt::Display| {

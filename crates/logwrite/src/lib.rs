@@ -8,5 +8,6 @@
 //! write.
 #![cfg_attr(test, allow(clippy::arithmetic_side_effects))]
 
+pub mod lock;
 pub mod repair;
 pub mod write;

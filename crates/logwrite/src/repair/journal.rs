@@ -59,9 +59,10 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use super::{Change, Changes, Note, Op, describe};
+use crate::lock::{DirLock, LockError};
 use crate::write::file::{fsync_dir, write_atomic};
 use logfmt::error::{Error, Result};
-use logfmt::lock::{DirLock, Holder, LockError};
+use logfmt::lock::Holder;
 
 use logfmt::journal::{JournalError, MANIFEST_VERSION};
 pub use logfmt::journal::{Manifest, QUARANTINE_SUFFIX, State, Step, default_quarantine};
