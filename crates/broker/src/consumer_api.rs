@@ -10,77 +10,20 @@
 
 use std::time::{Duration, Instant};
 
-use coordinator::consumer_group::{self as rules, Heartbeat, Refused, Topics};
+use coordinator::consumer_group::{self as rules, Heartbeat, Refused};
 use kafka_protocol::ResponseError as E;
 use kafka_protocol::messages::consumer_group_describe_response as describe;
 use kafka_protocol::messages::consumer_group_heartbeat_response as heartbeat;
 use kafka_protocol::messages::*;
 use kafka_protocol::protocol::StrBytes;
-use kmsg::coordinator::GroupRecord;
 use logrules::groups::{Group, GroupType};
 
 use crate::Shared;
-use crate::store::{self, OFFSETS_TOPIC, Store};
+use crate::api::{ready, topic_id, topics, uuid_of, write};
+use crate::store::{self, Store};
 
 fn s(text: impl Into<String>) -> StrBytes {
     StrBytes::from_string(text.into())
-}
-
-/// The topic ids as the records carry them (base64url) and back.
-pub(crate) fn topic_id(u: uuid::Uuid) -> String {
-    logfmt::uuid::Uuid(*u.as_bytes()).to_string()
-}
-
-pub(crate) fn uuid_of(id: &str) -> uuid::Uuid {
-    uuid::Uuid::from_bytes(logfmt::uuid::Uuid::parse(id).map_or([0; 16], |u| u.0))
-}
-
-/// The metadata image a heartbeat is computed with: every topic's id and
-/// partition count, by name.
-pub(crate) fn topics(store: &Store) -> Topics {
-    store
-        .topics()
-        .iter()
-        .map(|(n, t)| (n.clone(), (t.topic.topic_id.to_string(), i32::try_from(t.topic.partitions.len()).unwrap_or(0))))
-        .collect()
-}
-
-/// Write `records` to `group`'s partition, then replay them; refused as
-/// Kafka's coordinator answers a failed write.
-pub(crate) fn write(store: &mut Store, group: &str, records: Vec<GroupRecord>) -> Result<(), Refused> {
-    if records.is_empty() {
-        return Ok(());
-    }
-    let failed = |m: String| Refused { code: E::UnknownServerError.code(), message: m };
-    let partition = store.offsets_partition(group).map_err(|(code, message)| Refused { code, message })?;
-    let encoded = records
-        .iter()
-        .map(kmsg::coordinator::encode_group_record)
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| failed(format!("a record of group {group} could not be encoded: {e}")))?;
-    store.append_records(OFFSETS_TOPIC, partition, &encoded).map_err(|e| {
-        eprintln!("logtool broker: consumer group {group}: {e}");
-        Refused { code: E::KafkaStorageError.code(), message: e.to_string() }
-    })?;
-    for r in records {
-        store.consumer.replay(r, (partition, -1));
-    }
-    Ok(())
-}
-
-/// The coordinator partition of `group` made ready (`__consumer_offsets`
-/// created on first use), and a classic group of the id with members
-/// refused as not of `kind` (Kafka would convert it; logtool broker does
-/// not): `GROUP_ID_NOT_FOUND`.
-pub(crate) fn ready(store: &mut Store, group: &str, kind: &str) -> Result<(), Refused> {
-    store.offsets_partition(group).map_err(|(code, message)| Refused { code, message })?;
-    if store.groups.get(group).is_some_and(|g| !g.members.is_empty()) {
-        return Err(Refused {
-            code: E::GroupIdNotFound.code(),
-            message: format!("Group {group} is not a {kind} group."),
-        });
-    }
-    Ok(())
 }
 
 fn millis(ms: i32) -> Duration {

@@ -20,6 +20,7 @@ use kafka_protocol::messages::*;
 use kafka_protocol::protocol::StrBytes;
 
 use crate::Shared;
+use crate::api::FETCH_MAX_BYTES;
 use crate::store::{self, AppendResult};
 use crate::zerocopy::{self, FileSlice};
 
@@ -477,19 +478,6 @@ pub async fn fetch(sh: &Shared, version: i16, req: FetchRequest) -> Fetched {
     );
     f
 }
-
-/// Kafka's default broker `fetch.max.bytes` (55 MiB): the most record
-/// bytes one Fetch response holds, whatever the request asks
-/// (`KafkaApis.handleFetchRequest`: the request's `maxBytes` capped by it).
-pub const FETCH_MAX_BYTES: usize = 57_671_680;
-
-/// The memory every Fetch and ShareFetch response being encoded or sent
-/// takes of what it holds in memory, all connections together
-/// (`Shared::fetch_memory`, in bytes). A Fetch's records are not in it:
-/// they go from the segment files to the socket (`zerocopy`), so only the
-/// rest of its response is; a ShareFetch reads its records into memory,
-/// then encodes them once more, so it reserves twice its records limit.
-pub const FETCH_MEMORY: usize = 32 << 20;
 
 /// Locate for `req` (every partition it names) what it reads, waiting up
 /// to `max_wait_ms` for `min_bytes`: the batches' headers are read, their

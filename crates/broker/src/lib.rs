@@ -22,6 +22,7 @@ pub mod defaults {
     pub use logrules::config::{GROUP_INITIAL_REBALANCE_DELAY_MS, NUM_PARTITIONS, OFFSETS_TOPIC_PARTITIONS};
 }
 
+mod api;
 mod consumer_api;
 pub mod faults;
 mod generic;
@@ -110,7 +111,7 @@ pub struct Config {
 pub struct Shared {
     store: Mutex<store::Store>,
     /// The memory Fetch responses may take, all together
-    /// (`handlers::FETCH_MEMORY` bytes).
+    /// (`api::FETCH_MEMORY` bytes).
     fetch_memory: Arc<tokio::sync::Semaphore>,
     /// The bytes of requests being read (`server::QUEUED_MAX_REQUEST_BYTES`).
     request_memory: Arc<tokio::sync::Semaphore>,
@@ -182,7 +183,7 @@ pub fn run(config: &Config, ready: impl FnOnce(SocketAddr)) -> Result<(), Broker
         let sh = Arc::new(Shared {
             kafka4,
             store: Mutex::new(store),
-            fetch_memory: Arc::new(tokio::sync::Semaphore::new(handlers::FETCH_MEMORY)),
+            fetch_memory: Arc::new(tokio::sync::Semaphore::new(api::FETCH_MEMORY)),
             request_memory: Arc::new(tokio::sync::Semaphore::new(server::QUEUED_MAX_REQUEST_BYTES)),
             appended: Notify::new(),
             group_changed: Notify::new(),

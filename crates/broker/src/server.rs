@@ -340,7 +340,7 @@ async fn fetch_answer(
     let flexible = key.response_header_version(version) >= 1;
     let expected: Vec<usize> = fetched_records(&fetched.response).filter_map(zerocopy::placeholder_index).collect();
     let reserve = |bytes: usize| {
-        Arc::clone(&sh.fetch_memory).acquire_many_owned(u32::try_from(bytes.min(handlers::FETCH_MEMORY)).unwrap_or(0))
+        Arc::clone(&sh.fetch_memory).acquire_many_owned(u32::try_from(bytes.min(crate::api::FETCH_MEMORY)).unwrap_or(0))
     };
     let encoded = encode(key, version, correlation_id, &ResponseKind::Fetch(fetched.response.clone()))?;
     let memory = reserve(encoded.len()).await.ok();

@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use coordinator::consumer_group::Refused;
 use coordinator::share_group::{self as rules, Heartbeat};
-use coordinator::share_partition::{self as sp, SharePartition, StateBatch, Write};
+use coordinator::share_partition::{self as sp, SharePartition, ShareSession, StateBatch, Write};
 use kafka_protocol::ResponseError as E;
 use kafka_protocol::messages::share_acknowledge_response as ack_response;
 use kafka_protocol::messages::share_fetch_response as fetch_response;
@@ -46,7 +46,7 @@ use serde_json::{Value, json};
 use tokio::sync::OwnedSemaphorePermit;
 
 use crate::Shared;
-use crate::consumer_api::{ready, topic_id, topics, uuid_of, write};
+use crate::api::{ready, topic_id, topics, uuid_of, write};
 use crate::store::{self, SHARE_STATE_TOPIC, Store};
 
 /// `share.coordinator.snapshot.update.records.per.snapshot` (Kafka's
@@ -58,16 +58,6 @@ const FINAL_EPOCH: i32 = -1;
 
 fn s(text: impl Into<String>) -> StrBytes {
     StrBytes::from_string(text.into())
-}
-
-/// A member's share session (`ShareSession`): the partitions it fetches
-/// (topic id, partition) and the epoch its next request carries.
-#[derive(Clone, Debug, Default)]
-pub struct Session {
-    /// The epoch the next request must carry.
-    pub epoch: i32,
-    /// The partitions in the session.
-    pub partitions: BTreeSet<(String, i32)>,
 }
 
 // ---- the share coordinator -----------------------------------------------
@@ -571,7 +561,7 @@ fn session_for(store: &mut Store, group: &str, member: &str, epoch: i32, fetch: 
             if existing.is_none() && store.share_sessions.len() >= MAX_SHARE_SESSIONS {
                 return Err(E::ShareSessionLimitReached.code());
             }
-            store.share_sessions.insert(key, Session { epoch: 1, partitions: BTreeSet::new() });
+            store.share_sessions.insert(key, ShareSession { epoch: 1, partitions: BTreeSet::new() });
             Ok(())
         }
         (0, _, None) => Err(E::InvalidShareSessionEpoch.code()),
@@ -632,7 +622,7 @@ fn begin(sh: &Shared, req: &ShareFetchRequest, group: &str, member: &str) -> Res
 /// ShareFetch: acknowledgements first, then records acquired for the
 /// member from the partitions of its session, waiting up to `maxWaitMs`
 /// for some. The records are read within a reservation of the broker's
-/// fetch memory, as a Fetch's are (`handlers::FETCH_MEMORY`), which goes
+/// fetch memory, as a Fetch's are (`api::FETCH_MEMORY`), which goes
 /// with the answer until it is sent.
 pub async fn share_fetch(sh: &Shared, req: ShareFetchRequest) -> (ShareFetchResponse, Option<OwnedSemaphorePermit>) {
     let mut r = ShareFetchResponse::default();
@@ -664,8 +654,8 @@ pub async fn share_fetch(sh: &Shared, req: ShareFetchRequest) -> (ShareFetchResp
     };
     let max_bytes = usize::try_from(req.max_bytes.max(0))
         .unwrap_or(0)
-        .min(crate::handlers::FETCH_MAX_BYTES)
-        .min(crate::handlers::FETCH_MEMORY / 2);
+        .min(crate::api::FETCH_MAX_BYTES)
+        .min(crate::api::FETCH_MEMORY / 2);
     let reserve = u32::try_from(max_bytes.saturating_mul(2)).unwrap_or(u32::MAX);
     let max_records = if req.max_records > 0 { req.max_records } else { 500 };
     let wait = Duration::from_millis(u64::try_from(req.max_wait_ms.max(0)).unwrap_or(0));

@@ -97,7 +97,7 @@ pub struct Store {
     /// by (group, topic id, partition).
     pub share_partitions: BTreeMap<logrules::groups::SharePartitionKey, coordinator::share_partition::SharePartition>,
     /// The share sessions (`ShareSessionCache`), by (group, member).
-    pub share_sessions: BTreeMap<(String, String), crate::share_api::Session>,
+    pub share_sessions: BTreeMap<(String, String), coordinator::share_partition::ShareSession>,
     /// The dynamic configs set on each group (`ConfigRecord`s of resource
     /// type GROUP in the metadata log; `coordinator::group_config`): see
     /// [`Store::group_config`].

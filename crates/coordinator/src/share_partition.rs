@@ -39,7 +39,7 @@
 //! [`MAX_IN_FLIGHT_BOUND`] records past the start plus what one fetched batch
 //! holds, or, loading, [`MAX_LOADED_OFFSETS`].
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 pub use logrules::groups::{StateBatch, combine_batches};
 
@@ -490,6 +490,16 @@ fn coalesce(items: impl Iterator<Item = (i64, i8, i16)>) -> Vec<StateBatch> {
         }
     }
     out
+}
+
+/// A member's share session (`ShareSession`): the partitions it fetches
+/// (topic id, partition) and the epoch its next request carries.
+#[derive(Clone, Debug, Default)]
+pub struct ShareSession {
+    /// The epoch the next request must carry.
+    pub epoch: i32,
+    /// The partitions in the session.
+    pub partitions: BTreeSet<(String, i32)>,
 }
 
 #[cfg(test)]
