@@ -1509,7 +1509,7 @@ fn described_config(s: &mut TcpStream, ty: i8, res_name: &str, key: &str) -> (i1
 }
 
 /// `kafka-configs --alter` of a topic and of a share group, as Kafka 4.3.1
-/// takes it (`rules::config::incremental_alter`, `coordinator::group_config`):
+/// takes it (`coordinator::config::incremental_alter`, `coordinator::group_config`):
 /// refusals with Kafka's messages, the configs described with their
 /// source, kept across a restart, and a share group set to
 /// `share.auto.offset.reset=earliest` starting at the log start.

@@ -202,7 +202,7 @@ pub fn create_topics(sh: &Shared, _version: i16, req: CreateTopicsRequest) -> Cr
                 // every topic config, sorted, as the controller's
                 // `ReplicationControlManager.createTopic` answers (v5+)
                 res.configs = Some(
-                    logrules::config::describe_topic(&configs)
+                    coordinator::config::describe_topic(&configs)
                         .into_iter()
                         .map(|c| {
                             let mut x =
@@ -615,7 +615,7 @@ const RESOURCE_BROKER: i8 = 4;
 /// A described config as DescribeConfigs carries it: synonyms and
 /// documentation when the request asks for them.
 fn described(
-    c: logrules::config::DescribedConfig,
+    c: coordinator::config::DescribedConfig,
     synonyms: bool,
     documentation: bool,
 ) -> DescribeConfigsResourceResult {
@@ -637,7 +637,7 @@ fn described(
 
 /// A synonym as DescribeConfigs carries it.
 fn synonym(
-    y: logrules::config::Synonym,
+    y: coordinator::config::Synonym,
 ) -> kafka_protocol::messages::describe_configs_response::DescribeConfigsSynonym {
     let mut x = kafka_protocol::messages::describe_configs_response::DescribeConfigsSynonym::default();
     x.name = s(y.name);
@@ -647,10 +647,10 @@ fn synonym(
 }
 
 /// DescribeConfigs: every topic config of a topic as Kafka 3.9 describes
-/// it (`rules::config::describe_topic`: value, source, synonyms when asked,
+/// it (`coordinator::config::describe_topic`: value, source, synonyms when asked,
 /// type, documentation when asked); the broker's 314 configs as a Kafka 3.9
 /// broker with the settings it runs with describes them
-/// (`rules::config::describe_broker`).
+/// (`coordinator::config::describe_broker`).
 pub fn describe_configs(sh: &Shared, _version: i16, req: DescribeConfigsRequest) -> DescribeConfigsResponse {
     let store = sh.lock();
     let mut r = DescribeConfigsResponse::default();
@@ -666,7 +666,7 @@ pub fn describe_configs(sh: &Shared, _version: i16, req: DescribeConfigsRequest)
             if name == node {
                 let wanted =
                     |k: &str| res.configuration_keys.as_ref().is_none_or(|keys| keys.iter().any(|x| x.as_str() == k));
-                out.configs = logrules::config::describe_broker(&store.broker_configs)
+                out.configs = coordinator::config::describe_broker(&store.broker_configs)
                     .into_iter()
                     .filter(|c| wanted(&c.name))
                     .map(|c| described(c, req.include_synonyms, req.include_documentation))
@@ -704,7 +704,7 @@ pub fn describe_configs(sh: &Shared, _version: i16, req: DescribeConfigsRequest)
                     let wanted = |k: &str| {
                         res.configuration_keys.as_ref().is_none_or(|keys| keys.iter().any(|x| x.as_str() == k))
                     };
-                    out.configs = logrules::config::describe_topic(&t.topic.configs)
+                    out.configs = coordinator::config::describe_topic(&t.topic.configs)
                         .into_iter()
                         .filter(|c| wanted(&c.name))
                         .map(|c| described(c, req.include_synonyms, req.include_documentation))
@@ -764,7 +764,7 @@ fn alter_one(
     res: &kafka_protocol::messages::incremental_alter_configs_request::AlterConfigsResource,
     validate_only: bool,
 ) -> Result<(), (i16, String)> {
-    use logrules::config::AlterOp;
+    use coordinator::config::AlterOp;
     if duplicate {
         return Err((E::InvalidRequest.code(), "Each resource must appear at most once.".into()));
     }

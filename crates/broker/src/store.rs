@@ -531,7 +531,7 @@ impl Store {
     /// IncrementalAlterConfigs of one topic or group, as Kafka's controller
     /// runs it (`ConfigurationControlManager.incrementalAlterConfigResource`,
     /// `ControllerConfigurationValidator`): the changes the ops make
-    /// (`rules::config::incremental_alter`), the configs they leave checked
+    /// (`coordinator::config::incremental_alter`), the configs they leave checked
     /// (a topic's by `rules::config::validate`, then that it exists; a
     /// group's by `coordinator::group_config::validate` with the broker's
     /// `broker` configs), then, unless `validate_only`, one `ConfigRecord`
@@ -541,7 +541,7 @@ impl Store {
         &mut self,
         resource_type: i8,
         name: &str,
-        ops: &[(String, config_rules::AlterOp, Option<String>)],
+        ops: &[(String, coordinator::config::AlterOp, Option<String>)],
         validate_only: bool,
     ) -> Result<(), (i16, String)> {
         use coordinator::group_config;
@@ -562,8 +562,8 @@ impl Store {
         let current =
             if is_group { self.group_config(name) } else { self.topics.get(name).map_or(&empty, |t| &t.topic.configs) };
         let list_default = |k: &str| if is_group { None } else { config_rules::topic_list_default(k) };
-        let changes = config_rules::incremental_alter(current, ops, list_default).map_err(invalid)?;
-        let after = config_rules::with_changes(current, &changes);
+        let changes = coordinator::config::incremental_alter(current, ops, list_default).map_err(invalid)?;
+        let after = coordinator::config::with_changes(current, &changes);
         if changes.iter().any(|(_, v)| v.as_ref().is_some_and(|v| v.len() > usize::from(i16::MAX.unsigned_abs()))) {
             return Err(invalid(
                 "The configuration value cannot be added because it exceeds the maximum value size of 32767 bytes."

@@ -26,8 +26,9 @@
 
 use std::collections::BTreeMap;
 
+use crate::config::{ConfigSource, DescribedConfig, Synonym};
 use crate::share_partition::Limits;
-use logrules::config::{ConfigError, ConfigSource, DescribedConfig, Synonym};
+use logrules::config::ConfigError;
 
 /// `ConfigResource.Type.GROUP`.
 pub const RESOURCE_GROUP: i8 = 32;

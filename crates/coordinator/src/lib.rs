@@ -12,6 +12,7 @@
 //! | KIP-932 share groups: heartbeats, the `simple` assignor, share-state initialization | [`share_group`] | `GroupMetadataManager.shareGroupHeartbeat` (4.3.1) |
 //! | a share partition's records: acquisition, locks, delivery counts, acknowledgements | [`share_partition`] | `SharePartition` (4.3.1) |
 //! | dynamic group configs: validation, description, the limits they set | [`group_config`] | `GroupConfig`, `ConfigHelper` (4.3.1) |
+//! | a topic's and the broker's configs described, IncrementalAlterConfigs' changes | [`config`] | `ConfigHelper`, `ConfigurationControlManager` (3.9) |
 //! | the transaction coordinator's state and records | [`transaction`] | `TransactionMetadata`, `TransactionLog` (3.9) |
 //!
 //! Depends on `logfmt`, `logrules` and `kmsg`; never on tokio, `logwrite`
@@ -19,6 +20,7 @@
 #![cfg_attr(test, allow(clippy::arithmetic_side_effects))]
 
 pub mod classic;
+pub mod config;
 pub mod consumer_group;
 pub mod group_config;
 pub mod share_group;

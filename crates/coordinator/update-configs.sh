@@ -3,10 +3,10 @@
 # and broker config definitions (type, default, synonyms, read-only,
 # documentation) as fixtures/kafka/ConfigDump.java reads them from the
 # release's own classes (fetched from Maven Central like the fixture
-# scripts). rules::config describes a topic's and the broker's configs from
+# scripts). coordinator::config describes a topic's and the broker's configs from
 # them, as DescribeConfigs does.
 #
-#   crates/logrules/update-configs.sh
+#   crates/coordinator/update-configs.sh
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../fixtures/kafka/lib.sh"
