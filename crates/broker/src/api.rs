@@ -9,7 +9,7 @@ use coordinator::consumer_group::{Refused, Topics};
 use kafka_protocol::ResponseError as E;
 use kmsg::coordinator::GroupRecord;
 
-use crate::store::{OFFSETS_TOPIC, Store};
+use crate::store::{OFFSETS_TOPIC, State};
 
 /// The topic ids as the records carry them (base64url) and back.
 pub fn topic_id(u: uuid::Uuid) -> String {
@@ -22,7 +22,7 @@ pub fn uuid_of(id: &str) -> uuid::Uuid {
 
 /// The metadata image a heartbeat is computed with: every topic's id and
 /// partition count, by name.
-pub fn topics(store: &Store) -> Topics {
+pub fn topics(store: &State) -> Topics {
     store
         .topics()
         .iter()
@@ -32,7 +32,7 @@ pub fn topics(store: &Store) -> Topics {
 
 /// Write `records` to `group`'s partition, then replay them; refused as
 /// Kafka's coordinator answers a failed write.
-pub fn write(store: &mut Store, group: &str, records: Vec<GroupRecord>) -> Result<(), Refused> {
+pub fn write(store: &mut State, group: &str, records: Vec<GroupRecord>) -> Result<(), Refused> {
     if records.is_empty() {
         return Ok(());
     }
@@ -57,7 +57,7 @@ pub fn write(store: &mut Store, group: &str, records: Vec<GroupRecord>) -> Resul
 /// created on first use), and a classic group of the id with members
 /// refused as not of `kind` (Kafka would convert it; logtool broker does
 /// not): `GROUP_ID_NOT_FOUND`.
-pub fn ready(store: &mut Store, group: &str, kind: &str) -> Result<(), Refused> {
+pub fn ready(store: &mut State, group: &str, kind: &str) -> Result<(), Refused> {
     store.offsets_partition(group).map_err(|(code, message)| Refused { code, message })?;
     if store.groups.get(group).is_some_and(|g| !g.members.is_empty()) {
         return Err(Refused {

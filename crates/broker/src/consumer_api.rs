@@ -20,7 +20,7 @@ use logrules::groups::{Group, GroupType};
 
 use crate::Shared;
 use crate::api::{ready, topic_id, topics, uuid_of, write};
-use crate::store::{self, Store};
+use crate::store::{self, State};
 
 fn s(text: impl Into<String>) -> StrBytes {
     StrBytes::from_string(text.into())
@@ -32,7 +32,7 @@ fn millis(ms: i32) -> Duration {
 
 /// Fence the members of `group` whose session or rebalance timeout ended
 /// (`scheduleConsumerGroupSessionTimeout`, `scheduleConsumerGroupRebalanceTimeout`).
-fn expire(store: &mut Store, group: &str) {
+fn expire(store: &mut State, group: &str) {
     let now = Instant::now();
     let ended: Vec<String> = store
         .consumer_timers
@@ -58,7 +58,7 @@ fn expire(store: &mut Store, group: &str) {
 /// After a heartbeat of `member`: its session runs again from now; its
 /// rebalance timeout runs while it revokes partitions (from when it began
 /// to); a member that left has no timers.
-fn touch(store: &mut Store, group: &str, member: &str) {
+fn touch(store: &mut State, group: &str, member: &str) {
     let key = (group.to_string(), member.to_string());
     let g = store.consumer.groups.get(group);
     let Some(m) = g.and_then(|g| g.members.get(member)) else {
@@ -253,7 +253,7 @@ pub fn consumer_group_describe(
 /// The consumer group `group` for OffsetCommit and OffsetFetch: its
 /// member checks (`ConsumerGroup.validateOffsetCommit`/`validateOffsetFetch`),
 /// after its timers ran.
-pub fn group<'a>(store: &'a mut Store, group: &str) -> Option<&'a Group> {
+pub fn group<'a>(store: &'a mut State, group: &str) -> Option<&'a Group> {
     expire(store, group);
     store.consumer.groups.get(group)
 }

@@ -23,7 +23,7 @@ use kafka_protocol::messages::*;
 use kafka_protocol::protocol::StrBytes;
 
 use crate::Shared;
-use crate::store::{self, OFFSETS_TOPIC, Store};
+use crate::store::{self, OFFSETS_TOPIC};
 use coordinator::classic::{self as groups, Committed, Group, State};
 
 fn s(text: impl Into<String>) -> StrBytes {
@@ -80,7 +80,7 @@ pub fn find_coordinator(sh: &Shared, version: i16, req: FindCoordinatorRequest) 
 
 /// Bring a group up to now: members whose session expired go, a join phase
 /// past its deadline completes (as Kafka's timers would have done).
-fn tick(sh: &Shared, store: &mut Store, group_id: &str) {
+fn tick(sh: &Shared, store: &mut store::State, group_id: &str) {
     let now = Instant::now();
     let Some(g) = store.groups.get_mut(group_id) else { return };
     g.expire(now);
@@ -94,7 +94,7 @@ fn tick(sh: &Shared, store: &mut Store, group_id: &str) {
 }
 
 /// Write the group's metadata record to its `__consumer_offsets` partition.
-fn store_group(store: &mut Store, group_id: &str) {
+fn store_group(store: &mut store::State, group_id: &str) {
     let Some(g) = store.groups.get(group_id) else { return };
     let record = g.metadata_record();
     if let Ok(p) = store.offsets_partition(group_id)
@@ -391,7 +391,7 @@ pub fn offset_commit(sh: &Shared, version: i16, req: OffsetCommitRequest) -> Off
 /// A topic and its partitions' committed offsets (none: never committed).
 type TopicOffsets = (String, Vec<(i32, Option<Committed>)>);
 
-fn fetch_offsets(store: &Store, group: &str, wanted: Option<Vec<(String, Vec<i32>)>>) -> Vec<TopicOffsets> {
+fn fetch_offsets(store: &store::State, group: &str, wanted: Option<Vec<(String, Vec<i32>)>>) -> Vec<TopicOffsets> {
     let offsets = store.groups.get(group).map(|g| g.offsets.clone()).unwrap_or_default();
     match wanted {
         Some(list) => list
@@ -413,7 +413,7 @@ fn fetch_offsets(store: &Store, group: &str, wanted: Option<Vec<(String, Vec<i32
 
 /// Whether `group` has an offset of `topic`-`partition` committed in a
 /// transaction that has not ended (`GroupMetadata.hasPendingOffsetCommitsForTopicPartition`).
-fn pending(store: &crate::store::Store, group: &str, topic: &str, partition: i32) -> bool {
+fn pending(store: &store::State, group: &str, topic: &str, partition: i32) -> bool {
     store.pending_txn_offsets.values().flatten().any(|(g, t, p, _)| g == group && t == topic && *p == partition)
 }
 

@@ -44,7 +44,7 @@ pub fn api_versions(sh: &Shared, error: i16) -> ApiVersionsResponse {
     r.error_code = error;
     let (version, features) = {
         let store = sh.lock();
-        (store.kafka_version, store.features.clone())
+        (store.kafka_version(), store.features().to_vec())
     };
     r.api_keys = crate::versions::all(sh.kafka4)
         .map(|a| {
@@ -662,11 +662,11 @@ pub fn describe_configs(sh: &Shared, _version: i16, req: DescribeConfigsRequest)
             // `ConfigHelper.describeConfigs`: "" is the cluster's dynamic
             // defaults (none set here), this node's id its configs
             let name = res.resource_name.to_string();
-            let node = store.broker_configs.get("node.id").cloned().unwrap_or_default();
+            let node = store.broker_configs().get("node.id").cloned().unwrap_or_default();
             if name == node {
                 let wanted =
                     |k: &str| res.configuration_keys.as_ref().is_none_or(|keys| keys.iter().any(|x| x.as_str() == k));
-                out.configs = coordinator::config::describe_broker(&store.broker_configs)
+                out.configs = coordinator::config::describe_broker(store.broker_configs())
                     .into_iter()
                     .filter(|c| wanted(&c.name))
                     .map(|c| described(c, req.include_synonyms, req.include_documentation))
@@ -676,7 +676,7 @@ pub fn describe_configs(sh: &Shared, _version: i16, req: DescribeConfigsRequest)
                 out.error_message =
                     Some(s(format!("Unexpected broker id, expected {node} or empty string, but received {name}")));
             }
-        } else if res.resource_type == coordinator::group_config::RESOURCE_GROUP && store.kafka_version.is_4x() {
+        } else if res.resource_type == coordinator::group_config::RESOURCE_GROUP && store.kafka_version().is_4x() {
             // `ConfigHelper.describeConfigs` of a group: its configs over
             // the broker's (`coordinator::group_config::describe`)
             let name = res.resource_name.to_string();
@@ -687,7 +687,7 @@ pub fn describe_configs(sh: &Shared, _version: i16, req: DescribeConfigsRequest)
                 let set = store.group_config(&name);
                 let wanted =
                     |k: &str| res.configuration_keys.as_ref().is_none_or(|keys| keys.iter().any(|x| x.as_str() == k));
-                out.configs = coordinator::group_config::describe(set, &store.broker_configs)
+                out.configs = coordinator::group_config::describe(set, store.broker_configs())
                     .into_iter()
                     .filter(|c| wanted(&c.name))
                     .map(|c| described(c, req.include_synonyms, req.include_documentation))
@@ -730,7 +730,7 @@ pub fn incremental_alter_configs(
 ) -> IncrementalAlterConfigsResponse {
     use kafka_protocol::messages::incremental_alter_configs_response::AlterConfigsResourceResponse;
     let mut store = sh.lock();
-    let kafka4 = store.kafka_version.is_4x();
+    let kafka4 = store.kafka_version().is_4x();
     let mut r = IncrementalAlterConfigsResponse::default();
     let mut seen: BTreeMap<(i8, String), usize> = BTreeMap::new();
     for res in &req.resources {
@@ -758,7 +758,7 @@ pub fn incremental_alter_configs(
 /// One resource of an IncrementalAlterConfigs request (see
 /// [`incremental_alter_configs`]); `duplicate`: the request names it twice.
 fn alter_one(
-    store: &mut store::Store,
+    store: &mut store::State,
     kafka4: bool,
     duplicate: bool,
     res: &kafka_protocol::messages::incremental_alter_configs_request::AlterConfigsResource,

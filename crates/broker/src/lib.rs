@@ -78,7 +78,7 @@ pub enum BrokerError {
 #[derive(Clone, Debug)]
 pub struct Config {
     /// The log dir: new or empty, or one this broker or a single-node
-    /// Kafka 3.9 (node 1) left (`store::Store::open`).
+    /// Kafka 3.9 (node 1) left (`store::State::open`).
     pub log_dir: PathBuf,
     /// Where to listen (port 0: a free one).
     pub listen: SocketAddr,
@@ -109,7 +109,7 @@ pub struct Config {
 
 /// What every connection shares.
 pub struct Shared {
-    store: Mutex<store::Store>,
+    store: Mutex<store::State>,
     /// The memory Fetch responses may take, all together
     /// (`api::FETCH_MEMORY` bytes).
     fetch_memory: Arc<tokio::sync::Semaphore>,
@@ -131,7 +131,7 @@ pub struct Shared {
 }
 
 impl Shared {
-    fn lock(&self) -> MutexGuard<'_, store::Store> {
+    fn lock(&self) -> MutexGuard<'_, store::State> {
         self.store.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
@@ -179,7 +179,7 @@ pub fn run(config: &Config, ready: impl FnOnce(SocketAddr)) -> Result<(), Broker
         store.set_transaction_partitions(config.transaction_partitions);
         let advertised = listener.local_addr()?;
         store.set_broker_configs(broker_configs(config, dir, advertised));
-        let kafka4 = store.kafka_version.is_4x();
+        let kafka4 = store.kafka_version().is_4x();
         let sh = Arc::new(Shared {
             kafka4,
             store: Mutex::new(store),
@@ -247,7 +247,7 @@ pub fn run(config: &Config, ready: impl FnOnce(SocketAddr)) -> Result<(), Broker
         drop(listener);
         let sh = Arc::try_unwrap(sh).map_err(|_| BrokerError::Refused("connections still open at shutdown".into()))?;
         let store = sh.store.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
-        store.shutdown()
+        store.store.shutdown()
     })
 }
 
@@ -318,7 +318,7 @@ fn check_log_dir(dir: &std::path::Path) -> Result<(), BrokerError> {
 fn open_locked(
     config: &Config,
     dir: &std::path::Path,
-) -> Result<(store::Store, Arc<logwrite::lock::DirLock>), BrokerError> {
+) -> Result<(store::State, Arc<logwrite::lock::DirLock>), BrokerError> {
     let held = Arc::new(
         logwrite::lock::DirLock::acquire(dir).map_err(|e| BrokerError::Refused(format!("{}: {e}", dir.display())))?,
     );
@@ -334,9 +334,9 @@ fn open_locked(
             // (a recovery the broker began and did not finish is finished)
             recover_unclean(dir, &held, config.keep_recoveries)?;
         }
-        store::Store::open(dir, config.node_id, config.offsets_partitions)?
+        store::State::open(dir, config.node_id, config.offsets_partitions)?
     } else {
-        store::Store::create(dir, config.node_id, config.offsets_partitions, config.kafka_version)?
+        store::State::create(dir, config.node_id, config.offsets_partitions, config.kafka_version)?
     };
     Ok((store, held))
 }

@@ -47,7 +47,7 @@ use tokio::sync::OwnedSemaphorePermit;
 
 use crate::Shared;
 use crate::api::{ready, topic_id, topics, uuid_of, write};
-use crate::store::{self, SHARE_STATE_TOPIC, Store};
+use crate::store::{self, SHARE_STATE_TOPIC, State};
 
 /// `share.coordinator.snapshot.update.records.per.snapshot` (Kafka's
 /// default): a snapshot after this many updates.
@@ -64,7 +64,7 @@ fn s(text: impl Into<String>) -> StrBytes {
 
 /// Write `record` of `key` to its `__share_group_state` partition, then
 /// replay it.
-fn write_share(store: &mut Store, key: &SharePartitionKey, record: ShareRecord) -> Result<(), (i16, String)> {
+fn write_share(store: &mut State, key: &SharePartitionKey, record: ShareRecord) -> Result<(), (i16, String)> {
     let p = store.share_state_partition(&key.0, &key.1, key.2)?;
     let encoded = kmsg::coordinator::encode_share_record(&record)
         .map_err(|e| (E::UnknownServerError.code(), format!("a share state record could not be encoded: {e}")))?;
@@ -108,7 +108,7 @@ fn update_key(key: &SharePartitionKey) -> ShareUpdateKey {
 /// InitializeShareGroupState (`ShareCoordinatorShard.initializeState`):
 /// a first snapshot, start offset and delivery count -1, at the group's
 /// epoch.
-fn initialize_state(store: &mut Store, key: &SharePartitionKey, state_epoch: i32) -> Result<(), (i16, String)> {
+fn initialize_state(store: &mut State, key: &SharePartitionKey, state_epoch: i32) -> Result<(), (i16, String)> {
     let snapshot_epoch = store.share.partitions.get(key).map_or(0, |s| s.snapshot_epoch.saturating_add(1));
     let now = store::now_ms();
     let value = ShareSnapshotValue {
@@ -131,7 +131,7 @@ fn initialize_state(store: &mut Store, key: &SharePartitionKey, state_epoch: i32
 /// [`UPDATES_PER_SNAPSHOT`] updates; `leader_epoch` where the read asked
 /// for a newer one.
 fn write_state(
-    store: &mut Store,
+    store: &mut State,
     key: &SharePartitionKey,
     w: &Write,
     leader_epoch: Option<i32>,
@@ -174,7 +174,7 @@ fn write_state(
 // ---- the partition leader -------------------------------------------------
 
 /// The topic named by id.
-fn topic_name(store: &Store, id: &str) -> Option<String> {
+fn topic_name(store: &State, id: &str) -> Option<String> {
     // (the id parsed once, not every topic's formatted: this is on each
     // fetch's and acknowledgement's path)
     let id = logfmt::uuid::Uuid::parse(id)?;
@@ -184,7 +184,7 @@ fn topic_name(store: &Store, id: &str) -> Option<String> {
 /// The share partition `key` of topic `name`, loaded on first use
 /// (`SharePartition.maybeInitialize`, after the share coordinator's
 /// `readStateAndMaybeUpdateLeaderEpoch`, which writes a newer leader epoch).
-fn load<'a>(store: &'a mut Store, key: &SharePartitionKey, name: &str) -> Result<&'a mut SharePartition, i16> {
+fn load<'a>(store: &'a mut State, key: &SharePartitionKey, name: &str) -> Result<&'a mut SharePartition, i16> {
     if !store.share_partitions.contains_key(key) {
         let Some(state) = store.share.partitions.get(key).cloned() else {
             return Err(E::UnknownTopicOrPartition.code());
@@ -214,7 +214,7 @@ fn load<'a>(store: &'a mut Store, key: &SharePartitionKey, name: &str) -> Result
 /// (read_uncommitted): the log start offset, the high watermark, or the
 /// first offset at or after now minus the duration - none when no record is
 /// that new (Kafka's `OffsetNotAvailableException`).
-fn reset_offset(store: &mut Store, key: &SharePartitionKey, name: &str) -> Result<i64, i16> {
+fn reset_offset(store: &mut State, key: &SharePartitionKey, name: &str) -> Result<i64, i16> {
     use coordinator::group_config::{self, ShareAutoOffsetReset};
     let reset = group_config::share_auto_offset_reset(store.group_config(&key.0));
     let (start, end) = store.offsets(name, key.2).ok_or(E::UnknownTopicOrPartition.code())?;
@@ -233,7 +233,7 @@ fn reset_offset(store: &mut Store, key: &SharePartitionKey, name: &str) -> Resul
 }
 
 /// Write a share partition's change; a failure is told.
-fn persist(store: &mut Store, key: &SharePartitionKey, w: &Write) -> i16 {
+fn persist(store: &mut State, key: &SharePartitionKey, w: &Write) -> i16 {
     match write_state(store, key, w, None) {
         Ok(()) => 0,
         Err((code, message)) => {
@@ -245,7 +245,7 @@ fn persist(store: &mut Store, key: &SharePartitionKey, w: &Write) -> i16 {
 
 /// Release what `member` of `group` holds (or, member `None`, every
 /// acquisition lock that ran out), writing each change.
-fn release(store: &mut Store, group: &str, member: Option<&str>) {
+fn release(store: &mut State, group: &str, member: Option<&str>) {
     let now = store::now_ms();
     let keys: Vec<SharePartitionKey> = store.share_partitions.keys().filter(|k| k.0 == group).cloned().collect();
     let limits = store.share_limits(group);
@@ -261,7 +261,7 @@ fn release(store: &mut Store, group: &str, member: Option<&str>) {
 
 /// Fence the members of `group` whose session ended
 /// (`scheduleShareGroupSessionTimeout`); what they held is released.
-fn expire(store: &mut Store, group: &str) {
+fn expire(store: &mut State, group: &str) {
     let now = Instant::now();
     let ended: Vec<String> = store
         .share_timers
@@ -285,14 +285,14 @@ fn expire(store: &mut Store, group: &str) {
 
 /// A member that left or was fenced: its session closes and what it held
 /// is released (`ShareGroupListener.onMemberLeave`).
-fn leave(store: &mut Store, group: &str, member: &str) {
+fn leave(store: &mut State, group: &str, member: &str) {
     store.share_sessions.remove(&(group.to_string(), member.to_string()));
     release(store, group, Some(member));
 }
 
 /// Initialize the share state of `list` (topic id, name, partitions) at
 /// the group's epoch, then record them initialized.
-fn initialize(store: &mut Store, group: &str, list: &[(String, String, Vec<i32>)]) {
+fn initialize(store: &mut State, group: &str, list: &[(String, String, Vec<i32>)]) {
     let epoch = store.consumer.groups.get(group).map_or(0, |g| g.generation);
     let mut done = Vec::new();
     for (id, name, ps) in list {
@@ -523,7 +523,7 @@ fn next_epoch(epoch: i32) -> i32 {
 
 /// Apply one partition's acknowledgements: its error code.
 fn acknowledge(
-    store: &mut Store,
+    store: &mut State,
     group: &str,
     member: &str,
     tid: &str,
@@ -553,7 +553,7 @@ const MAX_SHARE_SESSIONS: usize = 2000;
 /// or ShareAcknowledge names, after `SharePartitionManager.newContext`'s
 /// checks: epoch 0 opens a new one (no acknowledgements in it, at most
 /// [`MAX_SHARE_SESSIONS`]); `Err` the request's error code.
-fn session_for(store: &mut Store, group: &str, member: &str, epoch: i32, fetch: Option<bool>) -> Result<(), i16> {
+fn session_for(store: &mut State, group: &str, member: &str, epoch: i32, fetch: Option<bool>) -> Result<(), i16> {
     let key = (group.to_string(), member.to_string());
     match (epoch, store.share_sessions.get(&key), fetch) {
         (0, _, Some(true)) => Err(E::InvalidRequest.code()),

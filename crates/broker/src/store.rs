@@ -1,7 +1,12 @@
-//! The broker's data: topics, their partitions (each a
-//! [`PartitionWriter`] appending in place), producer ids, and the log dir's
-//! shutdown. One node, the only replica of every partition: the high
-//! watermark is the log end after every append.
+//! The broker's data. [`Store`] is the log dir: topics, their partitions
+//! (each a [`PartitionWriter`] appending in place), producer ids, the
+//! cluster's metadata and the broker's configs, and the log dir's
+//! shutdown; its fields are its own. [`State`] is what the broker holds:
+//! the store and the coordinators' state (groups, share groups and
+//! partitions, transactions), loaded from the internal topics at the start
+//! and changed only by replaying what was written through the store. One
+//! node, the only replica of every partition: the high watermark is the
+//! log end after every append.
 //!
 //! Invariants: a topic and its partition dirs exist together (created
 //! under the store's lock); every append goes through the writer, which
@@ -71,7 +76,9 @@ pub struct ReadPlan {
     pub end: u64,
 }
 
-/// The broker's state (see the module docs).
+/// The log dir the broker serves (see the module docs): its topics and
+/// partitions, the cluster's metadata, the broker's configs. What the
+/// coordinators hold is [`State`]'s.
 pub struct Store {
     node_id: i32,
     cluster_id: String,
@@ -81,6 +88,36 @@ pub struct Store {
     writer: LogDirWriter,
     topics: BTreeMap<String, TopicState>,
     next_producer_id: i64,
+    /// The dynamic configs set on each group (`ConfigRecord`s of resource
+    /// type GROUP in the metadata log; `coordinator::group_config`): see
+    /// [`Store::group_config`].
+    group_configs: BTreeMap<String, BTreeMap<String, String>>,
+    /// What a Kafka broker would hold in its server.properties to run as
+    /// this one does (DescribeConfigs of the broker: STATIC_BROKER_CONFIG;
+    /// the `group.*` defaults a group's configs fall back to): see
+    /// [`Store::set_broker_configs`].
+    broker_configs: BTreeMap<String, String>,
+    /// `offsets.topic.num.partitions`.
+    offsets_partitions: i32,
+    /// `transaction.state.log.num.partitions`.
+    transaction_partitions: i32,
+    /// The Kafka release the cluster is (its `metadata.version`): 3.9, or
+    /// 4.x with `transaction.version`, `group.version`... finalized.
+    kafka_version: Version,
+    /// Every finalized feature and its level, as ApiVersions tells them.
+    features: Vec<(String, i16)>,
+    /// A produce failed to write (a full disk) and none has succeeded since:
+    /// said once in the log, and again when writes succeed.
+    storage_failing: bool,
+}
+
+/// What the broker holds: the log dir ([`Store`]) and what the coordinators
+/// hold, loaded from it and kept as they write (`coordinator` decides;
+/// the API modules write the records through the store, then replay them
+/// here). Derefs to the store.
+pub struct State {
+    /// The log dir.
+    pub store: Store,
     /// The classic groups, by id (and the committed offsets of every group).
     pub groups: BTreeMap<String, coordinator::classic::Group>,
     /// The KIP-848 consumer groups, as the coordinator replays what it
@@ -98,33 +135,137 @@ pub struct Store {
     pub share_partitions: BTreeMap<logrules::groups::SharePartitionKey, coordinator::share_partition::SharePartition>,
     /// The share sessions (`ShareSessionCache`), by (group, member).
     pub share_sessions: BTreeMap<(String, String), coordinator::share_partition::ShareSession>,
-    /// The dynamic configs set on each group (`ConfigRecord`s of resource
-    /// type GROUP in the metadata log; `coordinator::group_config`): see
-    /// [`Store::group_config`].
-    group_configs: BTreeMap<String, BTreeMap<String, String>>,
-    /// What a Kafka broker would hold in its server.properties to run as
-    /// this one does (DescribeConfigs of the broker: STATIC_BROKER_CONFIG;
-    /// the `group.*` defaults a group's configs fall back to): see
-    /// [`Store::set_broker_configs`].
-    pub broker_configs: BTreeMap<String, String>,
-    /// `offsets.topic.num.partitions`.
-    offsets_partitions: i32,
     /// The transaction coordinator's transactional ids.
     pub txns: BTreeMap<String, coordinator::transaction::Txn>,
     /// Offsets committed in open transactions, by producer id: (group,
     /// topic, partition, offset), made visible by its COMMIT marker
     /// (`GroupMetadata.pendingTransactionalOffsetCommits`).
     pub pending_txn_offsets: BTreeMap<i64, Vec<(String, String, i32, coordinator::classic::Committed)>>,
-    /// `transaction.state.log.num.partitions`.
-    transaction_partitions: i32,
-    /// The Kafka release the cluster is (its `metadata.version`): 3.9, or
-    /// 4.x with `transaction.version`, `group.version`... finalized.
-    pub kafka_version: Version,
-    /// Every finalized feature and its level, as ApiVersions tells them.
-    pub features: Vec<(String, i16)>,
-    /// A produce failed to write (a full disk) and none has succeeded since:
-    /// said once in the log, and again when writes succeed.
-    storage_failing: bool,
+}
+
+impl std::ops::Deref for State {
+    type Target = Store;
+    fn deref(&self) -> &Store {
+        &self.store
+    }
+}
+
+impl std::ops::DerefMut for State {
+    fn deref_mut(&mut self) -> &mut Store {
+        &mut self.store
+    }
+}
+
+impl State {
+    /// A new log dir (see [`Store::create`]), no coordinator state yet.
+    pub fn create(
+        dir: &Path,
+        node_id: i32,
+        offsets_partitions: i32,
+        kafka_version: Version,
+    ) -> Result<State, BrokerError> {
+        Ok(State::of(Store::create(dir, node_id, offsets_partitions, kafka_version)?))
+    }
+
+    /// A log dir served again (see [`Store::open`]), with what the
+    /// coordinators wrote loaded: the groups and their committed offsets
+    /// from `__consumer_offsets` (`rules::groups`, members dropped: they
+    /// rejoin), the share coordinator's state from `__share_group_state`,
+    /// the transactional ids from `__transaction_state`.
+    pub fn open(dir: &Path, node_id: i32, offsets_partitions: i32) -> Result<State, BrokerError> {
+        let store = Store::open(dir, node_id, offsets_partitions)?;
+        let limits = store.limits();
+        let topics = store.topics();
+        let (groups, consumer) = load_groups(dir, topics.get(OFFSETS_TOPIC), &limits)?;
+        let share = match topics.get(SHARE_STATE_TOPIC) {
+            Some(t) => logrules::groups::ShareStates::load(&open_partitions(dir, t, &limits)?, &limits, &mut |_| {})?,
+            None => logrules::groups::ShareStates::default(),
+        };
+        let txns = load_txns(dir, topics.get(TRANSACTION_TOPIC), &limits)?;
+        Ok(State { groups, consumer, share, txns, ..State::of(store) })
+    }
+
+    /// `store` with no coordinator state.
+    fn of(store: Store) -> State {
+        State {
+            store,
+            groups: BTreeMap::new(),
+            consumer: logrules::groups::Groups::default(),
+            // (the members' sessions: `set_broker_configs`, before serving)
+            consumer_timers: BTreeMap::new(),
+            share_timers: BTreeMap::new(),
+            share: logrules::groups::ShareStates::default(),
+            share_partitions: BTreeMap::new(),
+            share_sessions: BTreeMap::new(),
+            txns: BTreeMap::new(),
+            pending_txn_offsets: BTreeMap::new(),
+        }
+    }
+
+    /// The broker's configs (as its server.properties would hold them),
+    /// set once before it serves: the sessions of the members loaded start
+    /// now, each for its group's session timeout under them (`onLoaded`).
+    pub fn set_broker_configs(&mut self, configs: BTreeMap<String, String>) {
+        self.store.broker_configs = configs;
+        (self.consumer_timers, self.share_timers) =
+            sessions_of(&self.consumer, &self.store.group_configs, &self.store.broker_configs);
+    }
+
+    /// Write a COMMIT or ABORT marker ([`Store::write_marker`]); on a
+    /// `__consumer_offsets` partition the producer's pending offsets become
+    /// committed, or are dropped.
+    pub fn write_marker(
+        &mut self,
+        topic: &str,
+        partition: i32,
+        producer_id: i64,
+        producer_epoch: i16,
+        commit: bool,
+        coordinator_epoch: i32,
+    ) -> Result<(), (i16, String)> {
+        self.store.write_marker(topic, partition, producer_id, producer_epoch, commit, coordinator_epoch)?;
+        if topic == OFFSETS_TOPIC
+            && let Some(pending) = self.pending_txn_offsets.get_mut(&producer_id)
+        {
+            let offsets_partitions = self.store.offsets_partitions;
+            let (here, rest): (Vec<_>, Vec<_>) = pending.drain(..).partition(|(group, ..)| {
+                logrules::internal::partition_for_group(group, offsets_partitions) == partition
+            });
+            *pending = rest;
+            if pending.is_empty() {
+                self.pending_txn_offsets.remove(&producer_id);
+            }
+            if commit {
+                for (group, t, p, c) in here {
+                    self.groups
+                        .entry(group.clone())
+                        .or_insert_with(|| coordinator::classic::Group::new(&group))
+                        .offsets
+                        .insert((t, p), c);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Append offset commits made in a transaction
+    /// ([`Store::append_txn_offsets`]); they stay pending until the
+    /// producer's marker.
+    pub fn append_txn_offsets(
+        &mut self,
+        group: &str,
+        producer_id: i64,
+        producer_epoch: i16,
+        offsets: Vec<(String, i32, coordinator::classic::Committed)>,
+    ) -> Result<(), (i16, String)> {
+        self.store.append_txn_offsets(group, producer_id, producer_epoch, &offsets)?;
+        let pending = self.pending_txn_offsets.entry(producer_id).or_default();
+        for (t, p, c) in offsets {
+            pending.retain(|(g, pt, pp, _)| !(g == group && *pt == t && *pp == p));
+            pending.push((group.to_string(), t, p, c));
+        }
+        Ok(())
+    }
 }
 
 /// When each consumer group member's session ends, and its rebalance
@@ -195,19 +336,10 @@ impl Store {
             writer,
             topics: BTreeMap::new(),
             next_producer_id: 0,
-            groups: BTreeMap::new(),
-            consumer: logrules::groups::Groups::default(),
-            consumer_timers: BTreeMap::new(),
-            share_timers: BTreeMap::new(),
-            share: logrules::groups::ShareStates::default(),
-            share_partitions: BTreeMap::new(),
-            share_sessions: BTreeMap::new(),
             group_configs: BTreeMap::new(),
             broker_configs: BTreeMap::new(),
             offsets_partitions,
             storage_failing: false,
-            txns: BTreeMap::new(),
-            pending_txn_offsets: BTreeMap::new(),
             transaction_partitions: TRANSACTION_PARTITIONS,
             kafka_version,
             features: finalized(logdir::feature_levels(kafka_version).iter().map(|(n, l)| ((*n).to_string(), *l))),
@@ -304,13 +436,6 @@ impl Store {
         let offsets_partitions = topics
             .get(OFFSETS_TOPIC)
             .map_or(offsets_partitions, |t| i32::try_from(t.topic.partitions.len()).unwrap_or(offsets_partitions));
-        let (groups, consumer) = load_groups(dir, topics.get(OFFSETS_TOPIC), &limits)?;
-        // the members loaded have a session from now (`onLoaded`)
-        let share = match topics.get(SHARE_STATE_TOPIC) {
-            Some(t) => logrules::groups::ShareStates::load(&open_partitions(dir, t, &limits)?, &limits, &mut |_| {})?,
-            None => logrules::groups::ShareStates::default(),
-        };
-        let txns = load_txns(dir, topics.get(TRANSACTION_TOPIC), &limits)?;
         let transaction_partitions = topics.get(TRANSACTION_TOPIC).map_or(TRANSACTION_PARTITIONS, |t| {
             i32::try_from(t.topic.partitions.len()).unwrap_or(TRANSACTION_PARTITIONS)
         });
@@ -323,14 +448,6 @@ impl Store {
             writer,
             topics,
             next_producer_id: meta.next_producer_id.unwrap_or(0).max(0),
-            groups,
-            consumer,
-            // (the members' sessions: `set_broker_configs`, before serving)
-            consumer_timers: BTreeMap::new(),
-            share_timers: BTreeMap::new(),
-            share,
-            share_partitions: BTreeMap::new(),
-            share_sessions: BTreeMap::new(),
             group_configs: meta
                 .configs
                 .iter()
@@ -340,10 +457,8 @@ impl Store {
             broker_configs: BTreeMap::new(),
             offsets_partitions,
             storage_failing: false,
-            txns,
             kafka_version,
             features: finalized(meta.feature_levels.clone()),
-            pending_txn_offsets: BTreeMap::new(),
             transaction_partitions,
         })
     }
@@ -373,13 +488,24 @@ impl Store {
             .map_err(|e| (kafka_protocol::ResponseError::KafkaStorageError.code(), e.to_string()))
     }
 
-    /// The broker's configs (as its server.properties would hold them),
-    /// set once before it serves: the sessions of the members loaded start
-    /// now, each for its group's session timeout under them (`onLoaded`).
-    pub fn set_broker_configs(&mut self, configs: BTreeMap<String, String>) {
-        self.broker_configs = configs;
-        (self.consumer_timers, self.share_timers) =
-            sessions_of(&self.consumer, &self.group_configs, &self.broker_configs);
+    /// The broker's configs (as its server.properties would hold them).
+    pub fn broker_configs(&self) -> &BTreeMap<String, String> {
+        &self.broker_configs
+    }
+
+    /// The Kafka release the cluster is.
+    pub fn kafka_version(&self) -> Version {
+        self.kafka_version
+    }
+
+    /// Every finalized feature and its level, as ApiVersions tells them.
+    pub fn features(&self) -> &[(String, i16)] {
+        &self.features
+    }
+
+    /// The limits the store reads its files with.
+    fn limits(&self) -> logfmt::Limits {
+        logfmt::Limits::default()
     }
 
     /// `transaction.state.log.num.partitions` for `__transaction_state`
@@ -701,9 +827,8 @@ impl Store {
     /// Write a COMMIT or ABORT marker of producer `producer_id` at
     /// `producer_epoch` to a partition (`WriteTxnMarkers`, as the
     /// coordinator has each leader write it): the transaction ends there,
-    /// an aborted one gets its `.txnindex` entry, the LSO moves; on a
-    /// `__consumer_offsets` partition the producer's pending offsets
-    /// become committed, or are dropped.
+    /// an aborted one gets its `.txnindex` entry, the LSO moves
+    /// ([`State::write_marker`] commits or drops pending offsets).
     pub fn write_marker(
         &mut self,
         topic: &str,
@@ -721,40 +846,19 @@ impl Store {
         };
         let mut b = logdir::end_txn_batch(producer_id, producer_epoch, &marker, now);
         w.append(&mut b, now, Some(&marker)).map_err(|e| (E::KafkaStorageError.code(), e.to_string()))?;
-        if topic == OFFSETS_TOPIC
-            && let Some(pending) = self.pending_txn_offsets.get_mut(&producer_id)
-        {
-            let (here, rest): (Vec<_>, Vec<_>) = pending.drain(..).partition(|(group, ..)| {
-                logrules::internal::partition_for_group(group, self.offsets_partitions) == partition
-            });
-            *pending = rest;
-            if pending.is_empty() {
-                self.pending_txn_offsets.remove(&producer_id);
-            }
-            if commit {
-                for (group, t, p, c) in here {
-                    self.groups
-                        .entry(group.clone())
-                        .or_insert_with(|| coordinator::classic::Group::new(&group))
-                        .offsets
-                        .insert((t, p), c);
-                }
-            }
-        }
         Ok(())
     }
 
     /// Append offset commits made in a transaction to `__consumer_offsets`
     /// as Kafka's group coordinator does (`GroupMetadataManager.storeOffsets`
     /// with a producer: a transactional batch of the producer's id and
-    /// epoch, base sequence 0, not checked as a client's batch is); they
-    /// stay pending until the producer's marker.
+    /// epoch, base sequence 0, not checked as a client's batch is).
     pub fn append_txn_offsets(
         &mut self,
         group: &str,
         producer_id: i64,
         producer_epoch: i16,
-        offsets: Vec<(String, i32, coordinator::classic::Committed)>,
+        offsets: &[(String, i32, coordinator::classic::Committed)],
     ) -> Result<(), (i16, String)> {
         use kafka_protocol::ResponseError as E;
         use logfmt::builder::{BatchBuilder, NewRecord};
@@ -775,11 +879,6 @@ impl Store {
         }
         if !b.is_empty() {
             w.append(&mut b, now, None).map_err(|e| (E::KafkaStorageError.code(), e.to_string()))?;
-        }
-        let pending = self.pending_txn_offsets.entry(producer_id).or_default();
-        for (t, p, c) in offsets {
-            pending.retain(|(g, pt, pp, _)| !(g == group && *pt == t && *pp == p));
-            pending.push((group.to_string(), t, p, c));
         }
         Ok(())
     }

@@ -3,9 +3,9 @@
 //! included): InitProducerId with a transactional id, AddPartitionsToTxn,
 //! AddOffsetsToTxn, TxnOffsetCommit, EndTxn, DescribeTransactions,
 //! ListTransactions, and the coordinator's abort of transactions past
-//! their timeout. State is `store::Store::txns`; every change is written to
+//! their timeout. State is `store::State::txns`; every change is written to
 //! `__transaction_state` before it is answered; markers go to every
-//! partition of the transaction at once (`store::Store::write_marker`).
+//! partition of the transaction at once (`store::State::write_marker`).
 
 use std::collections::BTreeSet;
 
@@ -14,7 +14,7 @@ use kafka_protocol::messages::*;
 use kafka_protocol::protocol::StrBytes;
 
 use crate::Shared;
-use crate::store::{self, Store, now_ms};
+use crate::store::{self, State, now_ms};
 use logrules::transactions::{self as txn_rules, version};
 
 use coordinator::transaction::{self as txn, Status, Txn};
@@ -37,7 +37,7 @@ fn s(text: impl Into<String>) -> StrBytes {
 /// (`prepareAbortOrCommit`), so the markers carry the new epoch; an epoch
 /// it exhausts moves the producer to a new id at `Complete*`
 /// (`prepareComplete`). Returns the completed state.
-fn end(store: &mut Store, id: &str, commit: bool, bump: Option<Bump>) -> Result<Txn, Failed> {
+fn end(store: &mut State, id: &str, commit: bool, bump: Option<Bump>) -> Result<Txn, Failed> {
     let Some(mut t) = store.txns.get(id).cloned() else {
         return Err((E::InvalidTxnState.code(), format!("no transaction of {id}")));
     };
@@ -88,7 +88,7 @@ struct Bump {
 /// version 2 the coordinator ends it as a TV2 EndTxn (the server's version,
 /// `endTransaction` with `isEpochFence`): the one bump is
 /// `prepareAbortOrCommit`'s, and the records carry client version 2.
-fn fence_and_abort(store: &mut Store, id: &str) -> Result<(), Failed> {
+fn fence_and_abort(store: &mut State, id: &str) -> Result<(), Failed> {
     if store.transaction_version() >= version::EPOCH_BUMP {
         return end(store, id, false, Some(Bump { no_partition_added: false })).map(|_| ());
     }
@@ -200,7 +200,7 @@ pub fn init_producer_id(sh: &Shared, req: &InitProducerIdRequest) -> InitProduce
 /// The checks every call of a transaction's producer passes
 /// (`TransactionCoordinator`, transaction version 1): the producer id it
 /// was given, its current epoch, no markers being written.
-fn check_producer(store: &Store, id: &str, producer_id: i64, producer_epoch: i16) -> Result<Txn, i16> {
+fn check_producer(store: &State, id: &str, producer_id: i64, producer_epoch: i16) -> Result<Txn, i16> {
     let Some(t) = store.txns.get(id) else { return Err(E::InvalidProducerIdMapping.code()) };
     if t.producer_id != producer_id {
         return Err(E::InvalidProducerIdMapping.code());
@@ -217,7 +217,7 @@ fn check_producer(store: &Store, id: &str, producer_id: i64, producer_epoch: i16
 /// Add `partitions` to the transaction of `id` (`handleAddPartitionsToTransaction`):
 /// it becomes `Ongoing` (started now if it was not).
 pub fn add_partitions(
-    store: &mut Store,
+    store: &mut State,
     id: &str,
     (producer_id, producer_epoch): (i64, i16),
     partitions: &[(String, i32)],
@@ -249,7 +249,7 @@ pub fn add_partitions(
 /// one does not (`UNKNOWN_TOPIC_OR_PARTITION` for it,
 /// `OPERATION_NOT_ATTEMPTED` for the rest, as `KafkaApis` answers).
 fn existing(
-    store: &Store,
+    store: &State,
     topics: &[add_partitions_to_txn_request::AddPartitionsToTxnTopic],
 ) -> Result<Vec<TopicPartition>, Vec<(TopicPartition, i16)>> {
     let asked: Vec<(String, i32)> =
@@ -295,7 +295,7 @@ fn topic_results(
 
 /// One transaction's AddPartitionsToTxn: its per-topic results.
 fn add_for(
-    store: &mut Store,
+    store: &mut State,
     id: &str,
     producer_id: i64,
     producer_epoch: i16,
@@ -466,7 +466,7 @@ pub fn end_txn(sh: &Shared, version: i16, req: &EndTxnRequest) -> EndTxnResponse
         r.error_code = E::InvalidProducerIdMapping.code();
         return r;
     };
-    let ended = |store: &mut Store, bump| match end(store, &id, req.committed, bump) {
+    let ended = |store: &mut State, bump| match end(store, &id, req.committed, bump) {
         Ok(t) => Ok(t),
         Err((code, m)) => {
             eprintln!("logtool broker: ending the transaction of {id}: {m}");
@@ -543,7 +543,7 @@ pub fn abort_timed_out(sh: &Shared) {
 /// (`ReplicaManager.maybeSendPartitionsToTransactionCoordinator` with
 /// `addPartition`, an AddPartitionsToTxn v5 of TV2) before it appends.
 pub fn implicit_add(
-    store: &mut Store,
+    store: &mut State,
     version: i16,
     transactional_id: &str,
     ids: (i64, i16),
@@ -562,7 +562,7 @@ pub fn implicit_add(
 /// (AddPartitionsToTxn first), and its epoch is the transaction's
 /// (`INVALID_PRODUCER_EPOCH` for a fenced producer).
 pub fn check_produce(
-    store: &Store,
+    store: &State,
     transactional_id: &str,
     producer_id: i64,
     producer_epoch: i16,
