@@ -678,6 +678,26 @@ fn snapshots_epochs_metadata_and_log_start() {
     assert_eq!(found(&f, "log_start_above_high_watermark", &d.logs).len(), 1, "{f:#?}");
 }
 
+/// A batch whose leader epoch falls back below the epoch the cache starts
+/// before it, where no batch of that epoch is left to show the rise (the
+/// cleaner removed them): here the first batch of a compacted segment, its
+/// epoch 2 flipped to 0 (the flips property test found it). Kafka's cache
+/// says epoch 2 from offset 188, so a batch at 302 cannot carry epoch 0.
+#[test]
+fn a_batch_below_the_epoch_the_cache_starts_before_it_is_a_mismatch() {
+    let (_tmp, logs) = copy_tree(&fixtures().join("clean/logs"));
+    let seg = "compacted-0/00000000000000000282.log";
+    let mut b = std::fs::read(logs.join(seg)).unwrap();
+    assert_eq!(&b[12..16], &2i32.to_be_bytes(), "the first batch's partitionLeaderEpoch");
+    b[15] ^= 2;
+    std::fs::write(logs.join(seg), &b).unwrap();
+    let (code, lines) = run_json(&["verify", logs.join("compacted-0").to_str().unwrap()]);
+    let findings: Vec<Value> = of_type(&lines, "finding").into_iter().cloned().collect();
+    let m = found(&findings, "leader_epoch_mismatch", &logs);
+    assert_eq!(m.iter().map(|w| w.0.clone()).collect::<Vec<_>>(), vec![seg], "{findings:#?}");
+    assert_eq!(code, 1);
+}
+
 /// A producer snapshot cut short (here empty) where the broker did not stop
 /// cleanly is what a kill leaves while Kafka writes one (it creates the
 /// file, then writes it; the interop suite's SIGKILLed Kafka 4.4.0 left one):

@@ -179,6 +179,25 @@ pub fn lineage_mismatches(entries: &[EpochEntry], lineage: &[(i32, i64)], log_st
         .collect()
 }
 
+/// Compare the last batch of each run of one epoch (`runs`: (epoch, base
+/// offset of the run's last batch), in order) with the cache `entries`:
+/// Kafka's cache starts an epoch where its leader began writing, so every
+/// later batch carries that epoch or a higher one, and a batch at or above
+/// `log_start` that the cache puts in a later epoch than its own cannot be
+/// (it is what [`lineage_mismatches`], which looks where each run starts,
+/// misses when the batch carrying the new epoch first was compacted away
+/// or damaged).
+pub fn run_end_mismatches(entries: &[EpochEntry], runs: &[(i32, i64)], log_start: i64) -> Vec<EpochMismatch> {
+    let covering = |offset: i64| entries.iter().filter(|e| e.start_offset <= offset).max_by_key(|e| e.start_offset);
+    runs.iter()
+        .filter(|(_, offset)| *offset >= log_start)
+        .filter_map(|&(epoch, offset)| {
+            let cached = covering(offset).copied();
+            cached.filter(|c| c.epoch > epoch).map(|_| EpochMismatch { epoch, offset, cached })
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,6 +236,19 @@ mod tests {
         assert_eq!(lineage_mismatches(&[e(0, 130)], &[(0, 120)], 123).len(), 1);
         assert_eq!(EpochCache::load([e(0, 0), e(3, 10)]).epoch_for_offset(9), Some(0));
         assert_eq!(EpochCache::load([e(0, 5)]).epoch_for_offset(4), None);
+    }
+
+    #[test]
+    fn a_run_past_a_later_epochs_start_is_a_mismatch() {
+        let cache = [e(0, 0), e(2, 188)];
+        // epoch 0 up to a batch at 302, past where epoch 2 started
+        assert_eq!(
+            run_end_mismatches(&cache, &[(0, 302), (2, 316)], 0),
+            vec![EpochMismatch { epoch: 0, offset: 302, cached: Some(e(2, 188)) }]
+        );
+        // the runs as Kafka writes them; a run below the log start says nothing
+        assert_eq!(run_end_mismatches(&cache, &[(0, 150), (2, 316)], 0), vec![]);
+        assert_eq!(run_end_mismatches(&cache, &[(0, 302)], 400), vec![]);
     }
 
     #[test]

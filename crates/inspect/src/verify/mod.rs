@@ -1425,6 +1425,23 @@ fn leader_epochs(p: &Partition, st: &PartitionState, log_start: i64, log_end: i6
             ),
         );
     }
+    // a run of one epoch past where the cache starts a later one
+    let runs: Vec<(i32, i64)> = st.lineage.iter().map(|l| (l.epoch, l.last.0)).collect();
+    for m in rules::epochs::run_end_mismatches(&cache, &runs, log_start) {
+        if let (Some(l), Some(c)) = (st.lineage.iter().find(|l| l.epoch == m.epoch && l.last.0 == m.offset), m.cached) {
+            out.push(
+                &l.last.1,
+                Some(l.last.2),
+                Some(l.last.3),
+                Some(m.offset),
+                Kind::LeaderEpochMismatch,
+                format!(
+                    "a batch at offset {} carries leader epoch {}, but leader-epoch-checkpoint starts epoch {} at offset {} before it",
+                    m.offset, m.epoch, c.epoch, c.start_offset
+                ),
+            );
+        }
+    }
     for m in rules::epochs::lineage_mismatches(&cache, &lineage, log_start) {
         // the batch where the epoch took effect
         let at = st.lineage.iter().rfind(|l| l.offset <= m.offset);

@@ -43,6 +43,8 @@ pub(crate) struct Lineage {
     pub log: PathBuf,
     pub position: u64,
     pub end: u64,
+    /// The last batch with it so far: its base offset, segment and bytes.
+    pub last: (i64, PathBuf, u64, u64),
 }
 
 /// What carries over from one segment to the next.
@@ -774,13 +776,18 @@ impl<'a> SegmentChecker<'a> {
                         format!("leader epoch {} after a batch of epoch {e}", h.partition_leader_epoch),
                     );
                 }
-                Some(l) if h.partition_leader_epoch == l.epoch => {}
+                Some(_) if self.st.lineage.last().is_some_and(|l| h.partition_leader_epoch == l.epoch) => {
+                    if let Some(l) = self.st.lineage.last_mut() {
+                        l.last = (h.base_offset, log.clone(), pos, end);
+                    }
+                }
                 _ => self.st.lineage.push(Lineage {
                     epoch: h.partition_leader_epoch,
                     offset: h.base_offset,
                     log: log.clone(),
                     position: pos,
                     end,
+                    last: (h.base_offset, log.clone(), pos, end),
                 }),
             }
         }
