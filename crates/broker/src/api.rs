@@ -3,7 +3,8 @@
 //! metadata image a group heartbeat is computed with, writing a
 //! coordinator's records to `__consumer_offsets` and replaying them, a
 //! group's coordinator partition made ready, and the fetch limits. Each API
-//! family's module names this one and the store, never another family's.
+//! family's module names this one and the store (`group_api` also asks
+//! `consumer_api` for a consumer group, one way), so no import circles.
 
 use coordinator::consumer_group::{Refused, Topics};
 use kafka_protocol::ResponseError as E;

@@ -764,7 +764,7 @@ impl<'a> SegmentChecker<'a> {
         // leader-epoch lineage (within a segment the reader keeps epochs in
         // order; a later segment can still go back)
         if h.partition_leader_epoch >= 0 {
-            match self.st.lineage.last() {
+            match self.st.lineage.last_mut() {
                 Some(l) if h.partition_leader_epoch < l.epoch => {
                     let e = l.epoch;
                     self.out.push(
@@ -776,11 +776,7 @@ impl<'a> SegmentChecker<'a> {
                         format!("leader epoch {} after a batch of epoch {e}", h.partition_leader_epoch),
                     );
                 }
-                Some(_) if self.st.lineage.last().is_some_and(|l| h.partition_leader_epoch == l.epoch) => {
-                    if let Some(l) = self.st.lineage.last_mut() {
-                        l.last = (h.base_offset, log.clone(), pos, end);
-                    }
-                }
+                Some(l) if h.partition_leader_epoch == l.epoch => l.last = (h.base_offset, log.clone(), pos, end),
                 _ => self.st.lineage.push(Lineage {
                     epoch: h.partition_leader_epoch,
                     offset: h.base_offset,
