@@ -11,6 +11,9 @@
 #    too; this names the lines.)
 # 2. `logrules` implements no `Report` (how a rule's answer reads is the
 #    commands' business).
+# 3. The broker's files name one another without a circle (tsort finds any):
+#    `error` and `zerocopy` are leaves, `store` the log dir under the API
+#    families, `server` over them all.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 status=0
@@ -35,5 +38,24 @@ if [ -n "$presenting" ]; then
   status=1
 else
   echo "layers: logrules implements no Report"
+fi
+
+# file -> each broker file it names (`crate::x`, `use crate::{x, ...}`), tests aside
+edges=$(for f in crates/broker/src/*.rs; do
+  m=$(basename "$f" .rs)
+  [ "$m" = lib ] && continue
+  sed '/^#\[cfg(test)\]/,$d' "$f" | grep -vE '^\s*//' |
+    grep -oE 'crate::(\{[^}]*\}|[a-z_]+)' | sed -E 's/crate:://; s/[{},]/ /g' | tr ' ' '\n' | grep -E '^[a-z_]+$' |
+    sort -u | while read -r d; do
+      [ "$d" != "$m" ] && [ -f "crates/broker/src/$d.rs" ] && echo "$d $m"
+    done
+  echo "$m $m"
+done)
+if loop=$(echo "$edges" | tsort 2>&1 >/dev/null) && [ -z "$loop" ]; then
+  echo "layers: the broker's files name one another without a circle"
+else
+  echo "the broker's files name one another in a circle:" >&2
+  echo "$loop" >&2
+  status=1
 fi
 exit $status

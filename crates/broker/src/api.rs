@@ -6,10 +6,11 @@
 //! family's module names this one and the store (`group_api` also asks
 //! `consumer_api` for a consumer group, one way), so no import circles.
 
-use coordinator::consumer_group::{Refused, Topics};
+use coordinator::consumer_group::Topics;
 use kafka_protocol::ResponseError as E;
 use kmsg::coordinator::GroupRecord;
 
+use crate::error::ApiError;
 use crate::store::{OFFSETS_TOPIC, State};
 
 /// The topic ids as the records carry them (base64url) and back.
@@ -33,12 +34,12 @@ pub fn topics(store: &State) -> Topics {
 
 /// Write `records` to `group`'s partition, then replay them; refused as
 /// Kafka's coordinator answers a failed write.
-pub fn write(store: &mut State, group: &str, records: Vec<GroupRecord>) -> Result<(), Refused> {
+pub fn write(store: &mut State, group: &str, records: Vec<GroupRecord>) -> Result<(), ApiError> {
     if records.is_empty() {
         return Ok(());
     }
-    let failed = |m: String| Refused { code: E::UnknownServerError.code(), message: m };
-    let partition = store.offsets_partition(group).map_err(|(code, message)| Refused { code, message })?;
+    let failed = |m: String| ApiError::new(E::UnknownServerError, m);
+    let partition = store.offsets_partition(group)?;
     let encoded = records
         .iter()
         .map(kmsg::coordinator::encode_group_record)
@@ -46,7 +47,7 @@ pub fn write(store: &mut State, group: &str, records: Vec<GroupRecord>) -> Resul
         .map_err(|e| failed(format!("a record of group {group} could not be encoded: {e}")))?;
     store.append_records(OFFSETS_TOPIC, partition, &encoded).map_err(|e| {
         eprintln!("logtool broker: consumer group {group}: {e}");
-        Refused { code: E::KafkaStorageError.code(), message: e.to_string() }
+        ApiError::new(E::KafkaStorageError, e.to_string())
     })?;
     for r in records {
         store.consumer.replay(r, (partition, -1));
@@ -58,13 +59,10 @@ pub fn write(store: &mut State, group: &str, records: Vec<GroupRecord>) -> Resul
 /// created on first use), and a classic group of the id with members
 /// refused as not of `kind` (Kafka would convert it; logtool broker does
 /// not): `GROUP_ID_NOT_FOUND`.
-pub fn ready(store: &mut State, group: &str, kind: &str) -> Result<(), Refused> {
-    store.offsets_partition(group).map_err(|(code, message)| Refused { code, message })?;
+pub fn ready(store: &mut State, group: &str, kind: &str) -> Result<(), ApiError> {
+    store.offsets_partition(group)?;
     if store.groups.get(group).is_some_and(|g| !g.members.is_empty()) {
-        return Err(Refused {
-            code: E::GroupIdNotFound.code(),
-            message: format!("Group {group} is not a {kind} group."),
-        });
+        return Err(ApiError::new(E::GroupIdNotFound, format!("Group {group} is not a {kind} group.")));
     }
     Ok(())
 }

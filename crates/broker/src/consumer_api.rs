@@ -10,7 +10,7 @@
 
 use std::time::{Duration, Instant};
 
-use coordinator::consumer_group::{self as rules, Heartbeat, Refused};
+use coordinator::consumer_group::{self as rules, Heartbeat};
 use kafka_protocol::ResponseError as E;
 use kafka_protocol::messages::consumer_group_describe_response as describe;
 use kafka_protocol::messages::consumer_group_heartbeat_response as heartbeat;
@@ -20,6 +20,7 @@ use logrules::groups::{Group, GroupType};
 
 use crate::Shared;
 use crate::api::{ready, topic_id, topics, uuid_of, write};
+use crate::error::ApiError;
 use crate::store::{self, State};
 
 fn s(text: impl Into<String>) -> StrBytes {
@@ -104,12 +105,12 @@ pub fn consumer_group_heartbeat(
 ) -> ConsumerGroupHeartbeatResponse {
     let hb = request(&req, client_id, host);
     let mut r = ConsumerGroupHeartbeatResponse::default();
-    let refuse = |r: &mut ConsumerGroupHeartbeatResponse, e: Refused| {
+    let refuse = |r: &mut ConsumerGroupHeartbeatResponse, e: ApiError| {
         r.error_code = e.code;
         r.error_message = Some(s(e.message));
     };
     if let Err(e) = rules::validate(&hb, version) {
-        refuse(&mut r, e);
+        refuse(&mut r, e.into());
         return r;
     }
     let mut store = sh.lock();
@@ -126,7 +127,7 @@ pub fn consumer_group_heartbeat(
     let (records, answer) = match outcome {
         Ok(o) => o,
         Err(e) => {
-            refuse(&mut r, e);
+            refuse(&mut r, e.into());
             return r;
         }
     };

@@ -23,6 +23,7 @@ use kafka_protocol::messages::*;
 use kafka_protocol::protocol::StrBytes;
 
 use crate::Shared;
+use crate::error::{ApiError, code_of};
 use crate::store::{self, OFFSETS_TOPIC};
 use coordinator::classic::{self as groups, Committed, Group, State};
 
@@ -44,15 +45,11 @@ const TRANSACTION: i8 = 1;
 /// Kafka does: `KafkaApis.handleFindCoordinatorRequest`).
 pub fn find_coordinator(sh: &Shared, version: i16, req: FindCoordinatorRequest) -> FindCoordinatorResponse {
     let keys: Vec<StrBytes> = if version >= 4 { req.coordinator_keys.clone() } else { vec![req.key.clone()] };
-    let answer = |key: &StrBytes| -> (i16, Option<String>) {
-        let found = match req.key_type {
+    let answer = |key: &StrBytes| -> Result<i32, ApiError> {
+        match req.key_type {
             GROUP => sh.lock().offsets_partition(key.as_str()),
             TRANSACTION => sh.lock().transaction_partition(key.as_str()),
-            _ => Err((E::InvalidRequest.code(), format!("unknown coordinator type {}", req.key_type))),
-        };
-        match found {
-            Ok(_) => (0, None),
-            Err((code, m)) => (code, Some(m)),
+            _ => Err(ApiError::new(E::InvalidRequest, format!("unknown coordinator type {}", req.key_type))),
         }
     };
     let mut r = FindCoordinatorResponse::default();
@@ -60,19 +57,21 @@ pub fn find_coordinator(sh: &Shared, version: i16, req: FindCoordinatorRequest) 
     let node = BrokerId(sh.lock().node_id());
     if version >= 4 {
         for k in &keys {
-            let (code, message) = answer(k);
+            let found = answer(k);
+            let code = code_of(&found);
             let mut c = Coordinator::default();
             c.key = k.clone();
             c.error_code = code;
-            c.error_message = message.map(s);
+            c.error_message = found.err().map(|e| s(e.message));
             (c.node_id, c.host, c.port) =
                 if code == 0 { (node, host.clone(), port) } else { (BrokerId(-1), s(""), -1) };
             r.coordinators.push(c);
         }
     } else {
-        let (code, message) = answer(&req.key);
+        let found = answer(&req.key);
+        let code = code_of(&found);
         r.error_code = code;
-        r.error_message = message.map(s);
+        r.error_message = found.err().map(|e| s(e.message));
         (r.node_id, r.host, r.port) = if code == 0 { (node, host, port) } else { (BrokerId(-1), s(""), -1) };
     }
     r
@@ -333,7 +332,7 @@ pub fn offset_commit(sh: &Shared, version: i16, req: OffsetCommitRequest) -> Off
     };
     let g = store.groups.entry(group_id.clone()).or_insert_with(|| Group::new(&group_id));
     let group_error: i16 = match partition {
-        Err((code, _)) => code,
+        Err(ApiError { code, .. }) => code,
         Ok(_) if consumer.is_some() => check(None, 0),
         Ok(_) if generation < 0 && g.members.is_empty() => 0,
         Ok(_) => match g.check_member(req.member_id.as_str(), generation) {

@@ -21,6 +21,7 @@ use kafka_protocol::protocol::StrBytes;
 
 use crate::Shared;
 use crate::api::FETCH_MAX_BYTES;
+use crate::error::ApiError;
 use crate::store::{self, AppendResult};
 use crate::zerocopy::{self, FileSlice};
 
@@ -179,13 +180,13 @@ pub fn create_topics(sh: &Shared, _version: i16, req: CreateTopicsRequest) -> Cr
             t.configs.iter().filter_map(|c| Some((c.name.to_string(), c.value.as_ref()?.to_string()))).collect();
         let result = if rf != -1 && rf != 1 {
             if rf <= 0 {
-                Err((
-                    E::InvalidReplicationFactor.code(),
+                Err(ApiError::new(
+                    E::InvalidReplicationFactor,
                     "Replication factor must be larger than 0, or -1 to use the default value.".to_string(),
                 ))
             } else {
-                Err((
-                    E::InvalidReplicationFactor.code(),
+                Err(ApiError::new(
+                    E::InvalidReplicationFactor,
                     format!(
                         "Unable to replicate the partition {rf} time(s): The target replication factor of {rf} cannot be reached because only 1 broker(s) are registered."
                     ),
@@ -218,7 +219,7 @@ pub fn create_topics(sh: &Shared, _version: i16, req: CreateTopicsRequest) -> Cr
                         .collect(),
                 );
             }
-            Err((code, message)) => {
+            Err(ApiError { code, message }) => {
                 res.error_code = code;
                 res.error_message = Some(s(message));
             }
@@ -253,31 +254,34 @@ fn max_message_bytes(sh: &Shared, topic: &str) -> usize {
 /// Check a partition's produce records as `ProduceRequest.validateRecords`
 /// and `LogValidator` do: exactly one v2 batch, whole, with a valid CRC,
 /// within `max.message.bytes`. Returns its header.
-fn check_records(records: &[u8], max_bytes: usize) -> Result<logfmt::batch::BatchHeader, (i16, String)> {
+fn check_records(records: &[u8], max_bytes: usize) -> Result<logfmt::batch::BatchHeader, ApiError> {
     use logfmt::spec::batch as layout;
     if records.is_empty() {
-        return Err((E::InvalidRecord.code(), "Record batch has no batches at all".into()));
+        return Err(ApiError::new(E::InvalidRecord, "Record batch has no batches at all"));
     }
     let Some(size) = logfmt::batch::Framing::entry_size(records) else {
-        return Err((E::CorruptMessage.code(), "a record batch shorter than its header".into()));
+        return Err(ApiError::new(E::CorruptMessage, "a record batch shorter than its header"));
     };
     let size = usize::try_from(size).unwrap_or(usize::MAX);
     if records.get(layout::MAGIC_OFFSET) != Some(&2) {
-        return Err((
-            E::InvalidRecord.code(),
-            "Produce requests with version 3 are only allowed to contain record batches with magic version 2".into(),
+        return Err(ApiError::new(
+            E::InvalidRecord,
+            "Produce requests with version 3 are only allowed to contain record batches with magic version 2",
         ));
     }
     if size > records.len() {
-        return Err((E::CorruptMessage.code(), format!("a record batch of {size} bytes in {} bytes", records.len())));
+        return Err(ApiError::new(
+            E::CorruptMessage,
+            format!("a record batch of {size} bytes in {} bytes", records.len()),
+        ));
     }
     if size < records.len() {
         // LogValidator.getFirstBatchAndMaybeValidateNoMoreBatches
-        return Err((E::InvalidRecord.code(), "Compressed outer record has more than one batch".into()));
+        return Err(ApiError::new(E::InvalidRecord, "Compressed outer record has more than one batch"));
     }
     if size > max_bytes {
-        return Err((
-            E::MessageTooLarge.code(),
+        return Err(ApiError::new(
+            E::MessageTooLarge,
             format!(
                 "The request included a message larger than the max message size the server will accept ({size} > {max_bytes})."
             ),
@@ -285,8 +289,8 @@ fn check_records(records: &[u8], max_bytes: usize) -> Result<logfmt::batch::Batc
     }
     match logfmt::batch::RecordBatch::parse(records, 0) {
         Ok(b) if b.is_valid() => Ok(*b.header()),
-        Ok(_) => Err((E::CorruptMessage.code(), "Record is corrupt (stored crc does not match computed crc)".into())),
-        Err(e) => Err((E::CorruptMessage.code(), e.to_string())),
+        Ok(_) => Err(ApiError::new(E::CorruptMessage, "Record is corrupt (stored crc does not match computed crc)")),
+        Err(e) => Err(ApiError::new(E::CorruptMessage, e.to_string())),
     }
 }
 
@@ -309,7 +313,7 @@ pub fn produce(sh: &Shared, version: i16, req: ProduceRequest) -> Option<Produce
             pr.log_append_time_ms = -1;
             pr.log_start_offset = -1;
             let outcome = if !acks_ok {
-                Err((E::InvalidRequiredAcks.code(), String::new()))
+                Err(ApiError::from(E::InvalidRequiredAcks))
             } else {
                 let bytes = p.records.unwrap_or_default();
                 match check_records(&bytes, max) {
@@ -337,8 +341,8 @@ pub fn produce(sh: &Shared, version: i16, req: ProduceRequest) -> Option<Produce
                                     p.index,
                                 )
                             }),
-                            None => Err((
-                                E::InvalidTxnState.code(),
+                            None => Err(ApiError::new(
+                                E::InvalidTxnState,
                                 "a transactional batch without a transactional id".to_string(),
                             )),
                         };
@@ -352,7 +356,7 @@ pub fn produce(sh: &Shared, version: i16, req: ProduceRequest) -> Option<Produce
                                     .map(|_| store::now_ms());
                                 Ok((base_offset, log_start, append_time))
                             }
-                            AppendResult::Error(code, m) => Err((code, m)),
+                            AppendResult::Error(e) => Err(e),
                         })
                     }
                 }
@@ -364,7 +368,7 @@ pub fn produce(sh: &Shared, version: i16, req: ProduceRequest) -> Option<Produce
                     pr.log_start_offset = start;
                     pr.log_append_time_ms = append_time.unwrap_or(-1);
                 }
-                Err((code, message)) => {
+                Err(ApiError { code, message }) => {
                     pr.error_code = code;
                     pr.error_message = (!message.is_empty()).then(|| s(message));
                 }
@@ -464,9 +468,9 @@ pub async fn fetch(sh: &Shared, version: i16, req: FetchRequest) -> Fetched {
     let plan = sh.fetch_sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner).plan(version, req);
     let (req, id, incremental) = match plan {
         crate::sessions::Plan::Read { request, id, incremental } => (request, id, incremental),
-        crate::sessions::Plan::Error(code) => {
+        crate::sessions::Plan::Error(e) => {
             let mut r = FetchResponse::default();
-            r.error_code = code;
+            r.error_code = e.code;
             return Fetched { response: r, slices: Vec::new() };
         }
     };
@@ -746,7 +750,7 @@ pub fn incremental_alter_configs(
         out.resource_name = res.resource_name;
         // (success: no message, as Kafka's ApiError.NONE)
         out.error_message = None;
-        if let Err((code, message)) = outcome {
+        if let Err(ApiError { code, message }) = outcome {
             out.error_code = code;
             out.error_message = Some(s(message));
         }
@@ -763,25 +767,25 @@ fn alter_one(
     duplicate: bool,
     res: &kafka_protocol::messages::incremental_alter_configs_request::AlterConfigsResource,
     validate_only: bool,
-) -> Result<(), (i16, String)> {
+) -> Result<(), ApiError> {
     use coordinator::config::AlterOp;
     if duplicate {
-        return Err((E::InvalidRequest.code(), "Each resource must appear at most once.".into()));
+        return Err(ApiError::new(E::InvalidRequest, "Each resource must appear at most once."));
     }
     let mut names = std::collections::BTreeSet::new();
     if !res.configs.iter().all(|c| names.insert(c.name.as_str())) {
-        return Err((E::InvalidRequest.code(), "Error due to duplicate config keys".into()));
+        return Err(ApiError::new(E::InvalidRequest, "Error due to duplicate config keys"));
     }
     let nulls: Vec<&str> =
         res.configs.iter().filter(|c| c.config_operation != 1 && c.value.is_none()).map(|c| c.name.as_str()).collect();
     if !nulls.is_empty() {
-        return Err((E::InvalidRequest.code(), format!("Null value not supported for : {}", nulls.join(", "))));
+        return Err(ApiError::new(E::InvalidRequest, format!("Null value not supported for : {}", nulls.join(", "))));
     }
     let taken = res.resource_type == RESOURCE_TOPIC
         || (kafka4 && res.resource_type == coordinator::group_config::RESOURCE_GROUP);
     if !taken {
-        return Err((
-            E::InvalidRequest.code(),
+        return Err(ApiError::new(
+            E::InvalidRequest,
             format!(
                 "logtool broker alters the configs of topics{} only, not of resource type {}",
                 if kafka4 { " and groups" } else { "" },
@@ -792,7 +796,7 @@ fn alter_one(
     let mut ops = Vec::new();
     for c in &res.configs {
         let op = AlterOp::from_id(c.config_operation).ok_or_else(|| {
-            (E::InvalidRequest.code(), format!("Unknown alter configs operation {}", c.config_operation))
+            ApiError::new(E::InvalidRequest, format!("Unknown alter configs operation {}", c.config_operation))
         })?;
         ops.push((c.name.to_string(), op, c.value.as_ref().map(|v| v.to_string())));
     }
@@ -812,7 +816,7 @@ pub fn delete_records(sh: &Shared, _version: i16, req: DeleteRecordsRequest) -> 
             pr.partition_index = p.partition_index;
             match store.delete_records(t.name.as_str(), p.partition_index, p.offset) {
                 Ok(low) => pr.low_watermark = low,
-                Err(code) => {
+                Err(ApiError { code, .. }) => {
                     pr.low_watermark = -1;
                     pr.error_code = code;
                 }
@@ -848,7 +852,7 @@ pub fn delete_topics(sh: &Shared, version: i16, req: DeleteTopicsRequest) -> Del
                     res.topic_id = uuid(t.topic.topic_id);
                 }
                 res.name = Some(TopicName(s(n.clone())));
-                if let Err(code) = store.delete_topic(&n) {
+                if let Err(ApiError { code, .. }) = store.delete_topic(&n) {
                     res.error_code = code;
                 }
             }
@@ -866,7 +870,7 @@ pub fn create_partitions(sh: &Shared, _version: i16, req: CreatePartitionsReques
     for t in req.topics {
         let mut res = CreatePartitionsTopicResult::default();
         res.name = t.name.clone();
-        if let Err((code, message)) = store.create_partitions(t.name.as_str(), t.count, req.validate_only) {
+        if let Err(ApiError { code, message }) = store.create_partitions(t.name.as_str(), t.count, req.validate_only) {
             res.error_code = code;
             res.error_message = Some(s(message));
         }

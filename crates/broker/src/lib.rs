@@ -24,6 +24,7 @@ pub mod defaults {
 
 mod api;
 mod consumer_api;
+mod error;
 pub mod faults;
 mod generic;
 mod group_api;

@@ -19,9 +19,12 @@
 
 use std::collections::BTreeMap;
 
+use kafka_protocol::ResponseError as E;
 use kafka_protocol::messages::fetch_request::{FetchPartition, FetchTopic};
 use kafka_protocol::messages::fetch_response::PartitionData;
 use kafka_protocol::messages::{FetchRequest, FetchResponse, TopicName};
+
+use crate::error::ApiError;
 
 /// `max.incremental.fetch.session.cache.slots`.
 pub const MAX_SESSIONS: usize = 1000;
@@ -29,10 +32,6 @@ pub const MAX_SESSIONS: usize = 1000;
 /// `FetchMetadata.INITIAL_EPOCH` / `FINAL_EPOCH`.
 const INITIAL_EPOCH: i32 = 0;
 const FINAL_EPOCH: i32 = -1;
-
-/// `Errors.FETCH_SESSION_ID_NOT_FOUND` / `INVALID_FETCH_SESSION_EPOCH`.
-pub const FETCH_SESSION_ID_NOT_FOUND: i16 = 70;
-pub const INVALID_FETCH_SESSION_EPOCH: i16 = 71;
 
 /// A partition as the request names it: the topic's name (before v13) or
 /// id (v13 on), and the partition.
@@ -75,7 +74,7 @@ pub enum Plan {
     /// what changed.
     Read { request: Box<FetchRequest>, id: i32, incremental: bool },
     /// Answer this error at the top level.
-    Error(i16),
+    Error(ApiError),
 }
 
 /// `nextEpoch`: 1 after `i32::MAX`.
@@ -130,9 +129,9 @@ impl FetchSessions {
             return Plan::Read { request: Box::new(req), id: new, incremental: false };
         }
         let now = self.tick();
-        let Some(s) = self.sessions.get_mut(&id) else { return Plan::Error(FETCH_SESSION_ID_NOT_FOUND) };
+        let Some(s) = self.sessions.get_mut(&id) else { return Plan::Error(E::FetchSessionIdNotFound.into()) };
         if s.next_epoch != epoch {
-            return Plan::Error(INVALID_FETCH_SESSION_EPOCH);
+            return Plan::Error(E::InvalidFetchSessionEpoch.into());
         }
         s.last_used = now;
         for f in &req.forgotten_topics_data {

@@ -29,7 +29,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use coordinator::consumer_group::Refused;
 use coordinator::share_group::{self as rules, Heartbeat};
 use coordinator::share_partition::{self as sp, SharePartition, ShareSession, StateBatch, Write};
 use kafka_protocol::ResponseError as E;
@@ -47,6 +46,7 @@ use tokio::sync::OwnedSemaphorePermit;
 
 use crate::Shared;
 use crate::api::{ready, topic_id, topics, uuid_of, write};
+use crate::error::{ApiError, code_of};
 use crate::store::{self, SHARE_STATE_TOPIC, State};
 
 /// `share.coordinator.snapshot.update.records.per.snapshot` (Kafka's
@@ -64,11 +64,13 @@ fn s(text: impl Into<String>) -> StrBytes {
 
 /// Write `record` of `key` to its `__share_group_state` partition, then
 /// replay it.
-fn write_share(store: &mut State, key: &SharePartitionKey, record: ShareRecord) -> Result<(), (i16, String)> {
+fn write_share(store: &mut State, key: &SharePartitionKey, record: ShareRecord) -> Result<(), ApiError> {
     let p = store.share_state_partition(&key.0, &key.1, key.2)?;
     let encoded = kmsg::coordinator::encode_share_record(&record)
-        .map_err(|e| (E::UnknownServerError.code(), format!("a share state record could not be encoded: {e}")))?;
-    store.append_records(SHARE_STATE_TOPIC, p, &[encoded]).map_err(|e| (E::KafkaStorageError.code(), e.to_string()))?;
+        .map_err(|e| ApiError::new(E::UnknownServerError, format!("a share state record could not be encoded: {e}")))?;
+    store
+        .append_records(SHARE_STATE_TOPIC, p, &[encoded])
+        .map_err(|e| ApiError::new(E::KafkaStorageError, e.to_string()))?;
     store.share.replay(record, (p, -1));
     Ok(())
 }
@@ -108,7 +110,7 @@ fn update_key(key: &SharePartitionKey) -> ShareUpdateKey {
 /// InitializeShareGroupState (`ShareCoordinatorShard.initializeState`):
 /// a first snapshot, start offset and delivery count -1, at the group's
 /// epoch.
-fn initialize_state(store: &mut State, key: &SharePartitionKey, state_epoch: i32) -> Result<(), (i16, String)> {
+fn initialize_state(store: &mut State, key: &SharePartitionKey, state_epoch: i32) -> Result<(), ApiError> {
     let snapshot_epoch = store.share.partitions.get(key).map_or(0, |s| s.snapshot_epoch.saturating_add(1));
     let now = store::now_ms();
     let value = ShareSnapshotValue {
@@ -135,9 +137,9 @@ fn write_state(
     key: &SharePartitionKey,
     w: &Write,
     leader_epoch: Option<i32>,
-) -> Result<(), (i16, String)> {
+) -> Result<(), ApiError> {
     let Some(cur) = store.share.partitions.get(key).cloned() else {
-        return Err((E::UnknownTopicOrPartition.code(), format!("no share state of {key:?}")));
+        return Err(ApiError::new(E::UnknownTopicOrPartition, format!("no share state of {key:?}")));
     };
     let leader_epoch = leader_epoch.unwrap_or(cur.leader_epoch);
     let record = if cur.updates >= UPDATES_PER_SNAPSHOT {
@@ -184,12 +186,12 @@ fn topic_name(store: &State, id: &str) -> Option<String> {
 /// The share partition `key` of topic `name`, loaded on first use
 /// (`SharePartition.maybeInitialize`, after the share coordinator's
 /// `readStateAndMaybeUpdateLeaderEpoch`, which writes a newer leader epoch).
-fn load<'a>(store: &'a mut State, key: &SharePartitionKey, name: &str) -> Result<&'a mut SharePartition, i16> {
+fn load<'a>(store: &'a mut State, key: &SharePartitionKey, name: &str) -> Result<&'a mut SharePartition, ApiError> {
     if !store.share_partitions.contains_key(key) {
         let Some(state) = store.share.partitions.get(key).cloned() else {
-            return Err(E::UnknownTopicOrPartition.code());
+            return Err(E::UnknownTopicOrPartition.into());
         };
-        store.offsets(name, key.2).ok_or(E::UnknownTopicOrPartition.code())?;
+        store.offsets(name, key.2).ok_or(ApiError::from(E::UnknownTopicOrPartition))?;
         let leader = store.leader_epoch(name, key.2).unwrap_or(0);
         if state.leader_epoch != leader {
             let w = Write {
@@ -197,7 +199,7 @@ fn load<'a>(store: &'a mut State, key: &SharePartitionKey, name: &str) -> Result
                 batches: Vec::new(),
                 delivery_complete_count: state.delivery_complete_count,
             };
-            write_state(store, key, &w, Some(leader)).map_err(|(code, _)| code)?;
+            write_state(store, key, &w, Some(leader))?;
         }
         let start =
             if state.start_offset == sp::UNINITIALIZED { reset_offset(store, key, name)? } else { state.start_offset };
@@ -205,7 +207,7 @@ fn load<'a>(store: &'a mut State, key: &SharePartitionKey, name: &str) -> Result
             .share_partitions
             .insert(key.clone(), SharePartition::load(start, state.state_epoch, &state.state_batches));
     }
-    store.share_partitions.get_mut(key).ok_or(E::UnknownTopicOrPartition.code())
+    store.share_partitions.get_mut(key).ok_or(ApiError::from(E::UnknownTopicOrPartition))
 }
 
 /// Where a share partition without state starts: the group's
@@ -214,33 +216,29 @@ fn load<'a>(store: &'a mut State, key: &SharePartitionKey, name: &str) -> Result
 /// (read_uncommitted): the log start offset, the high watermark, or the
 /// first offset at or after now minus the duration - none when no record is
 /// that new (Kafka's `OffsetNotAvailableException`).
-fn reset_offset(store: &mut State, key: &SharePartitionKey, name: &str) -> Result<i64, i16> {
+fn reset_offset(store: &mut State, key: &SharePartitionKey, name: &str) -> Result<i64, ApiError> {
     use coordinator::group_config::{self, ShareAutoOffsetReset};
     let reset = group_config::share_auto_offset_reset(store.group_config(&key.0));
-    let (start, end) = store.offsets(name, key.2).ok_or(E::UnknownTopicOrPartition.code())?;
+    let (start, end) = store.offsets(name, key.2).ok_or(ApiError::from(E::UnknownTopicOrPartition))?;
     match reset {
         ShareAutoOffsetReset::Earliest => Ok(start),
         ShareAutoOffsetReset::Latest => Ok(end),
         ShareAutoOffsetReset::ByDuration(ms) => {
             let at = store::now_ms().saturating_sub(ms);
             match store.answer_offsets(name, key.2, logrules::offsets::Spec::Timestamp(at)) {
-                Ok(Some(a)) => a.offset.ok_or(E::OffsetNotAvailable.code()),
-                Ok(None) => Err(E::UnknownTopicOrPartition.code()),
-                Err(_) => Err(E::KafkaStorageError.code()),
+                Ok(Some(a)) => a.offset.ok_or(ApiError::from(E::OffsetNotAvailable)),
+                Ok(None) => Err(E::UnknownTopicOrPartition.into()),
+                Err(_) => Err(E::KafkaStorageError.into()),
             }
         }
     }
 }
 
 /// Write a share partition's change; a failure is told.
-fn persist(store: &mut State, key: &SharePartitionKey, w: &Write) -> i16 {
-    match write_state(store, key, w, None) {
-        Ok(()) => 0,
-        Err((code, message)) => {
-            eprintln!("logtool broker: share partition {key:?}: {message}");
-            code
-        }
-    }
+fn persist(store: &mut State, key: &SharePartitionKey, w: &Write) -> Result<(), ApiError> {
+    write_state(store, key, w, None).inspect_err(|e| {
+        eprintln!("logtool broker: share partition {key:?}: {}", e.message);
+    })
 }
 
 /// Release what `member` of `group` holds (or, member `None`, every
@@ -252,7 +250,8 @@ fn release(store: &mut State, group: &str, member: Option<&str>) {
     for key in keys {
         let w = store.share_partitions.get_mut(&key).and_then(|p| p.release(member, now, &limits));
         if let Some(w) = w {
-            persist(store, &key, &w);
+            // told by persist; the release stands in memory either way
+            let _ = persist(store, &key, &w);
         }
     }
 }
@@ -300,7 +299,9 @@ fn initialize(store: &mut State, group: &str, list: &[(String, String, Vec<i32>)
         for p in ps {
             match initialize_state(store, &(group.to_string(), id.clone(), *p), epoch) {
                 Ok(()) => ok.push(*p),
-                Err((_, m)) => eprintln!("logtool broker: share group {group}: initializing {name}-{p}: {m}"),
+                Err(ApiError { message: m, .. }) => {
+                    eprintln!("logtool broker: share group {group}: initializing {name}-{p}: {m}")
+                }
             }
         }
         if !ok.is_empty() {
@@ -333,12 +334,12 @@ pub fn share_group_heartbeat(
         client_host: host.to_string(),
     };
     let mut r = ShareGroupHeartbeatResponse::default();
-    let refuse = |r: &mut ShareGroupHeartbeatResponse, e: Refused| {
+    let refuse = |r: &mut ShareGroupHeartbeatResponse, e: ApiError| {
         r.error_code = e.code;
         r.error_message = Some(s(e.message));
     };
     if let Err(e) = rules::validate(&hb) {
-        refuse(&mut r, e);
+        refuse(&mut r, e.into());
         return r;
     }
     let mut store = sh.lock();
@@ -353,7 +354,7 @@ pub fn share_group_heartbeat(
     {
         Ok(o) => o,
         Err(e) => {
-            refuse(&mut r, e);
+            refuse(&mut r, e.into());
             return r;
         }
     };
@@ -521,7 +522,7 @@ fn next_epoch(epoch: i32) -> i32 {
     if epoch == i32::MAX { 1 } else { epoch.saturating_add(1) }
 }
 
-/// Apply one partition's acknowledgements: its error code.
+/// Apply one partition's acknowledgements.
 fn acknowledge(
     store: &mut State,
     group: &str,
@@ -529,19 +530,15 @@ fn acknowledge(
     tid: &str,
     p: i32,
     batches: &[(i64, i64, Vec<i8>)],
-) -> i16 {
-    let Some(name) = topic_name(store, tid) else { return E::UnknownTopicId.code() };
+) -> Result<(), ApiError> {
+    let name = topic_name(store, tid).ok_or(ApiError::from(E::UnknownTopicId))?;
     let key = (group.to_string(), tid.to_string(), p);
     let limits = store.share_limits(group);
-    let result = match load(store, &key, &name) {
-        Ok(part) => part.acknowledge(member, batches, &limits),
-        Err(code) => return code,
-    };
-    match result {
+    match load(store, &key, &name)?.acknowledge(member, batches, &limits) {
         Ok(w) => persist(store, &key, &w),
         Err(sp::InvalidRecordState(m)) => {
             eprintln!("logtool broker: share group {group}: {name}-{p}: {m}");
-            E::InvalidRecordState.code()
+            Err(ApiError::new(E::InvalidRecordState, m))
         }
     }
 }
@@ -553,22 +550,22 @@ const MAX_SHARE_SESSIONS: usize = 2000;
 /// or ShareAcknowledge names, after `SharePartitionManager.newContext`'s
 /// checks: epoch 0 opens a new one (no acknowledgements in it, at most
 /// [`MAX_SHARE_SESSIONS`]); `Err` the request's error code.
-fn session_for(store: &mut State, group: &str, member: &str, epoch: i32, fetch: Option<bool>) -> Result<(), i16> {
+fn session_for(store: &mut State, group: &str, member: &str, epoch: i32, fetch: Option<bool>) -> Result<(), ApiError> {
     let key = (group.to_string(), member.to_string());
     match (epoch, store.share_sessions.get(&key), fetch) {
-        (0, _, Some(true)) => Err(E::InvalidRequest.code()),
+        (0, _, Some(true)) => Err(E::InvalidRequest.into()),
         (0, existing, Some(false)) => {
             if existing.is_none() && store.share_sessions.len() >= MAX_SHARE_SESSIONS {
-                return Err(E::ShareSessionLimitReached.code());
+                return Err(E::ShareSessionLimitReached.into());
             }
             store.share_sessions.insert(key, ShareSession { epoch: 1, partitions: BTreeSet::new() });
             Ok(())
         }
-        (0, _, None) => Err(E::InvalidShareSessionEpoch.code()),
-        (_, None, _) => Err(E::ShareSessionNotFound.code()),
+        (0, _, None) => Err(E::InvalidShareSessionEpoch.into()),
+        (_, None, _) => Err(E::ShareSessionNotFound.into()),
         (FINAL_EPOCH, Some(_), _) => Ok(()),
         (e, Some(s), _) if e == s.epoch => Ok(()),
-        _ => Err(E::InvalidShareSessionEpoch.code()),
+        _ => Err(E::InvalidShareSessionEpoch.into()),
     }
 }
 
@@ -578,7 +575,7 @@ type Acked = Vec<(String, i32, i16)>;
 /// A ShareFetch's session and acknowledgements (`SharePartitionManager.newContext`,
 /// the acknowledgements first): each acknowledged partition's error code,
 /// and the node; `Err` the request's error code.
-fn begin(sh: &Shared, req: &ShareFetchRequest, group: &str, member: &str) -> Result<(Acked, i32), i16> {
+fn begin(sh: &Shared, req: &ShareFetchRequest, group: &str, member: &str) -> Result<(Acked, i32), ApiError> {
     let mut store = sh.lock();
     let acks = req.topics.iter().any(|t| t.partitions.iter().any(|p| !p.acknowledgement_batches.is_empty()));
     session_for(&mut store, group, member, req.share_session_epoch, Some(acks))?;
@@ -593,7 +590,7 @@ fn begin(sh: &Shared, req: &ShareFetchRequest, group: &str, member: &str) -> Res
                     .iter()
                     .map(|b| (b.first_offset, b.last_offset, b.acknowledge_types.clone()))
                     .collect();
-                let code = acknowledge(&mut store, group, member, &tid, p.partition_index, &batches);
+                let code = code_of(&acknowledge(&mut store, group, member, &tid, p.partition_index, &batches));
                 acked.push((tid.clone(), p.partition_index, code));
             }
             if req.share_session_epoch != FINAL_EPOCH
@@ -637,7 +634,7 @@ pub async fn share_fetch(sh: &Shared, req: ShareFetchRequest) -> (ShareFetchResp
     }
     let (acked, node) = match begin(sh, &req, &group, &member) {
         Ok(x) => x,
-        Err(code) => {
+        Err(ApiError { code, .. }) => {
             r.error_code = code;
             return (r, None);
         }
@@ -752,7 +749,7 @@ fn acquire(
                 out.push((tid.clone(), *p, (0, leader_epoch), Vec::new(), Vec::new()));
                 continue;
             }
-            Err(code) => {
+            Err(ApiError { code, .. }) => {
                 out.push((tid.clone(), *p, (code, leader_epoch), Vec::new(), Vec::new()));
                 continue;
             }
@@ -802,7 +799,7 @@ pub fn share_acknowledge(sh: &Shared, req: ShareAcknowledgeRequest) -> ShareAckn
     let group = req.group_id.as_ref().map(|g| g.as_str().to_string()).unwrap_or_default();
     let member = req.member_id.as_ref().map(ToString::to_string).unwrap_or_default();
     let mut store = sh.lock();
-    if let Err(code) = session_for(&mut store, &group, &member, req.share_session_epoch, None) {
+    if let Err(ApiError { code, .. }) = session_for(&mut store, &group, &member, req.share_session_epoch, None) {
         r.error_code = code;
         return r;
     }
@@ -817,7 +814,7 @@ pub fn share_acknowledge(sh: &Shared, req: ShareAcknowledgeRequest) -> ShareAckn
                 .iter()
                 .map(|b| (b.first_offset, b.last_offset, b.acknowledge_types.clone()))
                 .collect();
-            let code = acknowledge(&mut store, &group, &member, &tid, p.partition_index, &batches);
+            let code = code_of(&acknowledge(&mut store, &group, &member, &tid, p.partition_index, &batches));
             let mut pd = ack_response::PartitionData::default();
             pd.partition_index = p.partition_index;
             pd.error_code = code;

@@ -30,6 +30,7 @@ use logwrite::write::logdir::{self, Cluster, LogDirWriter, Node, Placement, Shut
 use logwrite::write::partition::LogConfig;
 
 use crate::BrokerError;
+use crate::error::ApiError;
 
 /// Producer ids the controller hands a broker at a time
 /// (`ProducerIdManager`: blocks of 1000).
@@ -63,7 +64,7 @@ pub enum AppendResult {
     /// Appended (or a duplicate of an earlier append) at this base offset.
     Appended { base_offset: i64 },
     /// A Kafka error code and message.
-    Error(i16, String),
+    Error(ApiError),
 }
 
 /// What a fetch of one partition reads.
@@ -222,7 +223,7 @@ impl State {
         producer_epoch: i16,
         commit: bool,
         coordinator_epoch: i32,
-    ) -> Result<(), (i16, String)> {
+    ) -> Result<(), ApiError> {
         self.store.write_marker(topic, partition, producer_id, producer_epoch, commit, coordinator_epoch)?;
         if topic == OFFSETS_TOPIC
             && let Some(pending) = self.pending_txn_offsets.get_mut(&producer_id)
@@ -257,7 +258,7 @@ impl State {
         producer_id: i64,
         producer_epoch: i16,
         offsets: Vec<(String, i32, coordinator::classic::Committed)>,
-    ) -> Result<(), (i16, String)> {
+    ) -> Result<(), ApiError> {
         self.store.append_txn_offsets(group, producer_id, producer_epoch, &offsets)?;
         let pending = self.pending_txn_offsets.entry(producer_id).or_default();
         for (t, p, c) in offsets {
@@ -482,10 +483,10 @@ impl Store {
 
     /// Append metadata records (a controller's commit) before the change
     /// they describe is made on disk.
-    fn commit_metadata(&mut self, batch: &logdir::MetadataBatch) -> Result<(), (i16, String)> {
+    fn commit_metadata(&mut self, batch: &logdir::MetadataBatch) -> Result<(), ApiError> {
         self.writer
             .append_metadata(batch, now_ms())
-            .map_err(|e| (kafka_protocol::ResponseError::KafkaStorageError.code(), e.to_string()))
+            .map_err(|e| ApiError::new(kafka_protocol::ResponseError::KafkaStorageError, e.to_string()))
     }
 
     /// The broker's configs (as its server.properties would hold them).
@@ -542,15 +543,15 @@ impl Store {
         partitions: i32,
         configs: BTreeMap<String, String>,
         validate_only: bool,
-    ) -> Result<Uuid, (i16, String)> {
+    ) -> Result<Uuid, ApiError> {
         use kafka_protocol::ResponseError as E;
-        config_rules::validate_topic_name(name).map_err(|m| (E::InvalidTopicException.code(), m))?;
+        config_rules::validate_topic_name(name).map_err(|m| ApiError::new(E::InvalidTopicException, m))?;
         if name == OFFSETS_TOPIC || name == TRANSACTION_TOPIC || name == SHARE_STATE_TOPIC {
-            return Err((E::InvalidRequest.code(), format!("Creation of internal topic {name} is prohibited.")));
+            return Err(ApiError::new(E::InvalidRequest, format!("Creation of internal topic {name} is prohibited.")));
         }
         if let Some(other) = config_rules::colliding_topic(name, self.topics.keys().map(String::as_str)) {
-            return Err((
-                E::InvalidTopicException.code(),
+            return Err(ApiError::new(
+                E::InvalidTopicException,
                 format!("Topic '{name}' collides with existing topic: {other}"),
             ));
         }
@@ -569,20 +570,21 @@ impl Store {
         partitions: i32,
         configs: BTreeMap<String, String>,
         validate_only: bool,
-    ) -> Result<Uuid, (i16, String)> {
+    ) -> Result<Uuid, ApiError> {
         use kafka_protocol::ResponseError as E;
         if self.topics.contains_key(name) {
-            return Err((E::TopicAlreadyExists.code(), format!("Topic '{name}' already exists.")));
+            return Err(ApiError::new(E::TopicAlreadyExists, format!("Topic '{name}' already exists.")));
         }
-        config_rules::validate(&configs, self.kafka_version).map_err(|e| (E::InvalidConfig.code(), e.message))?;
+        config_rules::validate(&configs, self.kafka_version).map_err(|e| ApiError::new(E::InvalidConfig, e.message))?;
         if partitions <= 0 {
-            return Err((
-                E::InvalidPartitions.code(),
-                "Number of partitions was set to an invalid non-positive value.".into(),
+            return Err(ApiError::new(
+                E::InvalidPartitions,
+                "Number of partitions was set to an invalid non-positive value.",
             ));
         }
-        let config = LogConfig::from_topic(|k| configs.get(k).cloned()).map_err(|m| (E::InvalidConfig.code(), m))?;
-        let storage = |e: String| (E::KafkaStorageError.code(), e);
+        let config =
+            LogConfig::from_topic(|k| configs.get(k).cloned()).map_err(|m| ApiError::new(E::InvalidConfig, m))?;
+        let storage = |e: String| ApiError::new(E::KafkaStorageError, e);
         for p in 0..partitions {
             let dir = self.writer.dir().join(logdir::partition_dir_name(name, p));
             if std::fs::read_dir(&dir).is_ok_and(|mut d| d.next().is_some()) || dir.is_file() {
@@ -616,7 +618,8 @@ impl Store {
             }
         }
         if failed.is_none()
-            && let Err((_, e)) = self.commit_metadata(&logdir::topic_batch(&self.cluster(), &topic))
+            && let Err(ApiError { message: e, .. }) =
+                self.commit_metadata(&logdir::topic_batch(&self.cluster(), &topic))
         {
             failed = Some(e);
         }
@@ -669,20 +672,20 @@ impl Store {
         name: &str,
         ops: &[(String, coordinator::config::AlterOp, Option<String>)],
         validate_only: bool,
-    ) -> Result<(), (i16, String)> {
+    ) -> Result<(), ApiError> {
         use coordinator::group_config;
         use kafka_protocol::ResponseError as E;
-        let invalid = |m: String| (E::InvalidConfig.code(), m);
+        let invalid = |m: String| ApiError::new(E::InvalidConfig, m);
         let is_group = resource_type == group_config::RESOURCE_GROUP;
         if is_group {
             if name.is_empty() {
-                return Err((E::InvalidRequest.code(), "Default group resources are not allowed.".into()));
+                return Err(ApiError::new(E::InvalidRequest, "Default group resources are not allowed."));
             }
         } else {
             if name.is_empty() {
-                return Err((E::InvalidRequest.code(), "Default topic resources are not allowed.".into()));
+                return Err(ApiError::new(E::InvalidRequest, "Default topic resources are not allowed."));
             }
-            config_rules::validate_topic_name(name).map_err(|m| (E::InvalidTopicException.code(), m))?;
+            config_rules::validate_topic_name(name).map_err(|m| ApiError::new(E::InvalidTopicException, m))?;
         }
         let empty = BTreeMap::new();
         let current =
@@ -701,7 +704,7 @@ impl Store {
         } else {
             config_rules::validate(&after, self.kafka_version).map_err(|e| invalid(e.message))?;
             if !self.topics.contains_key(name) {
-                return Err((E::UnknownTopicOrPartition.code(), format!("The topic '{name}' does not exist.")));
+                return Err(ApiError::new(E::UnknownTopicOrPartition, format!("The topic '{name}' does not exist.")));
             }
         }
         let log_config =
@@ -732,7 +735,7 @@ impl Store {
     /// `__consumer_offsets`, created as the group coordinator creates it
     /// (`offsets.topic.num.partitions`, compacted, 100 MiB segments) when a
     /// group first needs it; the partition that holds `group`.
-    pub fn offsets_partition(&mut self, group: &str) -> Result<i32, (i16, String)> {
+    pub fn offsets_partition(&mut self, group: &str) -> Result<i32, ApiError> {
         if !self.topics.contains_key(OFFSETS_TOPIC) {
             let configs: BTreeMap<String, String> =
                 [("cleanup.policy", "compact"), ("compression.type", "producer"), ("segment.bytes", "104857600")]
@@ -752,7 +755,7 @@ impl Store {
     /// partition that holds (group, topic id, partition)
     /// (`ShareCoordinatorService.partitionFor`: the Java hash of
     /// `group:topicId:partition` modulo the count).
-    pub fn share_state_partition(&mut self, group: &str, topic_id: &str, partition: i32) -> Result<i32, (i16, String)> {
+    pub fn share_state_partition(&mut self, group: &str, topic_id: &str, partition: i32) -> Result<i32, ApiError> {
         if !self.topics.contains_key(SHARE_STATE_TOPIC) {
             let configs: BTreeMap<String, String> = [
                 ("cleanup.policy", "delete"),
@@ -777,7 +780,7 @@ impl Store {
     /// MiB segments, `transaction.state.log.num.partitions`) when a
     /// transactional id first needs it; the partition that holds
     /// `transactional_id` (`partitionFor`: its hash modulo the count).
-    pub fn transaction_partition(&mut self, transactional_id: &str) -> Result<i32, (i16, String)> {
+    pub fn transaction_partition(&mut self, transactional_id: &str) -> Result<i32, ApiError> {
         if !self.topics.contains_key(TRANSACTION_TOPIC) {
             let configs: BTreeMap<String, String> = [
                 ("cleanup.policy", "compact"),
@@ -796,15 +799,11 @@ impl Store {
 
     /// Write a transactional id's state to `__transaction_state`, as the
     /// coordinator does before it answers.
-    pub fn write_txn(
-        &mut self,
-        transactional_id: &str,
-        txn: &coordinator::transaction::Txn,
-    ) -> Result<(), (i16, String)> {
+    pub fn write_txn(&mut self, transactional_id: &str, txn: &coordinator::transaction::Txn) -> Result<(), ApiError> {
         let p = self.transaction_partition(transactional_id)?;
         let version = logrules::transactions::version::log_value_version(self.transaction_version());
         self.append_records(TRANSACTION_TOPIC, p, &[txn.record(transactional_id, version)])
-            .map_err(|e| (kafka_protocol::ResponseError::KafkaStorageError.code(), e.to_string()))
+            .map_err(|e| ApiError::new(kafka_protocol::ResponseError::KafkaStorageError, e.to_string()))
     }
 
     /// The finalized `transaction.version` (0: none; 2: epoch bumps).
@@ -837,15 +836,15 @@ impl Store {
         producer_epoch: i16,
         commit: bool,
         coordinator_epoch: i32,
-    ) -> Result<(), (i16, String)> {
+    ) -> Result<(), ApiError> {
         use kafka_protocol::ResponseError as E;
         let now = now_ms();
         let marker = logfmt::control::EndTxnMarker { commit, version: 0, coordinator_epoch };
         let Some(w) = self.writer.partition(topic, partition) else {
-            return Err((E::UnknownTopicOrPartition.code(), format!("no partition {topic}-{partition}")));
+            return Err(ApiError::new(E::UnknownTopicOrPartition, format!("no partition {topic}-{partition}")));
         };
         let mut b = logdir::end_txn_batch(producer_id, producer_epoch, &marker, now);
-        w.append(&mut b, now, Some(&marker)).map_err(|e| (E::KafkaStorageError.code(), e.to_string()))?;
+        w.append(&mut b, now, Some(&marker)).map_err(|e| ApiError::new(E::KafkaStorageError, e.to_string()))?;
         Ok(())
     }
 
@@ -859,7 +858,7 @@ impl Store {
         producer_id: i64,
         producer_epoch: i16,
         offsets: &[(String, i32, coordinator::classic::Committed)],
-    ) -> Result<(), (i16, String)> {
+    ) -> Result<(), ApiError> {
         use kafka_protocol::ResponseError as E;
         use logfmt::builder::{BatchBuilder, NewRecord};
         let partition = self.offsets_partition(group)?;
@@ -867,7 +866,7 @@ impl Store {
         let records: Vec<_> =
             offsets.iter().map(|(t, p, c)| coordinator::classic::offset_record(group, t, *p, c)).collect();
         let Some(w) = self.writer.partition(OFFSETS_TOPIC, partition) else {
-            return Err((E::CoordinatorNotAvailable.code(), format!("no partition {OFFSETS_TOPIC}-{partition}")));
+            return Err(ApiError::new(E::CoordinatorNotAvailable, format!("no partition {OFFSETS_TOPIC}-{partition}")));
         };
         let mut b = BatchBuilder::new(0);
         b.producer_id = producer_id;
@@ -878,7 +877,7 @@ impl Store {
             b.push(&NewRecord { timestamp: now, key: Some(k), value: v.as_deref(), headers: &[] });
         }
         if !b.is_empty() {
-            w.append(&mut b, now, None).map_err(|e| (E::KafkaStorageError.code(), e.to_string()))?;
+            w.append(&mut b, now, None).map_err(|e| ApiError::new(E::KafkaStorageError, e.to_string()))?;
         }
         Ok(())
     }
@@ -942,7 +941,7 @@ impl Store {
             // the controller hands out the next block (ProducerIdsRecord)
             let epoch = self.writer.broker_epoch(self.node_id);
             let block = logdir::producer_ids_batch(id.saturating_add(PRODUCER_ID_BLOCK), epoch);
-            if let Err((_, e)) = self.commit_metadata(&block) {
+            if let Err(ApiError { message: e, .. }) = self.commit_metadata(&block) {
                 eprintln!("logtool broker: producer ids: {e}");
             }
         }
@@ -980,39 +979,39 @@ impl Store {
     pub fn append(&mut self, topic: &str, partition: i32, batch: &mut [u8]) -> AppendResult {
         use kafka_protocol::ResponseError as E;
         let Some(w) = self.writer.partition(topic, partition) else {
-            return AppendResult::Error(
-                E::UnknownTopicOrPartition.code(),
-                "This server does not host this topic-partition.".into(),
-            );
+            return AppendResult::Error(ApiError::new(
+                E::UnknownTopicOrPartition,
+                "This server does not host this topic-partition.",
+            ));
         };
         let header = match logfmt::batch::RecordBatch::parse(batch, 0) {
             Ok(b) => *b.header(),
-            Err(e) => return AppendResult::Error(E::CorruptMessage.code(), e.to_string()),
+            Err(e) => return AppendResult::Error(ApiError::new(E::CorruptMessage, e.to_string())),
         };
         match w.producers().check_append(&header) {
             AppendCheck::Append => {}
             AppendCheck::Duplicate { base_offset, .. } => return AppendResult::Appended { base_offset },
             AppendCheck::OutOfOrderSequence { expected } => {
-                return AppendResult::Error(
-                    E::OutOfOrderSequenceNumber.code(),
+                return AppendResult::Error(ApiError::new(
+                    E::OutOfOrderSequenceNumber,
                     format!(
                         "Out of order sequence number for producer {} at offset {} in partition {topic}-{partition}: {} (incoming seq. number), {expected} (expected seq. number)",
                         header.producer_id,
                         w.log_end_offset(),
                         header.base_sequence
                     ),
-                );
+                ));
             }
             AppendCheck::InvalidProducerEpoch { current } => {
-                return AppendResult::Error(
-                    E::InvalidProducerEpoch.code(),
+                return AppendResult::Error(ApiError::new(
+                    E::InvalidProducerEpoch,
                     format!(
                         "Epoch of producer {} at offset {} in {topic}-{partition} is {}, which is smaller than the last seen epoch {current}",
                         header.producer_id,
                         w.log_end_offset(),
                         header.producer_epoch
                     ),
-                );
+                ));
             }
         }
         match w.append_raw(batch, now_ms()) {
@@ -1028,7 +1027,7 @@ impl Store {
                         "logtool broker: cannot write to {topic}-{partition}: {e}; what was written of the batch is cut off and producers get KAFKA_STORAGE_ERROR (nothing is acknowledged that is not in place) until writes succeed again"
                     );
                 }
-                AppendResult::Error(E::KafkaStorageError.code(), e.to_string())
+                AppendResult::Error(ApiError::new(E::KafkaStorageError, e.to_string()))
             }
         }
     }
@@ -1055,50 +1054,50 @@ impl Store {
 
     /// DeleteRecords: the log start of a partition moves to `offset` (-1:
     /// the high watermark). Returns the new log start.
-    pub fn delete_records(&mut self, topic: &str, partition: i32, offset: i64) -> Result<i64, i16> {
+    pub fn delete_records(&mut self, topic: &str, partition: i32, offset: i64) -> Result<i64, ApiError> {
         use kafka_protocol::ResponseError as E;
-        let Some(w) = self.writer.partition(topic, partition) else { return Err(E::UnknownTopicOrPartition.code()) };
+        let Some(w) = self.writer.partition(topic, partition) else { return Err(E::UnknownTopicOrPartition.into()) };
         let hw = w.log_end_offset();
         let offset = if offset == -1 { hw } else { offset };
         if offset < 0 || offset > hw {
-            return Err(E::OffsetOutOfRange.code());
+            return Err(E::OffsetOutOfRange.into());
         }
         if offset > w.log_start_offset() {
-            w.delete_records(offset).map_err(|_| E::KafkaStorageError.code())?;
+            w.delete_records(offset).map_err(|e| ApiError::new(E::KafkaStorageError, e.to_string()))?;
         }
         Ok(w.log_start_offset())
     }
 
     /// DeleteTopics: the topic and its partition dirs go.
-    pub fn delete_topic(&mut self, name: &str) -> Result<(), i16> {
+    pub fn delete_topic(&mut self, name: &str) -> Result<(), ApiError> {
         use kafka_protocol::ResponseError as E;
         if name == OFFSETS_TOPIC || name == TRANSACTION_TOPIC || name == SHARE_STATE_TOPIC {
-            return Err(E::TopicDeletionDisabled.code());
+            return Err(E::TopicDeletionDisabled.into());
         }
         let Some(id) = self.topics.get(name).map(|t| t.topic.topic_id) else {
-            return Err(E::UnknownTopicOrPartition.code());
+            return Err(E::UnknownTopicOrPartition.into());
         };
         let remove = RemoveTopicRecord { topic_id: id.to_string() };
-        self.commit_metadata(&vec![kmsg::metadata::entry(0, &remove)]).map_err(|(code, _)| code)?;
-        let Some(t) = self.topics.remove(name) else { return Err(E::UnknownTopicOrPartition.code()) };
+        self.commit_metadata(&vec![kmsg::metadata::entry(0, &remove)])?;
+        let Some(t) = self.topics.remove(name) else { return Err(E::UnknownTopicOrPartition.into()) };
         for p in 0..t.topic.partitions.len() {
             let p = i32::try_from(p).unwrap_or(i32::MAX);
-            self.writer.remove_partition(name, p).map_err(|_| E::KafkaStorageError.code())?;
+            self.writer.remove_partition(name, p).map_err(|e| ApiError::new(E::KafkaStorageError, e.to_string()))?;
         }
         Ok(())
     }
 
     /// CreatePartitions: the topic grows to `count` partitions.
-    pub fn create_partitions(&mut self, name: &str, count: i32, validate_only: bool) -> Result<(), (i16, String)> {
+    pub fn create_partitions(&mut self, name: &str, count: i32, validate_only: bool) -> Result<(), ApiError> {
         use kafka_protocol::ResponseError as E;
         let Some(t) = self.topics.get(name) else {
-            return Err((E::UnknownTopicOrPartition.code(), format!("The topic '{name}' does not exist.")));
+            return Err(ApiError::new(E::UnknownTopicOrPartition, format!("The topic '{name}' does not exist.")));
         };
         let current = t.topic.partitions.len();
         let wanted = usize::try_from(count).unwrap_or(0);
         if wanted <= current {
-            return Err((
-                E::InvalidPartitions.code(),
+            return Err(ApiError::new(
+                E::InvalidPartitions,
                 if wanted == current {
                     format!("Topic already has {current} partition(s).")
                 } else {
@@ -1116,7 +1115,9 @@ impl Store {
         self.commit_metadata(&logdir::partition_records(&self.cluster(), &grown, current))?;
         for p in current..wanted {
             let p = i32::try_from(p).unwrap_or(i32::MAX);
-            self.writer.add_partition(&grown, p, config).map_err(|e| (E::KafkaStorageError.code(), e.to_string()))?;
+            self.writer
+                .add_partition(&grown, p, config)
+                .map_err(|e| ApiError::new(E::KafkaStorageError, e.to_string()))?;
         }
         if let Some(t) = self.topics.get_mut(name) {
             t.topic = grown;

@@ -14,12 +14,11 @@ use kafka_protocol::messages::*;
 use kafka_protocol::protocol::StrBytes;
 
 use crate::Shared;
+use crate::error::{ApiError, code_of};
 use crate::store::{self, State, now_ms};
 use logrules::transactions::{self as txn_rules, version};
 
 use coordinator::transaction::{self as txn, Status, Txn};
-
-type Failed = (i16, String);
 
 /// A topic partition named by a request.
 type TopicPartition = (String, i32);
@@ -37,9 +36,9 @@ fn s(text: impl Into<String>) -> StrBytes {
 /// (`prepareAbortOrCommit`), so the markers carry the new epoch; an epoch
 /// it exhausts moves the producer to a new id at `Complete*`
 /// (`prepareComplete`). Returns the completed state.
-fn end(store: &mut State, id: &str, commit: bool, bump: Option<Bump>) -> Result<Txn, Failed> {
+fn end(store: &mut State, id: &str, commit: bool, bump: Option<Bump>) -> Result<Txn, ApiError> {
     let Some(mut t) = store.txns.get(id).cloned() else {
-        return Err((E::InvalidTxnState.code(), format!("no transaction of {id}")));
+        return Err(ApiError::new(E::InvalidTxnState, format!("no transaction of {id}")));
     };
     let now = now_ms();
     t.prev_producer_id = t.producer_id;
@@ -88,7 +87,7 @@ struct Bump {
 /// version 2 the coordinator ends it as a TV2 EndTxn (the server's version,
 /// `endTransaction` with `isEpochFence`): the one bump is
 /// `prepareAbortOrCommit`'s, and the records carry client version 2.
-fn fence_and_abort(store: &mut State, id: &str) -> Result<(), Failed> {
+fn fence_and_abort(store: &mut State, id: &str) -> Result<(), ApiError> {
     if store.transaction_version() >= version::EPOCH_BUMP {
         return end(store, id, false, Some(Bump { no_partition_added: false })).map(|_| ());
     }
@@ -119,7 +118,7 @@ pub fn init_producer_id(sh: &Shared, req: &InitProducerIdRequest) -> InitProduce
         return r;
     }
     let mut store = sh.lock();
-    if let Err((code, m)) = store.transaction_partition(&id) {
+    if let Err(ApiError { code, message: m }) = store.transaction_partition(&id) {
         eprintln!("logtool broker: transactional id {id}: {m}");
         r.error_code = code;
         return r;
@@ -153,7 +152,7 @@ pub fn init_producer_id(sh: &Shared, req: &InitProducerIdRequest) -> InitProduce
                     return r;
                 }
                 Status::Ongoing => {
-                    if let Err((_, m)) = fence_and_abort(&mut store, &id) {
+                    if let Err(ApiError { message: m, .. }) = fence_and_abort(&mut store, &id) {
                         eprintln!("logtool broker: aborting the transaction of {id}: {m}");
                     }
                     r.error_code = E::ConcurrentTransactions.code();
@@ -186,7 +185,7 @@ pub fn init_producer_id(sh: &Shared, req: &InitProducerIdRequest) -> InitProduce
     } else {
         next
     };
-    if let Err((code, m)) = store.write_txn(&id, &next) {
+    if let Err(ApiError { code, message: m }) = store.write_txn(&id, &next) {
         eprintln!("logtool broker: transactional id {id}: {m}");
         r.error_code = code;
         return r;
@@ -200,16 +199,16 @@ pub fn init_producer_id(sh: &Shared, req: &InitProducerIdRequest) -> InitProduce
 /// The checks every call of a transaction's producer passes
 /// (`TransactionCoordinator`, transaction version 1): the producer id it
 /// was given, its current epoch, no markers being written.
-fn check_producer(store: &State, id: &str, producer_id: i64, producer_epoch: i16) -> Result<Txn, i16> {
-    let Some(t) = store.txns.get(id) else { return Err(E::InvalidProducerIdMapping.code()) };
+fn check_producer(store: &State, id: &str, producer_id: i64, producer_epoch: i16) -> Result<Txn, ApiError> {
+    let Some(t) = store.txns.get(id) else { return Err(E::InvalidProducerIdMapping.into()) };
     if t.producer_id != producer_id {
-        return Err(E::InvalidProducerIdMapping.code());
+        return Err(E::InvalidProducerIdMapping.into());
     }
     if t.producer_epoch != producer_epoch {
-        return Err(E::ProducerFenced.code());
+        return Err(E::ProducerFenced.into());
     }
     if matches!(t.status, Status::PrepareCommit | Status::PrepareAbort) {
-        return Err(E::ConcurrentTransactions.code());
+        return Err(E::ConcurrentTransactions.into());
     }
     Ok(t.clone())
 }
@@ -222,7 +221,7 @@ pub fn add_partitions(
     (producer_id, producer_epoch): (i64, i16),
     partitions: &[(String, i32)],
     client_version: i16,
-) -> Result<(), i16> {
+) -> Result<(), ApiError> {
     let mut t = check_producer(store, id, producer_id, producer_epoch)?;
     if t.status == Status::Ongoing && partitions.iter().all(|p| t.partitions.contains(p)) {
         return Ok(());
@@ -237,9 +236,8 @@ pub fn add_partitions(
     t.last_update_ms = now;
     t.prev_producer_id = t.producer_id;
     t.client_version = client_version;
-    store.write_txn(id, &t).map_err(|(code, m)| {
-        eprintln!("logtool broker: transactional id {id}: {m}");
-        code
+    store.write_txn(id, &t).inspect_err(|e| {
+        eprintln!("logtool broker: transactional id {id}: {}", e.message);
     })?;
     store.txns.insert(id.to_string(), t);
     Ok(())
@@ -315,10 +313,10 @@ fn add_for(
         match check_producer(store, id, producer_id, producer_epoch) {
             Ok(t) if t.status == Status::Ongoing && partitions.iter().all(|p| t.partitions.contains(p)) => 0,
             Ok(_) => E::InvalidTxnState.code(),
-            Err(code) => code,
+            Err(e) => e.code,
         }
     } else {
-        add_partitions(store, id, (producer_id, producer_epoch), &partitions, client_version).err().unwrap_or(0)
+        code_of(&add_partitions(store, id, (producer_id, producer_epoch), &partitions, client_version))
     };
     topic_results(topics, |_, _| code)
 }
@@ -362,16 +360,19 @@ pub fn add_offsets_to_txn(sh: &Shared, req: &AddOffsetsToTxnRequest) -> AddOffse
     let mut store = sh.lock();
     let partition = match store.offsets_partition(req.group_id.0.as_str()) {
         Ok(p) => p,
-        Err((code, _)) => {
+        Err(ApiError { code, .. }) => {
             r.error_code = code;
             return r;
         }
     };
     let tp = [(store::OFFSETS_TOPIC.to_string(), partition)];
-    r.error_code =
-        add_partitions(&mut store, req.transactional_id.0.as_str(), (req.producer_id.0, req.producer_epoch), &tp, 0)
-            .err()
-            .unwrap_or(0);
+    r.error_code = code_of(&add_partitions(
+        &mut store,
+        req.transactional_id.0.as_str(),
+        (req.producer_id.0, req.producer_epoch),
+        &tp,
+        0,
+    ));
     r
 }
 
@@ -383,8 +384,8 @@ pub fn txn_offset_commit(sh: &Shared, version: i16, req: &TxnOffsetCommitRequest
     let mut r = TxnOffsetCommitResponse::default();
     let group = req.group_id.0.to_string();
     let mut store = sh.lock();
-    let code = (|| -> Result<(), i16> {
-        let partition = store.offsets_partition(&group).map_err(|(c, _)| c)?;
+    let code = code_of(&(|| -> Result<(), ApiError> {
+        let partition = store.offsets_partition(&group)?;
         if version::txn_offset_commit_adds_partition(version) {
             // a TV2 client: the group's partition joins the transaction here
             // (`addPartition` through the coordinator, as AddOffsetsToTxn did)
@@ -392,20 +393,20 @@ pub fn txn_offset_commit(sh: &Shared, version: i16, req: &TxnOffsetCommitRequest
             let ids = (req.producer_id.0, req.producer_epoch);
             add_partitions(&mut store, req.transactional_id.0.as_str(), ids, &tp, version::EPOCH_BUMP)?;
         }
-        let t = store.txns.get(req.transactional_id.0.as_str()).ok_or(E::InvalidProducerIdMapping.code())?;
+        let t = store.txns.get(req.transactional_id.0.as_str()).ok_or(ApiError::from(E::InvalidProducerIdMapping))?;
         if t.producer_id != req.producer_id.0 {
-            return Err(E::InvalidProducerIdMapping.code());
+            return Err(E::InvalidProducerIdMapping.into());
         }
         if t.producer_epoch != req.producer_epoch {
-            return Err(E::ProducerFenced.code());
+            return Err(E::ProducerFenced.into());
         }
         if t.status != Status::Ongoing || !t.partitions.contains(&(store::OFFSETS_TOPIC.to_string(), partition)) {
-            return Err(E::InvalidTxnState.code());
+            return Err(E::InvalidTxnState.into());
         }
         if !req.member_id.is_empty()
             && let Some(g) = store.groups.get(&group)
         {
-            g.check_member(req.member_id.as_str(), req.generation_id)?;
+            g.check_member(req.member_id.as_str(), req.generation_id).map_err(ApiError::of_code)?;
         }
         let now = now_ms();
         let offsets = req
@@ -426,13 +427,11 @@ pub fn txn_offset_commit(sh: &Shared, version: i16, req: &TxnOffsetCommitRequest
                 })
             })
             .collect();
-        store.append_txn_offsets(&group, req.producer_id.0, req.producer_epoch, offsets).map_err(|(c, m)| {
-            eprintln!("logtool broker: transactional offset commit of {group}: {m}");
-            c
+        store.append_txn_offsets(&group, req.producer_id.0, req.producer_epoch, offsets).inspect_err(|e| {
+            eprintln!("logtool broker: transactional offset commit of {group}: {}", e.message);
         })
-    })()
-    .err()
-    .unwrap_or(0);
+    })());
+
     for t in &req.topics {
         let mut tr = txn_offset_commit_response::TxnOffsetCommitResponseTopic::default();
         tr.name = t.name.clone();
@@ -466,12 +465,10 @@ pub fn end_txn(sh: &Shared, version: i16, req: &EndTxnRequest) -> EndTxnResponse
         r.error_code = E::InvalidProducerIdMapping.code();
         return r;
     };
-    let ended = |store: &mut State, bump| match end(store, &id, req.committed, bump) {
-        Ok(t) => Ok(t),
-        Err((code, m)) => {
-            eprintln!("logtool broker: ending the transaction of {id}: {m}");
-            Err(code)
-        }
+    let ended = |store: &mut State, bump| {
+        end(store, &id, req.committed, bump).inspect_err(|e| {
+            eprintln!("logtool broker: ending the transaction of {id}: {}", e.message);
+        })
     };
     if version::of_end_txn(version) >= version::EPOCH_BUMP {
         let cur = txn_rules::Current {
@@ -492,7 +489,7 @@ pub fn end_txn(sh: &Shared, version: i16, req: &EndTxnRequest) -> EndTxnResponse
                 r.producer_id = ProducerId(t.producer_id);
                 r.producer_epoch = t.producer_epoch;
             }
-            Err(code) => r.error_code = code,
+            Err(e) => r.error_code = e.code,
         }
         return r;
     }
@@ -502,7 +499,7 @@ pub fn end_txn(sh: &Shared, version: i16, req: &EndTxnRequest) -> EndTxnResponse
         E::ProducerFenced.code()
     } else {
         match (t.status, req.committed) {
-            (Status::Ongoing, _) => ended(&mut store, None).err().unwrap_or(0),
+            (Status::Ongoing, _) => code_of(&ended(&mut store, None)),
             (Status::CompleteCommit, true) | (Status::CompleteAbort, false) => 0,
             (Status::PrepareCommit, true) | (Status::PrepareAbort, false) => E::ConcurrentTransactions.code(),
             _ => E::InvalidTxnState.code(),
@@ -511,13 +508,13 @@ pub fn end_txn(sh: &Shared, version: i16, req: &EndTxnRequest) -> EndTxnResponse
     r
 }
 
-fn end_txn_error(e: txn_rules::EndTxnError) -> i16 {
-    match e {
-        txn_rules::EndTxnError::InvalidProducerIdMapping => E::InvalidProducerIdMapping.code(),
-        txn_rules::EndTxnError::ProducerFenced => E::ProducerFenced.code(),
-        txn_rules::EndTxnError::ConcurrentTransactions => E::ConcurrentTransactions.code(),
-        txn_rules::EndTxnError::InvalidTxnState => E::InvalidTxnState.code(),
-    }
+fn end_txn_error(e: txn_rules::EndTxnError) -> ApiError {
+    ApiError::from(match e {
+        txn_rules::EndTxnError::InvalidProducerIdMapping => E::InvalidProducerIdMapping,
+        txn_rules::EndTxnError::ProducerFenced => E::ProducerFenced,
+        txn_rules::EndTxnError::ConcurrentTransactions => E::ConcurrentTransactions,
+        txn_rules::EndTxnError::InvalidTxnState => E::InvalidTxnState,
+    })
 }
 
 /// Abort every `Ongoing` transaction past its timeout, fencing its
@@ -532,7 +529,7 @@ pub fn abort_timed_out(sh: &Shared) {
         .map(|(id, _)| id.clone())
         .collect();
     for id in due {
-        if let Err((_, m)) = fence_and_abort(&mut store, &id) {
+        if let Err(ApiError { message: m, .. }) = fence_and_abort(&mut store, &id) {
             eprintln!("logtool broker: aborting the timed-out transaction of {id}: {m}");
         }
     }
@@ -548,13 +545,15 @@ pub fn implicit_add(
     transactional_id: &str,
     ids: (i64, i16),
     (topic, partition): (&str, i32),
-) -> Result<(), Failed> {
+) -> Result<(), ApiError> {
     if !version::produce_adds_partitions(version) {
         return Ok(());
     }
     let tp = [(topic.to_string(), partition)];
-    add_partitions(store, transactional_id, ids, &tp, version::EPOCH_BUMP)
-        .map_err(|code| (code, format!("{topic}-{partition} could not join the transaction of {transactional_id}")))
+    add_partitions(store, transactional_id, ids, &tp, version::EPOCH_BUMP).map_err(|e| ApiError {
+        code: e.code,
+        message: format!("{topic}-{partition} could not join the transaction of {transactional_id}"),
+    })
 }
 
 /// Whether a transactional producer's batch may be written to
@@ -568,22 +567,22 @@ pub fn check_produce(
     producer_epoch: i16,
     topic: &str,
     partition: i32,
-) -> Result<(), Failed> {
+) -> Result<(), ApiError> {
     let Some(t) = store.txns.get(transactional_id) else {
-        return Err((E::InvalidProducerIdMapping.code(), format!("no transactional id {transactional_id}")));
+        return Err(ApiError::new(E::InvalidProducerIdMapping, format!("no transactional id {transactional_id}")));
     };
     if t.producer_id != producer_id {
-        return Err((E::InvalidProducerIdMapping.code(), "the producer id is not the transactional id's".into()));
+        return Err(ApiError::new(E::InvalidProducerIdMapping, "the producer id is not the transactional id's"));
     }
     if producer_epoch < t.producer_epoch {
-        return Err((
-            E::InvalidProducerEpoch.code(),
+        return Err(ApiError::new(
+            E::InvalidProducerEpoch,
             format!("producer epoch {producer_epoch} is older than {}", t.producer_epoch),
         ));
     }
     if t.status != Status::Ongoing || !t.partitions.contains(&(topic.to_string(), partition)) {
-        return Err((
-            E::InvalidTxnState.code(),
+        return Err(ApiError::new(
+            E::InvalidTxnState,
             format!("{topic}-{partition} is not in an ongoing transaction of {transactional_id}"),
         ));
     }
