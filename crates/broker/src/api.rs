@@ -50,7 +50,7 @@ pub fn write(store: &mut State, group: &str, records: Vec<GroupRecord>) -> Resul
         ApiError::new(E::KafkaStorageError, e.to_string())
     })?;
     for r in records {
-        store.consumer.replay(r, (partition, -1));
+        store.groups.consumer.replay(r, (partition, -1));
     }
     Ok(())
 }
@@ -61,7 +61,7 @@ pub fn write(store: &mut State, group: &str, records: Vec<GroupRecord>) -> Resul
 /// not): `GROUP_ID_NOT_FOUND`.
 pub fn ready(store: &mut State, group: &str, kind: &str) -> Result<(), ApiError> {
     store.offsets_partition(group)?;
-    if store.groups.get(group).is_some_and(|g| !g.members.is_empty()) {
+    if store.groups.classic.get(group).is_some_and(|g| !g.members.is_empty()) {
         return Err(ApiError::new(E::GroupIdNotFound, format!("Group {group} is not a {kind} group.")));
     }
     Ok(())

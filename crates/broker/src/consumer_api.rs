@@ -36,6 +36,7 @@ fn millis(ms: i32) -> Duration {
 fn expire(store: &mut State, group: &str) {
     let now = Instant::now();
     let ended: Vec<String> = store
+        .groups
         .consumer_timers
         .iter()
         .filter(|((g, _), (session, rebalance))| g == group && (*session <= now || rebalance.is_some_and(|r| r <= now)))
@@ -45,13 +46,13 @@ fn expire(store: &mut State, group: &str) {
         return;
     }
     let image = topics(store);
-    let records = match store.consumer.groups.get(group) {
+    let records = match store.groups.consumer.groups.get(group) {
         Some(g) => rules::fence(g, group, &ended.iter().map(String::as_str).collect::<Vec<_>>(), &image),
         None => Vec::new(),
     };
     if write(store, group, records).is_ok() {
         for m in ended {
-            store.consumer_timers.remove(&(group.to_string(), m));
+            store.groups.consumer_timers.remove(&(group.to_string(), m));
         }
     }
 }
@@ -61,18 +62,18 @@ fn expire(store: &mut State, group: &str) {
 /// to); a member that left has no timers.
 fn touch(store: &mut State, group: &str, member: &str) {
     let key = (group.to_string(), member.to_string());
-    let g = store.consumer.groups.get(group);
+    let g = store.groups.consumer.groups.get(group);
     let Some(m) = g.and_then(|g| g.members.get(member)) else {
-        store.consumer_timers.remove(&key);
+        store.groups.consumer_timers.remove(&key);
         return;
     };
     let revoking = g.is_some_and(|g| rules::revoking(g, member));
     let now = Instant::now();
     let session = crate::after(now, millis(store.consumer_timing(group).session_timeout_ms));
     let timeout = crate::after(now, millis(m.rebalance_timeout_ms.max(0)));
-    let previous = store.consumer_timers.get(&key).and_then(|(_, r)| *r);
+    let previous = store.groups.consumer_timers.get(&key).and_then(|(_, r)| *r);
     let rebalance = revoking.then(|| previous.unwrap_or(timeout));
-    store.consumer_timers.insert(key, (session, rebalance));
+    store.groups.consumer_timers.insert(key, (session, rebalance));
 }
 
 fn request(req: &ConsumerGroupHeartbeatRequest, client_id: &str, host: &str) -> Heartbeat {
@@ -123,7 +124,7 @@ pub fn consumer_group_heartbeat(
     let new_id = || logfmt::uuid::Uuid(store::random_uuid().0).to_string();
     let timing = store.consumer_timing(&hb.group_id);
     let outcome =
-        rules::heartbeat(store.consumer.groups.get(&hb.group_id), &hb, &image, store::now_ms(), &timing, new_id);
+        rules::heartbeat(store.groups.consumer.groups.get(&hb.group_id), &hb, &image, store::now_ms(), &timing, new_id);
     let (records, answer) = match outcome {
         Ok(o) => o,
         Err(e) => {
@@ -140,6 +141,7 @@ pub fn consumer_group_heartbeat(
         // (`TopicRegexResolver`); here at once, before the next request
         let version = store.metadata_version();
         let resolved = store
+            .groups
             .consumer
             .groups
             .get(&hb.group_id)
@@ -230,7 +232,7 @@ pub fn consumer_group_describe(
         store.topics().iter().map(|(n, t)| (t.topic.topic_id.to_string(), n.clone())).collect();
     let mut r = ConsumerGroupDescribeResponse::default();
     for id in &req.group_ids {
-        let d = match store.consumer.groups.get(id.as_str()) {
+        let d = match store.groups.consumer.groups.get(id.as_str()) {
             Some(g) if g.group_type == GroupType::Consumer => describe_group(g, id.as_str(), &names),
             found => {
                 let mut d = describe::DescribedGroup::default();
@@ -238,7 +240,7 @@ pub fn consumer_group_describe(
                 d.authorized_operations = i32::MIN;
                 d.error_code = E::GroupIdNotFound.code();
                 d.error_message = Some(s(match found {
-                    None if store.groups.get(id.as_str()).is_some_and(|g| g.protocol_type.is_some()) => {
+                    None if store.groups.classic.get(id.as_str()).is_some_and(|g| g.protocol_type.is_some()) => {
                         format!("Group {} is not a consumer group.", id.as_str())
                     }
                     _ => format!("Group {} not found.", id.as_str()),
@@ -256,5 +258,5 @@ pub fn consumer_group_describe(
 /// after its timers ran.
 pub fn group<'a>(store: &'a mut State, group: &str) -> Option<&'a Group> {
     expire(store, group);
-    store.consumer.groups.get(group)
+    store.groups.consumer.groups.get(group)
 }

@@ -81,7 +81,7 @@ pub fn find_coordinator(sh: &Shared, version: i16, req: FindCoordinatorRequest) 
 /// past its deadline completes (as Kafka's timers would have done).
 fn tick(sh: &Shared, store: &mut store::State, group_id: &str) {
     let now = Instant::now();
-    let Some(g) = store.groups.get_mut(group_id) else { return };
+    let Some(g) = store.groups.classic.get_mut(group_id) else { return };
     g.expire(now);
     if g.join_ready(now) {
         let emptied = g.complete_join(store::now_ms());
@@ -94,7 +94,7 @@ fn tick(sh: &Shared, store: &mut store::State, group_id: &str) {
 
 /// Write the group's metadata record to its `__consumer_offsets` partition.
 fn store_group(store: &mut store::State, group_id: &str) {
-    let Some(g) = store.groups.get(group_id) else { return };
+    let Some(g) = store.groups.classic.get(group_id) else { return };
     let record = g.metadata_record();
     if let Ok(p) = store.offsets_partition(group_id)
         && let Err(e) = store.append_records(OFFSETS_TOPIC, p, &[record])
@@ -120,7 +120,7 @@ pub async fn join_group(
             r.error_code = E::CoordinatorNotAvailable.code();
             return r;
         }
-        let g = store.groups.entry(group_id.clone()).or_insert_with(|| Group::new(&group_id));
+        let g = store.groups.classic.entry(group_id.clone()).or_insert_with(|| Group::new(&group_id));
         let protocols = req.protocols.iter().map(|p| (p.name.to_string(), p.metadata.clone())).collect();
         let client = client_id.to_string();
         g.join(
@@ -153,7 +153,7 @@ pub async fn join_group(
             let mut store = sh.lock();
             let now = Instant::now();
             let mut emptied = false;
-            let Some(g) = store.groups.get_mut(&group_id) else {
+            let Some(g) = store.groups.classic.get_mut(&group_id) else {
                 r.error_code = groups::UNKNOWN_MEMBER_ID;
                 return r;
             };
@@ -212,7 +212,7 @@ pub async fn sync_group(sh: &Shared, _version: i16, req: SyncGroupRequest) -> Sy
         {
             let mut store = sh.lock();
             tick(sh, &mut store, &group_id);
-            let Some(g) = store.groups.get_mut(&group_id) else {
+            let Some(g) = store.groups.classic.get_mut(&group_id) else {
                 r.error_code = groups::UNKNOWN_MEMBER_ID;
                 return r;
             };
@@ -259,7 +259,7 @@ pub fn heartbeat(sh: &Shared, _version: i16, req: HeartbeatRequest) -> Heartbeat
     let mut r = HeartbeatResponse::default();
     let mut store = sh.lock();
     tick(sh, &mut store, req.group_id.as_str());
-    r.error_code = match store.groups.get_mut(req.group_id.as_str()) {
+    r.error_code = match store.groups.classic.get_mut(req.group_id.as_str()) {
         None => groups::UNKNOWN_MEMBER_ID,
         Some(g) => g.heartbeat(Instant::now(), req.member_id.as_str(), req.generation_id),
     };
@@ -279,7 +279,7 @@ pub fn leave_group(sh: &Shared, version: i16, req: LeaveGroupRequest) -> LeaveGr
     let mut store = sh.lock();
     let now = Instant::now();
     let mut codes = Vec::new();
-    match store.groups.get_mut(req.group_id.as_str()) {
+    match store.groups.classic.get_mut(req.group_id.as_str()) {
         None => r.error_code = groups::UNKNOWN_MEMBER_ID,
         Some(g) => {
             for (id, _) in &ids {
@@ -330,7 +330,7 @@ pub fn offset_commit(sh: &Shared, version: i16, req: OffsetCommitRequest) -> Off
         coordinator::consumer_group::check_commit(g, req.member_id.as_str(), generation, version, partition)
             .map_or_else(|e| e.code, |()| 0)
     };
-    let g = store.groups.entry(group_id.clone()).or_insert_with(|| Group::new(&group_id));
+    let g = store.groups.classic.entry(group_id.clone()).or_insert_with(|| Group::new(&group_id));
     let group_error: i16 = match partition {
         Err(ApiError { code, .. }) => code,
         Ok(_) if consumer.is_some() => check(None, 0),
@@ -370,7 +370,7 @@ pub fn offset_commit(sh: &Shared, version: i16, req: OffsetCommitRequest) -> Off
                     commit_timestamp: now,
                 };
                 records.push(groups::offset_record(&group_id, &topic, p.partition_index, &c));
-                if let Some(g) = store.groups.get_mut(&group_id) {
+                if let Some(g) = store.groups.classic.get_mut(&group_id) {
                     g.offsets.insert((topic.clone(), p.partition_index), c);
                 }
                 0
@@ -391,7 +391,7 @@ pub fn offset_commit(sh: &Shared, version: i16, req: OffsetCommitRequest) -> Off
 type TopicOffsets = (String, Vec<(i32, Option<Committed>)>);
 
 fn fetch_offsets(store: &store::State, group: &str, wanted: Option<Vec<(String, Vec<i32>)>>) -> Vec<TopicOffsets> {
-    let offsets = store.groups.get(group).map(|g| g.offsets.clone()).unwrap_or_default();
+    let offsets = store.groups.classic.get(group).map(|g| g.offsets.clone()).unwrap_or_default();
     match wanted {
         Some(list) => list
             .into_iter()
@@ -413,7 +413,7 @@ fn fetch_offsets(store: &store::State, group: &str, wanted: Option<Vec<(String, 
 /// Whether `group` has an offset of `topic`-`partition` committed in a
 /// transaction that has not ended (`GroupMetadata.hasPendingOffsetCommitsForTopicPartition`).
 fn pending(store: &store::State, group: &str, topic: &str, partition: i32) -> bool {
-    store.pending_txn_offsets.values().flatten().any(|(g, t, p, _)| g == group && t == topic && *p == partition)
+    store.txns.pending_offsets.values().flatten().any(|(g, t, p, _)| g == group && t == topic && *p == partition)
 }
 
 /// OffsetFetch: committed offsets (-1 where none), of one group (before
@@ -495,7 +495,7 @@ pub fn offset_fetch(sh: &Shared, version: i16, req: OffsetFetchRequest) -> Offse
 /// ListGroups (filtered by state, v4+, and type, v5+).
 pub fn list_groups(sh: &Shared, _version: i16, req: ListGroupsRequest) -> ListGroupsResponse {
     let mut store = sh.lock();
-    let ids: Vec<String> = store.groups.keys().cloned().collect();
+    let ids: Vec<String> = store.groups.classic.keys().cloned().collect();
     for id in ids {
         tick(sh, &mut store, &id);
     }
@@ -514,12 +514,12 @@ pub fn list_groups(sh: &Shared, _version: i16, req: ListGroupsRequest) -> ListGr
             r.groups.push(l);
         }
     };
-    for (id, g) in &store.consumer.groups {
+    for (id, g) in &store.groups.consumer.groups {
         let protocol = g.group_type.protocol();
         listed(&mut r, id, protocol, g.state(), protocol);
     }
-    for g in store.groups.values() {
-        if g.protocol_type.is_none() && g.offsets.is_empty() || store.consumer.groups.contains_key(&g.id) {
+    for g in store.groups.classic.values() {
+        if g.protocol_type.is_none() && g.offsets.is_empty() || store.groups.consumer.groups.contains_key(&g.id) {
             continue;
         }
         listed(&mut r, &g.id, g.protocol_type.as_deref().unwrap_or_default(), g.state.name(), "classic");
@@ -540,7 +540,7 @@ pub fn describe_groups(sh: &Shared, version: i16, req: DescribeGroupsRequest) ->
         d.authorized_operations = i32::MIN;
         // a consumer group is no classic group: Dead, GROUP_ID_NOT_FOUND
         // from v6 (`GroupMetadataManager.describeGroups`)
-        if store.consumer.groups.contains_key(id.as_str()) {
+        if store.groups.consumer.groups.contains_key(id.as_str()) {
             d.group_state = s("Dead");
             if version >= 6 {
                 d.error_code = E::GroupIdNotFound.code();
@@ -549,7 +549,7 @@ pub fn describe_groups(sh: &Shared, version: i16, req: DescribeGroupsRequest) ->
             r.groups.push(d);
             continue;
         }
-        match store.groups.get(id.as_str()) {
+        match store.groups.classic.get(id.as_str()) {
             None => d.group_state = s("Dead"),
             Some(g) => {
                 d.group_state = s(g.state.name());

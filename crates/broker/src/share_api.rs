@@ -71,7 +71,7 @@ fn write_share(store: &mut State, key: &SharePartitionKey, record: ShareRecord) 
     store
         .append_records(SHARE_STATE_TOPIC, p, &[encoded])
         .map_err(|e| ApiError::new(E::KafkaStorageError, e.to_string()))?;
-    store.share.replay(record, (p, -1));
+    store.shares.states.replay(record, (p, -1));
     Ok(())
 }
 
@@ -111,7 +111,7 @@ fn update_key(key: &SharePartitionKey) -> ShareUpdateKey {
 /// a first snapshot, start offset and delivery count -1, at the group's
 /// epoch.
 fn initialize_state(store: &mut State, key: &SharePartitionKey, state_epoch: i32) -> Result<(), ApiError> {
-    let snapshot_epoch = store.share.partitions.get(key).map_or(0, |s| s.snapshot_epoch.saturating_add(1));
+    let snapshot_epoch = store.shares.states.partitions.get(key).map_or(0, |s| s.snapshot_epoch.saturating_add(1));
     let now = store::now_ms();
     let value = ShareSnapshotValue {
         snapshot_epoch,
@@ -124,7 +124,7 @@ fn initialize_state(store: &mut State, key: &SharePartitionKey, state_epoch: i32
         state_batches: Vec::new(),
     };
     write_share(store, key, ShareRecord::Snapshot(snapshot_key(key), Some(value)))?;
-    store.share_partitions.remove(key);
+    store.shares.partitions.remove(key);
     Ok(())
 }
 
@@ -138,7 +138,7 @@ fn write_state(
     w: &Write,
     leader_epoch: Option<i32>,
 ) -> Result<(), ApiError> {
-    let Some(cur) = store.share.partitions.get(key).cloned() else {
+    let Some(cur) = store.shares.states.partitions.get(key).cloned() else {
         return Err(ApiError::new(E::UnknownTopicOrPartition, format!("no share state of {key:?}")));
     };
     let leader_epoch = leader_epoch.unwrap_or(cur.leader_epoch);
@@ -187,8 +187,8 @@ fn topic_name(store: &State, id: &str) -> Option<String> {
 /// (`SharePartition.maybeInitialize`, after the share coordinator's
 /// `readStateAndMaybeUpdateLeaderEpoch`, which writes a newer leader epoch).
 fn load<'a>(store: &'a mut State, key: &SharePartitionKey, name: &str) -> Result<&'a mut SharePartition, ApiError> {
-    if !store.share_partitions.contains_key(key) {
-        let Some(state) = store.share.partitions.get(key).cloned() else {
+    if !store.shares.partitions.contains_key(key) {
+        let Some(state) = store.shares.states.partitions.get(key).cloned() else {
             return Err(E::UnknownTopicOrPartition.into());
         };
         store.offsets(name, key.2).ok_or(ApiError::from(E::UnknownTopicOrPartition))?;
@@ -204,10 +204,11 @@ fn load<'a>(store: &'a mut State, key: &SharePartitionKey, name: &str) -> Result
         let start =
             if state.start_offset == sp::UNINITIALIZED { reset_offset(store, key, name)? } else { state.start_offset };
         store
-            .share_partitions
+            .shares
+            .partitions
             .insert(key.clone(), SharePartition::load(start, state.state_epoch, &state.state_batches));
     }
-    store.share_partitions.get_mut(key).ok_or(ApiError::from(E::UnknownTopicOrPartition))
+    store.shares.partitions.get_mut(key).ok_or(ApiError::from(E::UnknownTopicOrPartition))
 }
 
 /// Where a share partition without state starts: the group's
@@ -245,10 +246,10 @@ fn persist(store: &mut State, key: &SharePartitionKey, w: &Write) -> Result<(), 
 /// acquisition lock that ran out), writing each change.
 fn release(store: &mut State, group: &str, member: Option<&str>) {
     let now = store::now_ms();
-    let keys: Vec<SharePartitionKey> = store.share_partitions.keys().filter(|k| k.0 == group).cloned().collect();
+    let keys: Vec<SharePartitionKey> = store.shares.partitions.keys().filter(|k| k.0 == group).cloned().collect();
     let limits = store.share_limits(group);
     for key in keys {
-        let w = store.share_partitions.get_mut(&key).and_then(|p| p.release(member, now, &limits));
+        let w = store.shares.partitions.get_mut(&key).and_then(|p| p.release(member, now, &limits));
         if let Some(w) = w {
             // told by persist; the release stands in memory either way
             let _ = persist(store, &key, &w);
@@ -263,19 +264,20 @@ fn release(store: &mut State, group: &str, member: Option<&str>) {
 fn expire(store: &mut State, group: &str) {
     let now = Instant::now();
     let ended: Vec<String> = store
-        .share_timers
+        .shares
+        .timers
         .iter()
         .filter(|((g, _), at)| g == group && **at <= now)
         .map(|((_, m), _)| m.clone())
         .collect();
     for m in ended {
         let image = topics(store);
-        let records = match store.consumer.groups.get(group) {
+        let records = match store.groups.consumer.groups.get(group) {
             Some(g) => rules::fence(g, group, &m, &image),
             None => Vec::new(),
         };
         if write(store, group, records).is_ok() {
-            store.share_timers.remove(&(group.to_string(), m.clone()));
+            store.shares.timers.remove(&(group.to_string(), m.clone()));
             leave(store, group, &m);
         }
     }
@@ -285,14 +287,14 @@ fn expire(store: &mut State, group: &str) {
 /// A member that left or was fenced: its session closes and what it held
 /// is released (`ShareGroupListener.onMemberLeave`).
 fn leave(store: &mut State, group: &str, member: &str) {
-    store.share_sessions.remove(&(group.to_string(), member.to_string()));
+    store.shares.sessions.remove(&(group.to_string(), member.to_string()));
     release(store, group, Some(member));
 }
 
 /// Initialize the share state of `list` (topic id, name, partitions) at
 /// the group's epoch, then record them initialized.
 fn initialize(store: &mut State, group: &str, list: &[(String, String, Vec<i32>)]) {
-    let epoch = store.consumer.groups.get(group).map_or(0, |g| g.generation);
+    let epoch = store.groups.consumer.groups.get(group).map_or(0, |g| g.generation);
     let mut done = Vec::new();
     for (id, name, ps) in list {
         let mut ok = Vec::new();
@@ -308,8 +310,13 @@ fn initialize(store: &mut State, group: &str, list: &[(String, String, Vec<i32>)
             done.push((id.clone(), name.clone(), ok));
         }
     }
-    let record =
-        store.consumer.groups.get(group).filter(|_| !done.is_empty()).map(|g| rules::initialized(g, group, &done));
+    let record = store
+        .groups
+        .consumer
+        .groups
+        .get(group)
+        .filter(|_| !done.is_empty())
+        .map(|g| rules::initialized(g, group, &done));
     if let Some(r) = record
         && let Err(e) = write(store, group, vec![r])
     {
@@ -350,25 +357,25 @@ pub fn share_group_heartbeat(
     expire(&mut store, &hb.group_id);
     let image = topics(&store);
     let timing = store.share_timing(&hb.group_id);
-    let outcome = match rules::heartbeat(store.consumer.groups.get(&hb.group_id), &hb, &image, store::now_ms(), &timing)
-    {
-        Ok(o) => o,
-        Err(e) => {
-            refuse(&mut r, e.into());
-            return r;
-        }
-    };
+    let outcome =
+        match rules::heartbeat(store.groups.consumer.groups.get(&hb.group_id), &hb, &image, store::now_ms(), &timing) {
+            Ok(o) => o,
+            Err(e) => {
+                refuse(&mut r, e.into());
+                return r;
+            }
+        };
     if let Err(e) = write(&mut store, &hb.group_id, outcome.records) {
         refuse(&mut r, e);
         return r;
     }
     let key = (hb.group_id.clone(), hb.member_id.clone());
     if hb.member_epoch == rules::LEAVE_EPOCH {
-        store.share_timers.remove(&key);
+        store.shares.timers.remove(&key);
         leave(&mut store, &hb.group_id, &hb.member_id);
     } else {
         let session = Duration::from_millis(timing.session_timeout_ms.unsigned_abs().into());
-        store.share_timers.insert(key, crate::after(Instant::now(), session));
+        store.shares.timers.insert(key, crate::after(Instant::now(), session));
     }
     if !outcome.initialize.is_empty() {
         initialize(&mut store, &hb.group_id, &outcome.initialize);
@@ -406,7 +413,7 @@ pub fn share_group_describe(sh: &Shared, req: ShareGroupDescribeRequest) -> Shar
         let mut d = describe::DescribedGroup::default();
         d.group_id = id.clone();
         d.authorized_operations = i32::MIN;
-        match store.consumer.groups.get(id.as_str()) {
+        match store.groups.consumer.groups.get(id.as_str()) {
             Some(g) if g.group_type == GroupType::Share => {
                 d.group_state = s(g.state());
                 d.group_epoch = g.generation;
@@ -463,7 +470,7 @@ pub fn describe_share_group_offsets(sh: &Shared, version: i16, request: &Value) 
     for g in request.get("groups").and_then(Value::as_array).into_iter().flatten() {
         let id = g.get("groupId").and_then(Value::as_str).unwrap_or_default().to_string();
         expire(&mut store, &id);
-        let group = store.consumer.groups.get(&id).filter(|x| x.group_type == GroupType::Share).cloned();
+        let group = store.groups.consumer.groups.get(&id).filter(|x| x.group_type == GroupType::Share).cloned();
         let Some(group) = group else {
             groups.push(json!({"groupId": id, "topics": [], "errorCode": E::GroupIdNotFound.code(),
                 "errorMessage": format!("Group {id} not found.")}));
@@ -491,7 +498,8 @@ pub fn describe_share_group_offsets(sh: &Shared, version: i16, request: &Value) 
         for (name, tid, ps) in asked {
             let mut parts = Vec::new();
             for p in ps {
-                let state = tid.as_ref().and_then(|t| store.share.partitions.get(&(id.clone(), t.clone(), p)).cloned());
+                let state =
+                    tid.as_ref().and_then(|t| store.shares.states.partitions.get(&(id.clone(), t.clone(), p)).cloned());
                 let hw = store.offsets(&name, p).map(|(_, end)| end);
                 let (start, epoch, lag) = match (state, hw) {
                     (Some(st), Some(hw)) => {
@@ -552,13 +560,13 @@ const MAX_SHARE_SESSIONS: usize = 2000;
 /// [`MAX_SHARE_SESSIONS`]); `Err` the request's error code.
 fn session_for(store: &mut State, group: &str, member: &str, epoch: i32, fetch: Option<bool>) -> Result<(), ApiError> {
     let key = (group.to_string(), member.to_string());
-    match (epoch, store.share_sessions.get(&key), fetch) {
+    match (epoch, store.shares.sessions.get(&key), fetch) {
         (0, _, Some(true)) => Err(E::InvalidRequest.into()),
         (0, existing, Some(false)) => {
-            if existing.is_none() && store.share_sessions.len() >= MAX_SHARE_SESSIONS {
+            if existing.is_none() && store.shares.sessions.len() >= MAX_SHARE_SESSIONS {
                 return Err(E::ShareSessionLimitReached.into());
             }
-            store.share_sessions.insert(key, ShareSession { epoch: 1, partitions: BTreeSet::new() });
+            store.shares.sessions.insert(key, ShareSession { epoch: 1, partitions: BTreeSet::new() });
             Ok(())
         }
         (0, _, None) => Err(E::InvalidShareSessionEpoch.into()),
@@ -594,7 +602,7 @@ fn begin(sh: &Shared, req: &ShareFetchRequest, group: &str, member: &str) -> Res
                 acked.push((tid.clone(), p.partition_index, code));
             }
             if req.share_session_epoch != FINAL_EPOCH
-                && let Some(sess) = store.share_sessions.get_mut(&key)
+                && let Some(sess) = store.shares.sessions.get_mut(&key)
             {
                 sess.partitions.insert((tid.clone(), p.partition_index));
             }
@@ -602,7 +610,7 @@ fn begin(sh: &Shared, req: &ShareFetchRequest, group: &str, member: &str) -> Res
     }
     for f in &req.forgotten_topics_data {
         let tid = topic_id(f.topic_id);
-        if let Some(sess) = store.share_sessions.get_mut(&key) {
+        if let Some(sess) = store.shares.sessions.get_mut(&key) {
             for p in &f.partitions {
                 sess.partitions.remove(&(tid.clone(), *p));
             }
@@ -610,7 +618,7 @@ fn begin(sh: &Shared, req: &ShareFetchRequest, group: &str, member: &str) -> Res
     }
     if req.share_session_epoch == FINAL_EPOCH {
         leave(&mut store, group, member);
-    } else if let Some(sess) = store.share_sessions.get_mut(&key) {
+    } else if let Some(sess) = store.shares.sessions.get_mut(&key) {
         sess.epoch = next_epoch(req.share_session_epoch);
     }
     Ok((acked, store.node_id()))
@@ -644,7 +652,8 @@ pub async fn share_fetch(sh: &Shared, req: ShareFetchRequest) -> (ShareFetchResp
         Vec::new()
     } else {
         sh.lock()
-            .share_sessions
+            .shares
+            .sessions
             .get(&(group.clone(), member.clone()))
             .map(|x| x.partitions.iter().cloned().collect())
             .unwrap_or_default()
@@ -773,7 +782,7 @@ fn acquire(
         // (none told of: nothing to look for in the batches, as Kafka skips it)
         let aborted =
             if txns.is_empty() { Vec::new() } else { sp::aborted_batches(&store::read_batches_of(&data), &txns) };
-        let acquired = match store.share_partitions.get_mut(&key) {
+        let acquired = match store.shares.partitions.get_mut(&key) {
             Some(part) => {
                 let acquired = part.acquire(member, &batches, records_left, store::now_ms(), &limits);
                 part.archive_aborted(acquired, &aborted)
@@ -828,7 +837,7 @@ pub fn share_acknowledge(sh: &Shared, req: ShareAcknowledgeRequest) -> ShareAckn
     let key = (group.clone(), member.clone());
     if req.share_session_epoch == FINAL_EPOCH {
         leave(&mut store, &group, &member);
-    } else if let Some(sess) = store.share_sessions.get_mut(&key) {
+    } else if let Some(sess) = store.shares.sessions.get_mut(&key) {
         sess.epoch = next_epoch(req.share_session_epoch);
     }
     r

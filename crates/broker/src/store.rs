@@ -2,11 +2,11 @@
 //! (each a [`PartitionWriter`] appending in place), producer ids, the
 //! cluster's metadata and the broker's configs, and the log dir's
 //! shutdown; its fields are its own. [`State`] is what the broker holds:
-//! the store and the coordinators' state (groups, share groups and
-//! partitions, transactions), loaded from the internal topics at the start
-//! and changed only by replaying what was written through the store. One
-//! node, the only replica of every partition: the high watermark is the
-//! log end after every append.
+//! the store and the coordinators' state ([`Groups`], [`Shares`],
+//! [`Txns`]), loaded from the internal topics at the start and changed only
+//! by replaying what was written through the store. One node, the only
+//! replica of every partition: the high watermark is the log end after
+//! every append.
 //!
 //! Invariants: a topic and its partition dirs exist together (created
 //! under the store's lock); every append goes through the writer, which
@@ -119,29 +119,50 @@ pub struct Store {
 pub struct State {
     /// The log dir.
     pub store: Store,
+    /// The group coordinators' state.
+    pub groups: Groups,
+    /// The share coordinator's and the share partitions' state.
+    pub shares: Shares,
+    /// The transaction coordinator's state.
+    pub txns: Txns,
+}
+
+/// What the group coordinators hold (`consumer_api`, `group_api`).
+#[derive(Default)]
+pub struct Groups {
     /// The classic groups, by id (and the committed offsets of every group).
-    pub groups: BTreeMap<String, coordinator::classic::Group>,
-    /// The KIP-848 consumer groups, as the coordinator replays what it
-    /// wrote (`rules::groups`; `consumer_api`).
+    pub classic: BTreeMap<String, coordinator::classic::Group>,
+    /// The KIP-848 consumer groups and the share groups, as the coordinator
+    /// replays what it wrote (`rules::groups`).
     pub consumer: logrules::groups::Groups,
     /// When each consumer group member's session ends, and its rebalance
     /// timeout while it revokes partitions, by (group, member).
     pub consumer_timers: ConsumerTimers,
+}
+
+/// What the share coordinator and the share partitions hold (`share_api`).
+#[derive(Default)]
+pub struct Shares {
     /// When each share group member's session ends, by (group, member).
-    pub share_timers: BTreeMap<(String, String), std::time::Instant>,
+    pub timers: BTreeMap<(String, String), std::time::Instant>,
     /// What the share coordinator holds (`__share_group_state` replayed).
-    pub share: logrules::groups::ShareStates,
+    pub states: logrules::groups::ShareStates,
     /// The share partitions read so far (`SharePartitionManager`'s cache),
     /// by (group, topic id, partition).
-    pub share_partitions: BTreeMap<logrules::groups::SharePartitionKey, coordinator::share_partition::SharePartition>,
+    pub partitions: BTreeMap<logrules::groups::SharePartitionKey, coordinator::share_partition::SharePartition>,
     /// The share sessions (`ShareSessionCache`), by (group, member).
-    pub share_sessions: BTreeMap<(String, String), coordinator::share_partition::ShareSession>,
-    /// The transaction coordinator's transactional ids.
-    pub txns: BTreeMap<String, coordinator::transaction::Txn>,
+    pub sessions: BTreeMap<(String, String), coordinator::share_partition::ShareSession>,
+}
+
+/// What the transaction coordinator holds (`txn_api`).
+#[derive(Default)]
+pub struct Txns {
+    /// The transactional ids' transactions.
+    pub ids: BTreeMap<String, coordinator::transaction::Txn>,
     /// Offsets committed in open transactions, by producer id: (group,
     /// topic, partition, offset), made visible by its COMMIT marker
     /// (`GroupMetadata.pendingTransactionalOffsetCommits`).
-    pub pending_txn_offsets: BTreeMap<i64, Vec<(String, String, i32, coordinator::classic::Committed)>>,
+    pub pending_offsets: BTreeMap<i64, Vec<(String, String, i32, coordinator::classic::Committed)>>,
 }
 
 impl std::ops::Deref for State {
@@ -183,24 +204,18 @@ impl State {
             None => logrules::groups::ShareStates::default(),
         };
         let txns = load_txns(dir, topics.get(TRANSACTION_TOPIC), &limits)?;
-        Ok(State { groups, consumer, share, txns, ..State::of(store) })
+        Ok(State {
+            groups: Groups { classic: groups, consumer, ..Groups::default() },
+            shares: Shares { states: share, ..Shares::default() },
+            txns: Txns { ids: txns, ..Txns::default() },
+            ..State::of(store)
+        })
     }
 
     /// `store` with no coordinator state.
     fn of(store: Store) -> State {
-        State {
-            store,
-            groups: BTreeMap::new(),
-            consumer: logrules::groups::Groups::default(),
-            // (the members' sessions: `set_broker_configs`, before serving)
-            consumer_timers: BTreeMap::new(),
-            share_timers: BTreeMap::new(),
-            share: logrules::groups::ShareStates::default(),
-            share_partitions: BTreeMap::new(),
-            share_sessions: BTreeMap::new(),
-            txns: BTreeMap::new(),
-            pending_txn_offsets: BTreeMap::new(),
-        }
+        // (the members' sessions: `set_broker_configs`, before serving)
+        State { store, groups: Groups::default(), shares: Shares::default(), txns: Txns::default() }
     }
 
     /// The broker's configs (as its server.properties would hold them),
@@ -208,8 +223,8 @@ impl State {
     /// now, each for its group's session timeout under them (`onLoaded`).
     pub fn set_broker_configs(&mut self, configs: BTreeMap<String, String>) {
         self.store.broker_configs = configs;
-        (self.consumer_timers, self.share_timers) =
-            sessions_of(&self.consumer, &self.store.group_configs, &self.store.broker_configs);
+        (self.groups.consumer_timers, self.shares.timers) =
+            sessions_of(&self.groups.consumer, &self.store.group_configs, &self.store.broker_configs);
     }
 
     /// Write a COMMIT or ABORT marker ([`Store::write_marker`]); on a
@@ -226,7 +241,7 @@ impl State {
     ) -> Result<(), ApiError> {
         self.store.write_marker(topic, partition, producer_id, producer_epoch, commit, coordinator_epoch)?;
         if topic == OFFSETS_TOPIC
-            && let Some(pending) = self.pending_txn_offsets.get_mut(&producer_id)
+            && let Some(pending) = self.txns.pending_offsets.get_mut(&producer_id)
         {
             let offsets_partitions = self.store.offsets_partitions;
             let (here, rest): (Vec<_>, Vec<_>) = pending.drain(..).partition(|(group, ..)| {
@@ -234,11 +249,12 @@ impl State {
             });
             *pending = rest;
             if pending.is_empty() {
-                self.pending_txn_offsets.remove(&producer_id);
+                self.txns.pending_offsets.remove(&producer_id);
             }
             if commit {
                 for (group, t, p, c) in here {
                     self.groups
+                        .classic
                         .entry(group.clone())
                         .or_insert_with(|| coordinator::classic::Group::new(&group))
                         .offsets
@@ -260,7 +276,7 @@ impl State {
         offsets: Vec<(String, i32, coordinator::classic::Committed)>,
     ) -> Result<(), ApiError> {
         self.store.append_txn_offsets(group, producer_id, producer_epoch, &offsets)?;
-        let pending = self.pending_txn_offsets.entry(producer_id).or_default();
+        let pending = self.txns.pending_offsets.entry(producer_id).or_default();
         for (t, p, c) in offsets {
             pending.retain(|(g, pt, pp, _)| !(g == group && *pt == t && *pp == p));
             pending.push((group.to_string(), t, p, c));

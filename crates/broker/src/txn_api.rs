@@ -37,7 +37,7 @@ fn s(text: impl Into<String>) -> StrBytes {
 /// it exhausts moves the producer to a new id at `Complete*`
 /// (`prepareComplete`). Returns the completed state.
 fn end(store: &mut State, id: &str, commit: bool, bump: Option<Bump>) -> Result<Txn, ApiError> {
-    let Some(mut t) = store.txns.get(id).cloned() else {
+    let Some(mut t) = store.txns.ids.get(id).cloned() else {
         return Err(ApiError::new(E::InvalidTxnState, format!("no transaction of {id}")));
     };
     let now = now_ms();
@@ -56,7 +56,7 @@ fn end(store: &mut State, id: &str, commit: bool, bump: Option<Bump>) -> Result<
     t.status = if commit { Status::PrepareCommit } else { Status::PrepareAbort };
     t.last_update_ms = now;
     store.write_txn(id, &t)?;
-    store.txns.insert(id.to_string(), t.clone());
+    store.txns.ids.insert(id.to_string(), t.clone());
     let epoch = store.coordinator_epoch(id);
     for (topic, p) in &t.partitions {
         store.write_marker(topic, *p, t.producer_id, t.producer_epoch, commit, epoch)?;
@@ -70,7 +70,7 @@ fn end(store: &mut State, id: &str, commit: bool, bump: Option<Bump>) -> Result<
     t.partitions = BTreeSet::new();
     t.last_update_ms = now_ms();
     store.write_txn(id, &t)?;
-    store.txns.insert(id.to_string(), t.clone());
+    store.txns.ids.insert(id.to_string(), t.clone());
     Ok(t)
 }
 
@@ -91,7 +91,7 @@ fn fence_and_abort(store: &mut State, id: &str) -> Result<(), ApiError> {
     if store.transaction_version() >= version::EPOCH_BUMP {
         return end(store, id, false, Some(Bump { no_partition_added: false })).map(|_| ());
     }
-    if let Some(t) = store.txns.get_mut(id)
+    if let Some(t) = store.txns.ids.get_mut(id)
         && let Some(e) = txn::next_epoch(t.producer_epoch)
     {
         t.producer_epoch = e;
@@ -124,7 +124,7 @@ pub fn init_producer_id(sh: &Shared, req: &InitProducerIdRequest) -> InitProduce
         return r;
     }
     let now = now_ms();
-    let next = match store.txns.get(&id).cloned() {
+    let next = match store.txns.ids.get(&id).cloned() {
         None => Txn {
             producer_id: -1,
             producer_epoch: 0,
@@ -192,7 +192,7 @@ pub fn init_producer_id(sh: &Shared, req: &InitProducerIdRequest) -> InitProduce
     }
     r.producer_id = ProducerId(next.producer_id);
     r.producer_epoch = next.producer_epoch;
-    store.txns.insert(id, next);
+    store.txns.ids.insert(id, next);
     r
 }
 
@@ -200,7 +200,7 @@ pub fn init_producer_id(sh: &Shared, req: &InitProducerIdRequest) -> InitProduce
 /// (`TransactionCoordinator`, transaction version 1): the producer id it
 /// was given, its current epoch, no markers being written.
 fn check_producer(store: &State, id: &str, producer_id: i64, producer_epoch: i16) -> Result<Txn, ApiError> {
-    let Some(t) = store.txns.get(id) else { return Err(E::InvalidProducerIdMapping.into()) };
+    let Some(t) = store.txns.ids.get(id) else { return Err(E::InvalidProducerIdMapping.into()) };
     if t.producer_id != producer_id {
         return Err(E::InvalidProducerIdMapping.into());
     }
@@ -239,7 +239,7 @@ pub fn add_partitions(
     store.write_txn(id, &t).inspect_err(|e| {
         eprintln!("logtool broker: transactional id {id}: {}", e.message);
     })?;
-    store.txns.insert(id.to_string(), t);
+    store.txns.ids.insert(id.to_string(), t);
     Ok(())
 }
 
@@ -393,7 +393,8 @@ pub fn txn_offset_commit(sh: &Shared, version: i16, req: &TxnOffsetCommitRequest
             let ids = (req.producer_id.0, req.producer_epoch);
             add_partitions(&mut store, req.transactional_id.0.as_str(), ids, &tp, version::EPOCH_BUMP)?;
         }
-        let t = store.txns.get(req.transactional_id.0.as_str()).ok_or(ApiError::from(E::InvalidProducerIdMapping))?;
+        let t =
+            store.txns.ids.get(req.transactional_id.0.as_str()).ok_or(ApiError::from(E::InvalidProducerIdMapping))?;
         if t.producer_id != req.producer_id.0 {
             return Err(E::InvalidProducerIdMapping.into());
         }
@@ -404,7 +405,7 @@ pub fn txn_offset_commit(sh: &Shared, version: i16, req: &TxnOffsetCommitRequest
             return Err(E::InvalidTxnState.into());
         }
         if !req.member_id.is_empty()
-            && let Some(g) = store.groups.get(&group)
+            && let Some(g) = store.groups.classic.get(&group)
         {
             g.check_member(req.member_id.as_str(), req.generation_id).map_err(ApiError::of_code)?;
         }
@@ -461,7 +462,7 @@ pub fn end_txn(sh: &Shared, version: i16, req: &EndTxnRequest) -> EndTxnResponse
     r.producer_epoch = -1;
     let id = req.transactional_id.0.to_string();
     let mut store = sh.lock();
-    let Some(t) = store.txns.get(&id).cloned() else {
+    let Some(t) = store.txns.ids.get(&id).cloned() else {
         r.error_code = E::InvalidProducerIdMapping.code();
         return r;
     };
@@ -524,6 +525,7 @@ pub fn abort_timed_out(sh: &Shared) {
     let now = now_ms();
     let due: Vec<String> = store
         .txns
+        .ids
         .iter()
         .filter(|(_, t)| t.status == Status::Ongoing && t.start_ms.saturating_add(i64::from(t.timeout_ms)) < now)
         .map(|(id, _)| id.clone())
@@ -568,7 +570,7 @@ pub fn check_produce(
     topic: &str,
     partition: i32,
 ) -> Result<(), ApiError> {
-    let Some(t) = store.txns.get(transactional_id) else {
+    let Some(t) = store.txns.ids.get(transactional_id) else {
         return Err(ApiError::new(E::InvalidProducerIdMapping, format!("no transactional id {transactional_id}")));
     };
     if t.producer_id != producer_id {
@@ -599,7 +601,7 @@ pub fn describe_transactions(sh: &Shared, req: &DescribeTransactionsRequest) -> 
         st.producer_id = ProducerId(-1);
         st.producer_epoch = -1;
         st.transaction_start_time_ms = -1;
-        match store.txns.get(id.0.as_str()) {
+        match store.txns.ids.get(id.0.as_str()) {
             None => st.error_code = E::TransactionalIdNotFound.code(),
             Some(t) => {
                 st.transaction_state = s(t.status.name());
@@ -631,7 +633,7 @@ pub fn list_transactions(sh: &Shared, req: &ListTransactionsRequest) -> ListTran
     let known = |n: &str| Status::from_name(n).is_some();
     r.unknown_state_filters = req.state_filters.iter().filter(|f| !known(f.as_str())).cloned().collect();
     let now = now_ms();
-    for (id, t) in &store.txns {
+    for (id, t) in &store.txns.ids {
         if !req.state_filters.is_empty() && !req.state_filters.iter().any(|f| f.as_str() == t.status.name()) {
             continue;
         }
