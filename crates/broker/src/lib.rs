@@ -9,9 +9,11 @@
 //! `kafka-protocol`'s, generated from Kafka's JSON definitions),
 //! `handlers` and the `*_api` modules (one function per API, one file per
 //! API family; the coordinators they ask are the `coordinator` crate, with
-//! no I/O), `store` (topics, partitions, producer ids, the shutdown),
-//! `versions` (what is advertised), `zerocopy` (a Fetch's records sent from
-//! the segments). One node, the controller of a static quorum and the only
+//! no I/O; what they share is `api`, the errors they answer `error`'s
+//! `ApiError`), `store` (`Store` the log dir: topics, partitions, producer
+//! ids, the shutdown; `State` it and the coordinators' state), `versions`
+//! (what is advertised), `zerocopy` (a Fetch's records sent from the
+//! segments). One node, the controller of a static quorum and the only
 //! replica of every partition.
 
 #![cfg_attr(test, allow(clippy::arithmetic_side_effects))]
