@@ -523,13 +523,16 @@ impl ProducerState {
             if seg.base >= until || seg.next_base.is_some_and(|n| n <= from) {
                 continue;
             }
-            self.replay(seg, from, until, limits)?;
+            self.replay(seg, from, until, 0, limits)?;
         }
         Ok(())
     }
 
     /// Replay the valid batches of `seg` with offsets in `[from, until)`.
-    pub fn replay(&mut self, seg: &Segment, from: i64, until: i64, limits: &Limits) -> Result<()> {
+    /// Its first `checked` bytes were found valid already (by a recovery of
+    /// it, which stops at the first batch that is not): their batches'
+    /// checksums are not computed again.
+    pub fn replay(&mut self, seg: &Segment, from: i64, until: i64, checked: u64, limits: &Limits) -> Result<()> {
         let mut r = seg.reader(limits)?;
         let mut scratch = Vec::new();
         while let Some(item) = r.next_item()? {
@@ -538,7 +541,11 @@ impl ProducerState {
             if h.base_offset >= until {
                 break;
             }
-            if h.last_offset() < from || !b.is_valid() {
+            if h.last_offset() < from {
+                continue;
+            }
+            let known_valid = b.position().saturating_add(b.size()) <= checked;
+            if !known_valid && !b.is_valid() {
                 continue;
             }
             let m = if h.is_control() { end_txn_marker(&b, &mut scratch, limits) } else { None };

@@ -632,6 +632,9 @@ pub struct Recovered {
     /// The offset after its last batch once recovered (its base when it
     /// holds none).
     pub end: i64,
+    /// The bytes the recovery found valid (from the segment's start): a
+    /// replay of them need not check their batches' checksums again.
+    pub valid_bytes: u64,
 }
 
 /// What Kafka's load does to a partition's producer snapshots
@@ -667,9 +670,9 @@ struct SnapshotSim<'a> {
     now_ms: i64,
     log_start: i64,
     snaps: std::collections::BTreeMap<i64, Snap>,
-    /// A recovered segment's end by its base: what recovery left of it is
-    /// all a later scan reads.
-    ends: std::collections::BTreeMap<i64, i64>,
+    /// A recovered segment's end and valid bytes by its base: what
+    /// recovery left of it is all a later scan reads.
+    ends: std::collections::BTreeMap<i64, (i64, u64)>,
 }
 
 /// One `ProducerStateManager` (`lastSnapOffset`, `lastMapOffset`, its state).
@@ -749,8 +752,8 @@ impl SnapshotSim<'_> {
                 if to_snapshot.contains(&Some(seg.base)) {
                     self.take(m);
                 }
-                let until = self.ends.get(&seg.base).map_or(end, |&e| e.min(end));
-                m.state.replay(seg, start, until, self.limits)?;
+                let (until, checked) = self.ends.get(&seg.base).map_or((end, 0), |&(e, v)| (e.min(end), v));
+                m.state.replay(seg, start, until, checked, self.limits)?;
             }
         }
         m.map_end = end;
@@ -812,7 +815,7 @@ pub fn snapshots_on_load(
     let log_start = p.checkpoints.log_start_offset.unwrap_or(0);
     let disk: std::collections::BTreeMap<i64, Snap> =
         p.snapshots.iter().map(|(o, f)| (*o, Snap::Disk(f.clone()))).collect();
-    let ends = steps.iter().filter_map(|s| Some((p.segments.get(s.index)?.base, s.end))).collect();
+    let ends = steps.iter().filter_map(|s| Some((p.segments.get(s.index)?.base, (s.end, s.valid_bytes)))).collect();
     let mut sim = SnapshotSim { p, limits, now_ms, log_start, snaps: disk.clone(), ends };
     // the log's recovery sees every segment (it deletes those after a cut
     // once it is done); the log's manager those kept
@@ -826,7 +829,7 @@ pub fn snapshots_on_load(
         };
         let mut m = Manager { last_snap: 0, map_end: 0, state: ProducerState::with_entries() };
         sim.rebuild(&mut m, loaded, seg.base, false)?;
-        m.state.replay(seg, seg.base, step.end, limits)?;
+        m.state.replay(seg, seg.base, step.end, step.valid_bytes, limits)?;
         m.map_end = m.map_end.max(step.end);
         sim.take(&mut m);
     }
@@ -887,6 +890,46 @@ mod tests {
             if let Ok(txn) = std::fs::read(base.with_extension("txnindex")) {
                 assert_eq!(r.txn_index_bytes(), txn, "{dir} .txnindex");
             }
+        }
+    }
+
+    /// A replay told how many bytes a recovery found valid skips their
+    /// checksums and gives the state a replay checking every one gives: on
+    /// a transactional segment as written, and with a batch damaged, where
+    /// the recovery stops and the replay checks everything after it.
+    #[test]
+    fn a_replay_trusting_what_recovery_checked_gives_the_same_state() {
+        let src = fixtures().join("clean/logs/txn-0");
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("txn-0");
+        std::fs::create_dir(&dir).unwrap();
+        for e in std::fs::read_dir(&src).unwrap() {
+            let e = e.unwrap();
+            std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
+        }
+        let limits = Limits::default();
+        let replayed = |p: &Partition, checked: u64| {
+            let mut state = ProducerState::with_entries();
+            state.replay(&p.segments[1], 0, i64::MAX, checked, &limits).unwrap();
+            state.snapshot_entries()
+        };
+        for damage in [false, true] {
+            if damage {
+                // the maxTimestamp of producer 6's batch at byte 1293 (offsets
+                // 62-66): its checksum fails
+                let log = dir.join("00000000000000000036.log");
+                let mut bytes = std::fs::read(&log).unwrap();
+                bytes[1293 + 42] ^= 0xff;
+                std::fs::write(&log, bytes).unwrap();
+            }
+            let p = Partition::open_with(&dir, &LogDirCheckpoints::default()).unwrap();
+            let r = recover_segment(&p.segments[1], 512, &mut ProducerState::default(), None, &limits).unwrap();
+            assert_eq!(r.stop.is_some(), damage, "{:?}", r.stop);
+            let every = replayed(&p, 0);
+            assert!(!every.is_empty());
+            assert_eq!(replayed(&p, r.valid_bytes), every, "damaged: {damage}");
+            // (trusting the damaged batch too would count it)
+            assert_eq!(replayed(&p, u64::MAX) == every, !damage);
         }
     }
 }

@@ -425,7 +425,7 @@ fn recover_partition(
         } else {
             logrules::log::segment_end(rebuilt.next_offset, seg.base)
         };
-        steps.push(recovery::Recovered { index: i, how, end });
+        steps.push(recovery::Recovered { index: i, how, end, valid_bytes: rebuilt.valid_bytes });
         last_cut |= was_cut && i == last;
         if how == SegmentRecovery::Log || i == last {
             log_end = Some(end);
