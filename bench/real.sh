@@ -35,11 +35,19 @@ trap 'kafka_cleanup; rm -rf "$tmp"' EXIT
 part=$logs/plain-0
 max=33554432
 
+# Every run starts with the data in the page cache (untimed `cat` of
+# "${warm[@]}"): this VM's kernel reclaims cold pages between runs (DAMON),
+# and verify's live reads drop again what they had to read from disk (pages
+# not cached before: the broker's cache is left as it was), so a page
+# evicted once would come from disk in every later run of verify and in
+# none of cat's.
+warm=()
 # RUNS wall-clock ms of a command -> "median min max"
 timed() {
   local i s e
   "$@" >/dev/null 2>&1 || true # warm
   for i in $(seq "$runs"); do
+    [ ${#warm[@]} = 0 ] || cat "${warm[@]}" >/dev/null
     s=$(date +%s%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s%N)
     echo $(( (e - s) / 1000000 ))
   done | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)], a[1], a[NR] }'
@@ -65,7 +73,8 @@ row() { # WHAT BYTES_READ REF_NAME -- REF... -- LOGTOOL...   (BYTES_READ 0: not 
   [ "$nbytes" = 0 ] || printf '%s\t%s\t%s\t%s\t%s\n' "$what" "$nbytes" "$om" "$refname" "$rm" >>"$tsv"
 }
 
-cat "$logs"/*/*.log >/dev/null
+warm=("$logs"/*/*.log)
+cat "${warm[@]}" >/dev/null
 echo "Data: $logs ($(du -sh "$logs" | cut -f1)); $(nproc) cores; $runs runs each; $(date -u +%F)"
 echo
 echo "| command | logtool vs reference | logtool: median (min-max), peak RSS | reference: median (min-max) | reference |"
@@ -86,6 +95,7 @@ row "dump (batches), 32 MiB" "$max" "DumpLogSegments" -- dls -- "$lt" dump --max
 
 # a copy of the log dir: the second replica, then a live broker's data
 cp -a "$logs" "$tmp/live"
+warm+=("$tmp/live/plain-0"/*.log)
 row "digest, the partition" "$(bytes "$part"/*.log)" "cat > /dev/null" \
   -- catall "$part"/*.log -- "$lt" digest --output "$tmp/plain.digest" "$part"
 row "diff-replicas, the partition and a copy" "$(bytes "$part"/*.log "$tmp/live/plain-0"/*.log)" "cat A B > /dev/null" \
