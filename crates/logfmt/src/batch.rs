@@ -336,7 +336,7 @@ impl<'a> RecordBatch<'a> {
     /// match the stored one).
     pub fn compute_crc(&self) -> u32 {
         let Some(input) = self.spilled_input(layout::ATTRIBUTES_OFFSET) else {
-            return crc32c::crc32c(self.bytes.get(layout::ATTRIBUTES_OFFSET..).unwrap_or_default());
+            return crate::crc::crc32c(self.bytes.get(layout::ATTRIBUTES_OFFSET..).unwrap_or_default());
         };
         let mut input = match input {
             Ok(f) => crate::compression::Input::File(f),
@@ -347,7 +347,7 @@ impl<'a> RecordBatch<'a> {
             match std::io::BufRead::fill_buf(&mut input) {
                 Ok([]) => return crc,
                 Ok(chunk) => {
-                    crc = crc32c::crc32c_append(crc, chunk);
+                    crc = crate::crc::crc32c_append(crc, chunk);
                     let n = chunk.len();
                     std::io::BufRead::consume(&mut input, n);
                 }

@@ -315,8 +315,10 @@ impl BatchBuilder {
         put(&header.base_sequence.to_be_bytes());
         put(&header.records_count.to_be_bytes());
         // CRC-32C from the attributes to the end
-        let crc =
-            crc32c::crc32c_append(crc32c::crc32c(head.get(layout::ATTRIBUTES_OFFSET..).unwrap_or_default()), &payload);
+        let crc = crate::crc::crc32c_append(
+            crate::crc::crc32c(head.get(layout::ATTRIBUTES_OFFSET..).unwrap_or_default()),
+            &payload,
+        );
         if let Some(slot) = head.get_mut(layout::CRC_OFFSET..layout::ATTRIBUTES_OFFSET) {
             slot.copy_from_slice(&crc.to_be_bytes());
         }

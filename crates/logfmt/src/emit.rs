@@ -71,7 +71,7 @@ pub fn producer_snapshot(entries: &[ProducerStateEntry]) -> Vec<u8> {
     }
     let mut out = Vec::with_capacity(body.len().saturating_add(6));
     out.extend(snap_layout::VERSION.to_be_bytes());
-    out.extend(crc32c::crc32c(&body).to_be_bytes());
+    out.extend(crate::crc::crc32c(&body).to_be_bytes());
     out.extend(body);
     out
 }

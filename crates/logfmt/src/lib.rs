@@ -55,9 +55,9 @@
 #![cfg_attr(test, allow(clippy::arithmetic_side_effects))]
 
 // The modules, as the table above groups them. What they all use: the
-// memory budget, the ceilings on every length read, Kafka's murmur2,
-// page-cache and live-broker helpers, and the lines commands print (budget,
-// limits, hash, live, report). Kafka's rules over them are the `logrules`
+// memory budget, the ceilings on every length read, Kafka's murmur2, the
+// CRC-32C, page-cache and live-broker helpers, and the lines commands print
+// (budget, limits, hash, crc, live, report). Kafka's rules over them are the `logrules`
 // crate, the commands the `inspect` crate.
 pub mod batch;
 pub mod budget;
@@ -65,6 +65,7 @@ pub mod builder;
 pub mod checkpoint;
 pub mod compression;
 pub mod control;
+pub mod crc;
 pub mod cursor;
 pub mod emit;
 pub mod error;

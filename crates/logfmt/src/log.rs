@@ -753,7 +753,7 @@ impl<R: Read + Seek> LogReader<R> {
         let end = start.saturating_add(len);
         while q < end {
             let n = (end.saturating_sub(q)).min(CHUNK as u64) as usize;
-            crc = crc32c::crc32c_append(crc, self.load(q, n)?);
+            crc = crate::crc::crc32c_append(crc, self.load(q, n)?);
             q = q.saturating_add(n as u64);
         }
         Ok(stored == Some(crc))

@@ -93,7 +93,7 @@ pub fn parse(bytes: &[u8]) -> Result<ProducerSnapshot> {
         return Err(Error::at(0, ErrorKind::BadVersion { what: "producer snapshot", version: version.into() }));
     }
     let crc = c.u32("snapshot crc")?;
-    let computed_crc = crc32c::crc32c(bytes.get(layout::PRODUCER_ENTRIES_OFFSET..).unwrap_or_default());
+    let computed_crc = crate::crc::crc32c(bytes.get(layout::PRODUCER_ENTRIES_OFFSET..).unwrap_or_default());
     let count_at = c.position();
     let count = c.i32("producer count")?;
     if count < 0 {

@@ -87,7 +87,7 @@ struct Sink<W: Write> {
 
 impl<W: Write> Sink<W> {
     fn bytes(&mut self, b: &[u8]) -> std::io::Result<()> {
-        self.crc = crc32c::crc32c_append(self.crc, b);
+        self.crc = logfmt::crc::crc32c_append(self.crc, b);
         self.w.write_all(b)
     }
 
@@ -256,7 +256,7 @@ impl DigestStream {
         let mut b = [0u8; N];
         self.fill(&mut b, what)?;
         if crc {
-            self.crc = crc32c::crc32c_append(self.crc, &b);
+            self.crc = logfmt::crc::crc32c_append(self.crc, &b);
         }
         Ok(b)
     }
@@ -378,7 +378,7 @@ pub fn open(path: &Path) -> Result<(ReplicaInfo, DigestStream)> {
     }
     let mut json = vec![0u8; len as usize];
     s.fill(&mut json, "the header")?;
-    s.crc = crc32c::crc32c_append(s.crc, &json);
+    s.crc = logfmt::crc::crc32c_append(s.crc, &json);
     let h: Header = serde_json::from_slice(&json).map_err(|e| s.err(Class::Corrupt, format!("header: {e}")))?;
     if h.format != "logtool-replica-digest" || h.version != VERSION {
         return Err(s.err(Class::Corrupt, format!("header of format {:?} version {}", h.format, h.version)));

@@ -87,7 +87,7 @@ pub fn records_from(
                     timestamp,
                     key: key.map(<[u8]>::to_vec),
                     value_size: value.map_or(-1, |v| v.len() as i64),
-                    value_crc32c: value.map(crc32c::crc32c),
+                    value_crc32c: value.map(logfmt::crc::crc32c),
                     is_control: control,
                 });
                 true

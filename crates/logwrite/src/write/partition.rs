@@ -562,7 +562,7 @@ impl PartitionWriter {
             let attributes = header.attributes | i16::from(layout::TIMESTAMP_TYPE_MASK);
             put(batch, layout::ATTRIBUTES_OFFSET, &attributes.to_be_bytes())?;
             put(batch, layout::MAX_TIMESTAMP_OFFSET, &append_time.to_be_bytes())?;
-            let crc = crc32c::crc32c(batch.get(layout::ATTRIBUTES_OFFSET..).unwrap_or_default());
+            let crc = logfmt::crc::crc32c(batch.get(layout::ATTRIBUTES_OFFSET..).unwrap_or_default());
             put(batch, layout::CRC_OFFSET, &crc.to_be_bytes())?;
         }
         let header = logfmt::batch::RecordBatch::parse(batch, 0)?.header().to_owned();
