@@ -4,7 +4,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::util::{copy_tree, fixtures, of_type, run, run_json};
+use crate::util::{copy_tree, fixtures, of_type, run, run_json, run_with};
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
@@ -320,6 +320,33 @@ fn damage_is_reported_with_positions_and_the_dump_goes_on() {
     assert_eq!(code, 1);
     assert!(out.contains("!! truncated at bytes"), "{out}");
     assert!(out.contains("BAD"), "{out}");
+}
+
+/// JSON lines of a segment's uncompressed batches are made on every core,
+/// each thread a share of the batches: the bytes are one thread's, damage,
+/// `--max-bytes` cuts and exit codes included.
+#[test]
+fn json_made_on_every_core_is_what_one_thread_prints() {
+    let (_tmp, dir) = copy_tree(&fixtures().join("clean").join("logs"));
+    let log = dir.join("codec-none-0").join("00000000000000000000.log");
+    let mut bytes = std::fs::read(&log).unwrap();
+    let n = bytes.len();
+    bytes[n / 3] ^= 0x55;
+    bytes.splice(n / 2..n / 2, [0xab; 100]);
+    bytes.truncate(bytes.len() - 7);
+    std::fs::write(&log, &bytes).unwrap();
+    let (d, l) = (s(&dir), s(&log));
+    for args in [
+        vec!["dump", "--format", "json", d],
+        vec!["dump", "--format", "json", "--deep", d],
+        vec!["dump", "--format", "json", "--max-bytes", "5000", l],
+        vec!["dump", "--format", "json", "--payload", "hex", l],
+        vec!["dump", "--format", "json", "--redact", "--redact-key", "s3cret", l],
+    ] {
+        let one = run_with(&[("RAYON_NUM_THREADS", "1")], &args);
+        let four = run_with(&[("RAYON_NUM_THREADS", "4")], &args);
+        assert_eq!(one, four, "{args:?}");
+    }
 }
 
 #[test]

@@ -217,6 +217,9 @@ pub struct Output<W: Write> {
     json_name: JsonName,
     /// Tables show paths under it relative to it (JSON keeps them whole).
     base: Option<String>,
+    /// Every JSON line stays in `json` until [`Output::into_bytes`] (a part
+    /// of a dump told on another thread, written later in order).
+    hold: bool,
 }
 
 #[derive(Default)]
@@ -235,6 +238,23 @@ struct TableState {
     layouts: Vec<(Vec<&'static str>, Vec<bool>, Vec<String>)>,
 }
 
+impl Output<Vec<u8>> {
+    /// JSON lines kept in `buf` (cleared first) until [`Output::into_bytes`]
+    /// gives it back: a dump's lines told on another thread.
+    pub fn held_json(mut buf: Vec<u8>) -> Output<Vec<u8>> {
+        buf.clear();
+        let mut o = Output::new(Vec::new(), Format::Json);
+        o.json = buf;
+        o.hold = true;
+        o
+    }
+
+    /// The JSON lines held ([`Output::held_json`]).
+    pub fn into_bytes(mut self) -> Vec<u8> {
+        std::mem::take(&mut self.json)
+    }
+}
+
 impl<W: Write> Output<W> {
     pub fn new(out: W, format: Format) -> Output<W> {
         Output {
@@ -244,6 +264,7 @@ impl<W: Write> Output<W> {
             json: Vec::new(),
             json_name: JsonName::default(),
             base: None,
+            hold: false,
         }
     }
 
@@ -262,9 +283,14 @@ impl<W: Write> Output<W> {
                 // writes), many at a time
                 if let Some(r) = line.fast_json(&mut self.json, &mut self.json_name) {
                     r?;
-                    if self.json.len() >= JSON_CHUNK {
+                    if self.json.len() >= JSON_CHUNK && !self.hold {
                         self.flush_json()?;
                     }
+                    return Ok(());
+                }
+                if self.hold {
+                    serde_json::to_writer(&mut self.json, line).map_err(io::Error::from)?;
+                    self.json.push(b'\n');
                     return Ok(());
                 }
                 self.flush_json()?;

@@ -104,22 +104,25 @@ pub fn slab_size(limits: &logfmt::limits::Limits) -> usize {
     usize::try_from(share).unwrap_or(MAX_SLAB).clamp(256 << 10, MAX_SLAB)
 }
 
-/// Read `reader`'s slabs of `size` bytes in order and give each to `each`.
-/// With `read_ahead`, the next slab is read on a thread of its own while
-/// `each` works on the one before (at most two waiting; the slabs `each`
-/// is done with go back to the reader, which reuses their buffers). A read
-/// error ends the walk and is returned, once `each` has seen every slab
-/// before it.
+/// Read `reader`'s slabs of `size` bytes in order and give each to `each`,
+/// until it returns false. With `read_ahead`, the next slab is read on a
+/// thread of its own while `each` works on the one before (at most two
+/// waiting; the slabs `each` is done with go back to the reader, which
+/// reuses their buffers). A read error ends the walk and is returned, once
+/// `each` has seen every slab before it.
 pub fn slabs(
-    mut reader: logfmt::log::LogReader,
+    reader: &mut logfmt::log::LogReader,
     size: usize,
     read_ahead: bool,
-    mut each: impl FnMut(&logfmt::log::Slab),
+    mut each: impl FnMut(&logfmt::log::Slab) -> bool,
 ) -> logfmt::error::Result<()> {
     if !read_ahead {
         while let Some(slab) = reader.next_slab(size)? {
-            each(&slab);
+            let go_on = each(&slab);
             reader.recycle(slab);
+            if !go_on {
+                break;
+            }
         }
         return Ok(());
     }
@@ -141,8 +144,12 @@ pub fn slabs(
         for slab in rx {
             match slab? {
                 Some(slab) => {
-                    each(&slab);
+                    let go_on = each(&slab);
                     let _ = back_tx.send(slab);
+                    if !go_on {
+                        // (the reader stops at its next send)
+                        break;
+                    }
                 }
                 None => break,
             }

@@ -1035,10 +1035,10 @@ pub fn partition_stats(
         pass.s.log_bytes = pass.s.log_bytes.saturating_add(seg.size);
         // read in slabs as verify reads: large reads, the next one read
         // ahead while the batches of this one are counted in parallel
-        let r = seg.reader(&opts.limits)?;
+        let mut r = seg.reader(&opts.limits)?;
         let size = crate::schedule::slab_size(&opts.limits);
         let read_ahead = read_ahead && seg.size > size as u64;
-        crate::schedule::slabs(r, size, read_ahead, |slab| {
+        crate::schedule::slabs(&mut r, size, read_ahead, |slab| {
             let parts: Vec<Part> = if read_ahead {
                 slab.items.par_iter().map_init(Vec::new, |scratch, item| part(scratch, slab, item)).collect()
             } else {
@@ -1072,6 +1072,7 @@ pub fn partition_stats(
                     (None, _) => {}
                 }
             }
+            true
         })?;
         done(seg.size);
         if let Some(e) = pass.refused.take() {

@@ -10,7 +10,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
 use clap::Args;
-use inspect::dump::{Item, Options, Outcome, RecordFilter, RecordItem, Selection, Visit, Walk, Work, plan};
+use inspect::dump::{Item, Options, Outcome, Part, RecordFilter, RecordItem, Selection, Visit, Walk, Work, plan};
 use logfmt::logdir::{self, Target};
 
 use crate::args::{Decode, FilterArgs, GlobalOpts, LimitArgs, OffsetRange, Payload, parse_offset_range, parse_size};
@@ -130,7 +130,13 @@ struct Printer<'a, W: Write> {
     held: Option<Vec<u8>>,
     /// A batch or record was printed.
     matched: bool,
+    /// Buffers of parts written, for the next ones ([`Visit::part`]).
+    spare: std::cell::RefCell<Vec<Vec<u8>>>,
 }
+
+/// The most the buffers of parts kept for reuse hold together (a run's
+/// parts hold at most 8 MiB of lines: `inspect::dump`'s bound).
+const SPARE_BYTES: usize = 16 << 20;
 
 impl<'a, W: Write> Printer<'a, W> {
     fn new(
@@ -149,6 +155,7 @@ impl<'a, W: Write> Printer<'a, W> {
             filtering: args.filter.active(),
             held: None,
             matched: false,
+            spare: Default::default(),
         }
     }
 
@@ -201,6 +208,55 @@ impl<W: Write> Visit for Printer<'_, W> {
 
     fn flush(&mut self) -> io::Result<()> {
         self.out.finish()
+    }
+
+    fn part(&self) -> Option<Box<dyn Part + '_>> {
+        // JSON lines stand alone (a table's columns need every row); with
+        // filters, a file's header waits for a match
+        let whole = self.format == crate::args::Format::Json && !self.filtering;
+        whole.then(|| {
+            let buf = self.spare.borrow_mut().pop().unwrap_or_default();
+            Box::new(PrinterPart { out: Output::held_json(buf), payload: self.payload, redact: self.redact.as_ref() })
+                as Box<dyn Part + '_>
+        })
+    }
+
+    fn append(&mut self, bytes: Vec<u8>) -> io::Result<()> {
+        if !bytes.is_empty() {
+            self.matched = true;
+        }
+        self.out.raw(&bytes)?;
+        // kept for the next parts, within a bound on what the kept hold
+        let mut spare = self.spare.borrow_mut();
+        let kept: usize = spare.iter().map(Vec::capacity).sum();
+        if kept.saturating_add(bytes.capacity()) <= SPARE_BYTES {
+            spare.push(bytes);
+        }
+        Ok(())
+    }
+}
+
+/// A [`Printer`]'s lines told on another thread (JSON, no filters): what
+/// the printer would write, into memory.
+struct PrinterPart<'a> {
+    out: Output<Vec<u8>>,
+    payload: Payload,
+    redact: Option<&'a Redactor>,
+}
+
+impl Visit for PrinterPart<'_> {
+    fn item(&mut self, item: &Item<'_>) -> io::Result<()> {
+        self.out.emit(item)
+    }
+
+    fn record(&mut self, record: &RecordItem<'_>) -> io::Result<()> {
+        self.out.emit(&lines::RecordLine::new(record, self.payload, self.redact))
+    }
+}
+
+impl Part for PrinterPart<'_> {
+    fn into_bytes(self: Box<Self>) -> Vec<u8> {
+        self.out.into_bytes()
     }
 }
 

@@ -34,7 +34,7 @@ pub use lines::{
     BatchLine, ErrorLine, FileLine, Item, JsonFileLine, LOG_COLUMNS, PartitionMetadataLine, ProducerStateLine,
     PropertiesLine, RecordItem, SummaryLine, decoded_text, record_row,
 };
-pub use walk::{Decode, NoFilter, Options, Outcome, RecordFilter, Visit, Walk};
+pub use walk::{Decode, NoFilter, Options, Outcome, Part, RecordFilter, Visit, Walk};
 
 /// A half-open offset range `[start, end)` (`--offsets`, and what
 /// `--since`/`--until` resolve to).

@@ -582,9 +582,10 @@ impl<'a> SegmentChecker<'a> {
         self.summary.size = size;
         self.stats.files = self.stats.files.saturating_add(1);
         let read_ahead = self.opts.read_ahead && size > slab as u64;
-        let walked = crate::schedule::slabs(reader, slab, read_ahead, |slab| {
+        let walked = crate::schedule::slabs(&mut reader, slab, read_ahead, |slab| {
             self.slab(slab, read_ahead, size);
             progress(slab.span());
+            true
         });
         if let Err(e) = walked {
             self.out.error(&self.seg.log, &e, Kind::IoError);
