@@ -4,7 +4,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::util::{copy_tree, fixtures, of_type, run, run_json, run_with};
+use crate::util::{copy_tree, damage_three_ways, fixtures, of_type, run, run_json, run_with};
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
@@ -329,12 +329,7 @@ fn damage_is_reported_with_positions_and_the_dump_goes_on() {
 fn json_made_on_every_core_is_what_one_thread_prints() {
     let (_tmp, dir) = copy_tree(&fixtures().join("clean").join("logs"));
     let log = dir.join("codec-none-0").join("00000000000000000000.log");
-    let mut bytes = std::fs::read(&log).unwrap();
-    let n = bytes.len();
-    bytes[n / 3] ^= 0x55;
-    bytes.splice(n / 2..n / 2, [0xab; 100]);
-    bytes.truncate(bytes.len() - 7);
-    std::fs::write(&log, &bytes).unwrap();
+    damage_three_ways(&log);
     let (d, l) = (s(&dir), s(&log));
     for args in [
         vec!["dump", "--format", "json", d],

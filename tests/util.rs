@@ -5,8 +5,8 @@ use std::process::Output;
 use serde_json::Value;
 
 pub use test_support::{
-    batch, copy_dir, copy_tree, files_under, fix_crc, fixtures, fixtures_4, fixtures_4x, idempotent_batch, root,
-    tiered_dirs,
+    batch, copy_dir, copy_tree, damage_three_ways, files_under, fix_crc, fixtures, fixtures_4, fixtures_4x,
+    idempotent_batch, root, tiered_dirs,
 };
 
 /// A `logtool` command with a scrubbed environment.

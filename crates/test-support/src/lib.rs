@@ -114,6 +114,18 @@ pub fn idempotent_batch(base_offset: i64, producer_id: i64, base_sequence: i32, 
     b.build()
 }
 
+/// Damage the segment at `log` three ways: a flipped byte a third in (a
+/// batch whose CRC no longer holds), 100 bytes of garbage inserted halfway
+/// (between or inside batches) and a torn tail (its last 7 bytes gone).
+pub fn damage_three_ways(log: &Path) {
+    let mut bytes = std::fs::read(log).unwrap();
+    let n = bytes.len();
+    bytes[n / 3] ^= 0x55;
+    bytes.splice(n / 2..n / 2, [0xab; 100]);
+    bytes.truncate(bytes.len() - 7);
+    std::fs::write(log, &bytes).unwrap();
+}
+
 /// Recompute the CRC-32C of the v2 batch that `batch` holds (from its first
 /// byte), after editing it: the CRC covers the attributes to the end.
 pub fn fix_crc(batch: &mut [u8]) {

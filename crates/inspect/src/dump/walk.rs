@@ -1191,14 +1191,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("logs");
         test_support::copy_dir(&src, &dir);
-        // a bad CRC, garbage between batches, a torn tail
-        let log = dir.join("codec-none-0/00000000000000000000.log");
-        let mut bytes = std::fs::read(&log).unwrap();
-        let n = bytes.len();
-        bytes[n / 3] ^= 0x55;
-        bytes.splice(n / 2..n / 2, [0xab; 100]);
-        bytes.truncate(bytes.len() - 7);
-        std::fs::write(&log, &bytes).unwrap();
+        test_support::damage_three_ways(&dir.join("codec-none-0/00000000000000000000.log"));
         let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
         for (deep, max_bytes) in [(true, None), (false, None), (true, Some(5000))] {
             let limits = Limits::default();
