@@ -10,9 +10,9 @@
 //! note says so and the segment is read from its start).
 //!
 //! A visitor that can tell lines on other threads ([`Visit::part`]) gets a
-//! large segment's whole uncompressed batches told by parts on every core,
-//! each a contiguous share of a slab read ahead, and their lines written in
-//! file order: the same lines as one thread tells.
+//! segment's whole uncompressed batches told by parts on every core, each
+//! a contiguous share of a slab, and their lines written in file order:
+//! the same lines as one thread tells.
 //!
 //! Invariants: records are borrowed from the reader (nothing is copied to
 //! tell a record); memory is the reader's, one batch's decompression
@@ -175,10 +175,16 @@ impl Visit for Box<dyn Part + '_> {
     }
 }
 
-/// The most a run of batches told in parts can print, by its bound: every
-/// payload byte escaped to six (`\u00XX`), each record 256 bytes of JSON
-/// besides and its file name. What the parts hold before it is written.
-const PARTS_OUTPUT: u64 = 8 << 20;
+/// The most a run of batches told in parts can print, by its bound: 32
+/// bytes for every byte of the batches (a byte escaped is six, `\u00XX`; a
+/// header of two bytes, an empty key and value, prints as 25, or 48 with
+/// its value redacted), each record 256 bytes besides and its file name
+/// (the record line's fields). What the parts hold before it is written.
+const PARTS_OUTPUT: u64 = 16 << 20;
+
+/// Bytes of output a byte of a batch told in parts prints at most (see
+/// [`PARTS_OUTPUT`]).
+const PARTS_PER_BYTE: u64 = 32;
 
 /// Larger batches are told by the walk's own thread (a run of them would
 /// be a few batches).
@@ -460,7 +466,9 @@ impl<'a, F: RecordFilter + ?Sized, V: Visit> Walk<'a, F, V> {
         expect: Option<i64>,
         limited: bool,
     ) -> io::Result<u64> {
-        let whole = self.range.is_none() && self.aborted.is_none() && !self.opts.aborted_only;
+        // (an internal topic's decoded records have no bound on their size
+        // this side of decoding: told here)
+        let whole = self.range.is_none() && self.aborted.is_none() && !self.opts.aborted_only && self.decoder.is_none();
         if whole
             && expect.is_none()
             && !self.filter.on_records()
@@ -509,13 +517,7 @@ impl<'a, F: RecordFilter + ?Sized, V: Visit> Walk<'a, F, V> {
                         // --max-bytes cut a batch: not damage, as with kafka-dump-log
                         break;
                     } else {
-                        self.damage(file, d.start, d.end, &d.error)?;
-                        if d.truncated_tail {
-                            let n = d.end.saturating_sub(d.start);
-                            let m =
-                                format!("{n} byte(s) at the end of the file do not hold a whole batch: a torn write");
-                            self.note(file, m)?;
-                        }
+                        self.tell_damage(file, &d)?;
                     }
                 }
             }
@@ -574,6 +576,16 @@ impl<'a, F: RecordFilter + ?Sized, V: Visit> Walk<'a, F, V> {
         Ok(done_to)
     }
 
+    /// Tell a damaged range the reader found (a torn tail says so).
+    fn tell_damage(&mut self, file: &str, d: &logfmt::log::Damage) -> io::Result<()> {
+        self.damage(file, d.start, d.end, &d.error)?;
+        if d.truncated_tail {
+            let n = d.end.saturating_sub(d.start);
+            self.note(file, format!("{n} byte(s) at the end of the file do not hold a whole batch: a torn write"))?;
+        }
+        Ok(())
+    }
+
     /// Tell a slab's items in order; `Some(where it starts)` at a batch
     /// `--max-bytes` cut (the walk ends there).
     fn tell_slab(&mut self, file: &str, slab: &Slab, limited: bool, scratch: &mut Vec<u8>) -> io::Result<Option<u64>> {
@@ -583,14 +595,7 @@ impl<'a, F: RecordFilter + ?Sized, V: Visit> Walk<'a, F, V> {
                 if d.truncated_tail && limited {
                     return Ok(Some(d.start));
                 }
-                self.damage(file, d.start, d.end, &d.error)?;
-                if d.truncated_tail {
-                    let n = d.end.saturating_sub(d.start);
-                    self.note(
-                        file,
-                        format!("{n} byte(s) at the end of the file do not hold a whole batch: a torn write"),
-                    )?;
-                }
+                self.tell_damage(file, d)?;
                 i = i.saturating_add(1);
                 continue;
             }
@@ -1053,7 +1058,7 @@ fn run_in_parts(slab: &Slab, from: usize, name_len: usize, deep: bool) -> usize 
         }
         let records = u64::try_from(h.records_count).unwrap_or(0).saturating_add(1);
         bound = bound.saturating_add(match deep {
-            true => b.size().saturating_mul(6).saturating_add(records.saturating_mul(per_record)),
+            true => b.size().saturating_mul(PARTS_PER_BYTE).saturating_add(records.saturating_mul(per_record)),
             false => per_batch,
         });
         if bound > PARTS_OUTPUT && end > from {
