@@ -14,6 +14,9 @@
 //!   inode; POSIX and `flock` entries name the holder's pid, open-file-
 //!   description locks show -1, so their holder is found in
 //!   `/proc/<pid>/fdinfo/<fd>` (which lists the locks of each open file).
+//!   The kernel makes `/proc/locks` a page at a time from a list other
+//!   processes' locks come and go in, so one reading can miss a line: a
+//!   reading that finds no holder is made again ([`LOCKS_READINGS`] in all).
 //! * `logwrite::lock::DirLock::acquire` takes the lock for a command that writes: a POSIX
 //!   write lock (so a broker starting meanwhile is refused, and so is any
 //!   tool taking either fcntl kind) *and* a `flock` lock (so is a tool taking
@@ -39,8 +42,12 @@ use crate::spec::names::LOCK;
 /// says: what a writer that was refused its lock names.
 pub fn holder_of(file: &File) -> Option<Holder> {
     let meta = file.metadata().ok()?;
-    std::fs::read_to_string("/proc/locks").ok().and_then(|l| holder(&l, &meta))
+    (0..LOCKS_READINGS).find_map(|_| std::fs::read_to_string("/proc/locks").ok().and_then(|l| holder(&l, &meta)))
 }
+
+/// How many times `/proc/locks` is read before a lock is taken as not
+/// there (a reading made while other locks change can skip lines).
+pub const LOCKS_READINGS: usize = 3;
 
 /// The kind of lock a process holds on `.lock`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,10 +109,16 @@ pub fn log_dir_lock(dir: &Path) -> LockState {
     let Ok(meta) = std::fs::metadata(&path) else {
         return LockState::NoLockFile;
     };
-    match std::fs::read_to_string("/proc/locks") {
-        Ok(locks) => holder(&locks, &meta).map_or(LockState::Free, LockState::Held),
-        Err(_) => LockState::Unknown,
+    let mut state = LockState::Unknown;
+    for _ in 0..LOCKS_READINGS {
+        if let Ok(locks) = std::fs::read_to_string("/proc/locks") {
+            if let Some(h) = holder(&locks, &meta) {
+                return LockState::Held(h);
+            }
+            state = LockState::Free;
+        }
     }
+    state
 }
 
 #[cfg(unix)]

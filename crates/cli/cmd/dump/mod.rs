@@ -135,7 +135,7 @@ struct Printer<'a, W: Write> {
 }
 
 /// The most the buffers of parts kept for reuse hold together (a run's
-/// parts hold at most 8 MiB of lines: `inspect::dump`'s bound).
+/// parts hold at most 16 MiB of lines: `inspect::dump`'s bound).
 const SPARE_BYTES: usize = 16 << 20;
 
 impl<'a, W: Write> Printer<'a, W> {
