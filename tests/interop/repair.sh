@@ -215,38 +215,44 @@ cp -a "$work/logtool-a" "$work/retain"
 grep -q '"type":"loss"' "$work/hw.plan" || die "truncate-to-hw: nothing above the checkpointed high watermark (rc $rc)"
 "$LT" truncate-to-hw --execute "$work/hw" >"$work/hw.out"
 brief "$work/hw.out"
-# retention by size that keeps kill-plain-0's segments from the one before
-# the segment holding its high watermark's last offset (at least 40000
-# bytes): whole batches below the high watermark stay for the log-start
-# move below, wherever the SIGKILL left the checkpointed high watermark (a
-# fixed 40000 once kept only segments above it)
-keep=$("$LT" dump --format json "$work/retain" | python3 -c '
+# kill-plain-0 in the log dir $1, from logtool's dump: its checkpointed high
+# watermark on the first line, then one line per batch: base_offset
+# last_offset size file
+plain_batches() { "$LT" dump --format json "$1" | python3 -c '
 import json, sys
-hw, segs = None, {}
+hw, rows = None, []
 for l in sys.stdin:
     v = json.loads(l)
     if v["type"] == "checkpoint_entry" and v["file"].endswith("replication-offset-checkpoint") \
             and v["topic"] == "kill-plain" and v["partition"] == 0:
         hw = v["offset"]
     elif v["type"] == "batch" and "/kill-plain-0/" in v["file"]:
-        segs.setdefault(v["file"], []).append((v["base_offset"], v["size"]))
+        rows.append("%d %d %d %s" % (v["base_offset"], v["last_offset"], v["size"], v["file"]))
+print(hw)
+print("\n".join(rows))'; }
+# retention by size that keeps kill-plain-0's segments from the one before
+# the segment holding its high watermark's last offset (at least 40000
+# bytes): whole batches below the high watermark stay for the log-start
+# move below, wherever the SIGKILL left the checkpointed high watermark (a
+# fixed 40000 once kept only segments above it)
+keep=$(plain_batches "$work/retain" | python3 -c '
+import sys
+hw, *rows = sys.stdin.read().split("\n")
+hw, segs = int(hw), {}
+for r in filter(None, rows):
+    base, _, size, f = r.split(" ", 3)
+    segs.setdefault(f, []).append((int(base), int(size)))
 files = sorted(segs, key=lambda f: segs[f][0][0])
 holding = max((i for i, f in enumerate(files) if segs[f][0][0] <= hw - 1), default=0)
 print(max(40000, sum(size for f in files[max(holding - 1, 0):] for _, size in segs[f])))')
 "$LT" retain --max-bytes "$keep" --execute "$work/retain" >"$work/retain-bytes.out"
 brief "$work/retain-bytes.out"
 # move kill-plain-0's log start into the middle of a batch below the high watermark
-mid=$("$LT" dump --format json "$work/retain" | python3 -c '
-import json, sys
-hw, batches = None, []
-for l in sys.stdin:
-    v = json.loads(l)
-    if v["type"] == "checkpoint_entry" and v["file"].endswith("replication-offset-checkpoint") \
-            and v["topic"] == "kill-plain" and v["partition"] == 0:
-        hw = v["offset"]
-    elif v["type"] == "batch" and "/kill-plain-0/" in v["file"]:
-        batches.append((v["base_offset"], v["last_offset"]))
-below = [b for b in batches if b[1] < hw]
+mid=$(plain_batches "$work/retain" | python3 -c '
+import sys
+hw, *rows = sys.stdin.read().split("\n")
+hw = int(hw)
+below = [b for b in (tuple(map(int, r.split(" ")[:2])) for r in filter(None, rows)) if b[1] < hw]
 if not below:
     sys.exit(f"no kill-plain-0 batch below its high watermark {hw} is left after retention")
 b = below[len(below) // 2]
