@@ -631,6 +631,48 @@ fn a_damaged_compressed_payload_does_not_decompress() {
     assert_eq!((w[0].1, w[0].3), (Some(b.position + 61), Some(b.base_offset)));
 }
 
+/// `--shallow` (Kafka's shallow iteration) leaves compressed records
+/// compressed: a payload that does not decompress under a CRC that holds is
+/// not found, and the summary says how many batches were checked that way;
+/// a CRC that does not hold still is, and the records are counted from the
+/// headers, as many as the full walk counts.
+#[test]
+fn shallow_checks_compressed_batches_by_crc_and_header_only() {
+    let d = Damaged::new();
+    let logs = d.logs.to_str().unwrap();
+    let summary_of = |args: &[&str]| {
+        let (code, lines) = run_json(&[&["verify"], args, &[logs]].concat());
+        let summary = lines.last().unwrap().clone();
+        assert_eq!(summary["type"], "summary");
+        (code, lines, summary)
+    };
+    let (_, _, deep) = summary_of(&[]);
+    let (code, _, shallow) = summary_of(&["--shallow"]);
+    assert_eq!(code, 0);
+    assert_eq!(shallow["records"], deep["records"]);
+    assert_eq!(deep.get("batches_not_decompressed"), None, "absent when 0: {deep}");
+    let compressed = shallow["batches_not_decompressed"].as_u64().unwrap();
+    assert!(compressed > 0 && compressed < shallow["batches"].as_u64().unwrap(), "{shallow}");
+
+    let seg = "codec-gzip-0/00000000000000000000.log";
+    let b = d.batches(seg)[0];
+    d.edit(seg, |x| {
+        for i in 0..8 {
+            x[(b.position + 61 + 20 + i) as usize] ^= 0x5a;
+        }
+        fix_crc(&mut x[b.position as usize..(b.position + b.size) as usize]);
+    });
+    let (code, f) = d.verify(&["--shallow"]);
+    assert_eq!((code, found(&f, "decompression_failed", &d.logs).len()), (0, 0), "{f:#?}");
+    let (_, text, _) = run(&["verify", "--shallow", logs]);
+    assert!(text.contains(&format!("{compressed} compressed batch(es) checked by CRC and header only")), "{text}");
+
+    d.edit(seg, |x| x[(b.position + 61 + 20) as usize] ^= 0x01);
+    let (code, f) = d.verify(&["--shallow"]);
+    assert_eq!(code, 1);
+    assert_eq!(found(&f, "crc_mismatch", &d.logs).len(), 1, "{f:#?}");
+}
+
 #[test]
 fn stale_and_missing_index_files() {
     let d = Damaged::new();

@@ -396,11 +396,16 @@ pub struct Options {
     /// The Kafka release whose start is judged (stray partitions, refused
     /// configs); `None`: the one the dir's `metadata.version` implies.
     pub kafka_version: Option<Version>,
+    /// Kafka's shallow iteration: a v2 batch whose records are compressed is
+    /// checked by its CRC and header (as Kafka's recovery checks it), not
+    /// decompressed to walk its records. Counted in
+    /// [`Stats::batches_not_decompressed`].
+    pub shallow: bool,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { limits: Limits::default(), max_per_kind: 100, read_ahead: true, kafka_version: None }
+        Options { limits: Limits::default(), max_per_kind: 100, read_ahead: true, kafka_version: None, shallow: false }
     }
 }
 
@@ -455,6 +460,9 @@ pub struct Stats {
     pub records: u64,
     /// Bytes of segments read.
     pub bytes: u64,
+    /// Compressed batches whose records were not decompressed
+    /// ([`Options::shallow`]; their records are counted from their headers).
+    pub batches_not_decompressed: u64,
 }
 
 impl Stats {
@@ -465,6 +473,7 @@ impl Stats {
         self.batches = self.batches.saturating_add(other.batches);
         self.records = self.records.saturating_add(other.records);
         self.bytes = self.bytes.saturating_add(other.bytes);
+        self.batches_not_decompressed = self.batches_not_decompressed.saturating_add(other.batches_not_decompressed);
     }
 }
 

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 
 use super::{Findings, Kind, Options, Stats};
 use logfmt::batch::{RecordBatch, TimestampType};
+use logfmt::compression::Compression;
 use logfmt::control::{self, ControlRecord};
 use logfmt::error::{Error, ErrorKind};
 use logfmt::index::{IndexEntry, IndexKind, IndexReader, IndexTail, TxnIndexEntry};
@@ -327,6 +328,8 @@ struct Content {
     marker: Option<logfmt::control::EndTxnMarker>,
     /// The checksum matches.
     crc_ok: bool,
+    /// Compressed records left compressed ([`Options::shallow`]).
+    not_decompressed: bool,
 }
 
 impl Content {
@@ -344,14 +347,14 @@ fn decode_kind(e: &Error) -> Kind {
 }
 
 /// Check an entry on its own: checksum, records, control records.
-fn content(entry: &Entry<'_>, scratch: &mut Vec<u8>, limits: &Limits) -> Content {
+fn content(entry: &Entry<'_>, scratch: &mut Vec<u8>, limits: &Limits, shallow: bool) -> Content {
     match entry {
-        Entry::V2(b) => content_v2(b, scratch, limits),
+        Entry::V2(b) => content_v2(b, scratch, limits, shallow),
         Entry::Legacy(m) => content_legacy(m, scratch, limits),
     }
 }
 
-fn content_v2(b: &RecordBatch<'_>, scratch: &mut Vec<u8>, limits: &Limits) -> Content {
+fn content_v2(b: &RecordBatch<'_>, scratch: &mut Vec<u8>, limits: &Limits, shallow: bool) -> Content {
     let h = *b.header();
     let pos = b.position();
     let end = pos.saturating_add(b.size());
@@ -377,6 +380,12 @@ fn content_v2(b: &RecordBatch<'_>, scratch: &mut Vec<u8>, limits: &Limits) -> Co
                 }
             }
         }
+    }
+    if shallow && h.compression().is_some_and(|c| c != Compression::None) && !h.is_control() {
+        // Kafka's shallow iteration: the CRC above covers the payload
+        c.records = u64::try_from(h.records_count).unwrap_or(0);
+        c.not_decompressed = true;
+        return c;
     }
     let summary = b.records(scratch, limits).and_then(|records| records.summarize());
     let sum = match summary {
@@ -599,8 +608,9 @@ impl<'a> SegmentChecker<'a> {
     /// Check the items of a slab: contents first (in parallel if asked),
     /// then everything that depends on order.
     fn slab(&mut self, slab: &Slab, parallel: bool, size: u64) {
-        let limits = self.opts.limits;
-        let check = |scratch: &mut Vec<u8>, item: &SlabItem| slab.entry(item).map(|e| content(&e, scratch, &limits));
+        let (limits, shallow) = (self.opts.limits, self.opts.shallow);
+        let check =
+            |scratch: &mut Vec<u8>, item: &SlabItem| slab.entry(item).map(|e| content(&e, scratch, &limits, shallow));
         let contents: Vec<Option<Content>> = if parallel {
             slab.items.par_iter().map_init(Vec::new, check).collect()
         } else {
@@ -637,6 +647,9 @@ impl<'a> SegmentChecker<'a> {
     fn entry(&mut self, entry: &Entry<'_>, content: Content) {
         self.stats.batches = self.stats.batches.saturating_add(1);
         self.stats.records = self.stats.records.saturating_add(content.records);
+        if content.not_decompressed {
+            self.stats.batches_not_decompressed = self.stats.batches_not_decompressed.saturating_add(1);
+        }
         self.summary.batches = self.summary.batches.saturating_add(1);
         let seg = self.seg;
         for p in content.findings {

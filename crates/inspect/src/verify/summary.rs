@@ -33,6 +33,7 @@ impl VerifySummaryLine {
         self.batches = self.batches.saturating_add(r.stats.batches);
         self.records = self.records.saturating_add(r.stats.records);
         self.bytes = self.bytes.saturating_add(r.stats.bytes);
+        self.batches_not_decompressed = self.batches_not_decompressed.saturating_add(r.stats.batches_not_decompressed);
         for f in &r.findings {
             let n = match f.severity {
                 Severity::Error => &mut self.errors,
@@ -98,6 +99,10 @@ impl Report for StartPlanLine {
     }
 }
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 /// What was checked and found (`summary`).
 #[derive(Serialize, Default, Clone, Copy)]
 pub struct VerifySummaryLine {
@@ -111,6 +116,10 @@ pub struct VerifySummaryLine {
     pub records: u64,
     /// Bytes of segments read.
     pub bytes: u64,
+    /// Compressed batches whose records were not decompressed (`--shallow`;
+    /// absent when 0).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub batches_not_decompressed: u64,
     /// Findings at error.
     pub errors: u64,
     /// Findings at warning.
@@ -131,8 +140,16 @@ impl Report for VerifySummaryLine {
         } else {
             format!("{} error(s), {} warning(s), {} info", s.errors, s.warnings, s.infos)
         };
+        let shallow = if s.batches_not_decompressed > 0 {
+            format!(
+                " ({} compressed batch(es) checked by CRC and header only, not decompressed: --shallow)",
+                s.batches_not_decompressed
+            )
+        } else {
+            String::new()
+        };
         Shown::Text(format!(
-            "\nchecked {} partition(s), {} segment file(s), {} batch(es), {} record(s), {} in {:.2} s: {verdict}",
+            "\nchecked {} partition(s), {} segment file(s), {} batch(es){shallow}, {} record(s), {} in {:.2} s: {verdict}",
             s.partitions,
             s.files,
             s.batches,
