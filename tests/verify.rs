@@ -619,18 +619,24 @@ fn forged_batch_headers_are_checked_against_their_records() {
     assert!(at("crc_mismatch").is_empty(), "{f:#?}");
 }
 
-#[test]
-fn a_damaged_compressed_payload_does_not_decompress() {
-    let d = Damaged::new();
+/// The first gzip batch damaged inside its deflate stream (after the gzip
+/// header), its CRC made to match: returns its segment and the batch.
+fn undecodable_gzip_batch(d: &Damaged) -> (&'static str, Batch) {
     let seg = "codec-gzip-0/00000000000000000000.log";
     let b = d.batches(seg)[0];
     d.edit(seg, |x| {
-        // inside the deflate stream, after the gzip header
         for i in 0..8 {
             x[(b.position + 61 + 20 + i) as usize] ^= 0x5a;
         }
         fix_crc(&mut x[b.position as usize..(b.position + b.size) as usize]);
     });
+    (seg, b)
+}
+
+#[test]
+fn a_damaged_compressed_payload_does_not_decompress() {
+    let d = Damaged::new();
+    let (_, b) = undecodable_gzip_batch(&d);
     let (code, f) = d.verify(&[]);
     assert_eq!(code, 1);
     let w = found(&f, "decompression_failed", &d.logs);
@@ -661,14 +667,7 @@ fn shallow_checks_compressed_batches_by_crc_and_header_only() {
     let compressed = shallow["batches_not_decompressed"].as_u64().unwrap();
     assert!(compressed > 0 && compressed < shallow["batches"].as_u64().unwrap(), "{shallow}");
 
-    let seg = "codec-gzip-0/00000000000000000000.log";
-    let b = d.batches(seg)[0];
-    d.edit(seg, |x| {
-        for i in 0..8 {
-            x[(b.position + 61 + 20 + i) as usize] ^= 0x5a;
-        }
-        fix_crc(&mut x[b.position as usize..(b.position + b.size) as usize]);
-    });
+    let (seg, b) = undecodable_gzip_batch(&d);
     let (code, f) = d.verify(&["--shallow"]);
     assert_eq!((code, found(&f, "decompression_failed", &d.logs).len()), (0, 0), "{f:#?}");
     let (_, text, _) = run(&["verify", "--shallow", logs]);
