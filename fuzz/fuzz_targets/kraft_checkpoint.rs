@@ -20,6 +20,6 @@ fuzz_target!(|data: &[u8]| {
         let _ = m.topic_config("t", logfmt::metadata::INDEX_INTERVAL_BYTES, Some("1"));
     }
     let _ = logfmt::metadata::read_metadata_dir(&meta, &limits);
-    let opts = inspect::verify::Options { limits, max_per_kind: 10, read_ahead: false, kafka_version: None };
+    let opts = inspect::verify::Options { limits, max_per_kind: 10, read_ahead: false, ..Default::default() };
     let _ = inspect::verify::check_file(&snapshot, &opts, &|_| {});
 });

@@ -327,10 +327,10 @@ pub struct VerifyArgs {
     /// row with its count).
     #[arg(long)]
     pub details: bool,
-    /// Do not decompress compressed batches to walk their records (Kafka's shallow
-    /// iteration): their CRCs and headers, the indexes and everything else are still
-    /// checked. Faster on compressed topics; a batch whose CRC holds but whose records do
-    /// not decode is then not found.
+    /// Do not decompress compressed batches (message format v2) to walk their records
+    /// (Kafka's shallow iteration): their CRCs and headers, the indexes and everything else
+    /// are still checked. Faster on compressed topics; a batch whose CRC holds but whose
+    /// records do not decode is then not found.
     #[arg(long)]
     pub shallow: bool,
     #[command(flatten)]
