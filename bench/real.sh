@@ -4,7 +4,8 @@
 # cached under target/). Page cache warm, output to /dev/null, each command
 # RUNS times: median and spread (min-max), and peak RSS (/usr/bin/time).
 #   verify vs `cat > /dev/null`: one 1 GiB segment, the partition, the log
-#     dir at -j 1 and -j 2, and with --shallow; stats vs verify on the log dir;
+#     dir at -j 1 and -j 2, and with --deep (compressed batches decompressed);
+#     stats vs verify --deep (both decompress every batch) on the log dir;
 #   dump --deep --format json, the table, and dump without --deep vs
 #     DumpLogSegments (--deep-iteration --print-data-log, and shallow), on
 #     the first 32 MiB of the segment (both tools' --max-bytes: the JVM tool
@@ -84,11 +85,12 @@ row "verify, the partition ($(ls "$part"/*.log | wc -l) segments)" "$(bytes "$pa
   -- catall "$part"/*.log -- "$lt" verify -q "$part"
 row "verify, the log dir, 1 thread" "$(bytes "$logs"/*/*.log)" "cat > /dev/null" -- catall "$logs"/*/*.log -- "$lt" verify -q -j 1 "$logs"
 row "verify, the log dir, 2 threads" "$(bytes "$logs"/*/*.log)" "cat > /dev/null" -- catall "$logs"/*/*.log -- "$lt" verify -q -j 2 "$logs"
-row "verify --shallow, the log dir, 2 threads" "$(bytes "$logs"/*/*.log)" "cat > /dev/null" -- catall "$logs"/*/*.log \
-  -- "$lt" verify -q --shallow -j 2 "$logs"
-# stats beside verify (issue 52: within 1.3x of it), the same log dir
-row "stats, the log dir, 2 threads" "$(bytes "$logs"/*/*.log)" "logtool verify -j 2" \
-  -- "$lt" verify -q -j 2 "$logs" -- "$lt" stats -q --no-charts -j 2 "$logs"
+row "verify --deep, the log dir, 2 threads" "$(bytes "$logs"/*/*.log)" "cat > /dev/null" -- catall "$logs"/*/*.log \
+  -- "$lt" verify -q --deep -j 2 "$logs"
+# stats beside verify (issue 52: within 1.3x of it), the same log dir; both
+# decompress every batch
+row "stats, the log dir, 2 threads" "$(bytes "$logs"/*/*.log)" "logtool verify --deep -j 2" \
+  -- "$lt" verify -q --deep -j 2 "$logs" -- "$lt" stats -q --no-charts -j 2 "$logs"
 row "dump --deep --format json, 32 MiB" "$max" "DumpLogSegments --deep-iteration --print-data-log" \
   -- dls --deep-iteration --print-data-log -- "$lt" dump --deep --format json --max-bytes "$max" "$seg"
 row "dump --deep (table), 32 MiB" "$max" "DumpLogSegments --deep-iteration --print-data-log" \

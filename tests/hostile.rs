@@ -91,14 +91,15 @@ fn batch_with_records(base: i64, count: i32, records: &[u8]) -> Vec<u8> {
     b
 }
 
-/// Both commands on `path`: exit codes `codes` (verify, which fails on
+/// Both commands on `path`, each walking every record (its payloads are
+/// what is hostile): exit codes `codes` (verify --deep, which fails on
 /// errors, and dump --deep), under the ceiling; with `within` (a byte range of the file
 /// named `file`), a finding of verify and an error line of dump there,
 /// naming the file, an absolute position in the range and a kind.
 fn check(path: &Path, codes: (i32, i32), file: &str, within: Option<std::ops::Range<u64>>) {
     let p = path.to_str().unwrap();
     for (cmd, kind, code) in [("verify", "finding", codes.0), ("dump", "error", codes.1)] {
-        let args: Vec<&str> = if cmd == "dump" { vec!["dump", "--deep", p] } else { vec!["verify", p] };
+        let args: Vec<&str> = if cmd == "dump" { vec!["dump", "--deep", p] } else { vec!["verify", "--deep", p] };
         let r = run(&args);
         let brief: Vec<String> = r.lines.iter().filter(|l| l["type"] == kind).map(|l| l.to_string()).collect();
         assert_eq!(r.code, code, "{cmd} {p}: {brief:#?} {}", r.stderr);
@@ -457,7 +458,7 @@ fn a_decompression_bomb_of_every_codec() {
         let dir = logs.join("t-0");
         let p = dir.to_str().unwrap();
         check(&dir, (1, 1), SEG, Some(61..62));
-        for args in [vec!["verify", p], vec!["dump", "--deep", p]] {
+        for args in [vec!["verify", "--deep", p], vec!["dump", "--deep", p]] {
             let r = run(&args);
             assert!(r.peak_kib < STREAMING_KIB, "{codec:?} {args:?}: peak RSS {} KiB", r.peak_kib);
             let text = format!("{:?}", r.lines);
@@ -465,7 +466,7 @@ fn a_decompression_bomb_of_every_codec() {
         }
         if codec == Compression::Zstd || codec == Compression::Lz4 {
             // the whole GiB through the decoder
-            let r = run(&["verify", "--max-decompressed-size", "2G", p]);
+            let r = run(&["verify", "--deep", "--max-decompressed-size", "2G", p]);
             assert!(r.peak_kib < STREAMING_KIB, "{codec:?}: peak RSS {} KiB", r.peak_kib);
             let text = format!("{:?}", r.lines);
             assert!(text.contains(&format!("{} unexpected byte(s)", 1u64 << 30)), "{codec:?}: {text}");
@@ -481,7 +482,7 @@ fn eight_bombs_at_eight_threads() {
     let codecs: Vec<Compression> = (0..8).map(|i| ALL_CODECS[i % 4]).collect();
     let (_t, logs) = bomb_log_dir(&codecs);
     let p = logs.to_str().unwrap();
-    for args in [vec!["verify", "-j", "8", p], vec!["stats", "-j", "8", p], vec!["dump", "--deep", p]] {
+    for args in [vec!["verify", "--deep", "-j", "8", p], vec!["stats", "-j", "8", p], vec!["dump", "--deep", p]] {
         let r = run(&args);
         assert!(r.code <= 1, "{args:?}: {}", r.stderr);
         assert!(r.peak_kib < STREAMING_KIB, "{args:?}: peak RSS {} KiB", r.peak_kib);
@@ -674,13 +675,13 @@ fn frames_with_a_window_the_budget_cannot_give_twice() {
         std::fs::write(dir.join(SEG), seg).unwrap();
     }
     let p = logs.to_str().unwrap();
-    let r = run(&["verify", "-j", "2", p]);
+    let r = run(&["verify", "--deep", "-j", "2", p]);
     assert_eq!(r.code, 0, "{:#?}", r.lines);
     let kinds: Vec<&str> = r.lines.iter().filter_map(|l| l["kind"].as_str()).collect();
     assert!(!kinds.iter().any(|k| *k == "memory_budget" || *k == "decompression_failed"), "{kinds:?}");
     assert_eq!(crate::util::of_type(&r.lines, "summary")[0]["records"], 100);
     assert!(r.peak_kib < STREAMING_KIB, "{} KiB", r.peak_kib);
-    let r = run(&["verify", "-j", "2", "--memory", "32M", p]);
+    let r = run(&["verify", "--deep", "-j", "2", "--memory", "32M", p]);
     assert_eq!(r.code, 2, "{:#?}", r.lines);
     // (each batch: none is judged)
     let refused = r.lines.iter().filter(|l| l["kind"] == "memory_budget").count();

@@ -180,8 +180,8 @@ fn untouched_fixtures_verify_clean() {
     for logs in dirs {
         let scenario = logs.display().to_string();
         let mut records = Vec::new();
-        // the full walk, and Kafka's shallow iteration
-        for extra in [&[][..], &["--shallow"][..]] {
+        // Kafka's shallow iteration (the default), and the full walk
+        for extra in [&[][..], &["--deep"][..]] {
             let (code, lines) =
                 run_json(&[&["verify", "--fail-on", "warning"], extra, &[logs.to_str().unwrap()]].concat());
             let findings: Vec<Value> = of_type(&lines, "finding").into_iter().cloned().collect();
@@ -637,20 +637,21 @@ fn undecodable_gzip_batch(d: &Damaged) -> (&'static str, Batch) {
 fn a_damaged_compressed_payload_does_not_decompress() {
     let d = Damaged::new();
     let (_, b) = undecodable_gzip_batch(&d);
-    let (code, f) = d.verify(&[]);
+    // its CRC holds: only the full walk decompresses it
+    let (code, f) = d.verify(&["--deep"]);
     assert_eq!(code, 1);
     let w = found(&f, "decompression_failed", &d.logs);
     assert_eq!(w.len(), 1, "{f:#?}");
     assert_eq!((w[0].1, w[0].3), (Some(b.position + 61), Some(b.base_offset)));
 }
 
-/// `--shallow` (Kafka's shallow iteration) leaves compressed records
+/// By default (Kafka's shallow iteration) compressed records stay
 /// compressed: a payload that does not decompress under a CRC that holds is
 /// not found, and the summary says how many batches were checked that way;
 /// a CRC that does not hold still is, and the records are counted from the
-/// headers, as many as the full walk counts.
+/// headers, as many as `--deep`'s full walk counts.
 #[test]
-fn shallow_checks_compressed_batches_by_crc_and_header_only() {
+fn by_default_compressed_batches_are_checked_by_crc_and_header_only() {
     let d = Damaged::new();
     let logs = d.logs.to_str().unwrap();
     let summary_of = |args: &[&str]| {
@@ -659,8 +660,8 @@ fn shallow_checks_compressed_batches_by_crc_and_header_only() {
         assert_eq!(summary["type"], "summary");
         (code, summary)
     };
-    let (_, deep) = summary_of(&[]);
-    let (code, shallow) = summary_of(&["--shallow"]);
+    let (_, deep) = summary_of(&["--deep"]);
+    let (code, shallow) = summary_of(&[]);
     assert_eq!(code, 0);
     assert_eq!(shallow["records"], deep["records"]);
     assert_eq!(deep.get("batches_not_decompressed"), None, "absent when 0: {deep}");
@@ -668,13 +669,14 @@ fn shallow_checks_compressed_batches_by_crc_and_header_only() {
     assert!(compressed > 0 && compressed < shallow["batches"].as_u64().unwrap(), "{shallow}");
 
     let (seg, b) = undecodable_gzip_batch(&d);
-    let (code, f) = d.verify(&["--shallow"]);
+    let (code, f) = d.verify(&[]);
     assert_eq!((code, found(&f, "decompression_failed", &d.logs).len()), (0, 0), "{f:#?}");
-    let (_, text, _) = run(&["verify", "--shallow", logs]);
-    assert!(text.contains(&format!("{compressed} compressed batch(es) checked by CRC and header only")), "{text}");
+    let (_, text, _) = run(&["verify", logs]);
+    let note = format!("{compressed} compressed batch(es) checked by CRC and header, as Kafka does; --deep");
+    assert!(text.contains(&note), "{text}");
 
     d.edit(seg, |x| x[(b.position + 61 + 20) as usize] ^= 0x01);
-    let (code, f) = d.verify(&["--shallow"]);
+    let (code, f) = d.verify(&[]);
     assert_eq!(code, 1);
     assert_eq!(found(&f, "crc_mismatch", &d.logs).len(), 1, "{f:#?}");
 }

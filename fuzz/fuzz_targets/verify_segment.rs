@@ -25,7 +25,7 @@ fuzz_target!(|data: &[u8]| {
         read_ahead: false,
         kafka_version: None,
         // both ways of checking compressed batches, by the input's last bit
-        shallow: data.last().is_some_and(|b| b & 1 == 1),
+        deep: data.last().is_some_and(|b| b & 1 == 1),
     };
     let log_dir = logfmt::partition::LogDir::read(dir.path(), &opts.limits);
     let _ = inspect::verify::check_partition(&part, &log_dir, &opts, &|_| {});

@@ -178,7 +178,7 @@ txn_list "$lt" >"$work/txns.lt"
 # ---- 3. a clean stop ------------------------------------------------------
 kafka_stop "$lt_pid"
 [ -f "$logs/.kafka_cleanshutdown" ] || { cat "$work/lt.err" >&2; die "no clean shutdown"; }
-"$LT" verify --fail-on warning "$logs" >"$work/verify.out" || { cat "$work/verify.out" >&2; die "verify found problems"; }
+"$LT" verify --deep --fail-on warning "$logs" >"$work/verify.out" || { cat "$work/verify.out" >&2; die "verify found problems"; }
 kafka_java kafka.tools.DumpLogSegments --deep-iteration \
   --files "$(find "$logs" -name '*.log' -not -path '*/__cluster_metadata-0/*' | sort | paste -sd, -)" >"$work/dls.out" 2>&1 \
   || { tail "$work/dls.out" >&2; die "DumpLogSegments failed"; }
@@ -239,7 +239,7 @@ diff <(offsets_table "$work/groups.kafka") <(offsets_table "$work/groups.again")
   || die "the restarted logtool broker loaded other committed offsets"
 workload "$lt" produce b-none 100 again all >"$work/again-produce.out" 2>&1 || { tail "$work/again-produce.out" >&2; die "produce after the restart"; }
 kafka_stop "$lt_pid"
-"$LT" verify --fail-on warning "$logs" >"$work/verify-again.out" || { cat "$work/verify-again.out" >&2; die "verify after the restart"; }
+"$LT" verify --deep --fail-on warning "$logs" >"$work/verify-again.out" || { cat "$work/verify-again.out" >&2; die "verify after the restart"; }
 start_on "$logs" kafka-again
 workload "$BOOTSTRAP" consume-full read_uncommitted >"$work/kafka-again.txt" 2>"$work/kafka-again.err" \
   || { tail "$work/kafka-again.err" >&2; die "consume-full from Kafka (again) failed"; }
@@ -262,7 +262,7 @@ workload "$k" consume-full read_uncommitted >"$work/killed-served.txt" 2>/dev/nu
 describe_groups "$k" >"$work/killed-groups.lt"
 kafka_kill "$k_pid"
 [ ! -f "$work/killed/.kafka_cleanshutdown" ] || die "a clean-shutdown marker after SIGKILL"
-"$LT" verify --fail-on error "$work/killed" >"$work/killed.verify" || { cat "$work/killed.verify" >&2; die "verify: errors on a killed broker's dir"; }
+"$LT" verify --deep --fail-on error "$work/killed" >"$work/killed.verify" || { cat "$work/killed.verify" >&2; die "verify: errors on a killed broker's dir"; }
 # logtool broker on a copy: it recovers the dir and serves the same
 cp -r "$work/killed" "$work/killed-copy"
 lt_start "$work/killed-copy" killed-again
@@ -272,7 +272,7 @@ describe_groups "$lt" >"$work/killed-groups.again"
 diff <(offsets_table "$work/killed-groups.lt") <(offsets_table "$work/killed-groups.again") >&2 \
   || die "logtool broker restarted on its killed dir loaded other committed offsets"
 kafka_stop "$lt_pid"
-"$LT" verify --fail-on warning "$work/killed-copy" >"$work/killed-copy.verify" \
+"$LT" verify --deep --fail-on warning "$work/killed-copy" >"$work/killed-copy.verify" \
   || { cat "$work/killed-copy.verify" >&2; die "verify after logtool broker recovered and stopped"; }
 log "SIGKILL: logtool broker started on the killed dir, recovered it and served the same records and offsets"
 start_on "$work/killed" kafka-killed
@@ -297,7 +297,7 @@ for iso in read_committed read_uncommitted; do
     || { tail "$work/fx-lt.$iso.err" >&2; die "consume-full $iso from logtool broker on Kafka's dir failed"; }
 done
 kafka_stop "$lt_pid"
-"$LT" verify --fail-on warning "$work/fx-lt" >"$work/fx-lt.verify" || { cat "$work/fx-lt.verify" >&2; die "verify after serving Kafka's dir"; }
+"$LT" verify --deep --fail-on warning "$work/fx-lt" >"$work/fx-lt.verify" || { cat "$work/fx-lt.verify" >&2; die "verify after serving Kafka's dir"; }
 start_on "$work/fx-kafka" fx-kafka
 for iso in read_committed read_uncommitted; do
   workload "$BOOTSTRAP" consume-full "$iso" 2>"$work/fx-kafka.$iso.err" | sort >"$work/fx-kafka.$iso" \

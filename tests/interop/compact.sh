@@ -128,9 +128,9 @@ for p in "${compacted[@]}"; do
 done
 
 # ---- 4. verify ---------------------------------------------------------------------
-"$LT" verify "$work/logtool" >"$work/verify.out" 2>&1 || { cat "$work/verify.out" >&2; die "verify finds problems in logtool's compacted dir"; }
+"$LT" verify --deep "$work/logtool" >"$work/verify.out" 2>&1 || { cat "$work/verify.out" >&2; die "verify finds problems in logtool's compacted dir"; }
 # (and no false alarm on what Kafka's own cleaner left)
-"$LT" verify "$work/kafka" >"$work/verify-kafka.out" 2>&1 || { cat "$work/verify-kafka.out" >&2; die "verify finds problems in Kafka's compacted dir"; }
+"$LT" verify --deep "$work/kafka" >"$work/verify-kafka.out" 2>&1 || { cat "$work/verify-kafka.out" >&2; die "verify finds problems in Kafka's compacted dir"; }
 log "verify: nothing at warning or above in either compacted dir"
 
 # ---- 5. Kafka on logtool's copy ----------------------------------------------------
@@ -184,7 +184,7 @@ for k in 0 1 2 3 4; do
   # (waited for in a subshell, which says "Killed" to /dev/null)
   (LOGTOOL_TEST_KILL_AT=$at "$LT" compact --execute --dedupe-buffer "$DEDUPE" "$mid" & wait $!) >/dev/null 2>&1 \
     && die "the compaction was not killed at crash point $at"
-  "$LT" verify "$mid" >"$work/verify-mid-$k.out" 2>&1 || [ $? = 1 ] \
+  "$LT" verify --deep "$mid" >"$work/verify-mid-$k.out" 2>&1 || [ $? = 1 ] \
     || { cat "$work/verify-mid-$k.out" >&2; die "verify failed on the compaction killed at $at"; }
   # (the one error: logtool's own journal says the compaction stopped part
   # way, naming undo and a re-run; Kafka's loader completes it regardless)

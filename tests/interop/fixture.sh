@@ -76,7 +76,7 @@ segments_csv() { find "$1" -name '*.log' -not -path '*/__cluster_metadata-0/*' |
 
 for s in basic transactions compacted large; do
   d=$work/$s
-  "$LT" verify --fail-on warning "$d" >"$work/$s.verify" || { cat "$work/$s.verify" >&2; die "$s: verify found problems"; }
+  "$LT" verify --deep --fail-on warning "$d" >"$work/$s.verify" || { cat "$work/$s.verify" >&2; die "$s: verify found problems"; }
   kafka_java kafka.tools.DumpLogSegments --deep-iteration --files "$(segments_csv "$d")" >"$work/$s.dls" 2>&1 \
     || { tail "$work/$s.dls" >&2; die "$s: DumpLogSegments failed"; }
   ! grep -qE 'isvalid: false|Exception' "$work/$s.dls" || die "$s: DumpLogSegments found an invalid batch"
@@ -154,7 +154,7 @@ kafka_agrees "$BOOTSTRAP" "$n" "$work/crash.logtool-answers" "$work/crash.kafka-
 kafka_stop "$KAFKA_PID"
 same_segments "$work/crash-kafka" "$work/crash-logtool" "crash: Kafka's recovery and logtool recover"
 log "crash: Kafka after its start and offset-for-time after recover agree on earliest and latest ($n partitions)"
-"$LT" verify --fail-on warning "$work/crash-logtool" >"$work/crash.verify" \
+"$LT" verify --deep --fail-on warning "$work/crash-logtool" >"$work/crash.verify" \
   || { cat "$work/crash.verify" >&2; die "crash: verify found problems after recover"; }
 
 # ---- 5. failover: two brokers reconcile the diverged replicas ------------------
@@ -200,13 +200,13 @@ on_4x() { # RELEASE (4.3.1, 4.4.0) METADATA_VERSION (4.3-IV0)
         || { cat "$work/$s-$v.written" >&2; die "$s: fixture --kafka-version $v failed without naming the config"; }
       [ ! -e "$d" ] || die "$s: the refused fixture left $d behind"
       d39=$work/$s; [ -d "$d39/node-1" ] && d39=$d39/node-1
-      { "$LT" verify --format json --kafka-version "$v" "$d39" || true; } | grep -c '"kind":"start_refused"' >/dev/null \
+      { "$LT" verify --deep --format json --kafka-version "$v" "$d39" || true; } | grep -c '"kind":"start_refused"' >/dev/null \
         || die "$s: fixture refuses $v, but verify --kafka-version $v on its 3.9 dir gives no start_refused"
       log "$s: Kafka $v refuses its configs; fixture says so and verify on its 3.9 dir agrees"
       continue
     fi
     [ $rc = 0 ] || { cat "$work/$s-$v.written" >&2; die "$s: fixture --kafka-version $v failed"; }
-    "$LT" verify --fail-on warning "$d" >"$work/$s-$v.verify" || { cat "$work/$s-$v.verify" >&2; die "$s ($v): verify found problems"; }
+    "$LT" verify --deep --fail-on warning "$d" >"$work/$s-$v.verify" || { cat "$work/$s-$v.verify" >&2; die "$s ($v): verify found problems"; }
     grep -q "on start, Kafka $v (the dir's metadata.version $mv)" "$work/$s-$v.verify" \
       || die "$s ($v): verify does not judge the dir as Kafka $v's"
     "$LT" dump --deep --payload hex --format json "$d" | python3 tests/interop/records.py --full >"$work/$s-$v.expected"

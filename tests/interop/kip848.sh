@@ -205,9 +205,9 @@ k4 org.apache.kafka.tools.TopicCommand --bootstrap-server "$lt" --create --topic
 regex_group "$lt" logtool
 kafka_stop "$lt_pid"
 { signal_ours KILL "$regex_pid"; wait "$regex_pid"; } 2>/dev/null || true
-"$LT" verify --fail-on warning "$work/lt43-logs" >"$work/verify43.out" || { cat "$work/verify43.out" >&2; die "verify found problems"; }
+"$LT" verify --deep --fail-on warning "$work/lt43-logs" >"$work/verify43.out" || { cat "$work/verify43.out" >&2; die "verify found problems"; }
 { signal_ours KILL "$a_pid" "$consumer_pid"; wait "$a_pid" "$consumer_pid"; } 2>/dev/null || true
-"$LT" verify --fail-on warning "$lt_dir" >"$work/verify.out" || { cat "$work/verify.out" >&2; die "verify found problems"; }
+"$LT" verify --deep --fail-on warning "$lt_dir" >"$work/verify.out" || { cat "$work/verify.out" >&2; die "verify found problems"; }
 
 mkdir -p "$work/kafka-logs"
 start_fresh "$work/kafka-logs" kafka

@@ -74,7 +74,7 @@ log "franz-go, sarama and kafkajs against logtool broker: $(cat "$work"/lt-*.txt
 
 # ---- 2. a clean stop ------------------------------------------------------------
 kafka_stop "$lt_pid"
-"$LT" verify --fail-on warning "$logs" >"$work/verify.out" 2>&1 || { cat "$work/verify.out" >&2; die "verify found problems"; }
+"$LT" verify --deep --fail-on warning "$logs" >"$work/verify.out" 2>&1 || { cat "$work/verify.out" >&2; die "verify found problems"; }
 
 # ---- 3. Kafka 3.9.1 on the dir ---------------------------------------------------
 start_on "$logs" kafka

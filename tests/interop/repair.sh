@@ -199,7 +199,7 @@ for v in a b c; do
   same_segments "$work/kafka-$v" "$work/logtool-$v" "recover ($v)"
   same_snapshots "$work/kafka-$v" "$work/logtool-$v" "recover ($v)"
   # what logtool's repair leaves is a log dir a healthy broker could have left
-  "$LT" verify --fail-on warning "$work/logtool-$v" >"$work/verify-$v.out" \
+  "$LT" verify --deep --fail-on warning "$work/logtool-$v" >"$work/verify-$v.out" \
     || { cat "$work/verify-$v.out" >&2; die "verify after recover ($v)"; }
   # undo gives back the crashed bytes, and recovering again gives the same result
   "$LT" undo --execute "$work/logtool-$v" >/dev/null
@@ -261,7 +261,7 @@ print(b[0] + 1 if b[1] > b[0] else b[0])')
 brief "$work/retain-start.out"
 grep -q "^kill-plain 0 $mid\$" "$work/retain/log-start-offset-checkpoint" || die "retain: log start not $mid"
 for d in hw retain; do
-  "$LT" verify --fail-on warning "$work/$d" >"$work/verify-$d.out" \
+  "$LT" verify --deep --fail-on warning "$work/$d" >"$work/verify-$d.out" \
     || { cat "$work/verify-$d.out" >&2; die "verify after $d"; }
 done
 for d in logtool-a logtool-b logtool-c hw retain; do
@@ -272,7 +272,7 @@ done
 for v in a b c; do
   cp -a "$work/in-$v" "$work/roll-$v"
   "$LT" recover --execute --roll "$work/roll-$v" >"$work/roll-$v.out" || { cat "$work/roll-$v.out" >&2; die "recover --roll $v failed"; }
-  "$LT" verify --fail-on warning "$work/roll-$v" >"$work/verify-roll-$v.out" \
+  "$LT" verify --deep --fail-on warning "$work/roll-$v" >"$work/verify-roll-$v.out" \
     || { cat "$work/verify-roll-$v.out" >&2; die "verify after recover --roll ($v)"; }
   consume_check "$work/roll-$v" "consume-roll-$v"
   diff "$work/consume-logtool-$v.consumed" "$work/consume-roll-$v.consumed" >&2 \
@@ -332,7 +332,7 @@ for field in base-high base-low length-larger length-smaller length-max epoch ma
   "$LT" recover --execute "$d" >"$work/hd-$field.out" || { cat "$work/hd-$field.out" >&2; die "header damage $field: recover failed"; }
   size=$(stat -c %s "$d/kill-plain-0/$active")
   [ "$size" = "$pos" ] || die "header damage $field: cut at $size, not at the damaged batch's byte $pos"
-  "$LT" verify "$d" >"$work/hd-verify-$field.out" || { cat "$work/hd-verify-$field.out" >&2; die "header damage $field: verify after recover"; }
+  "$LT" verify --deep "$d" >"$work/hd-verify-$field.out" || { cat "$work/hd-verify-$field.out" >&2; die "header damage $field: verify after recover"; }
   consume_check "$d" "hd-$field"
   grep -q "read kill-plain-0 up to $base " "$work/hd-$field.consumer.log" \
     || { cat "$work/hd-$field.consumer.log" >&2; die "header damage $field: Kafka does not end kill-plain-0 at $base"; }

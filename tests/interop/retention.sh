@@ -105,5 +105,5 @@ for t in "${topics[@]}"; do
   [ "$ks" = "$ls_" ] || die "$t: log start offset $ls_ after logtool, $ks after Kafka"
   log "$t: Kafka and logtool keep the same $(bases "$input" "$t" | wc -l) segment(s), log start $ks"
 done
-"$LT" verify --fail-on warning "$copy" >"$work/verify.out" 2>&1 || { cat "$work/verify.out" >&2; die "verify found problems on logtool's copy"; }
+"$LT" verify --deep --fail-on warning "$copy" >"$work/verify.out" 2>&1 || { cat "$work/verify.out" >&2; die "verify found problems on logtool's copy"; }
 log "retain --before: the segments and log start offsets Kafka's retention.ms left, in every cleanup.policy"

@@ -147,7 +147,7 @@ lt_dir=$work/lt-logs
 lt_start "$lt_dir" lt --kafka-version "${KAFKA_VERSION%.*}"
 steps "$lt" logtool
 kafka_stop "$lt_pid"
-"$LT" verify --fail-on warning "$lt_dir" >"$work/verify.out" || { cat "$work/verify.out" >&2; die "verify found problems"; }
+"$LT" verify --deep --fail-on warning "$lt_dir" >"$work/verify.out" || { cat "$work/verify.out" >&2; die "verify found problems"; }
 written "$lt_dir" "$work/logtool.written"
 lt_groups "$lt_dir" "$work/logtool.groups"
 
@@ -159,7 +159,7 @@ k4 org.apache.kafka.tools.FeatureCommand --bootstrap-server "$BOOTSTRAP" describ
   || die "a fresh Kafka $KAFKA_VERSION has no share.version finalized"
 steps "$BOOTSTRAP" kafka
 kafka_stop "$KAFKA_PID"
-"$LT" verify --fail-on warning "$work/kafka-logs" >"$work/verify-kafka.out" \
+"$LT" verify --deep --fail-on warning "$work/kafka-logs" >"$work/verify-kafka.out" \
   || { cat "$work/verify-kafka.out" >&2; die "verify reports the healthy dir Kafka $KAFKA_VERSION left (a share group)"; }
 written "$work/kafka-logs" "$work/kafka.written"
 lt_groups "$work/kafka-logs" "$work/kafka.groups"

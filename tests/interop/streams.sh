@@ -42,7 +42,7 @@ lt_dir=$work/lt-logs
 lt_start "$lt_dir" lt --group-initial-rebalance-delay-ms 0
 run_on "$lt" logtool
 kafka_stop "$lt_pid"
-"$LT" verify --fail-on warning "$lt_dir" >"$work/verify.out" || { cat "$work/verify.out" >&2; die "verify found problems"; }
+"$LT" verify --deep --fail-on warning "$lt_dir" >"$work/verify.out" || { cat "$work/verify.out" >&2; die "verify found problems"; }
 
 BROKER_PROPS+=("group.initial.rebalance.delay.ms=0")
 kafka_dir=$work/kafka-logs

@@ -82,7 +82,7 @@ cmp -s "$lt/log-start-offset-checkpoint" "$src/logs/log-start-offset-checkpoint"
   || die "retain changed log-start-offset-checkpoint"
 cmp -s "$lt/tiered-0/leader-epoch-checkpoint" "$src/logs/tiered-0/leader-epoch-checkpoint" \
   || die "retain changed tiered-0's leader epochs"
-"$LT" verify --fail-on warning "$lt" >"$work/verify.out" 2>&1 \
+"$LT" verify --deep --fail-on warning "$lt" >"$work/verify.out" 2>&1 \
   || { cat "$work/verify.out" >&2; die "verify found problems on logtool's copy"; }
 log "retain: tiered-0 keeps its active segment $active alone, tiered-txn-0 all of its $(wc -w <<<"$txn_before")"
 
@@ -137,7 +137,7 @@ workload "$BOOTSTRAP" produce tiered 400 killed 1 >"$work/produce.out" 2>&1 \
   || { cat "$work/produce.out" >&2; die "produce to tiered failed"; }
 kafka_kill "$KAFKA_PID"
 [ ! -f "$work/killed/logs/.kafka_cleanshutdown" ] || die "the killed broker left a clean-shutdown marker"
-"$LT" verify --fail-on warning "$work/killed/logs" >"$work/verify-killed.out" 2>&1 \
+"$LT" verify --deep --fail-on warning "$work/killed/logs" >"$work/verify-killed.out" 2>&1 \
   || { cat "$work/verify-killed.out" >&2; die "verify: a false alarm on a killed tiered broker's dir"; }
 cp -a "$work/killed" "$work/recovered"
 "$LT" recover --execute "$work/recovered/logs" >"$work/recover.out" 2>&1 \

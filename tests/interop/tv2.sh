@@ -95,14 +95,14 @@ lt_dir=$work/lt-logs
 lt_start "$lt_dir" lt --kafka-version "${KAFKA_VERSION%.*}"
 steps "$lt" logtool
 kafka_stop "$lt_pid"
-"$LT" verify --fail-on warning "$lt_dir" >"$work/verify.out" || { cat "$work/verify.out" >&2; die "verify found problems"; }
+"$LT" verify --deep --fail-on warning "$lt_dir" >"$work/verify.out" || { cat "$work/verify.out" >&2; die "verify found problems"; }
 written "$lt_dir" "$work/logtool.written"
 
 mkdir -p "$work/kafka-logs"
 start_fresh "$work/kafka-logs" kafka
 steps "$BOOTSTRAP" kafka
 kafka_stop "$KAFKA_PID"
-"$LT" verify --fail-on warning "$work/kafka-logs" >"$work/verify-kafka.out" \
+"$LT" verify --deep --fail-on warning "$work/kafka-logs" >"$work/verify-kafka.out" \
   || { cat "$work/verify-kafka.out" >&2; die "verify reports the healthy dir Kafka $KAFKA_VERSION left (TV2 epoch bumps, a fence)"; }
 written "$work/kafka-logs" "$work/kafka.written"
 for s in describe committed read written; do

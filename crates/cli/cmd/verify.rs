@@ -135,7 +135,7 @@ pub fn run(global: &GlobalOpts, args: &VerifyArgs) -> anyhow::Result<Status> {
         max_per_kind: args.max_per_kind,
         read_ahead: true,
         kafka_version: args.kafka_version,
-        shallow: args.shallow,
+        deep: args.deep,
     };
     let mut units = Vec::new();
     let mut versions = Vec::new();
@@ -327,12 +327,12 @@ pub struct VerifyArgs {
     /// row with its count).
     #[arg(long)]
     pub details: bool,
-    /// Do not decompress compressed batches (message format v2) to walk their records
-    /// (Kafka's shallow iteration): their CRCs and headers, the indexes and everything else
-    /// are still checked. Faster on compressed topics; a batch whose CRC holds but whose
-    /// records do not decode is then not found.
+    /// Also decompress every compressed batch (message format v2) and walk its records, as
+    /// DumpLogSegments --deep-iteration does. Without it a compressed batch is checked by its
+    /// CRC and header, as Kafka's recovery checks it; a batch whose CRC holds but whose
+    /// records do not decode is found only with --deep. Slower on compressed topics.
     #[arg(long)]
-    pub shallow: bool,
+    pub deep: bool,
     #[command(flatten)]
     pub limits: LimitArgs,
 }

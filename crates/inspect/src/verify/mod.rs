@@ -396,16 +396,18 @@ pub struct Options {
     /// The Kafka release whose start is judged (stray partitions, refused
     /// configs); `None`: the one the dir's `metadata.version` implies.
     pub kafka_version: Option<Version>,
-    /// Kafka's shallow iteration: a v2 batch whose records are compressed is
-    /// checked by its CRC and header (as Kafka's recovery checks it), not
-    /// decompressed to walk its records. Counted in
-    /// [`Stats::batches_not_decompressed`].
-    pub shallow: bool,
+    /// Decompress every compressed v2 batch to walk its records (DumpLogSegments'
+    /// `--deep-iteration`). Without it, the default, such a batch is checked
+    /// by its CRC and header, as Kafka's recovery (`LogSegment.recover`)
+    /// and its produce path's CRC check do: Kafka's shallow iteration,
+    /// counted in [`Stats::batches_not_decompressed`]. Uncompressed and
+    /// control batches, and v0/v1 messages, are walked either way.
+    pub deep: bool,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { limits: Limits::default(), max_per_kind: 100, read_ahead: true, kafka_version: None, shallow: false }
+        Options { limits: Limits::default(), max_per_kind: 100, read_ahead: true, kafka_version: None, deep: false }
     }
 }
 
@@ -460,8 +462,8 @@ pub struct Stats {
     pub records: u64,
     /// Bytes of segments read.
     pub bytes: u64,
-    /// Compressed batches whose records were not decompressed
-    /// ([`Options::shallow`]; their records are counted from their headers).
+    /// Compressed batches whose records were not decompressed (without
+    /// [`Options::deep`]; their records are counted from their headers).
     pub batches_not_decompressed: u64,
 }
 

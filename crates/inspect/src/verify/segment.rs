@@ -328,7 +328,7 @@ struct Content {
     marker: Option<logfmt::control::EndTxnMarker>,
     /// The checksum matches.
     crc_ok: bool,
-    /// Compressed records left compressed ([`Options::shallow`]).
+    /// Compressed records left compressed (without [`Options::deep`]).
     not_decompressed: bool,
 }
 
@@ -347,14 +347,14 @@ fn decode_kind(e: &Error) -> Kind {
 }
 
 /// Check an entry on its own: checksum, records, control records.
-fn content(entry: &Entry<'_>, scratch: &mut Vec<u8>, limits: &Limits, shallow: bool) -> Content {
+fn content(entry: &Entry<'_>, scratch: &mut Vec<u8>, limits: &Limits, deep: bool) -> Content {
     match entry {
-        Entry::V2(b) => content_v2(b, scratch, limits, shallow),
+        Entry::V2(b) => content_v2(b, scratch, limits, deep),
         Entry::Legacy(m) => content_legacy(m, scratch, limits),
     }
 }
 
-fn content_v2(b: &RecordBatch<'_>, scratch: &mut Vec<u8>, limits: &Limits, shallow: bool) -> Content {
+fn content_v2(b: &RecordBatch<'_>, scratch: &mut Vec<u8>, limits: &Limits, deep: bool) -> Content {
     let h = *b.header();
     let pos = b.position();
     let end = pos.saturating_add(b.size());
@@ -381,7 +381,7 @@ fn content_v2(b: &RecordBatch<'_>, scratch: &mut Vec<u8>, limits: &Limits, shall
             }
         }
     }
-    if shallow && h.compression().is_some_and(|c| c != Compression::None) && !h.is_control() {
+    if !deep && h.compression().is_some_and(|c| c != Compression::None) && !h.is_control() {
         // Kafka's shallow iteration: the CRC above covers the payload
         c.records = u64::try_from(h.records_count).unwrap_or(0);
         c.not_decompressed = true;
@@ -608,9 +608,9 @@ impl<'a> SegmentChecker<'a> {
     /// Check the items of a slab: contents first (in parallel if asked),
     /// then everything that depends on order.
     fn slab(&mut self, slab: &Slab, parallel: bool, size: u64) {
-        let (limits, shallow) = (self.opts.limits, self.opts.shallow);
+        let (limits, deep) = (self.opts.limits, self.opts.deep);
         let check =
-            |scratch: &mut Vec<u8>, item: &SlabItem| slab.entry(item).map(|e| content(&e, scratch, &limits, shallow));
+            |scratch: &mut Vec<u8>, item: &SlabItem| slab.entry(item).map(|e| content(&e, scratch, &limits, deep));
         let contents: Vec<Option<Content>> = if parallel {
             slab.items.par_iter().map_init(Vec::new, check).collect()
         } else {

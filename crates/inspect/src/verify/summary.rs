@@ -116,8 +116,8 @@ pub struct VerifySummaryLine {
     pub records: u64,
     /// Bytes of segments read.
     pub bytes: u64,
-    /// Compressed batches whose records were not decompressed (`--shallow`;
-    /// absent when 0).
+    /// Compressed batches whose records were not decompressed (Kafka's
+    /// shallow iteration, the default without `--deep`; absent when 0).
     #[serde(skip_serializing_if = "is_zero")]
     pub batches_not_decompressed: u64,
     /// Findings at error.
@@ -142,7 +142,7 @@ impl Report for VerifySummaryLine {
         };
         let shallow = if s.batches_not_decompressed > 0 {
             format!(
-                " ({} compressed batch(es) checked by CRC and header only, not decompressed: --shallow)",
+                " ({} compressed batch(es) checked by CRC and header, as Kafka does; --deep decompresses them)",
                 s.batches_not_decompressed
             )
         } else {
