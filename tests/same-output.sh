@@ -11,8 +11,8 @@
 # commands only print their plans, and `fixture` writes into a temp dir.
 # Exit 0 when every output is the same, 1 with the diff otherwise.
 #
-# A BASE from before `verify --deep` walked every record of compressed
-# batches by default; today's default checks them by CRC and header (Kafka's
+# A BASE from before `verify --deep` read every record by default; today's
+# default checks a batch whose CRC holds by its CRC and header (Kafka's
 # shallow iteration), so against such a BASE the working tree's `verify`
 # runs with `--deep`: the same check, whose output must not have changed.
 set -euo pipefail
@@ -37,7 +37,7 @@ echo "building logtool from the working tree" >&2
 new_bin="$root/target/debug/logtool"
 new_verify=()
 if ! "$base_bin" verify --help | grep -q -- '--deep'; then
-  echo "${rev:0:12}'s verify decompresses every batch by default: the working tree's runs with --deep" >&2
+  echo "${rev:0:12}'s verify reads every record by default: the working tree's runs with --deep" >&2
   new_verify=(--deep)
 fi
 

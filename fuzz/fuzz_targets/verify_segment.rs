@@ -24,7 +24,7 @@ fuzz_target!(|data: &[u8]| {
         max_per_kind: 10,
         read_ahead: false,
         kafka_version: None,
-        // both ways of checking compressed batches, by the input's last bit
+        // both ways of checking batches (headers only, every record), by the input's last bit
         deep: data.last().is_some_and(|b| b & 1 == 1),
     };
     let log_dir = logfmt::partition::LogDir::read(dir.path(), &opts.limits);

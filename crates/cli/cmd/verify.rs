@@ -327,10 +327,11 @@ pub struct VerifyArgs {
     /// row with its count).
     #[arg(long)]
     pub details: bool,
-    /// Also decompress every compressed batch (message format v2) and walk its records, as
-    /// DumpLogSegments --deep-iteration does. Without it a compressed batch is checked by its
-    /// CRC and header, as Kafka's recovery checks it; a batch whose CRC holds but whose
-    /// records do not decode is found only with --deep. Slower on compressed topics.
+    /// Read every record of every batch (message format v2), decompressing those that are
+    /// compressed, as DumpLogSegments --deep-iteration does. Without it a batch whose CRC
+    /// holds is checked by its CRC and header, as Kafka's recovery checks it; a batch whose
+    /// CRC holds but whose records do not decode or disagree with its header is found only
+    /// with --deep. Slower, most of all on compressed topics.
     #[arg(long)]
     pub deep: bool,
     #[command(flatten)]

@@ -396,12 +396,13 @@ pub struct Options {
     /// The Kafka release whose start is judged (stray partitions, refused
     /// configs); `None`: the one the dir's `metadata.version` implies.
     pub kafka_version: Option<Version>,
-    /// Decompress every compressed v2 batch to walk its records (DumpLogSegments'
-    /// `--deep-iteration`). Without it, the default, such a batch is checked
-    /// by its CRC and header, as Kafka's recovery (`LogSegment.recover`)
-    /// and its produce path's CRC check do: Kafka's shallow iteration,
-    /// counted in [`Stats::batches_not_decompressed`]. Uncompressed and
-    /// control batches, and v0/v1 messages, are walked either way.
+    /// Read the records of every v2 batch, decompressing those that are
+    /// compressed (DumpLogSegments' `--deep-iteration`). Without it, the
+    /// default, a batch whose CRC holds is checked by its CRC and header,
+    /// as Kafka's recovery (`LogSegment.recover`) checks it: Kafka's
+    /// shallow iteration, counted in [`Stats::batches_header_only`]. Control
+    /// batches, batches whose CRC fails and v0/v1 messages are read either
+    /// way.
     pub deep: bool,
 }
 
@@ -462,9 +463,9 @@ pub struct Stats {
     pub records: u64,
     /// Bytes of segments read.
     pub bytes: u64,
-    /// Compressed batches whose records were not decompressed (without
-    /// [`Options::deep`]; their records are counted from their headers).
-    pub batches_not_decompressed: u64,
+    /// Batches checked by CRC and header only (without [`Options::deep`];
+    /// their records are counted from their headers).
+    pub batches_header_only: u64,
 }
 
 impl Stats {
@@ -475,7 +476,7 @@ impl Stats {
         self.batches = self.batches.saturating_add(other.batches);
         self.records = self.records.saturating_add(other.records);
         self.bytes = self.bytes.saturating_add(other.bytes);
-        self.batches_not_decompressed = self.batches_not_decompressed.saturating_add(other.batches_not_decompressed);
+        self.batches_header_only = self.batches_header_only.saturating_add(other.batches_header_only);
     }
 }
 

@@ -18,7 +18,6 @@ use std::path::{Path, PathBuf};
 
 use super::{Findings, Kind, Options, Stats};
 use logfmt::batch::{RecordBatch, TimestampType};
-use logfmt::compression::Compression;
 use logfmt::control::{self, ControlRecord};
 use logfmt::error::{Error, ErrorKind};
 use logfmt::index::{IndexEntry, IndexKind, IndexReader, IndexTail, TxnIndexEntry};
@@ -328,8 +327,9 @@ struct Content {
     marker: Option<logfmt::control::EndTxnMarker>,
     /// The checksum matches.
     crc_ok: bool,
-    /// Compressed records left compressed (without [`Options::deep`]).
-    not_decompressed: bool,
+    /// Checked by CRC and header only, records not read (without
+    /// [`Options::deep`]).
+    header_only: bool,
 }
 
 impl Content {
@@ -381,10 +381,12 @@ fn content_v2(b: &RecordBatch<'_>, scratch: &mut Vec<u8>, limits: &Limits, deep:
             }
         }
     }
-    if !deep && h.compression().is_some_and(|c| c != Compression::None) && !h.is_control() {
-        // Kafka's shallow iteration: the CRC above covers the payload
+    if !deep && c.crc_ok && !h.is_control() {
+        // Kafka's shallow iteration (`LogSegment.recover`): the CRC covers
+        // every record byte, compressed or not. A batch whose CRC fails is
+        // walked below, to say where in it the damage is.
         c.records = u64::try_from(h.records_count).unwrap_or(0);
-        c.not_decompressed = true;
+        c.header_only = true;
         return c;
     }
     let summary = b.records(scratch, limits).and_then(|records| records.summarize());
@@ -647,8 +649,8 @@ impl<'a> SegmentChecker<'a> {
     fn entry(&mut self, entry: &Entry<'_>, content: Content) {
         self.stats.batches = self.stats.batches.saturating_add(1);
         self.stats.records = self.stats.records.saturating_add(content.records);
-        if content.not_decompressed {
-            self.stats.batches_not_decompressed = self.stats.batches_not_decompressed.saturating_add(1);
+        if content.header_only {
+            self.stats.batches_header_only = self.stats.batches_header_only.saturating_add(1);
         }
         self.summary.batches = self.summary.batches.saturating_add(1);
         let seg = self.seg;

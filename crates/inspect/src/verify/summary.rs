@@ -33,7 +33,7 @@ impl VerifySummaryLine {
         self.batches = self.batches.saturating_add(r.stats.batches);
         self.records = self.records.saturating_add(r.stats.records);
         self.bytes = self.bytes.saturating_add(r.stats.bytes);
-        self.batches_not_decompressed = self.batches_not_decompressed.saturating_add(r.stats.batches_not_decompressed);
+        self.batches_header_only = self.batches_header_only.saturating_add(r.stats.batches_header_only);
         for f in &r.findings {
             let n = match f.severity {
                 Severity::Error => &mut self.errors,
@@ -116,10 +116,11 @@ pub struct VerifySummaryLine {
     pub records: u64,
     /// Bytes of segments read.
     pub bytes: u64,
-    /// Compressed batches whose records were not decompressed (Kafka's
-    /// shallow iteration, the default without `--deep`; absent when 0).
+    /// Batches checked by CRC and header only, their records not read
+    /// (Kafka's shallow iteration, the default without `--deep`; absent
+    /// when 0).
     #[serde(skip_serializing_if = "is_zero")]
-    pub batches_not_decompressed: u64,
+    pub batches_header_only: u64,
     /// Findings at error.
     pub errors: u64,
     /// Findings at warning.
@@ -140,11 +141,8 @@ impl Report for VerifySummaryLine {
         } else {
             format!("{} error(s), {} warning(s), {} info", s.errors, s.warnings, s.infos)
         };
-        let shallow = if s.batches_not_decompressed > 0 {
-            format!(
-                " ({} compressed batch(es) checked by CRC and header, as Kafka does; --deep decompresses them)",
-                s.batches_not_decompressed
-            )
+        let shallow = if s.batches_header_only > 0 {
+            format!(" ({} by CRC and header, as Kafka does; --deep reads their records)", s.batches_header_only)
         } else {
             String::new()
         };
