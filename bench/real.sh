@@ -2,10 +2,11 @@
 # logtool side by side with its references on data a real Kafka 3.9.1 wrote
 # (bench/kafka-data.sh: default producer settings, 1 GiB segments; made once,
 # cached under target/). Page cache warm, output to /dev/null, each command
-# RUNS times: median and spread (min-max), and peak RSS (/usr/bin/time).
+# RUNS times, alternating with its reference: median and spread (min-max),
+# and peak RSS (/usr/bin/time).
 #   verify vs `cat > /dev/null`: one 1 GiB segment, the partition, the log
-#     dir at -j 1 and -j 2, and with --deep (compressed batches decompressed);
-#     stats vs verify --deep (both decompress every batch) on the log dir;
+#     dir at -j 1 and -j 2, and with --deep (every record read);
+#     stats vs verify --deep (both read every record) on the log dir;
 #   dump --deep --format json, the table, and dump without --deep vs
 #     DumpLogSegments (--deep-iteration --print-data-log, and shallow), on
 #     the first 32 MiB of the segment (both tools' --max-bytes: the JVM tool
@@ -43,15 +44,27 @@ max=33554432
 # evicted once would come from disk in every later run of verify and in
 # none of cat's.
 warm=()
-# RUNS wall-clock ms of a command -> "median min max"
-timed() {
-  local i s e
-  "$@" >/dev/null 2>&1 || true # warm
+# RUNS wall-clock ms of each of two commands, run alternately (this VM's
+# speed drifts over minutes: each pair meets the same phase) -> two lines,
+# "median min max" of the first, then of the second
+timed() { # REF... -- OURS...
+  local i s e ref=() ours=()
+  while [ "$1" != -- ]; do ref+=("$1"); shift; done
+  shift
+  ours=("$@")
+  "${ref[@]}" >/dev/null 2>&1 || true # warm
+  "${ours[@]}" >/dev/null 2>&1 || true
   for i in $(seq "$runs"); do
     [ ${#warm[@]} = 0 ] || cat "${warm[@]}" >/dev/null
-    s=$(date +%s%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s%N)
-    echo $(( (e - s) / 1000000 ))
-  done | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)], a[1], a[NR] }'
+    s=$(date +%s%N); "${ref[@]}" >/dev/null 2>&1 || true; e=$(date +%s%N)
+    echo "r $(( (e - s) / 1000000 ))"
+    [ ${#warm[@]} = 0 ] || cat "${warm[@]}" >/dev/null
+    s=$(date +%s%N); "${ours[@]}" >/dev/null 2>&1 || true; e=$(date +%s%N)
+    echo "o $(( (e - s) / 1000000 ))"
+  done >"$tmp/times"
+  for w in r o; do
+    awk -v w=$w '$1 == w { print $2 }' "$tmp/times" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)], a[1], a[NR] }'
+  done
 }
 rss() { /usr/bin/time -o "$tmp/rss" -f "%M" "$@" >/dev/null 2>&1 || true; awk '{ printf "%.0f MiB", $1 / 1024 }' "$tmp/rss"; }
 catall() { cat "$@" >/dev/null; }
@@ -66,8 +79,8 @@ row() { # WHAT BYTES_READ REF_NAME -- REF... -- LOGTOOL...   (BYTES_READ 0: not 
   while [ "$1" != -- ]; do ref+=("$1"); shift; done
   shift
   ours=("$@")
-  read -r rm rmin rmax < <(timed "${ref[@]}")
-  read -r om omin omax < <(timed "${ours[@]}")
+  timed "${ref[@]}" -- "${ours[@]}" >"$tmp/medians"
+  { read -r rm rmin rmax; read -r om omin omax; } <"$tmp/medians"
   r=$(awk -v a="$om" -v b="$rm" 'BEGIN { if (a <= b) printf "%.1fx faster", b / (a > 0 ? a : 1); else printf "%.2fx the time", a / b }')
   printf '| %s | %s | %s ms (%s-%s), %s | %s ms (%s-%s) | %s |\n' "$what" "$r" "$om" "$omin" "$omax" "$(rss "${ours[@]}")" \
     "$rm" "$rmin" "$rmax" "$refname"
@@ -88,7 +101,7 @@ row "verify, the log dir, 2 threads" "$(bytes "$logs"/*/*.log)" "cat > /dev/null
 row "verify --deep, the log dir, 2 threads" "$(bytes "$logs"/*/*.log)" "cat > /dev/null" -- catall "$logs"/*/*.log \
   -- "$lt" verify -q --deep -j 2 "$logs"
 # stats beside verify (issue 52: within 1.3x of it), the same log dir; both
-# decompress every batch
+# read every record
 row "stats, the log dir, 2 threads" "$(bytes "$logs"/*/*.log)" "logtool verify --deep -j 2" \
   -- "$lt" verify -q --deep -j 2 "$logs" -- "$lt" stats -q --no-charts -j 2 "$logs"
 row "dump --deep --format json, 32 MiB" "$max" "DumpLogSegments --deep-iteration --print-data-log" \
