@@ -606,22 +606,28 @@ fn forged_batch_headers_are_checked_against_their_records() {
         let s = i32::from_be_bytes(x[p + 53..p + 57].try_into().unwrap());
         x[p + 53..p + 57].copy_from_slice(&(s + 5).to_be_bytes());
         fix_crc(&mut x[b[4].position as usize..(b[4].position + b[4].size) as usize]);
+        // a codec id that does not exist (attributes bits 0-2: 5)
+        let p = b[7].position as usize;
+        x[p + 22] |= 5;
+        fix_crc(&mut x[b[7].position as usize..(b[7].position + b[7].size) as usize]);
     });
     // the records are read only with --deep: by default (Kafka's shallow
     // iteration) the headers are checked against one another, not against
-    // records their CRC vouches for
+    // records their CRC vouches for (the codec id is a header field)
     let (code, f) = d.verify(&["--fail-on", "warning"]);
     assert_eq!(code, 1);
-    let kinds: Vec<&str> = f.iter().filter_map(|l| l["kind"].as_str()).collect();
-    assert!(kinds.contains(&"record_count_mismatch") && kinds.contains(&"sequence_gap"), "{f:#?}");
-    assert!(!kinds.contains(&"record_invalid") && !kinds.contains(&"max_timestamp_mismatch"), "{f:#?}");
+    let at = |kind: &str| found(&f, kind, &d.logs).into_iter().map(|w| w.1).collect::<Vec<_>>();
+    assert_eq!(at("record_count_mismatch"), vec![Some(b[1].position)], "{f:#?}");
+    assert_eq!(at("record_invalid"), vec![Some(b[7].position + 21)], "{f:#?}");
+    assert!(at("max_timestamp_mismatch").is_empty(), "{f:#?}");
+    assert_eq!(at("sequence_gap"), vec![Some(b[4].position), Some(b[5].position)], "{f:#?}");
     let (code, f) = d.verify(&["--deep", "--fail-on", "warning"]);
     assert_eq!(code, 1);
     let at = |kind: &str| found(&f, kind, &d.logs).into_iter().map(|w| w.1).collect::<Vec<_>>();
     assert_eq!(at("record_count_mismatch"), vec![Some(b[1].position)], "{f:#?}");
     // ... and the records run out at the end of the batch: the batch's range,
     // the message says where
-    assert_eq!(at("record_invalid"), vec![Some(b[1].position)], "{f:#?}");
+    assert_eq!(at("record_invalid"), vec![Some(b[1].position), Some(b[7].position + 21)], "{f:#?}");
     assert_eq!(at("max_timestamp_mismatch"), vec![Some(b[2].position)], "{f:#?}");
     assert_eq!(at("sequence_gap"), vec![Some(b[4].position), Some(b[5].position)], "{f:#?}");
     assert!(at("crc_mismatch").is_empty(), "{f:#?}");

@@ -381,10 +381,12 @@ fn content_v2(b: &RecordBatch<'_>, scratch: &mut Vec<u8>, limits: &Limits, deep:
             }
         }
     }
-    if !deep && c.crc_ok && !h.is_control() {
+    if !deep && c.crc_ok && !h.is_control() && h.compression().is_some() {
         // Kafka's shallow iteration (`LogSegment.recover`): the CRC covers
         // every record byte, compressed or not. A batch whose CRC fails is
-        // walked below, to say where in it the damage is.
+        // walked below, to say where in it the damage is; so is one whose
+        // codec id does not exist (a header field: reading its records
+        // reports it)
         c.records = u64::try_from(h.records_count).unwrap_or(0);
         c.header_only = true;
         return c;
