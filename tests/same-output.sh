@@ -36,7 +36,8 @@ echo "building logtool from the working tree" >&2
 (cd "$root" && cargo build --quiet --locked --bin logtool)
 new_bin="$root/target/debug/logtool"
 new_verify=()
-if ! "$base_bin" verify --help | grep -q -- '--deep'; then
+base_help=$("$base_bin" verify --help)
+if [[ $base_help != *--deep* ]]; then
   echo "${rev:0:12}'s verify reads every record by default: the working tree's runs with --deep" >&2
   new_verify=(--deep)
 fi
