@@ -27,6 +27,7 @@
 //! | `meta.properties`, `partition.metadata` | [`properties`] |
 //! | file and directory names | [`naming`], [`logdir`] |
 //! | topic configs (KRaft metadata log) | [`metadata`] |
+//! | ZooKeeper's data dir (`version-2/` snapshots and transaction logs: a ZooKeeper-mode cluster's topic configs) | [`zookeeper`] |
 //! | a partition dir with its log dir's checkpoints | [`partition`] |
 //! | the header-sanity invariants a reader needs | [`sanity`] |
 //! | the log dir's `.lock` (who holds it) | [`lock`] |
@@ -87,6 +88,7 @@ pub mod sanity;
 pub mod snapshot;
 pub mod spec;
 pub mod uuid;
+pub mod zookeeper;
 
 pub use error::{Error, ErrorClass, ErrorKind, Result};
 pub use limits::Limits;

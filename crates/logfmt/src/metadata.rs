@@ -23,7 +23,8 @@ use std::path::{Path, PathBuf};
 
 use kmsg::records::{
     BrokerRegistrationChangeRecord, ConfigRecord, FeatureLevelRecord, PartitionChangeRecord, PartitionRecord,
-    ProducerIdsRecord, RegisterBrokerRecord, RemoveTopicRecord, TopicRecord,
+    ProducerIdsRecord, RegisterBrokerRecord, RegisterControllerRecord, RemoveTopicRecord, TopicRecord,
+    ZkMigrationStateRecord,
 };
 
 use crate::error::Result;
@@ -38,31 +39,70 @@ pub const RESOURCE_TOPIC: i8 = 2;
 /// `ConfigResource.Type.BROKER`.
 pub const RESOURCE_BROKER: i8 = 4;
 
+/// Where a cluster's metadata (topic ids, assignments, configs) was read:
+/// what a config's source names.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MetadataStore {
+    /// The KRaft metadata log (`__cluster_metadata-0`).
+    #[default]
+    MetadataLog,
+    /// ZooKeeper's data dir (`--zookeeper-data`: [`crate::zookeeper`]).
+    ZooKeeper,
+}
+
+impl MetadataStore {
+    /// Where a topic's configs live there.
+    fn topic_place(self, topic: &str) -> String {
+        match self {
+            MetadataStore::MetadataLog => "__cluster_metadata".into(),
+            MetadataStore::ZooKeeper => format!("ZooKeeper (/config/topics/{topic})"),
+        }
+    }
+
+    /// Where broker `id`'s ("": the cluster-wide default) dynamic configs live there.
+    fn broker_place(self, id: &str) -> String {
+        match self {
+            MetadataStore::MetadataLog => "__cluster_metadata".into(),
+            MetadataStore::ZooKeeper => {
+                format!("ZooKeeper (/config/brokers/{})", if id.is_empty() { "<default>" } else { id })
+            }
+        }
+    }
+}
+
 /// Where a config value came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ConfigSource {
-    /// A topic override in the metadata log.
-    Topic,
-    /// A dynamic config of this broker (`kafka-configs --entity-type brokers --entity-name N`).
-    Broker(String),
-    /// A dynamic cluster-wide broker default.
-    ClusterDefault,
-    /// Kafka's built-in default (a static `server.properties` value, if any,
-    /// is not visible offline).
-    KafkaDefault,
+    /// A topic override, in the topic's store.
+    Topic(String),
+    /// A dynamic config of this broker (`kafka-configs --entity-type brokers
+    /// --entity-name N`), and where it is stored.
+    Broker(String, String),
+    /// A dynamic cluster-wide broker default, and where it is stored.
+    ClusterDefault(String),
+    /// Kafka's built-in default; the broker-level config (`log.` prefixed)
+    /// that a broker's `server.properties` may set instead, which no log dir
+    /// holds.
+    KafkaDefault(&'static str),
 }
 
 impl ConfigSource {
     /// Words for output.
     pub fn describe(&self) -> String {
         match self {
-            ConfigSource::Topic => "topic config in __cluster_metadata".into(),
-            ConfigSource::Broker(id) => format!("dynamic config of broker {id} in __cluster_metadata"),
-            ConfigSource::ClusterDefault => "dynamic cluster-wide default in __cluster_metadata".into(),
-            ConfigSource::KafkaDefault => {
-                "Kafka's default (static server.properties values are not visible offline)".into()
+            ConfigSource::Topic(place) => format!("topic config in {place}"),
+            ConfigSource::Broker(id, place) => format!("dynamic config of broker {id} in {place}"),
+            ConfigSource::ClusterDefault(place) => format!("dynamic cluster-wide default in {place}"),
+            ConfigSource::KafkaDefault("") => "Kafka's default".into(),
+            ConfigSource::KafkaDefault(broker) => {
+                format!("Kafka's default, unless the broker's server.properties sets {broker} (no log dir holds it)")
             }
         }
+    }
+
+    /// Whether the value is Kafka's built-in default, not one the cluster set.
+    pub fn is_default(&self) -> bool {
+        matches!(self, ConfigSource::KafkaDefault(_))
     }
 }
 
@@ -104,6 +144,17 @@ pub struct ClusterMetadata {
     pub sources: Vec<PathBuf>,
     /// Records that did not decode (skipped).
     pub undecodable: u64,
+    /// Where it was read.
+    pub store: MetadataStore,
+    /// The last `ZkMigrationStateRecord`'s state (KIP-866,
+    /// `ZkMigrationState`: 0 none, 2 pre-migration, 1 migration, 3
+    /// post-migration); `None` when the log holds none.
+    pub zk_migration_state: Option<i8>,
+    /// Brokers whose latest registration is a ZooKeeper-mode broker's in
+    /// the migration (`RegisterBrokerRecord.isMigratingZkBroker`).
+    pub migrating_zk_brokers: std::collections::BTreeSet<i32>,
+    /// Controllers that registered (`RegisterControllerRecord`).
+    pub controllers: std::collections::BTreeSet<i32>,
 }
 
 /// A partition's placement as the metadata image holds it
@@ -198,17 +249,17 @@ impl ClusterMetadata {
     pub fn topic_config(&self, topic: &str, key: ConfigKey, node_id: Option<&str>) -> (String, ConfigSource) {
         let get = |t: i8, name: &str, k: &str| self.configs.get(&(t, name.to_string())).and_then(|c| c.get(k)).cloned();
         if let Some(v) = get(RESOURCE_TOPIC, topic, key.topic) {
-            return (v, ConfigSource::Topic);
+            return (v, ConfigSource::Topic(self.store.topic_place(topic)));
         }
         if let Some(id) = node_id
             && let Some(v) = get(RESOURCE_BROKER, id, key.broker)
         {
-            return (v, ConfigSource::Broker(id.to_string()));
+            return (v, ConfigSource::Broker(id.to_string(), self.store.broker_place(id)));
         }
         if let Some(v) = get(RESOURCE_BROKER, "", key.broker) {
-            return (v, ConfigSource::ClusterDefault);
+            return (v, ConfigSource::ClusterDefault(self.store.broker_place("")));
         }
-        (key.default.to_string(), ConfigSource::KafkaDefault)
+        (key.default.to_string(), ConfigSource::KafkaDefault(key.broker))
     }
 
     /// The broker whose latest registration names the log dir `directory`.
@@ -263,7 +314,16 @@ impl ClusterMetadata {
             }
             self.feature_levels.insert(r.name, r.feature_level);
         } else if let Some(r) = typed::<RegisterBrokerRecord>(rec) {
+            if r.is_migrating_zk_broker {
+                self.migrating_zk_brokers.insert(r.broker_id);
+            } else {
+                self.migrating_zk_brokers.remove(&r.broker_id);
+            }
             self.broker_log_dirs.insert(r.broker_id, r.log_dirs.iter().filter_map(|d| Uuid::parse(d)).collect());
+        } else if let Some(r) = typed::<RegisterControllerRecord>(rec) {
+            self.controllers.insert(r.controller_id);
+        } else if let Some(r) = typed::<ZkMigrationStateRecord>(rec) {
+            self.zk_migration_state = Some(r.zk_migration_state);
         } else if let Some(r) = typed::<BrokerRegistrationChangeRecord>(rec) {
             if !r.log_dirs.is_empty() {
                 self.broker_log_dirs.insert(r.broker_id, r.log_dirs.iter().filter_map(|d| Uuid::parse(d)).collect());
@@ -444,9 +504,9 @@ mod tests {
         let ours: BTreeMap<String, String> = meta.topics.iter().map(|(k, v)| (k.clone(), v.to_string())).collect();
         assert_eq!(ours, topics);
         let (v, src) = meta.topic_config("plain", INDEX_INTERVAL_BYTES, Some("1"));
-        assert_eq!((v.as_str(), src), ("1024", ConfigSource::Topic));
+        assert_eq!((v.as_str(), src), ("1024", ConfigSource::Topic("__cluster_metadata".into())));
         let (v, src) = meta.topic_config("log-append", INDEX_INTERVAL_BYTES, Some("1"));
-        assert_eq!((v.as_str(), src), ("4096", ConfigSource::KafkaDefault));
+        assert_eq!((v.as_str(), src), ("4096", ConfigSource::KafkaDefault("log.index.interval.bytes")));
         assert_eq!(node_id(&logs, &Limits::default()).as_deref(), Some("1"));
     }
 

@@ -104,6 +104,11 @@ pub struct LogDir {
     pub metadata: Option<ClusterMetadata>,
     /// The node that runs on it ([`metadata::node_id_with`]).
     pub node_id: Option<String>,
+    /// `meta.properties`' `version` ("0": a ZooKeeper-era broker's, "1":
+    /// KRaft's), when it reads.
+    pub meta_version: Option<String>,
+    /// It holds a partition dir of a topic (not only the metadata log).
+    pub data_partitions: bool,
     /// The transactional ids whose marker the transaction coordinator of
     /// this log dir writes to a partition after a start
     /// (`rules::start::markers_on_start`), when a caller filled it in.
@@ -114,13 +119,31 @@ impl LogDir {
     /// Read what `path` (a log dir) says about its partitions.
     pub fn read(path: &Path, limits: &Limits) -> LogDir {
         let metadata = metadata::read_log_dir_metadata(path, limits).ok().flatten();
+        let meta_version =
+            crate::properties::read_meta_properties(&path.join(crate::spec::names::META_PROPERTIES), limits)
+                .ok()
+                .and_then(|p| p.into_iter().find(|(k, _)| k == "version").map(|(_, v)| v.trim().to_string()));
         LogDir {
             path: path.to_path_buf(),
             checkpoints: LogDirCheckpoints::read(path, limits),
             node_id: metadata::node_id_with(path, metadata.as_ref(), limits),
             metadata,
+            meta_version,
+            data_partitions: holds_data_partitions(path),
             markers_on_start: Default::default(),
         }
+    }
+
+    /// The same, with the topic configs, ids and assignments of ZooKeeper
+    /// (`zookeeper`, its data dir read: [`crate::zookeeper`]) where the dir
+    /// holds no metadata log (a ZooKeeper-mode broker's dir); the metadata
+    /// log, where it holds one, stays what it reads.
+    pub fn read_with(path: &Path, limits: &Limits, zookeeper: Option<&ClusterMetadata>) -> LogDir {
+        let mut ld = LogDir::read(path, limits);
+        if ld.metadata.is_none() {
+            ld.metadata = zookeeper.cloned();
+        }
+        ld
     }
 
     /// The `cleanup.policy` of `topic`: from the metadata log, else, for
@@ -153,6 +176,18 @@ pub fn remote_storage_enable(meta: Option<&ClusterMetadata>, topic: &str, node_i
 }
 
 impl LogDir {}
+
+/// Whether log dir `dir` holds a partition dir of a topic other than the
+/// metadata log (it stops at the first).
+fn holds_data_partitions(dir: &Path) -> bool {
+    let Ok(rd) = std::fs::read_dir(dir) else { return false };
+    rd.flatten().any(|e| {
+        let name = e.file_name().to_string_lossy().into_owned();
+        crate::naming::parse_partition_dir(&name)
+            .is_some_and(|pd| pd.topic != crate::spec::names::CLUSTER_METADATA_TOPIC)
+            && e.file_type().is_ok_and(|t| t.is_dir())
+    })
+}
 
 /// Kafka's compacted internal topics (their `cleanup.policy` is set when
 /// they are created).
