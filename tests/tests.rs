@@ -38,5 +38,7 @@ mod stories;
 mod util;
 // `logtool broker`: every advertised API at every version
 mod versions;
+// ZooKeeper-mode log dirs: the mode, configs from ZooKeeper's data dir, what Kafka did
+mod zookeeper;
 // `logtool verify` on real-Kafka fixtures and real corruptions of them
 mod verify;

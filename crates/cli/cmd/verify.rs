@@ -38,7 +38,7 @@ fn plan(
     path: &Path,
     opts: &Options,
     units: &mut Vec<Unit>,
-    versions: &mut Vec<(Version, String)>,
+    versions: &mut Vec<(Version, String, verify::DirMode)>,
     failed: &mut Vec<logfmt::Error>,
 ) {
     match logdir::resolve(path) {
@@ -91,7 +91,7 @@ fn plan(
 }
 
 /// The release judged for `log_dir`, and why that one.
-fn version_of(log_dir: &LogDir, opts: &Options) -> (Version, String) {
+fn version_of(log_dir: &LogDir, opts: &Options) -> (Version, String, verify::DirMode) {
     let v = opts.version_for(log_dir);
     let why = match (opts.kafka_version, log_dir.metadata.as_ref().and_then(|m| m.metadata_version)) {
         (Some(_), _) => "--kafka-version".to_string(),
@@ -101,7 +101,7 @@ fn version_of(log_dir: &LogDir, opts: &Options) -> (Version, String) {
         ),
         (None, None) => "no metadata.version here: the default".to_string(),
     };
-    (v, why)
+    (v, why, verify::mode_of(log_dir))
 }
 
 fn size_of(unit: &Unit) -> u64 {
@@ -198,8 +198,8 @@ pub fn run(global: &GlobalOpts, args: &VerifyArgs) -> anyhow::Result<Status> {
     for row in fold(findings, args.details) {
         out.report(&row)?;
     }
-    if let Some((version, from)) = versions.first() {
-        out.report(&StartPlanLine::new(*version, from.clone(), &start))?;
+    if let Some((version, from, mode)) = versions.first() {
+        out.report(&StartPlanLine::new(*version, from.clone(), mode, &start))?;
     }
     summary.elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     if !failed.is_empty()

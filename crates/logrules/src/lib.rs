@@ -16,6 +16,7 @@
 //! | the releases logtool knows: `metadata.version` levels, default features, topic configs, per release | [`release`] | `MetadataVersion`, `Feature`, `LogConfig.configKeys` of each release's jars |
 //! | which topic configs and names a controller takes, with its messages | [`config`] | `LogConfig.validate`, `ConfigDef`, `Topic.validate`, `ReplicationControlManager.validateNewTopicNames` |
 //! | how IncrementalAlterConfigs changes a resource's configs (set, delete, append, subtract) | [`config`] | `ConfigurationControlManager.incrementalAlterConfigResource` |
+//! | which mode a dir's node ran in (ZooKeeper, the migration to KRaft, KRaft; a controller's dir) and what a release's next start makes of it | [`mode`] | `KafkaRaftServer`, `KafkaServer`, `ZkMigrationState`, `MetaPropertiesEnsemble` |
 //! | what a start refuses, which partition dirs it sets aside as stray, the high watermark once the broker leads | [`start`] | `LogManager.isStrayKraftReplica`, `ReplicationControlManager.replay`, `Partition.makeLeader` |
 //! | where a follower truncates to after a failover (diverging epochs, KIP-279 rounds, the high watermark without epochs) | [`replication`] | `AbstractFetcherThread.getOffsetTruncationState`, `LeaderEpochFileCache.endOffsetFor`, `Partition.makeLeader` |
 //! | what retention deletes (time, size, a new log start) | [`retention`] | `UnifiedLog.deleteOldSegments` |
@@ -36,6 +37,7 @@ pub mod epochs;
 pub mod groups;
 pub mod internal;
 pub mod log;
+pub mod mode;
 pub mod offsets;
 pub mod producer;
 pub mod recovery;

@@ -249,7 +249,13 @@ pub fn missing_checkpoint(name: &str, clean_shutdown: bool) -> Option<&'static s
 /// refusal of the release the dir implies (`implied`: `version` was not
 /// named by the user but taken from the dir): that Kafka is newer, and the
 /// dir is read with the newest rules ([`super::release::newer_than_known`]).
-pub fn refusals(meta: &ClusterMetadata, version: Version, implied: bool) -> Vec<Refusal> {
+///
+/// `broker`: the node is a broker (or combined). A controller-only node has
+/// no `LogManager` of topic partitions, so topic configs its release would
+/// refuse at a broker's load do not stop it (Kafka 4.4.0's controller
+/// started on a metadata log whose topics' `segment.bytes` its broker
+/// refused).
+pub fn refusals(meta: &ClusterMetadata, version: Version, implied: bool, broker: bool) -> Vec<Refusal> {
     let mut out = Vec::new();
     if let Some(level) = meta.metadata_version
         && !supported_levels(version).contains(&level)
@@ -275,6 +281,9 @@ pub fn refusals(meta: &ClusterMetadata, version: Version, implied: bool) -> Vec<
         .map(|((_, name), c)| (name, c))
         .collect();
     topics.sort();
+    if !broker {
+        topics.clear();
+    }
     for (topic, configs) in topics {
         if let Err(e) = config::check_at_start(configs, version) {
             out.push(Refusal {
@@ -595,8 +604,8 @@ mod tests {
         let (mut m, _) = meta_with(vec![1], vec![1]);
         m.configs.insert((RESOURCE_TOPIC, "t".into()), BTreeMap::from([("segment.bytes".into(), "16384".into())]));
         m.metadata_version = Some(21);
-        assert!(refusals(&m, Version::Kafka3_9, false).is_empty());
-        let r = refusals(&m, Version::Kafka4_3, false);
+        assert!(refusals(&m, Version::Kafka3_9, false, true).is_empty());
+        let r = refusals(&m, Version::Kafka4_3, false, true);
         assert_eq!(r.len(), 1);
         assert_eq!(r[0].what, "topic t: segment.bytes");
         assert_eq!(
@@ -607,22 +616,22 @@ mod tests {
         m.configs.clear();
         assert_eq!(implied_version(m.metadata_version), Version::Kafka4_3);
         assert_eq!(
-            refusals(&m, Version::Kafka3_9, false)[0].message,
+            refusals(&m, Version::Kafka3_9, false, true)[0].message,
             "IllegalArgumentException: No MetadataVersion with feature level 30"
         );
-        assert!(refusals(&m, Version::Kafka4_3, false).is_empty());
+        assert!(refusals(&m, Version::Kafka4_3, false, true).is_empty());
         // 4.4.0's production level: 4.3 does not know it, 4.4 runs it
         m.metadata_version = Some(33);
         assert_eq!(implied_version(m.metadata_version), Version::Kafka4_4);
         assert_eq!(
-            refusals(&m, Version::Kafka4_3, false)[0].message,
+            refusals(&m, Version::Kafka4_3, false, true)[0].message,
             "IllegalArgumentException: No MetadataVersion with feature level 33"
         );
-        assert!(refusals(&m, Version::Kafka4_4, true).is_empty());
+        assert!(refusals(&m, Version::Kafka4_4, true, true).is_empty());
         // newer than logtool knows: no refusal of the release the dir
         // implies, but one when that release is named
         m.metadata_version = Some(34);
-        assert!(refusals(&m, Version::Kafka4_4, true).is_empty());
-        assert_eq!(refusals(&m, Version::Kafka4_4, false).len(), 1);
+        assert!(refusals(&m, Version::Kafka4_4, true, true).is_empty());
+        assert_eq!(refusals(&m, Version::Kafka4_4, false, true).len(), 1);
     }
 }

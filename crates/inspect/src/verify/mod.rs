@@ -29,6 +29,7 @@ pub use logrules::start::metadata_version_name;
 mod segment;
 mod summary;
 
+pub use logrules::mode::DirMode;
 pub use summary::{StartPlanLine, VerifySummaryLine};
 
 use std::collections::HashMap;
@@ -180,6 +181,8 @@ kinds! {
     UnfinishedRepair => "unfinished_repair", Error, "a logtool repair of this log dir stopped part way through its commit (or its undo): the dir is neither as before nor as repaired";
     LogDirLocked => "log_dir_locked", Info, "a live process (a broker) holds the log dir's .lock; files may change while read";
     StrayPartition => "stray_partition", Warning, "a partition dir Kafka sets aside when it starts (renamed with a `-stray` suffix) and then serves empty: no or an unknown topic id, or this node is not a replica";
+    ZookeeperDirUnderKraft => "zookeeper_dir_under_kraft", Error, "a ZooKeeper-mode broker's dir (no metadata log, meta.properties version 0) that the Kafka release checked (4.x: KRaft only) starts on as a KRaft node: it bootstraps an empty metadata log and sets every partition dir aside as stray; migrate to KRaft on 3.9 first";
+    MigrationUnfinished => "migration_unfinished", Error, "a dir of a cluster whose migration from ZooKeeper to KRaft is not finalized (a dual-write broker, or ZkMigrationState MIGRATION), checked as Kafka 4.x, which has no ZooKeeper migration: finalize it on 3.9 first";
     StartRefused => "start_refused", Error, "something that stops the Kafka version checked from starting: in the metadata log (a topic config it refuses, a metadata.version it cannot load, a duplicate TopicRecord), a file it cannot parse (a checkpoint, leader-epoch-checkpoint, partition.metadata: the log dir goes offline) or no meta.properties";
     HighWatermarkOnStart => "high_watermark_on_start", Info, "the high watermark moves when Kafka starts: the ISR is this broker alone, so once it leads the high watermark is its log end";
     UncleanShutdown => "unclean_shutdown", Info, "no clean-shutdown marker: Kafka recovers the segments above the recovery point at startup";
@@ -313,6 +316,10 @@ impl Kind {
             Kind::UnfinishedRepair => "logtool's repair journal (`manifest.json` in the quarantine beside the log dir)",
             Kind::LogDirLocked => "`FileLock`: a running broker holds `.lock`",
             Kind::StrayPartition => "`LogManager.isStrayKraftReplica` (3.9), `LogManager.isStrayReplica` (4.x)",
+            Kind::ZookeeperDirUnderKraft => {
+                "`KafkaRaftServer` (4.x: KRaft only) bootstraps an empty metadata log; `LogManager.isStrayReplica` then knows no topic id"
+            }
+            Kind::MigrationUnfinished => "`ZkMigrationState` (KIP-866); Kafka 4.0 removed ZooKeeper and the migration",
             Kind::StartRefused => {
                 "`LogManager.startup` (`new LogConfig`), `MetadataVersion.fromFeatureLevel`, `ReplicationControlManager.replay(TopicRecord)`"
             }
@@ -733,7 +740,9 @@ pub fn check_log_dir(dir: &Path, opts: &Options) -> (LogDir, Report) {
             format!("the checkpoints name {topic}-{partition}, which has no directory here"),
         );
     }
-    if let Some(meta) = &log_dir.metadata {
+    mode_on_start(dir, &log_dir, opts, &mut out);
+    let broker = !mode_of(&log_dir).controller_only;
+    if let Some(meta) = log_dir.metadata.as_ref().filter(|m| m.store == logfmt::metadata::MetadataStore::MetadataLog) {
         let version = opts.version_for(&log_dir);
         let file = dir.join(format!("{}-0", n::CLUSTER_METADATA_TOPIC));
         if let Some(level) = meta.metadata_version.filter(|&l| logrules::release::newer_than_known(l)) {
@@ -750,7 +759,7 @@ pub fn check_log_dir(dir: &Path, opts: &Options) -> (LogDir, Report) {
                 ),
             );
         }
-        for r in start::refusals(meta, version, opts.kafka_version.is_none()) {
+        for r in start::refusals(meta, version, opts.kafka_version.is_none(), broker) {
             tally.refusals = tally.refusals.saturating_add(1);
             out.push(
                 &file,
@@ -855,6 +864,73 @@ fn node_id_mismatch(dir: &Path, log_dir: &LogDir, opts: &Options) -> Option<star
     let stored = logfmt::metadata::node_id(dir, &opts.limits)?.parse::<i32>().ok()?;
     let running = log_dir.node_id.as_deref()?.parse::<i32>().ok()?;
     start::node_id_refusal(stored, running)
+}
+
+/// The mode the node of log dir `dir` ran in, as its files say
+/// ([`logrules::mode::DirMode`]): only a metadata log held in the dir
+/// counts (configs read from ZooKeeper's data dir do not make it KRaft).
+pub fn mode_of(log_dir: &LogDir) -> logrules::mode::DirMode {
+    let metadata = log_dir.metadata.as_ref().filter(|m| m.store == logfmt::metadata::MetadataStore::MetadataLog);
+    let node = log_dir.node_id.as_deref().and_then(|n| n.parse::<i32>().ok());
+    logrules::mode::DirMode::of(log_dir.meta_version.as_deref(), metadata, log_dir.data_partitions, node)
+}
+
+/// The metadata image a start of the release checked has: the metadata
+/// log's (KRaft), an empty one (a KRaft node on a ZooKeeper-mode dir
+/// bootstraps it), or none to go by (a ZooKeeper-mode start, or a
+/// migration 4.x cannot finish).
+fn start_image<'a>(
+    log_dir: &'a LogDir,
+    opts: &Options,
+) -> Option<std::borrow::Cow<'a, logfmt::metadata::ClusterMetadata>> {
+    use logrules::mode::NextStart;
+    let mode = mode_of(log_dir);
+    match NextStart::of(&mode, opts.version_for(log_dir)) {
+        NextStart::KRaftWithoutMetadata => Some(std::borrow::Cow::Owned(Default::default())),
+        NextStart::KRaft => log_dir
+            .metadata
+            .as_ref()
+            .filter(|m| m.store == logfmt::metadata::MetadataStore::MetadataLog)
+            .map(std::borrow::Cow::Borrowed),
+        NextStart::ZooKeeperBroker | NextStart::MigrationUnfinished => None,
+    }
+}
+
+/// What the dir's mode means for the start of the release checked: a
+/// ZooKeeper-mode dir under a KRaft-only release, a migration it cannot
+/// finish.
+fn mode_on_start(dir: &Path, log_dir: &LogDir, opts: &Options, out: &mut Findings) {
+    use logrules::mode::NextStart;
+    let mode = mode_of(log_dir);
+    let version = opts.version_for(log_dir);
+    let partitions = logfmt::logdir::live_partitions(dir).map(|p| p.len()).unwrap_or(0);
+    match NextStart::of(&mode, version) {
+        NextStart::KRaftWithoutMetadata => out.push(
+            &dir.join(n::META_PROPERTIES),
+            None,
+            None,
+            None,
+            Kind::ZookeeperDirUnderKraft,
+            format!(
+                "{}. Kafka {} runs in KRaft mode only: started on this dir it bootstraps an empty metadata log, knows no topic, and sets every partition dir aside as stray ({partitions} of {partitions}, internal topics too), then serves none of them. Migrate the cluster to KRaft on Kafka 3.9 first (KIP-866: a KRaft controller quorum with zookeeper.metadata.migration.enable, the brokers restarted in dual-write and then as KRaft brokers, the migration finalized), then upgrade",
+                mode.from,
+                version.name()
+            ),
+        ),
+        NextStart::MigrationUnfinished => out.push(
+            &dir.join(format!("{}-0", n::CLUSTER_METADATA_TOPIC)),
+            None,
+            None,
+            None,
+            Kind::MigrationUnfinished,
+            format!(
+                "{}: the migration from ZooKeeper is not finalized, and Kafka {} has no ZooKeeper migration: restart every broker as a KRaft broker and finalize the migration (the controllers without zookeeper.metadata.migration.enable) on Kafka 3.9, then upgrade",
+                mode.from,
+                version.name()
+            ),
+        ),
+        NextStart::ZooKeeperBroker | NextStart::KRaft => {}
+    }
 }
 
 fn meta_properties(dir: &Path, opts: &Options, out: &mut Findings) {
@@ -1093,12 +1169,12 @@ pub fn check_partition(dir: &Path, log_dir: &LogDir, opts: &Options, progress: &
             );
         }
     }
-    if let Some(meta) = &log_dir.metadata
-        && !p.is_metadata_log()
+    if !p.is_metadata_log()
         && unparsable.is_empty()
+        && let Some(meta) = start_image(log_dir, opts)
     {
         let read = AsRead { topic_id, log_start, log_end };
-        on_start(&p, log_dir, meta, opts, read, &mut out, &mut tally);
+        on_start(&p, log_dir, &meta, opts, read, &mut out, &mut tally);
     }
     Report { findings: out.finish(), stats, start: tally }
 }

@@ -7,14 +7,18 @@ use serde::Serialize;
 use super::{Report as Checked, Severity, StartTally};
 use logfmt::report::{Report, Shown};
 use logrules::config::Version;
+use logrules::mode::DirMode;
 
 impl StartPlanLine {
     /// The plan of Kafka `version` (chosen as `version_from` says) from
     /// what the partitions' starts add up to.
-    pub fn new(version: Version, version_from: String, start: &StartTally) -> StartPlanLine {
+    /// `mode` is the dir's ([`super::mode_of`]).
+    pub fn new(version: Version, version_from: String, mode: &DirMode, start: &StartTally) -> StartPlanLine {
         StartPlanLine {
             kafka_version: version.name(),
             version_from,
+            mode: mode.name(),
+            mode_from: mode.from.clone(),
             refusals: start.refusals,
             stray_partitions: start.strays,
             partitions_recovered: start.partitions_recovered,
@@ -52,6 +56,11 @@ pub struct StartPlanLine {
     pub kafka_version: &'static str,
     /// Why that release (given, or implied by `metadata.version`).
     pub version_from: String,
+    /// The mode the dir's node ran in (`zookeeper`, `zookeeper-migrating`,
+    /// `kraft-migrating`, `kraft`, `kraft-controller`, `unknown`).
+    pub mode: &'static str,
+    /// What says so.
+    pub mode_from: String,
     /// Findings that stop the start.
     pub refusals: u64,
     /// Partition dirs set aside as stray.
@@ -92,10 +101,25 @@ impl Report for StartPlanLine {
         if s.high_watermark_moves > 0 {
             would.push(format!("move {} high watermark(s) to the log end", s.high_watermark_moves));
         }
-        if would.is_empty() {
+        if would.is_empty() && s.mode == "zookeeper" {
+            would.push(
+                "load every partition as it is, as the ZooKeeper-mode broker it was (a KRaft node would set every partition dir aside as stray: --kafka-version 4.4 says so)"
+                    .into(),
+            );
+        } else if would.is_empty() {
             would.push("load every partition as it is".into());
         }
-        Shown::Text(format!("\non start, Kafka {} ({}) would: {}", s.kafka_version, s.version_from, would.join("; ")))
+        // the mode, said where it is not a KRaft node's own metadata log
+        let mode = match s.mode {
+            "kraft" | "kraft-controller" => String::new(),
+            _ => format!("\nmode: {}", s.mode_from),
+        };
+        Shown::Text(format!(
+            "{mode}\non start, Kafka {} ({}) would: {}",
+            s.kafka_version,
+            s.version_from,
+            would.join("; ")
+        ))
     }
 }
 
