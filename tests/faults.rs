@@ -74,7 +74,11 @@ fn an_io_error_at_every_step_of_truncate_to_hw_and_truncate() {
 #[test]
 fn an_io_error_at_every_step_of_reindex_and_retain() {
     every_fault_point(&|| Copy::of("sigkill"), &["reindex", "--execute"], "");
-    every_fault_point(&|| Copy::of("sigkill"), &["retain", "--max-bytes", "1", "--execute"], "");
+    every_fault_point(
+        &|| Copy::of("sigkill"),
+        &["retain", "--max-bytes", "1", "--assume-policy", "delete", "--execute"],
+        "",
+    );
 }
 
 #[test]
@@ -250,7 +254,7 @@ fn relative_paths_repair_as_absolute_ones_do() {
         (&["reindex", "--execute"], "", "kill-plain-0"),
         (&["reindex", "--execute"], "kill-plain-0", "00000000000000000000.log"),
         (&["truncate", "--to", "100", "--execute"], "kill-plain-0", "."),
-        (&["retain", "--max-bytes", "1", "--execute"], "kill-plain-0", "../kill-txn-0"),
+        (&["retain", "--max-bytes", "1", "--assume-policy", "delete", "--execute"], "kill-plain-0", "../kill-txn-0"),
     ];
     for (args, cwd, rel) in cases {
         let absolute = Copy::of("sigkill");
@@ -383,7 +387,7 @@ fn a_read_only_partition_partway_leaves_the_dir_as_before() {
     for args in [
         &["recover", "--execute"][..],
         &["reindex", "--execute"][..],
-        &["retain", "--max-bytes", "1", "--execute"][..],
+        &["retain", "--max-bytes", "1", "--assume-policy", "delete", "--execute"][..],
         &["truncate-to-hw", "--execute"][..],
     ] {
         let c = Copy::of("sigkill");

@@ -689,3 +689,52 @@ fn frames_with_a_window_the_budget_cannot_give_twice() {
     let r = run(&["stats", "-j", "2", p]);
     assert_eq!(r.code, 0, "{}", r.stderr);
 }
+
+/// ZooKeeper's data dir (`--zookeeper-data`) as a crash or a hostile hand
+/// leaves it: a snapshot cut short, lengths of 2^31-1 in a snapshot and in
+/// a transaction log entry. The damaged file is named with its byte, the
+/// rest is read, and memory stays under the ceiling.
+#[test]
+fn a_zookeeper_data_dir_truncated_or_with_huge_lengths() {
+    let zk = test_support::committed_fixtures().join("zookeeper-sigkill/zookeeper-data/version-2");
+    let part = test_support::committed_fixtures().join("zookeeper-sigkill/logs/zk-fine-0");
+    let snapshot = std::fs::read(zk.join("snapshot.51")).unwrap();
+    let log = std::fs::read(zk.join("log.52")).unwrap();
+    let with = |files: &[(&str, &[u8])]| {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::create_dir(tmp.path().join("version-2")).unwrap();
+        for (n, b) in files {
+            std::fs::write(tmp.path().join("version-2").join(n), b).unwrap();
+        }
+        tmp
+    };
+    let stats = |dir: &Path| run(&["stats", "--zookeeper-data", dir.to_str().unwrap(), part.to_str().unwrap()]);
+    // a snapshot cut short, alone: nothing to read, said with the file and its byte
+    let cut = with(&[("snapshot.51", &snapshot[..snapshot.len() / 2])]);
+    let r = stats(cut.path());
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("snapshot.51") && r.stderr.contains("truncated"), "{}", r.stderr);
+    assert!(r.peak_kib < CEILING_KIB, "peak RSS {} KiB", r.peak_kib);
+    // a znode's data length of 2^31-1 (the first znode, "", right after the
+    // empty session and ACL maps would be at a fixed place: find the path of
+    // a kept znode and make its data length huge)
+    let at = snapshot.windows(13).position(|w| w == b"/config/topic").unwrap();
+    let len_at = at + i32::from_be_bytes(snapshot[at - 4..at].try_into().unwrap()) as usize;
+    let mut huge = snapshot.clone();
+    huge[len_at..len_at + 4].copy_from_slice(&i32::MAX.to_be_bytes());
+    let dir = with(&[("snapshot.51", &huge)]);
+    let r = stats(dir.path());
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("outside the valid range"), "{}", r.stderr);
+    assert!(r.peak_kib < CEILING_KIB, "peak RSS {} KiB", r.peak_kib);
+    // a transaction log entry of 2^31-1 bytes after a good snapshot: the log
+    // ends there (a torn tail), the snapshot's configs are read
+    let mut bad_log = log.clone();
+    bad_log[16 + 8..16 + 12].copy_from_slice(&i32::MAX.to_be_bytes());
+    let dir = with(&[("snapshot.51", &snapshot), ("log.52", &bad_log)]);
+    let r = stats(dir.path());
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.peak_kib < CEILING_KIB, "peak RSS {} KiB", r.peak_kib);
+    let s = r.lines.iter().find(|l| l["type"] == "stats").unwrap();
+    assert_eq!(s["reclaimable"]["cleanup_policy"], "delete");
+}

@@ -57,7 +57,7 @@ fn plans_change_nothing() {
         vec!["recover", "--all", &logs],
         vec!["truncate-to-hw", &logs],
         vec!["reindex", &logs],
-        vec!["retain", "--max-bytes", "1", &logs],
+        vec!["retain", "--max-bytes", "1", "--assume-policy", "delete", &logs],
     ] {
         let (code, lines) = run_json(&args);
         assert!(kinds(&lines, "change") > 0, "{args:?} planned nothing");
@@ -584,7 +584,7 @@ fn every_crash_point_of_reindex() {
 
 #[test]
 fn every_crash_point_of_retain() {
-    every_crash_point("sigkill", &["retain", "--max-bytes", "1", "--execute"], "");
+    every_crash_point("sigkill", &["retain", "--max-bytes", "1", "--assume-policy", "delete", "--execute"], "");
 }
 
 /// SIGKILL at every crash point of `undo --execute` of a repair (a recovery,

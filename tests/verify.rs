@@ -167,11 +167,10 @@ fn every_header_field_flipped_is_found_and_reading_goes_on() {
 
 #[test]
 fn untouched_fixtures_verify_clean() {
-    let mut dirs: Vec<PathBuf> =
-        ["clean", "sigkill", "legacy", "timestamps", "healthy", "incident", "tiered", "zookeeper"]
-            .iter()
-            .map(|s| fixtures().join(s).join("logs"))
-            .collect();
+    let mut dirs: Vec<PathBuf> = ["clean", "sigkill", "legacy", "timestamps", "healthy", "incident", "tiered"]
+        .iter()
+        .map(|s| fixtures().join(s).join("logs"))
+        .collect();
     for state in ["before", "after"] {
         for broker in ["broker-2", "broker-3"] {
             dirs.push(fixtures().join("failover").join(state).join(broker).join("div-0"));

@@ -214,6 +214,36 @@ pub struct WriteArgs {
     pub details: bool,
 }
 
+/// Where a ZooKeeper-mode cluster's topic configs are (commands whose answer
+/// depends on them): no log dir of such a cluster holds them.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ZookeeperArgs {
+    /// ZooKeeper's data dir (its dataDir, holding version-2/) of a ZooKeeper-mode
+    /// cluster: its topic configs, ids and assignments are read from its snapshots and
+    /// transaction logs (a copy will do; ZooKeeper need not run). Used where the log dir
+    /// holds no metadata log.
+    #[arg(long, value_name = "DIR")]
+    pub zookeeper_data: Option<PathBuf>,
+}
+
+impl ZookeeperArgs {
+    /// What the data dir says, as a metadata image (`None` without the flag).
+    pub fn read(&self) -> anyhow::Result<Option<logfmt::metadata::ClusterMetadata>> {
+        let Some(dir) = &self.zookeeper_data else { return Ok(None) };
+        let tree = logfmt::zookeeper::read_data_dir(dir)
+            .map_err(|e| anyhow::anyhow!("--zookeeper-data {}: {e}", dir.display()))?;
+        if tree.snapshot.is_none() && tree.logs.is_empty() {
+            let why: Vec<String> = tree.skipped_snapshots.iter().map(|(_, why)| why.clone()).collect();
+            anyhow::bail!(
+                "--zookeeper-data {}: no snapshot or transaction log read: {}",
+                dir.display(),
+                why.join("; ")
+            );
+        }
+        Ok(Some(tree.cluster_metadata()))
+    }
+}
+
 /// Where the index interval comes from (commands that build indexes).
 #[derive(Args, Debug, Clone)]
 pub struct IntervalArgs {
@@ -221,6 +251,8 @@ pub struct IntervalArgs {
     /// or the log dir holding it), when metadata.log.dir is not this log dir.
     #[arg(long, value_name = "DIR")]
     pub metadata_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub zookeeper: ZookeeperArgs,
     /// Use this index interval instead of the topic's index.interval.bytes.
     #[arg(long, value_name = "N", value_parser = parse_size)]
     pub index_interval_bytes: Option<u64>,

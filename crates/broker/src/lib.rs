@@ -365,6 +365,7 @@ fn recover_unclean(dir: &std::path::Path, held: &Arc<logwrite::lock::DirLock>, k
         all: false,
         interval: Interval::FromMetadata,
         metadata: None,
+        zookeeper: None,
         limits: logfmt::Limits::default(),
         allow_data_loss: false,
         roll: false,

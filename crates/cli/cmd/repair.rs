@@ -278,6 +278,7 @@ pub fn recover(global: &GlobalOpts, args: &RecoverArgs) -> anyhow::Result<Status
         all: args.all,
         interval: args.interval.index_interval_bytes.map_or(Interval::FromMetadata, Interval::Override),
         metadata: args.interval.metadata_dir.clone(),
+        zookeeper: args.interval.zookeeper.read()?,
         limits: args.limits.limits(),
         allow_data_loss: args.allow_data_loss,
         roll: args.roll,
@@ -348,10 +349,14 @@ pub fn reindex(global: &GlobalOpts, args: &ReindexArgs) -> anyhow::Result<Status
     let log_dir = log_dir_of(path)?;
     let interval = args.interval.index_interval_bytes.map_or(Interval::FromMetadata, Interval::Override);
     let limits = args.limits.limits();
+    let zookeeper = args.interval.zookeeper.read()?;
     let (bar, progress) = segment_progress(global, path);
     run_plan(global, &args.write, false, &log_dir, "reindex", |changes, out| {
-        let rebuilt =
-            reindex::reindex(path, &interval, args.interval.metadata_dir.as_deref(), &limits, &progress, changes);
+        let from = reindex::MetadataFrom {
+            metadata_dir: args.interval.metadata_dir.as_deref(),
+            zookeeper: zookeeper.as_ref(),
+        };
+        let rebuilt = reindex::reindex(path, &interval, from, &limits, &progress, changes);
         bar.finish();
         for r in rebuilt? {
             out.report(&PartitionLine::from(&r))?;
@@ -371,10 +376,11 @@ pub fn retain(global: &GlobalOpts, args: &RetainArgs) -> anyhow::Result<Status> 
         (_, _, Some(o)) => Rule::LogStart(o),
         _ => anyhow::bail!("one of --before, --max-bytes, --log-start is needed"),
     };
+    let zookeeper = args.zookeeper.read()?;
     run_plan(global, &args.write, args.purge, &log_dir, "retain", |changes, _out| {
         let mut lim = CheckpointLimits::default();
         // read under the lock run_plan holds
-        let targets = Targets::of(path, &limits)?;
+        let targets = Targets::of_with(path, &limits, zookeeper.as_ref())?;
         // tiered partitions: what remote storage holds (__remote_log_metadata)
         let remote = inspect::offsets::read_remote_log(&targets.log_dir, &limits)?;
         for dir in &parts {
@@ -382,7 +388,7 @@ pub fn retain(global: &GlobalOpts, args: &RetainArgs) -> anyhow::Result<Status> 
             if p.is_metadata_log() {
                 continue;
             }
-            let policy = targets.log_dir.cleanup_policy(&p.name.topic);
+            let policy = targets.log_dir.cleanup_policy(&p.name.topic).or_else(|| args.assume_policy.clone());
             let tiered = retain::tiered_view(&p, &targets.log_dir, remote.as_ref(), &limits);
             if let Some(loss) =
                 retain::retain_partition(&p, rule, policy.as_deref(), tiered.as_ref(), &limits, &mut lim, changes)?
@@ -613,6 +619,12 @@ pub struct RetainArgs {
     /// Move the log start offset to OFFSET and delete the segments below it.
     #[arg(long, value_name = "OFFSET", value_parser = parse_offset)]
     pub log_start: Option<i64>,
+    /// The cleanup.policy of topics whose policy nothing read says (a ZooKeeper-mode
+    /// dir without --zookeeper-data): without it, --before and --max-bytes skip them.
+    #[arg(long, value_name = "POLICY", value_parser = ["delete", "compact", "compact,delete"])]
+    pub assume_policy: Option<String>,
+    #[command(flatten)]
+    pub zookeeper: crate::args::ZookeeperArgs,
     #[command(flatten)]
     pub write: WriteArgs,
     #[command(flatten)]

@@ -33,6 +33,8 @@ pub struct StatsArgs {
     /// Producers listed one by one, the largest by bytes.
     #[arg(long, value_name = "N", default_value_t = 5)]
     pub top: usize,
+    #[command(flatten)]
+    pub zookeeper: crate::args::ZookeeperArgs,
     /// Draw the charts into FILE: .png or .svg (bytes and records over time per
     /// partition, batch sizes, each producer's share).
     #[arg(long, value_name = "FILE")]
@@ -77,11 +79,13 @@ pub fn run(global: &GlobalOpts, args: &StatsArgs) -> anyhow::Result<Status> {
     if let Some(file) = &args.chart {
         chart::check(file, args.chart_font.as_deref())?;
     }
+    let zookeeper = args.zookeeper.read()?;
     let mut groups = Vec::new();
     for path in &args.paths {
         // what the broker serves: a -future replica (a move between log
         // dirs under way) counts in its dir, as DescribeLogDirs counts it
-        let t = Targets::of(path, &limits).with_context(|| path.display().to_string())?.served();
+        let t =
+            Targets::of_with(path, &limits, zookeeper.as_ref()).with_context(|| path.display().to_string())?.served();
         let remote = inspect::offsets::read_remote_log(&t.log_dir, &limits)?.map(Arc::new);
         groups.push(Group {
             path: path.clone(),
@@ -325,8 +329,20 @@ fn details_unwrapped(s: &Stats, width: Option<usize>) -> String {
     let r = &s.reclaimable;
     let mut reclaim = Vec::new();
     if let (Some(b), Some(n)) = (r.retention_bytes_reclaimable, r.retention_records_reclaimable) {
+        // a value no topic or dynamic config set is Kafka's default, which
+        // the broker's server.properties (in no log dir) may override
+        let shown = |name: &str, v: i64, source: Option<&str>| match source {
+            Some("kafka-default") => {
+                format!("{name}={v} if Kafka's default holds: server.properties may set log.{name}")
+            }
+            _ => format!("{name}={v}"),
+        };
         let cfg = match (r.retention_ms, r.retention_bytes) {
-            (Some(ms), Some(by)) => format!(" (retention.ms={ms}, retention.bytes={by})"),
+            (Some(ms), Some(by)) => format!(
+                " ({}, {})",
+                shown("retention.ms", ms, r.retention_ms_source),
+                shown("retention.bytes", by, r.retention_bytes_source)
+            ),
             _ => String::new(),
         };
         reclaim.push(format!("retention {} in {} records{cfg}", human_bytes(b), grouped(n)));
@@ -345,7 +361,7 @@ fn details_unwrapped(s: &Stats, width: Option<usize>) -> String {
         ));
     }
     if reclaim.is_empty() {
-        reclaim.push("unknown (no metadata log with the topic's configs)".into());
+        reclaim.push("unknown (no metadata log with the topic's configs; a ZooKeeper-mode cluster's are in ZooKeeper: --zookeeper-data)".into());
     }
     out.push_str(&format!("reclaimable now: {}\n", reclaim.join("; ")));
     if s.damaged_bytes > 0 || s.bad_crc_batches > 0 || s.undecodable_batches > 0 {

@@ -404,6 +404,14 @@ pub struct Reclaimable {
     pub retention_ms: Option<i64>,
     /// `retention.bytes` in force.
     pub retention_bytes: Option<i64>,
+    /// Where `retention.ms` came from ([`config_origin`]); `kafka-default`
+    /// is Kafka's built-in value, which a broker's `server.properties`
+    /// (`log.retention.ms`, in no log dir) may override.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retention_ms_source: Option<&'static str>,
+    /// Where `retention.bytes` came from, the same way.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retention_bytes_source: Option<&'static str>,
     /// A tiered topic's `local.retention.ms` in force (-2: `retention.ms`'s).
     pub local_retention_ms: Option<i64>,
     /// A tiered topic's `local.retention.bytes` in force (-2: `retention.bytes`'s).
@@ -588,6 +596,8 @@ impl Stats {
         r.cleanup_policy = None;
         r.retention_ms = None;
         r.retention_bytes = None;
+        r.retention_ms_source = None;
+        r.retention_bytes_source = None;
         r.local_retention_ms = None;
         r.local_retention_bytes = None;
         r.retention_bytes_reclaimable = sum_opt(r.retention_bytes_reclaimable, or.retention_bytes_reclaimable);
@@ -1099,6 +1109,20 @@ fn config_i64(log_dir: &LogDir, topic: &str, key: logfmt::metadata::ConfigKey) -
     log_dir.topic_config(topic, key).and_then(|(v, _)| v.trim().parse().ok())
 }
 
+/// Where a config's value came from, in a word: `topic`, `broker`,
+/// `cluster-default` (set in the cluster's metadata) or `kafka-default`
+/// (Kafka's built-in value: what a broker's `server.properties` says, which
+/// no log dir holds, may differ).
+pub fn config_origin(source: &logfmt::metadata::ConfigSource) -> &'static str {
+    use logfmt::metadata::ConfigSource;
+    match source {
+        ConfigSource::Topic(_) => "topic",
+        ConfigSource::Broker(..) => "broker",
+        ConfigSource::ClusterDefault(_) => "cluster-default",
+        ConfigSource::KafkaDefault(_) => "kafka-default",
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn reclaimable(
     p: &Partition,
@@ -1145,6 +1169,8 @@ fn reclaimable(
     let Some(policy) = &r.cleanup_policy else { return Ok(r) };
     r.retention_ms = config_i64(log_dir, topic, RETENTION_MS);
     r.retention_bytes = config_i64(log_dir, topic, RETENTION_BYTES);
+    r.retention_ms_source = log_dir.topic_config(topic, RETENTION_MS).map(|(_, s)| config_origin(&s));
+    r.retention_bytes_source = log_dir.topic_config(topic, RETENTION_BYTES).map(|(_, s)| config_origin(&s));
     if !logrules::retention::deletes(policy) {
         return Ok(r);
     }

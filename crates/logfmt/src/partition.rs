@@ -516,6 +516,12 @@ pub struct Targets {
 impl Targets {
     /// What `path` (a log dir or partition dir) names.
     pub fn of(path: &Path, limits: &Limits) -> Result<Targets> {
+        Targets::of_with(path, limits, None)
+    }
+
+    /// The same, with a ZooKeeper-mode cluster's metadata where the log dir
+    /// holds none ([`LogDir::read_with`]).
+    pub fn of_with(path: &Path, limits: &Limits, zookeeper: Option<&ClusterMetadata>) -> Result<Targets> {
         use crate::logdir::{LogDirEntry, Target};
         match crate::logdir::resolve(path)? {
             Target::LogDir(d) => {
@@ -523,10 +529,11 @@ impl Targets {
                     .into_iter()
                     .filter_map(|e| if let LogDirEntry::Partition(p) = e { Some(p) } else { None })
                     .collect();
-                Ok(Targets { log_dir: std::sync::Arc::new(LogDir::read(&d, limits)), is_log_dir: true, partitions })
+                let ld = LogDir::read_with(&d, limits, zookeeper);
+                Ok(Targets { log_dir: std::sync::Arc::new(ld), is_log_dir: true, partitions })
             }
             Target::PartitionDir(p) => {
-                let ld = p.parent().map(|d| LogDir::read(d, limits)).unwrap_or_default();
+                let ld = p.parent().map(|d| LogDir::read_with(d, limits, zookeeper)).unwrap_or_default();
                 Ok(Targets { log_dir: std::sync::Arc::new(ld), is_log_dir: false, partitions: vec![p] })
             }
             Target::File(f) => Err(crate::Error::new(

@@ -241,7 +241,11 @@ impl<R: Read> Jute<R> {
         while got < buf.len() {
             match self.inner.read(buf.get_mut(got..).unwrap_or_default()) {
                 Ok(0) => {
-                    return Err(Error::truncated(self.pos.saturating_add(got as u64), what, buf.len().saturating_sub(got) as u64));
+                    return Err(Error::truncated(
+                        self.pos.saturating_add(got as u64),
+                        what,
+                        buf.len().saturating_sub(got) as u64,
+                    ));
                 }
                 Ok(n) => got = got.saturating_add(n),
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
@@ -367,7 +371,7 @@ pub fn read_data_dir(dir: &Path) -> Result<ZkTree> {
                 snap_zxid = *zxid;
                 break;
             }
-            Err(e) => skipped.push((path.clone(), e.with_path(path).message())),
+            Err(e) => skipped.push((path.clone(), e.with_path(path).to_string())),
         }
     }
     tree.skipped_snapshots = skipped;

@@ -666,7 +666,10 @@ pub fn check_log_dir(dir: &Path, opts: &Options) -> (LogDir, Report) {
         LockState::Unknown | LockState::NoLockFile | LockState::Free => {}
     }
     meta_properties(dir, opts, &mut out);
-    if !dir.join(n::CLEAN_SHUTDOWN).exists() {
+    let mut log_dir = LogDir::read(dir, &opts.limits);
+    // (a controller keeps no clean-shutdown marker: only a broker's
+    // LogManager writes it)
+    if !dir.join(n::CLEAN_SHUTDOWN).exists() && !mode_of(&log_dir).controller_only {
         out.push(
             &dir.join(n::CLEAN_SHUTDOWN),
             None,
@@ -676,7 +679,6 @@ pub fn check_log_dir(dir: &Path, opts: &Options) -> (LogDir, Report) {
             "no clean-shutdown marker: the broker did not stop cleanly (or is running)".into(),
         );
     }
-    let mut log_dir = LogDir::read(dir, &opts.limits);
     markers_into(dir, &mut log_dir, opts, &mut out);
     let checkpoints = &log_dir.checkpoints;
     let mut tally = StartTally::default();

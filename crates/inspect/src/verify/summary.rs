@@ -106,6 +106,11 @@ impl Report for StartPlanLine {
                 "load every partition as it is, as the ZooKeeper-mode broker it was (a KRaft node would set every partition dir aside as stray: --kafka-version 4.4 says so)"
                     .into(),
             );
+        } else if would.is_empty() && s.mode == "kraft-controller" {
+            would.push(
+                "start, as the controller it is (it replays the metadata log; topic configs a broker's load refuses do not stop it)"
+                    .into(),
+            );
         } else if would.is_empty() {
             would.push("load every partition as it is".into());
         }

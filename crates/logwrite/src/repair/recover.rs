@@ -88,6 +88,9 @@ pub struct RecoverOptions {
     pub interval: Interval,
     /// Where the KRaft metadata log is, when not in the log dir itself.
     pub metadata: Option<PathBuf>,
+    /// A ZooKeeper-mode cluster's metadata (`--zookeeper-data`), used where
+    /// no metadata log is found.
+    pub zookeeper: Option<ClusterMetadata>,
     /// Reading limits.
     pub limits: Limits,
     /// Cut a rolled segment too, which removes every later one.
@@ -139,7 +142,7 @@ pub fn index_interval(
             let Some(meta) = meta else {
                 return (
                     4096,
-                    "Kafka's default (no metadata log found: give --metadata-dir if metadata.log.dir is elsewhere)"
+                    "Kafka's default: no topic configs found (give --metadata-dir if metadata.log.dir is elsewhere, --zookeeper-data for a ZooKeeper-mode cluster)"
                         .into(),
                 );
             };
@@ -182,7 +185,9 @@ pub fn recover(path: &Path, opts: &RecoverOptions, changes: &mut dyn Changes) ->
         });
     }
     let checkpoints = LogDirCheckpoints::read(&log_dir, &opts.limits);
-    let meta = metadata::read_metadata_at(opts.metadata.as_deref().unwrap_or(&log_dir), &opts.limits).ok().flatten();
+    let from =
+        super::reindex::MetadataFrom { metadata_dir: opts.metadata.as_deref(), zookeeper: opts.zookeeper.as_ref() };
+    let meta = from.read(&log_dir, &opts.limits);
     meta_properties_file(&log_dir, meta.as_ref(), &opts.limits, changes)?;
     let version = opts
         .kafka_version

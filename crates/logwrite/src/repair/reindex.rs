@@ -10,7 +10,7 @@ use super::{Changes, Note, write_if_changed};
 use logfmt::error::Result;
 use logfmt::limits::Limits;
 use logfmt::logdir::{self, LogDirEntry, Target};
-use logfmt::metadata;
+use logfmt::metadata::{self, ClusterMetadata};
 use logfmt::naming::{self, FileKind};
 use logfmt::partition::{LogDirCheckpoints, Partition};
 use logfmt::spec::names as n;
@@ -30,13 +30,33 @@ pub struct PartitionReindex {
     pub interval: (u64, String),
 }
 
+/// Where a log dir's topic configs are read from, besides the log dir.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MetadataFrom<'a> {
+    /// Where the KRaft metadata log is, when not in the log dir.
+    pub metadata_dir: Option<&'a Path>,
+    /// A ZooKeeper-mode cluster's metadata (its data dir read), used where
+    /// no metadata log is found.
+    pub zookeeper: Option<&'a ClusterMetadata>,
+}
+
+impl MetadataFrom<'_> {
+    /// The metadata of `log_dir`: its metadata log (or `metadata_dir`'s),
+    /// else ZooKeeper's.
+    pub fn read(&self, log_dir: &Path, limits: &Limits) -> Option<ClusterMetadata> {
+        metadata::read_metadata_at(self.metadata_dir.unwrap_or(log_dir), limits)
+            .ok()
+            .flatten()
+            .or_else(|| self.zookeeper.cloned())
+    }
+}
+
 /// Plan rebuilding the indexes of `path`: a segment file, a partition dir or a
-/// log dir.
-/// `metadata_dir`: where the KRaft metadata log is, when not in the log dir.
+/// log dir, with topic configs from `from`.
 pub fn reindex(
     path: &Path,
     interval: &Interval,
-    metadata_dir: Option<&Path>,
+    from: MetadataFrom<'_>,
     limits: &Limits,
     progress: &super::Progress,
     changes: &mut dyn Changes,
@@ -66,7 +86,7 @@ pub fn reindex(
             }
         }
     };
-    let meta = metadata::read_metadata_at(metadata_dir.unwrap_or(&log_dir), limits).ok().flatten();
+    let meta = from.read(&log_dir, limits);
     let node = metadata::node_id(&log_dir, limits);
     let checkpoints = LogDirCheckpoints::read(&log_dir, limits);
     let mut out = Vec::new();

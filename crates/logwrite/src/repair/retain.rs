@@ -33,8 +33,12 @@ pub fn tiered_view(
 }
 
 /// Plan a retention clean-up of partition `p`, whose topic's
-/// `cleanup.policy` is `policy` (None: nothing in the log dir says; Kafka's
-/// default, `delete`, is assumed and said). Returns what is deleted.
+/// `cleanup.policy` is `policy`. None: nothing read says (a ZooKeeper-mode
+/// dir keeps it in ZooKeeper only): retention by time or size plans
+/// nothing for the partition, and says why and how to give the policy,
+/// since a compact-only topic is never deleted by retention and unknown is
+/// not a default (a log start move applies whatever the policy). Returns
+/// what is deleted.
 #[allow(clippy::too_many_arguments)]
 pub fn retain_partition(
     p: &Partition,
@@ -56,13 +60,16 @@ pub fn retain_partition(
             });
             return Ok(None);
         }
-        None if !matches!(rule, Rule::LogStart(_)) => changes.note(Note::Warning {
-            path: p.dir.clone(),
-            message: format!(
-                "topic {}'s cleanup.policy is not known here (no metadata log in this log dir): Kafka's default, delete, is assumed; a compacted topic keeps what this plan deletes",
-                p.name.topic
-            ),
-        }),
+        None if !matches!(rule, Rule::LogStart(_)) => {
+            changes.note(Note::Warning {
+                path: p.dir.clone(),
+                message: format!(
+                    "skipped: topic {}'s cleanup.policy is not known here (no metadata log in this log dir; a ZooKeeper-mode cluster keeps it in ZooKeeper), and a compact-only topic keeps what retention would delete: give --zookeeper-data (ZooKeeper's dataDir), or --assume-policy delete if you know it",
+                    p.name.topic
+                ),
+            });
+            return Ok(None);
+        }
         _ => {}
     }
     let plan = match plan(p, rule, tiered, limits)? {
