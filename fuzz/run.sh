@@ -35,7 +35,23 @@ seed() { # TARGET -> the fixture files that seed it
     *) ;;
   esac
 }
-max_len() { case $1 in log_reader | verify_segment | batch | legacy | kraft_checkpoint) echo 65536 ;; *) echo 8192 ;; esac; }
+# the zookeeper target's seeds: each fixture's snapshot (its length in 2
+# bytes first) and transaction log in one input (fuzz_targets/zookeeper.rs)
+zookeeper_seeds() { # DIR
+  local v2 s l n=0
+  for v2 in "$fx"/*/zookeeper-data/version-2; do
+    for s in "$v2"/snapshot.*; do
+      for l in "$v2"/log.*; do
+        n=$((n + 1))
+        { printf "\\x$(printf %02x $(($(stat -c %s "$s") >> 8)))\\x$(printf %02x $(($(stat -c %s "$s") & 255)))"
+          cat "$s" "$l"; } >"$1/zk-$n"
+      done
+    done
+  done
+}
+max_len() {
+  case $1 in log_reader | verify_segment | batch | legacy | kraft_checkpoint | zookeeper) echo 65536 ;; *) echo 8192 ;; esac
+}
 mkdir -p target/fuzz
 # the targets' build kept in the cache (like cargo-fuzz itself): a clean
 # clone rebuilds only what changed (cargo locks it against a second run)
@@ -50,6 +66,7 @@ one() { # TARGET
   artifacts=$root/target/fuzz/artifacts/$t/
   mkdir -p "$corpus" "$seeds" "$artifacts"
   seed "$t" | while read -r f; do cp "$f" "$seeds/$(echo "$f" | tr / _)"; done
+  if [ "$t" = zookeeper ]; then zookeeper_seeds "$seeds"; fi
   echo "fuzz: $t for ${secs}s"
   (cd fuzz && cargo +nightly fuzz run -O --target-dir "$build_dir" "$t" "$corpus" "$seeds" -- \
     -max_total_time="$secs" -rss_limit_mb=2048 -max_len="$(max_len "$t")" -dict="$root/fuzz/logtool.dict" \

@@ -16,7 +16,8 @@ kafka_libs
 kafka_libs_of 4.3.1 >/dev/null
 kafka_libs_of 4.4.0 >/dev/null
 mkdir -p "$out"
-LOGTOOL_FIXTURES_OUT="$out" fixtures/generate.sh
+# (not zookeeper and controller: tests/interop/zookeeper.sh makes its own fresh ZooKeeper-mode dirs)
+LOGTOOL_FIXTURES_OUT="$out" fixtures/generate.sh clean sigkill legacy timestamps failover healthy incident tiered
 KAFKA_VERSION=4.3.1 LOGTOOL_FIXTURES_OUT="$out/4" fixtures/generate.sh kafka4 sigkill
 KAFKA_VERSION=4.4.0 LOGTOOL_FIXTURES_OUT="$out/44" fixtures/generate.sh kafka4 sigkill tiered
 log "fresh real-Kafka data in $out"

@@ -49,6 +49,10 @@
 #                4.3` and a real Kafka 4.3.1 (the same deliveries,
 #                kafka-share-groups --describe and share coordinator
 #                records), then Kafka 4.3.1 on the dir logtool broker wrote
+#   zookeeper    a ZooKeeper-mode cluster through the migration to KRaft and
+#                the upgrade to 4.4.0: verify's mode and start prediction,
+#                offset-for-time and groups against Kafka's answers at each
+#                step, and what each next start did
 #   tiered       tiered storage: `retain` against Kafka 3.9.1's and 4.4.0's
 #                local retention (only uploaded segments, the log start and
 #                epochs kept), and Kafka serving remote records alike from
@@ -112,9 +116,10 @@ declare -A suite=(
   [tv2]="KAFKA_VERSION=4.4.0 tests/interop/tv2.sh"
   [share]="KAFKA_VERSION=4.3.1 tests/interop/share.sh"
   [tiered]="tests/interop/tiered.sh && KAFKA_VERSION=4.4.0 LOGTOOL_FIXTURES_4=$data/44 tests/interop/tiered.sh"
+  [zookeeper]=tests/interop/zookeeper.sh
 )
 # the longest first (as in the last runs), so the lanes end close together
-all=(broker fixture repair compact-4.3.1 integration compact pure start kip848 tv2 retention streams share start_matrix tiered kafka-4.4.0 live_lock)
+all=(broker fixture repair compact-4.3.1 integration compact pure start kip848 tv2 retention streams share start_matrix tiered zookeeper kafka-4.4.0 live_lock)
 if [ $# -gt 0 ]; then suites=("$@"); else suites=("${all[@]}"); fi
 for s in "${suites[@]}"; do [ -n "${suite[$s]:-}" ] || die "no interop suite $s (one of: ${all[*]})"; done
 jobs=${LOGTOOL_INTEROP_JOBS:-2}
