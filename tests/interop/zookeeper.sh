@@ -136,19 +136,8 @@ expect "dual: verify --kafka-version 4.4" "$(kinds_of "$logs" --kafka-version 4.
   migration_unfinished
 
 # ---- 3. the broker as a KRaft broker ----------------------------------------
-cat >"$work/kraft.properties" <<EOF
-process.roles=broker
-node.id=1
-listeners=PLAINTEXT://127.0.0.1:$bport
-advertised.listeners=PLAINTEXT://127.0.0.1:$bport
-inter.broker.listener.name=PLAINTEXT
-controller.listener.names=CONTROLLER
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
-controller.quorum.voters=3000@127.0.0.1:$cport
-log.dirs=$logs
-log.index.size.max.bytes=65536
-EOF
-kafka_single_node_topics >>"$work/kraft.properties"
+KRAFT_CONTROLLER_ID=3000 kraft_broker_config "$work/kraft.properties" 1 "$logs" "$bport" "$cport" \
+  "log.index.size.max.bytes=65536"
 kafka_start "$work/kraft.properties" "$work/kraft.broker.log" "$bport"
 kafka_wait_started "$work/kraft.broker.log" "$KAFKA_PID"
 offsets_agree kraft "$parts"

@@ -667,9 +667,10 @@ pub fn check_log_dir(dir: &Path, opts: &Options) -> (LogDir, Report) {
     }
     meta_properties(dir, opts, &mut out);
     let mut log_dir = LogDir::read(dir, &opts.limits);
+    let mode = mode_of(&log_dir);
     // (a controller keeps no clean-shutdown marker: only a broker's
     // LogManager writes it)
-    if !dir.join(n::CLEAN_SHUTDOWN).exists() && !mode_of(&log_dir).controller_only {
+    if !dir.join(n::CLEAN_SHUTDOWN).exists() && !mode.controller_only {
         out.push(
             &dir.join(n::CLEAN_SHUTDOWN),
             None,
@@ -742,8 +743,8 @@ pub fn check_log_dir(dir: &Path, opts: &Options) -> (LogDir, Report) {
             format!("the checkpoints name {topic}-{partition}, which has no directory here"),
         );
     }
-    mode_on_start(dir, &log_dir, opts, &mut out);
-    let broker = !mode_of(&log_dir).controller_only;
+    mode_on_start(dir, &log_dir, &mode, opts, &mut out);
+    let broker = !mode.controller_only;
     if let Some(meta) = log_dir.metadata.as_ref().filter(|m| m.store == logfmt::metadata::MetadataStore::MetadataLog) {
         let version = opts.version_for(&log_dir);
         let file = dir.join(format!("{}-0", n::CLUSTER_METADATA_TOPIC));
@@ -868,7 +869,7 @@ fn node_id_mismatch(dir: &Path, log_dir: &LogDir, opts: &Options) -> Option<star
     start::node_id_refusal(stored, running)
 }
 
-/// The mode the node of log dir `dir` ran in, as its files say
+/// The mode the node of `log_dir` ran in, as its files say
 /// ([`logrules::mode::DirMode`]): only a metadata log held in the dir
 /// counts (configs read from ZooKeeper's data dir do not make it KRaft).
 pub fn mode_of(log_dir: &LogDir) -> logrules::mode::DirMode {
@@ -901,12 +902,11 @@ fn start_image<'a>(
 /// What the dir's mode means for the start of the release checked: a
 /// ZooKeeper-mode dir under a KRaft-only release, a migration it cannot
 /// finish.
-fn mode_on_start(dir: &Path, log_dir: &LogDir, opts: &Options, out: &mut Findings) {
+fn mode_on_start(dir: &Path, log_dir: &LogDir, mode: &DirMode, opts: &Options, out: &mut Findings) {
     use logrules::mode::NextStart;
-    let mode = mode_of(log_dir);
     let version = opts.version_for(log_dir);
     let partitions = logfmt::logdir::live_partitions(dir).map(|p| p.len()).unwrap_or(0);
-    match NextStart::of(&mode, version) {
+    match NextStart::of(mode, version) {
         NextStart::KRaftWithoutMetadata => out.push(
             &dir.join(n::META_PROPERTIES),
             None,
