@@ -4,6 +4,7 @@
 //! plan read 195 GiB of them at 10,000 partitions). Counted with the
 //! process's `rchar` (`/proc/self/io`: every byte a read call returned,
 //! holes included), so this is the binary's only test.
+#![allow(clippy::restriction, missing_docs)] // test code: [workspace.lints] is for library code
 
 use std::path::Path;
 
